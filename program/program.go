@@ -1,0 +1,247 @@
+// Package program is profsim's intermediate representation: the methods,
+// statements and threads of a simulated Java-like program, its validation and
+// its YAML/JSON decoding.
+//
+// A program is data. It knows nothing about time, threads on CPUs or
+// profilers: the sim package executes it and the jit package decides how it
+// is compiled. docs/WORKLOADS.md documents the file format.
+package program
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Program is a complete simulated application.
+type Program struct {
+	// Name identifies the program in outputs ("hotcold").
+	Name string `json:"name" yaml:"name"`
+	// Description is a one-line summary shown by `profsim workloads`.
+	Description string   `json:"description,omitempty" yaml:"description,omitempty"`
+	Methods     []Method `json:"methods" yaml:"methods"`
+	Threads     []Thread `json:"threads" yaml:"threads"`
+}
+
+// Method is one source method. Class, Name and Signature identify it, so
+// overloads (same class and name, different signature) are distinct methods.
+type Method struct {
+	Class     string `json:"class" yaml:"class"`
+	Name      string `json:"name" yaml:"name"`
+	Signature string `json:"signature,omitempty" yaml:"signature,omitempty"`
+	// RecursionLimit bounds how many frames of this method one thread may
+	// have active at once. A call that would exceed it is skipped, which
+	// models the recursion's base case. Every cycle in the call graph must
+	// pass through a method with a limit, or validation rejects the program.
+	RecursionLimit int    `json:"recursion_limit,omitempty" yaml:"recursion_limit,omitempty"`
+	Body           []Stmt `json:"body" yaml:"body"`
+}
+
+// FullName is "Class.name", the name profiles show when it is unambiguous.
+func (m *Method) FullName() string { return m.Class + "." + m.Name }
+
+// Key is "Class.name" followed by the signature: unique within a program.
+func (m *Method) Key() string { return m.Class + "." + m.Name + m.Signature }
+
+// Thread describes Count identical application threads started at Start
+// nanoseconds, each running Entry to completion.
+type Thread struct {
+	// Name is the thread's name; with Count > 1 the threads are named
+	// "name-0", "name-1", ...
+	Name  string `json:"name" yaml:"name"`
+	Entry string `json:"entry" yaml:"entry"`
+	// Count defaults to 1 when omitted (0); negative is an error.
+	Count int `json:"count,omitempty" yaml:"count,omitempty"`
+	// Start is when the threads become runnable: nanoseconds or a Go
+	// duration string ("5ms").
+	Start Duration `json:"start,omitempty" yaml:"start,omitempty"`
+	// Daemon threads do not keep the program alive: the run ends when every
+	// non-daemon thread has finished.
+	Daemon bool `json:"daemon,omitempty" yaml:"daemon,omitempty"`
+}
+
+// Stmt is one statement. Exactly one field is set; the field's name is the
+// statement's kind in YAML and JSON ("work:", "call:", ...).
+type Stmt struct {
+	Work        *Work        `json:"work,omitempty" yaml:"work,omitempty"`
+	Call        *Call        `json:"call,omitempty" yaml:"call,omitempty"`
+	VirtualCall *VirtualCall `json:"virtual_call,omitempty" yaml:"virtual_call,omitempty"`
+	Loop        *Loop        `json:"loop,omitempty" yaml:"loop,omitempty"`
+	Branch      *Branch      `json:"branch,omitempty" yaml:"branch,omitempty"`
+	Alloc       *Alloc       `json:"alloc,omitempty" yaml:"alloc,omitempty"`
+	Block       *Block       `json:"block,omitempty" yaml:"block,omitempty"`
+	Native      *Native      `json:"native,omitempty" yaml:"native,omitempty"`
+	Spawn       *Spawn       `json:"spawn,omitempty" yaml:"spawn,omitempty"`
+	Throw       *Throw       `json:"throw,omitempty" yaml:"throw,omitempty"`
+}
+
+// Kind is the name of the statement's kind, or "" if none is set.
+func (s *Stmt) Kind() string {
+	k, _ := s.kinds()
+	return k
+}
+
+// kinds returns the first set kind and how many are set.
+func (s *Stmt) kinds() (string, int) {
+	first, n := "", 0
+	set := func(ok bool, name string) {
+		if ok {
+			if n == 0 {
+				first = name
+			}
+			n++
+		}
+	}
+	set(s.Work != nil, "work")
+	set(s.Call != nil, "call")
+	set(s.VirtualCall != nil, "virtual_call")
+	set(s.Loop != nil, "loop")
+	set(s.Branch != nil, "branch")
+	set(s.Alloc != nil, "alloc")
+	set(s.Block != nil, "block")
+	set(s.Native != nil, "native")
+	set(s.Spawn != nil, "spawn")
+	set(s.Throw != nil, "throw")
+	return first, n
+}
+
+// Work is straight-line bytecode with no calls: one basic block.
+type Work struct {
+	// Cycles is the cost in compiled code (1 cycle = 1 ns at the default
+	// clock); must be > 0. Interpreted code costs more (sim.CostModel).
+	Cycles int64 `json:"cycles" yaml:"cycles"`
+	// Bytecodes is how many bytecode instructions the block stands for; ≥ 0.
+	Bytecodes int64 `json:"bytecodes" yaml:"bytecodes"`
+}
+
+// Call is a static (non-virtual) call.
+type Call struct {
+	Method string `json:"method" yaml:"method"`
+}
+
+// VirtualCall dispatches to one of several receivers, drawn per call with
+// the given relative weights.
+type VirtualCall struct {
+	Receivers map[string]float64 `json:"receivers" yaml:"receivers"`
+}
+
+// Loop repeats Body Trips times, Trips drawn once per loop entry.
+type Loop struct {
+	// Trips must be bounded: a constant or a uniform range of integers.
+	Trips *Dist `json:"trips" yaml:"trips"`
+	Body  []Stmt `json:"body" yaml:"body"`
+}
+
+// Branch runs Then with the given probability, otherwise Else.
+type Branch struct {
+	Probability float64 `json:"probability" yaml:"probability"`
+	Then        []Stmt  `json:"then,omitempty" yaml:"then,omitempty"`
+	Else        []Stmt  `json:"else,omitempty" yaml:"else,omitempty"`
+}
+
+// Alloc allocates Bytes (> 0) on the heap.
+type Alloc struct {
+	Bytes int64 `json:"bytes" yaml:"bytes"`
+}
+
+// Block kinds.
+const (
+	BlockIO    = "io"    // blocking I/O for Duration
+	BlockSleep = "sleep" // Thread.sleep for Duration
+	BlockLock  = "lock"  // synchronized (Lock) { Body }
+)
+
+// Block takes the thread off its CPU: I/O or sleep for Duration, or a
+// synchronized region on the monitor named Lock, whose Body runs while the
+// monitor is held (contended monitors queue their waiters FIFO).
+type Block struct {
+	Kind     string `json:"kind" yaml:"kind"`
+	Duration *Dist  `json:"duration,omitempty" yaml:"duration,omitempty"`
+	Lock     string `json:"lock,omitempty" yaml:"lock,omitempty"`
+	Body     []Stmt `json:"body,omitempty" yaml:"body,omitempty"`
+}
+
+// Native runs Cycles (> 0) of native code: no bytecodes, no polls.
+type Native struct {
+	Cycles int64 `json:"cycles" yaml:"cycles"`
+}
+
+// Spawn starts Count (default 1) new threads running Entry, like
+// Thread.start(). With Join the spawning thread then waits until all of
+// them have finished.
+type Spawn struct {
+	Name   string `json:"name" yaml:"name"`
+	Entry  string `json:"entry" yaml:"entry"`
+	Count  int    `json:"count,omitempty" yaml:"count,omitempty"`
+	Daemon bool   `json:"daemon,omitempty" yaml:"daemon,omitempty"`
+	Join   bool   `json:"join,omitempty" yaml:"join,omitempty"`
+}
+
+// Throw raises an exception caught Depth frames up: 0 catches it in the
+// current method (the rest of the enclosing statement list is skipped, like
+// a try block around it); d ≥ 1 unwinds d frames and resumes the d-th caller
+// after its call. An exception that unwinds past the thread's entry method
+// ends the thread (recorded, not hidden).
+type Throw struct {
+	Depth int `json:"depth" yaml:"depth"`
+}
+
+// ParseMethodRef splits a reference "Class.name" or "Class.name(sig)" into
+// its name part and signature ("" when absent).
+func ParseMethodRef(ref string) (name, sig string) {
+	if i := strings.IndexByte(ref, '('); i >= 0 {
+		return ref[:i], ref[i:]
+	}
+	return ref, ""
+}
+
+// Resolver maps method references to method indices.
+type Resolver struct {
+	byKey  map[string]int   // "Class.name(sig)"
+	byName map[string][]int // "Class.name" → overloads
+}
+
+// NewResolver indexes p's methods. Duplicate keys are left for Validate to
+// report; the first one wins here.
+func NewResolver(p *Program) *Resolver {
+	r := &Resolver{byKey: map[string]int{}, byName: map[string][]int{}}
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		if _, dup := r.byKey[m.Key()]; !dup {
+			r.byKey[m.Key()] = i
+		}
+		r.byName[m.FullName()] = append(r.byName[m.FullName()], i)
+	}
+	return r
+}
+
+// Resolve finds the method a reference names. "Class.name" must be
+// unambiguous; overloads need the signature.
+func (r *Resolver) Resolve(ref string) (int, error) {
+	name, sig := ParseMethodRef(ref)
+	if sig != "" {
+		if i, ok := r.byKey[name+sig]; ok {
+			return i, nil
+		}
+		return -1, fmt.Errorf("unknown method %q", ref)
+	}
+	switch c := r.byName[name]; len(c) {
+	case 0:
+		return -1, fmt.Errorf("unknown method %q", ref)
+	case 1:
+		return c[0], nil
+	default:
+		return -1, fmt.Errorf("ambiguous method %q: %d overloads, add the signature", ref, len(c))
+	}
+}
+
+// Overloaded reports whether more than one method shares m's "Class.name".
+func (r *Resolver) Overloaded(m *Method) bool { return len(r.byName[m.FullName()]) > 1 }
+
+// DisplayName is the name profiles show: "Class.name", with the signature
+// appended when the name is overloaded.
+func (r *Resolver) DisplayName(m *Method) string {
+	if r.Overloaded(m) {
+		return m.Key()
+	}
+	return m.FullName()
+}

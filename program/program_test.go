@@ -1,0 +1,207 @@
+package program
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func (d *Dist) fromYAMLText(s string) error { return yaml.Unmarshal([]byte(s), d) }
+
+const valid = `
+name: demo
+methods:
+  - class: A
+    name: main
+    body:
+      - loop:
+          trips: {uniform: [1, 3]}
+          body:
+            - work: {cycles: 10, bytecodes: 4}
+            - call: {method: A.f}
+            - virtual_call: {receivers: {A.f: 3, B.f: 1}}
+            - branch: {probability: 0.5, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}]}
+            - block: {kind: sleep, duration: 2ms}
+            - block: {kind: io, duration: {exponential: 1us}}
+            - block: {kind: lock, lock: L, body: [{work: {cycles: 1, bytecodes: 1}}]}
+            - throw: {depth: 0}
+      - spawn: {name: w, entry: "B.f", count: 2, join: true}
+  - class: A
+    name: f
+    signature: "()V"
+    body: [{work: {cycles: 5, bytecodes: 2}}]
+  - class: B
+    name: f
+    body: [{work: {cycles: 5, bytecodes: 2}}]
+threads:
+  - {name: main, entry: A.main, start: 1ms}
+`
+
+func TestParseValidYAML(t *testing.T) {
+	p, err := Parse([]byte(valid), YAML)
+	require.NoError(t, err)
+	assert.Equal(t, "demo", p.Name)
+	assert.Len(t, p.Methods, 3)
+	assert.Equal(t, Duration(1_000_000), p.Threads[0].Start)
+	loop := p.Methods[0].Body[0].Loop
+	assert.Equal(t, Dist{Kind: Uniform, A: 1, B: 3}, *loop.Trips)
+	assert.Equal(t, Dist{Kind: Constant, A: 2_000_000}, *loop.Body[4].Block.Duration)
+	assert.Equal(t, Dist{Kind: Exponential, A: 1000}, *loop.Body[5].Block.Duration)
+}
+
+// YAML → JSON → program gives the same program.
+func TestJSONRoundTrip(t *testing.T) {
+	p, err := Parse([]byte(valid), YAML)
+	require.NoError(t, err)
+	data, err := json.Marshal(p)
+	require.NoError(t, err)
+	q, err := Parse(data, JSON)
+	require.NoError(t, err)
+	assert.Equal(t, p, q)
+	var buf bytes.Buffer
+	require.NoError(t, EncodeYAML(&buf, p))
+	r, err := Parse(buf.Bytes(), YAML)
+	require.NoError(t, err)
+	assert.Equal(t, p, r)
+}
+
+func TestValidationErrorsNameThePath(t *testing.T) {
+	base := func(body string) string {
+		return "name: x\nmethods:\n  - class: A\n    name: main\n    body:\n" + body +
+			"  - class: A\n    name: g\n    body: [{work: {cycles: 1, bytecodes: 1}}]\nthreads: [{name: main, entry: A.main}]\n"
+	}
+	cases := []struct{ name, src, want string }{
+		{"unknown callee", base("      - call: {method: A.nope}\n"), `methods[0].body[0].call.method: unknown method "A.nope"`},
+		{"zero cycles", base("      - work: {cycles: 0, bytecodes: 1}\n"), "methods[0].body[0].work.cycles: 0 must be > 0"},
+		{"negative bytecodes", base("      - work: {cycles: 1, bytecodes: -2}\n"), "methods[0].body[0].work.bytecodes: -2 is negative"},
+		{"loop without trips", base("      - loop: {body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: missing"},
+		{"unbounded loop", base("      - loop: {trips: {exponential: 10}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: exponential(mean 10) is unbounded"},
+		{"nested path", base("      - loop:\n          trips: 3\n          body:\n            - branch: {probability: 0.5, then: [{alloc: {bytes: 0}}]}\n"),
+			"methods[0].body[0].loop.body[0].branch.then[0].alloc.bytes: 0 must be > 0"},
+		{"probability", base("      - branch: {probability: 1.5}\n"), "methods[0].body[0].branch.probability: 1.5 is not in [0, 1]"},
+		{"empty statement", base("      - {}\n"), "methods[0].body[0]: empty statement"},
+		{"two kinds", base("      - {work: {cycles: 1, bytecodes: 1}, call: {method: A.g}}\n"), "methods[0].body[0]: statement sets 2 kinds"},
+		{"block kind", base("      - block: {kind: disk, duration: 5}\n"), `methods[0].body[0].block.kind: unknown block kind "disk"`},
+		{"sleep without duration", base("      - block: {kind: sleep}\n"), "methods[0].body[0].block.duration: missing"},
+		{"lock with duration", base("      - block: {kind: lock, lock: L, duration: 5}\n"), "methods[0].body[0].block.duration: not allowed on lock blocks"},
+		{"negative native", base("      - native: {cycles: -1}\n"), "methods[0].body[0].native.cycles: -1 must be > 0"},
+		{"throw depth", base("      - throw: {depth: -1}\n"), "methods[0].body[0].throw.depth: -1 is negative"},
+		{"spawn entry", base("      - spawn: {name: w, entry: B.x}\n"), `methods[0].body[0].spawn.entry: unknown method "B.x"`},
+		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
+		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs 0 ≤ min ≤ max"},
+		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},
+		{"mutual recursion", "name: x\nmethods:\n  - {class: A, name: a, body: [{call: {method: A.b}}]}\n  - {class: A, name: b, body: [{call: {method: A.a}}]}\nthreads: [{name: m, entry: A.a}]\n",
+			"unbounded recursion A.a → A.b → A.a"},
+		{"spawn cycle", "name: x\nmethods:\n  - {class: A, name: a, body: [{spawn: {name: w, entry: A.a}}]}\nthreads: [{name: m, entry: A.a}]\n",
+			"methods[0]: spawn cycle A.a → A.a"},
+		{"no methods", "name: x\nmethods: []\nthreads: []\n", "methods: program has no methods"},
+		{"no threads", "name: x\nmethods: [{class: A, name: a, body: []}]\nthreads: []\n", "threads: program has no threads"},
+		{"thread entry", "name: x\nmethods: [{class: A, name: a, body: []}]\nthreads: [{name: m, entry: A.b}]\n", `threads[0].entry: unknown method "A.b"`},
+		{"duplicate method", "name: x\nmethods: [{class: A, name: a, body: []}, {class: A, name: a, body: []}]\nthreads: [{name: m, entry: A.a}]\n", "methods[1]: duplicate method A.a"},
+		{"ambiguous overload", "name: x\nmethods: [{class: A, name: a, signature: (I)V, body: []}, {class: A, name: a, signature: ()V, body: []}]\nthreads: [{name: m, entry: A.a}]\n",
+			`threads[0].entry: ambiguous method "A.a": 2 overloads`},
+		{"bad name", "name: x\nmethods: [{class: A, name: 'a;b', body: []}]\nthreads: [{name: m, entry: A.a}]\n", `methods[0].name: "a;b" contains one of ;`},
+		{"negative start", "name: x\nmethods: [{class: A, name: a, body: []}]\nthreads: [{name: m, entry: A.a, start: -5}]\n", "threads[0].start: -5 is negative"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.src), YAML)
+			require.Error(t, err)
+			var ve *ValidationError
+			require.True(t, errors.As(err, &ve), "want a ValidationError, got %v", err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestBoundedRecursionIsValid(t *testing.T) {
+	src := "name: x\nmethods:\n  - {class: A, name: a, recursion_limit: 5, body: [{call: {method: A.b}}]}\n  - {class: A, name: b, body: [{call: {method: A.a}}]}\nthreads: [{name: m, entry: A.a}]\n"
+	_, err := Parse([]byte(src), YAML)
+	require.NoError(t, err)
+}
+
+func TestOverloadsAreDistinct(t *testing.T) {
+	src := "name: x\nmethods:\n  - {class: A, name: a, signature: (I)V, body: []}\n  - {class: A, name: a, signature: ()V, body: [{call: {method: A.a(I)V}}]}\nthreads: [{name: m, entry: A.a()V}]\n"
+	p, err := Parse([]byte(src), YAML)
+	require.NoError(t, err)
+	r := NewResolver(p)
+	i, err := r.Resolve("A.a(I)V")
+	require.NoError(t, err)
+	assert.Equal(t, 0, i)
+	assert.Equal(t, "A.a()V", r.DisplayName(&p.Methods[1]))
+}
+
+func TestDecodeRejectsUnknownFields(t *testing.T) {
+	_, err := Parse([]byte("name: x\nmethods: [{class: A, name: a, body: [], colour: red}]\nthreads: [{name: m, entry: A.a}]\n"), YAML)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "colour")
+	_, err = Parse([]byte(`{"name":"x","methods":[{"class":"A","name":"a","body":[]}],"threads":[{"name":"m","entry":"A.a"}],"extra":1}`), JSON)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "extra")
+}
+
+func TestDistSampling(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	u := Dist{Kind: Uniform, A: 3, B: 5}
+	seen := map[int64]bool{}
+	for i := 0; i < 1000; i++ {
+		v := u.Sample(r)
+		require.True(t, v >= 3 && v <= 5)
+		seen[v] = true
+	}
+	assert.Len(t, seen, 3)
+	e := Dist{Kind: Exponential, A: 1000}
+	sum := 0.0
+	for i := 0; i < 20000; i++ {
+		sum += float64(e.Sample(r))
+	}
+	assert.InDelta(t, 1000, sum/20000, 30) // ~3 standard errors (σ/√n ≈ 7)
+	n := Dist{Kind: Normal, A: 5, B: 100}
+	for i := 0; i < 1000; i++ {
+		require.GreaterOrEqual(t, n.Sample(r), int64(0))
+	}
+}
+
+func TestDistDecodeErrors(t *testing.T) {
+	for _, src := range []string{
+		`{uniform: [1]}`, `{uniform: 3}`, `{poisson: 3}`, `{uniform: [1, 2], constant: 3}`, `"soon"`, `1.5`,
+	} {
+		var d Dist
+		err := d.fromYAMLText(src)
+		assert.Error(t, err, src)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(valid), true)
+	f.Add([]byte(`{"name":"x","methods":[{"class":"A","name":"a","body":[{"loop":{"trips":3,"body":[{"work":{"cycles":1,"bytecodes":1}}]}}]}],"threads":[{"name":"m","entry":"A.a"}]}`), false)
+	f.Add([]byte("name: x\nmethods: [{class: A, name: a, recursion_limit: 2, body: [{call: {method: A.a}}]}]\nthreads: [{name: m, entry: A.a}]\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, yamlFormat bool) {
+		format := JSON
+		if yamlFormat {
+			format = YAML
+		}
+		p, err := Parse(data, format)
+		if err != nil {
+			if strings.Contains(err.Error(), "panic") {
+				t.Fatalf("error mentions a panic: %v", err)
+			}
+			return
+		}
+		// A valid program survives a JSON round trip unchanged and valid.
+		out, err := json.Marshal(p)
+		require.NoError(t, err)
+		q, err := Parse(out, JSON)
+		require.NoError(t, err, "re-parsing %s", out)
+		again, err := json.Marshal(q)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again))
+	})
+}
