@@ -238,10 +238,11 @@ func (r *Resolver) Resolve(ref string) (int, error) {
 func (r *Resolver) Overloaded(m *Method) bool { return len(r.byName[m.FullName()]) > 1 }
 
 // DisplayName is the name profiles show: "Class.name", with the signature
-// appended when the name is overloaded.
+// appended when the name is overloaded. The signature's ';' separators
+// become ',' because ';' separates frames in folded stacks.
 func (r *Resolver) DisplayName(m *Method) string {
 	if r.Overloaded(m) {
-		return m.Key()
+		return m.FullName() + strings.ReplaceAll(m.Signature, ";", ",")
 	}
 	return m.FullName()
 }

@@ -70,7 +70,7 @@ func (p *Program) Validate() error {
 		path := fmt.Sprintf("methods[%d]", i)
 		v.checkIdent(path+".class", m.Class)
 		v.checkIdent(path+".name", m.Name)
-		if m.Signature != "" && (!strings.HasPrefix(m.Signature, "(") || strings.ContainsAny(m.Signature, " \t\n;|")) {
+		if m.Signature != "" && (!strings.HasPrefix(m.Signature, "(") || strings.ContainsAny(m.Signature, " \t\r\n|")) {
 			v.fail(path+".signature", "%q is not a JVM signature like \"(I)V\"", m.Signature)
 		}
 		if j, dup := seen[m.Key()]; dup {

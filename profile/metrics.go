@@ -1,0 +1,200 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+func sameLen(what string, p, q []float64) {
+	if len(p) != len(q) {
+		panic(fmt.Sprintf("profile: %s of vectors of different lengths (%d, %d)", what, len(p), len(q)))
+	}
+}
+
+func sum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// Overlap is the overlap percentage of two aligned weight vectors, as a
+// fraction in [0, 1] (1: identical distributions):
+//
+//	overlap(p, q) = Σ_i min(p_i / Σp, q_i / Σq)
+//
+// Defined by Binder (SPE 2006, §"overlap percentage") after Arnold & Grove
+// (CGO 2005), over calling contexts, methods or call edges. If either
+// vector sums to zero the overlap is 0. Weights must be non-negative.
+func Overlap(p, q []float64) float64 {
+	sameLen("Overlap", p, q)
+	sp, sq := sum(p), sum(q)
+	if sp <= 0 || sq <= 0 {
+		return 0
+	}
+	o := 0.0
+	for i := range p {
+		o += math.Min(p[i]/sp, q[i]/sq)
+	}
+	return math.Min(o, 1) // rounding can exceed 1 by an ulp
+}
+
+// OverlapContexts is the overlap of two profiles' calling context trees.
+func OverlapContexts(a, b *Profile) float64 {
+	_, x, y := Align(a.ContextWeights(), b.ContextWeights())
+	return Overlap(x, y)
+}
+
+// OverlapMethods is the overlap of two flat profiles (self weight).
+func OverlapMethods(a, b *Profile) float64 {
+	_, x, y := Align(a.MethodWeights(), b.MethodWeights())
+	return Overlap(x, y)
+}
+
+// OverlapEdges is the overlap of two dynamic call graphs (Arnold & Grove's
+// accuracy metric).
+func OverlapEdges(a, b *Profile) float64 {
+	_, x, y := Align(a.EdgeWeights(), b.EdgeWeights())
+	return Overlap(x, y)
+}
+
+// hot marks the entries whose weight is at least T times the vector's
+// maximum (and positive).
+func hot(x []float64, T float64) []bool {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	out := make([]bool, len(x))
+	for i, v := range x {
+		out[i] = v > 0 && v >= T*m
+	}
+	return out
+}
+
+// HotEdgeCoverage is the share of ref's hot entries that are also hot in
+// other, where an entry is hot if its weight is ≥ T × its profile's maximum:
+//
+//	coverage = |hot(ref) ∩ hot(other)| / |hot(ref)|
+//
+// Introduced by Zhuang et al. (PLDI 2006) for CCT edges and used by Hofer
+// et al. (ICPE 2015) with T = 0.1. T must be in (0, 1]. With no hot entry
+// in ref the coverage is 0.
+func HotEdgeCoverage(ref, other []float64, T float64) float64 {
+	sameLen("HotEdgeCoverage", ref, other)
+	if !(T > 0 && T <= 1) {
+		panic(fmt.Sprintf("profile: HotEdgeCoverage threshold %v not in (0, 1]", T))
+	}
+	hr, ho := hot(ref, T), hot(other, T)
+	n, both := 0, 0
+	for i := range hr {
+		if hr[i] {
+			n++
+			if ho[i] {
+				both++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(both) / float64(n)
+}
+
+// HotEdgeCoverageContexts is the hot-edge coverage of two profiles' CCTs:
+// an edge of a CCT is the calling context it leads to, weighted by the
+// self weight of that context.
+func HotEdgeCoverageContexts(ref, other *Profile, T float64) float64 {
+	_, x, y := Align(ref.ContextWeights(), other.ContextWeights())
+	return HotEdgeCoverage(x, y, T)
+}
+
+// UnionN is Mytkowicz et al.'s (PLDI 2010) disagreement metric: the size of
+// the union of the top-n methods of each ranking. n for perfect agreement,
+// n × len(rankings) for total disagreement. Rankings shorter than n
+// contribute what they have.
+func UnionN(rankings [][]string, n int) int {
+	set := map[string]bool{}
+	for _, r := range rankings {
+		for i := 0; i < n && i < len(r); i++ {
+			set[r[i]] = true
+		}
+	}
+	return len(set)
+}
+
+// Hotness is Mytkowicz et al.'s HOTNESS_p^m: the percentage (0–100) of the
+// profile's weight whose leaf is method m.
+func Hotness(p *Profile, m string) float64 {
+	total := p.TotalWeight()
+	if total == 0 {
+		return 0
+	}
+	return 100 * p.MethodWeights()[m] / float64(total)
+}
+
+// Pearson is the Pearson correlation coefficient of x and y — Whaley's (JG
+// 2000) precision metric, applied to method sample counts of two runs.
+func Pearson(x, y []float64) float64 {
+	sameLen("Pearson", x, y)
+	return stat.Correlation(x, y, nil)
+}
+
+// Slope fits y = intercept + slope·x by least squares. Mytkowicz et al.'s
+// causality analysis regresses a method's attributed time on the program's
+// total time as injected work grows: a slope near 1 means the profiler saw
+// the injected time.
+func Slope(x, y []float64) (intercept, slope float64) {
+	sameLen("Slope", x, y)
+	return stat.LinearRegression(x, y, nil, false)
+}
+
+// Autocorrelation is the sample autocorrelation function of x at lags
+// 1..maxLag (out[0] is lag 1):
+//
+//	r_k = Σ_{t=1}^{N−k} (x_t − x̄)(x_{t+k} − x̄) / Σ_{t=1}^{N} (x_t − x̄)²
+//
+// Mytkowicz et al. (Fig. 7, 8) apply it to the intervals between samples:
+// a random sampler's autocorrelations stay inside ±ACFBand(N). A constant
+// series has no defined autocorrelation: NaN.
+func Autocorrelation(x []float64, maxLag int) []float64 {
+	n := len(x)
+	mean := sum(x) / float64(n)
+	den := 0.0
+	for _, v := range x {
+		den += (v - mean) * (v - mean)
+	}
+	out := make([]float64, maxLag)
+	for k := 1; k <= maxLag; k++ {
+		if k >= n || den == 0 {
+			out[k-1] = math.NaN()
+			continue
+		}
+		num := 0.0
+		for t := 0; t+k < n; t++ {
+			num += (x[t] - mean) * (x[t+k] - mean)
+		}
+		out[k-1] = num / den
+	}
+	return out
+}
+
+// ACFBand is the ±2/√n band inside which the autocorrelations of n
+// independent values fall with ≈95 % probability.
+func ACFBand(n int) float64 { return 2 / math.Sqrt(float64(n)) }
+
+// Intervals returns the differences between consecutive timestamps (sorted
+// first, so the input order does not matter).
+func Intervals(timestamps []int64) []float64 {
+	ts := append([]int64(nil), timestamps...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+	var out []float64
+	for i := 1; i < len(ts); i++ {
+		out = append(out, float64(ts[i]-ts[i-1]))
+	}
+	return out
+}

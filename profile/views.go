@@ -1,0 +1,224 @@
+package profile
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// TotalWeight is the sum of all sample weights.
+func (p *Profile) TotalWeight() int64 {
+	var s int64
+	for i := range p.Samples {
+		s += p.Samples[i].Weight
+	}
+	return s
+}
+
+// TotalCount is the number of samples (the sum of sample counts).
+func (p *Profile) TotalCount() int64 {
+	var s int64
+	for i := range p.Samples {
+		s += p.Samples[i].Count
+	}
+	return s
+}
+
+// MethodShare is one row of a flat profile.
+type MethodShare struct {
+	Name string
+	// Self is the weight of samples whose leaf is the method; Total the
+	// weight of samples whose stack contains it (once, even if recursive).
+	Self, Total           int64
+	SelfShare, TotalShare float64
+}
+
+// Flat is the flat profile, sorted by self weight (descending), then total
+// weight (descending), then name.
+func (p *Profile) Flat() []MethodShare {
+	self := make([]int64, len(p.Functions))
+	total := make([]int64, len(p.Functions))
+	seen := make([]int, len(p.Functions)) // sample index + 1 that last counted it
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if len(s.Stack) == 0 {
+			continue
+		}
+		self[s.Stack[len(s.Stack)-1].Func] += s.Weight
+		for _, f := range s.Stack {
+			if seen[f.Func] != i+1 {
+				seen[f.Func] = i + 1
+				total[f.Func] += s.Weight
+			}
+		}
+	}
+	// Functions with the same name (impossible via Builder) are merged.
+	byName := map[string]*MethodShare{}
+	var rows []*MethodShare
+	for i, f := range p.Functions {
+		if self[i] == 0 && total[i] == 0 {
+			continue
+		}
+		r, ok := byName[f.Name]
+		if !ok {
+			r = &MethodShare{Name: f.Name}
+			byName[f.Name] = r
+			rows = append(rows, r)
+		}
+		r.Self += self[i]
+		r.Total += total[i]
+	}
+	sum := float64(p.TotalWeight())
+	out := make([]MethodShare, len(rows))
+	for i, r := range rows {
+		out[i] = *r
+		if sum > 0 {
+			out[i].SelfShare = float64(r.Self) / sum
+			out[i].TotalShare = float64(r.Total) / sum
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Self != b.Self {
+			return a.Self > b.Self
+		}
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// TopMethods returns the names of the n methods with the most self weight
+// (ties broken by name), fewer if the profile has fewer.
+func (p *Profile) TopMethods(n int) []string {
+	flat := p.Flat()
+	var out []string
+	for i := 0; i < len(flat) && i < n; i++ {
+		if flat[i].Self == 0 {
+			break
+		}
+		out = append(out, flat[i].Name)
+	}
+	return out
+}
+
+// CCTNode is one calling context of a profile's calling context tree.
+type CCTNode struct {
+	Name     string // function name; "" for the root
+	Parent   int    // -1 for the root
+	Children []int  // sorted by name
+	// Self is the weight of samples ending here; Total includes descendants.
+	Self, Total int64
+}
+
+// CCT is a calling context tree built from a profile's samples by
+// function names (lines and threads ignored). Nodes[0] is the root.
+type CCT struct {
+	Nodes []CCTNode
+}
+
+// CCT builds the profile's calling context tree.
+func (p *Profile) CCT() *CCT {
+	t := &CCT{Nodes: []CCTNode{{Parent: -1}}}
+	index := map[string]int{} // "parent/name" → node
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		n := 0
+		t.Nodes[0].Total += s.Weight
+		for _, f := range s.Stack {
+			name := p.Functions[f.Func].Name
+			k := strconv.Itoa(n) + "/" + name
+			c, ok := index[k]
+			if !ok {
+				c = len(t.Nodes)
+				index[k] = c
+				t.Nodes = append(t.Nodes, CCTNode{Name: name, Parent: n})
+				t.Nodes[n].Children = append(t.Nodes[n].Children, c)
+			}
+			t.Nodes[c].Total += s.Weight
+			n = c
+		}
+		t.Nodes[n].Self += s.Weight
+	}
+	for i := range t.Nodes {
+		ch := t.Nodes[i].Children
+		sort.Slice(ch, func(a, b int) bool { return t.Nodes[ch[a]].Name < t.Nodes[ch[b]].Name })
+	}
+	return t
+}
+
+// Path is node i's calling context, root first, names joined by ";".
+func (t *CCT) Path(i int) string {
+	var parts []string
+	for n := i; n > 0; n = t.Nodes[n].Parent {
+		parts = append(parts, t.Nodes[n].Name)
+	}
+	for a, b := 0, len(parts)-1; a < b; a, b = a+1, b-1 {
+		parts[a], parts[b] = parts[b], parts[a]
+	}
+	return strings.Join(parts, ";")
+}
+
+// ContextWeights maps each calling context (function names root first,
+// joined by ";") to the self weight of the samples ending in it.
+func (p *Profile) ContextWeights() map[string]float64 {
+	out := map[string]float64{}
+	var sb strings.Builder
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		sb.Reset()
+		for k, f := range s.Stack {
+			if k > 0 {
+				sb.WriteByte(';')
+			}
+			sb.WriteString(p.Functions[f.Func].Name)
+		}
+		out[sb.String()] += float64(s.Weight)
+	}
+	return out
+}
+
+// MethodWeights maps each method to its self weight (the flat profile).
+func (p *Profile) MethodWeights() map[string]float64 {
+	out := map[string]float64{}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if len(s.Stack) > 0 {
+			out[p.Functions[s.Stack[len(s.Stack)-1].Func].Name] += float64(s.Weight)
+		}
+	}
+	return out
+}
+
+// EdgeWeights maps each call edge, keyed "caller|site|callee", to its
+// weight: the dynamic call graph.
+func (p *Profile) EdgeWeights() map[string]float64 {
+	out := map[string]float64{}
+	for _, e := range p.Edges {
+		out[p.Functions[e.Caller].Name+"|"+strconv.Itoa(e.Site)+"|"+p.Functions[e.Callee].Name] += float64(e.Weight)
+	}
+	return out
+}
+
+// Align turns two keyed weight maps into vectors over the union of their
+// keys (sorted), with zeros where a key is missing: the form the metrics
+// take.
+func Align(a, b map[string]float64) (keys []string, x, y []float64) {
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	x = make([]float64, len(keys))
+	y = make([]float64, len(keys))
+	for i, k := range keys {
+		x[i], y[i] = a[k], b[k]
+	}
+	return keys, x, y
+}

@@ -1,0 +1,478 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profsim/profsim/program"
+)
+
+// Op is an instruction of the flattened code the executor runs.
+type Op uint8
+
+// Instruction set. Each source statement becomes one instruction, except
+// loops (Enter … Back), branches (Branch … Jump …) and lock blocks
+// (MonitorEnter … MonitorExit); every method ends with Return.
+const (
+	OpWork         Op = iota // Cost ns, Bytecodes
+	OpNative                 // Cost ns, no bytecodes, no polls
+	OpCall                   // A: callee method, B: call-edge id
+	OpVirtualCall            // A: vtable index, B: first call-edge id (+ receiver index)
+	OpLoopEnter              // A: counter slot, B: trips dist index, C: pc after the loop
+	OpLoopBack               // A: counter slot, B: body start pc (a back-edge)
+	OpBranch                 // A: else pc; Cycles: threshold (Bytecodes: 1 = always)
+	OpJump                   // A: target pc
+	OpAlloc                  // Cycles: bytes, Cost: allocation cost ns
+	OpBlock                  // A: duration dist index, B: block kind
+	OpMonitorEnter           // A: lock id
+	OpMonitorExit            // A: lock id
+	OpSpawn                  // A: spawn spec index
+	OpThrow                  // A: depth, B: pc ending the enclosing statement list
+	OpReturn                 // end of method
+)
+
+var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
+	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", o)
+}
+
+// Instruction flags.
+const (
+	// FlagPoll marks a poll site (yield point) on LoopBack and Return: the
+	// place where a thread can stop for a safepoint.
+	FlagPoll uint8 = 1 << iota
+	// FlagPureLoop marks a LoopEnter whose body is only Work: the executor
+	// fast-forwards whole iterations arithmetically.
+	FlagPureLoop
+)
+
+// Block kinds in Instr.B of OpBlock.
+const (
+	blockIO int32 = iota
+	blockSleep
+)
+
+// Instr is one instruction. Field meaning depends on Op (see the Op list).
+type Instr struct {
+	Op    Op
+	Flags uint8
+	// Line is the statement's ordinal in its method, counted from 1 in
+	// source order: the "line number" profiles show and debug info uses.
+	Line    int32
+	A, B, C int32
+	// Cycles is the statement's source cost (Work, Native) or its size
+	// (Alloc bytes, Branch threshold); Cost is what this code version
+	// charges in ns, after the cost model (tier, CPU speed) is applied.
+	Cycles    int64
+	Cost      int64
+	Bytecodes int64
+	// IterCost and IterBytecodes are a pure loop's cost per iteration,
+	// back-edge included (OpLoopEnter with FlagPureLoop only).
+	IterCost, IterBytecodes int64
+	// IterStmts is how many statements one iteration executes.
+	IterStmts int32
+}
+
+// Tier is a code version's compilation tier.
+type Tier uint8
+
+// Tiers. The jit package moves methods between them; without it every
+// method runs compiled.
+const (
+	Compiled Tier = iota
+	Interpreted
+)
+
+func (t Tier) String() string {
+	if t == Interpreted {
+		return "interpreted"
+	}
+	return "compiled"
+}
+
+// Code is one executable version of a method: its instructions with the
+// costs and poll sites of one tier. The jit package builds new versions
+// (other tiers, inlined callees, other poll placements) and installs them
+// with VM.Install; frames keep the version they started with.
+type Code struct {
+	Method int32
+	Tier   Tier
+	Instrs []Instr
+	// LoopSlots is the deepest loop nesting: the loop counters a frame needs.
+	LoopSlots int32
+	// PollEntry adds a yield point in the prologue (Jikes-like flavour).
+	PollEntry bool
+	// Inline, when non-nil, is parallel to Instrs: the code a call at that
+	// pc runs inlined (no call cost, no return poll; a virtual call inlines
+	// only when the drawn receiver is Inline[pc].Method). Nil: no inlining.
+	Inline []*Code
+}
+
+// CostModel turns source cycles into simulated nanoseconds. The jit package
+// varies it per tier; the CPU speed scales everything (Binder's "results
+// independent of processor speed" needs a way to change it).
+type CostModel struct {
+	// InterpFactor multiplies Work costs in interpreted code (≥ 1).
+	InterpFactor int64
+	// CallCycles is the cost of a non-inlined call, charged to the caller.
+	CallCycles int64
+	// PollCycles is the cost of one executed poll (yield point).
+	PollCycles int64
+	// AllocCycles is the cost of one allocation (a TLAB bump).
+	AllocCycles int64
+	// ThrowCycles is the cost of raising an exception, plus
+	// UnwindCycles per frame unwound.
+	ThrowCycles, UnwindCycles int64
+	// MonitorCycles is the cost of an uncontended monitor enter or exit.
+	MonitorCycles int64
+	// SpeedPercent is the simulated CPU speed relative to 1 GHz (100 =
+	// 1 cycle per ns); > 0.
+	SpeedPercent int64
+}
+
+// DefaultCostModel is the cost model profsim runs with unless told
+// otherwise. The magnitudes are those of a modern JIT-compiled JVM: a call
+// a few ns, a poll a fraction of one, interpretation ~10× slower.
+func DefaultCostModel() CostModel {
+	return CostModel{
+		InterpFactor:  10,
+		CallCycles:    4,
+		PollCycles:    1,
+		AllocCycles:   20,
+		ThrowCycles:   1000,
+		UnwindCycles:  100,
+		MonitorCycles: 20,
+		SpeedPercent:  100,
+	}
+}
+
+// Validate reports a cost model that would make time stand still or run
+// backwards.
+func (c CostModel) Validate() error {
+	switch {
+	case c.InterpFactor < 1:
+		return fmt.Errorf("cost.interp_factor: %d must be ≥ 1", c.InterpFactor)
+	case c.SpeedPercent <= 0:
+		return fmt.Errorf("cost.speed_percent: %d must be > 0", c.SpeedPercent)
+	case c.CallCycles < 0, c.PollCycles < 0, c.AllocCycles < 0, c.ThrowCycles < 0, c.UnwindCycles < 0, c.MonitorCycles < 0:
+		return fmt.Errorf("cost: call, poll, alloc, throw, unwind and monitor cycles must be ≥ 0")
+	}
+	return nil
+}
+
+// Nanos converts cycles to ns at the model's CPU speed, rounding up so that
+// no positive cost becomes free.
+func (c CostModel) Nanos(cycles int64) int64 {
+	if c.SpeedPercent == 100 || cycles == 0 {
+		return cycles
+	}
+	return (cycles*100 + c.SpeedPercent - 1) / c.SpeedPercent
+}
+
+// spawnSpec is a resolved program.Spawn.
+type spawnSpec struct {
+	name   string
+	entry  int32
+	count  int
+	daemon bool
+	join   bool
+}
+
+// vtable is a virtual call site's receivers with cumulative weights.
+type vtable struct {
+	methods []int32
+	cum     []float64 // cumulative weights; last = total
+}
+
+// CallEdge is a static call edge: caller method, call site line, callee.
+type CallEdge struct {
+	Caller, Callee int32
+	Line           int32
+}
+
+// Image is a program prepared for execution: resolved references, interned
+// names, call edges and the base code version of every method.
+type Image struct {
+	Prog    *program.Program
+	Names   []string // display name per method
+	Methods []*program.Method
+	// Base is each method's code as first installed (compiled tier,
+	// HotSpot-like polls at returns and back-edges, no inlining).
+	Base      []*Code
+	Edges     []CallEdge
+	Locks     []string
+	dists     []*program.Dist
+	vtables   []vtable
+	spawns    []spawnSpec
+	limits    []int32 // recursion limit per method, 0 = none
+	entries   []int32 // entry method per program thread spec
+	lockIndex map[string]int32
+}
+
+// NewImage resolves and flattens a validated program.
+func NewImage(p *program.Program, cost CostModel) (*Image, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cost.Validate(); err != nil {
+		return nil, err
+	}
+	res := program.NewResolver(p)
+	img := &Image{Prog: p, lockIndex: map[string]int32{}}
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		img.Methods = append(img.Methods, m)
+		img.Names = append(img.Names, res.DisplayName(m))
+		img.limits = append(img.limits, int32(m.RecursionLimit))
+	}
+	for i := range p.Methods {
+		fl := &flattener{img: img, res: res, methodID: int32(i), cost: cost}
+		c, err := fl.method(&p.Methods[i])
+		if err != nil {
+			return nil, fmt.Errorf("methods[%d]: %w", i, err)
+		}
+		img.Base = append(img.Base, c)
+	}
+	for i := range p.Threads {
+		e, err := res.Resolve(p.Threads[i].Entry)
+		if err != nil {
+			return nil, fmt.Errorf("threads[%d].entry: %w", i, err)
+		}
+		img.entries = append(img.entries, int32(e))
+	}
+	return img, nil
+}
+
+// Recost returns a copy of c whose costs follow model m and tier t: what a
+// JIT does when it (re)compiles a method.
+func Recost(c *Code, m CostModel, t Tier) *Code {
+	n := *c
+	n.Tier = t
+	n.Instrs = append([]Instr(nil), c.Instrs...)
+	factor := int64(1)
+	if t == Interpreted {
+		factor = m.InterpFactor
+	}
+	for i := range n.Instrs {
+		in := &n.Instrs[i]
+		switch in.Op {
+		case OpWork:
+			in.Cost = m.Nanos(in.Cycles * factor)
+		case OpNative:
+			in.Cost = m.Nanos(in.Cycles)
+		case OpAlloc:
+			in.Cost = m.Nanos(m.AllocCycles)
+		}
+	}
+	for i := range n.Instrs {
+		if n.Instrs[i].Op == OpLoopEnter && n.Instrs[i].Flags&FlagPureLoop != 0 {
+			setIterCost(&n, i, m)
+		}
+	}
+	return &n
+}
+
+// setIterCost precomputes a pure loop's per-iteration cost.
+func setIterCost(c *Code, enter int, m CostModel) {
+	in := &c.Instrs[enter]
+	back := &c.Instrs[in.C-1]
+	var cost, bc int64
+	for pc := enter + 1; pc < int(in.C)-1; pc++ {
+		cost += c.Instrs[pc].Cost
+		bc += c.Instrs[pc].Bytecodes
+	}
+	if back.Flags&FlagPoll != 0 {
+		cost += m.Nanos(m.PollCycles)
+	}
+	in.IterCost, in.IterBytecodes, in.IterStmts = cost, bc, in.C-1-int32(enter)-1
+}
+
+type flattener struct {
+	img      *Image
+	res      *program.Resolver
+	methodID int32
+	cost     CostModel
+	code     *Code
+	line     int32
+	depth    int32
+}
+
+func (f *flattener) emit(in Instr) int32 {
+	f.code.Instrs = append(f.code.Instrs, in)
+	return int32(len(f.code.Instrs) - 1)
+}
+
+func (f *flattener) pc() int32 { return int32(len(f.code.Instrs)) }
+
+func (f *flattener) method(m *program.Method) (*Code, error) {
+	f.code = &Code{Method: f.methodID, Tier: Compiled}
+	var throws []int32
+	if err := f.list(m.Body, &throws); err != nil {
+		return nil, err
+	}
+	ret := f.emit(Instr{Op: OpReturn, Flags: FlagPoll, Line: f.line + 1})
+	f.patchThrows(throws, ret)
+	return Recost(f.code, f.cost, Compiled), nil
+}
+
+func (f *flattener) patchThrows(throws []int32, end int32) {
+	for _, pc := range throws {
+		f.code.Instrs[pc].B = end
+	}
+}
+
+// list flattens a statement list; throws collects depth-0 throws whose
+// "end of the enclosing list" the caller patches.
+func (f *flattener) list(body []program.Stmt, throws *[]int32) error {
+	for i := range body {
+		if err := f.stmt(&body[i], throws); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *flattener) callee(ref string) (int32, error) {
+	i, err := f.res.Resolve(ref)
+	return int32(i), err
+}
+
+func (f *flattener) edge(callee int32, line int32) int32 {
+	f.img.Edges = append(f.img.Edges, CallEdge{Caller: f.methodID, Callee: callee, Line: line})
+	return int32(len(f.img.Edges) - 1)
+}
+
+func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
+	f.line++
+	line := f.line
+	switch {
+	case s.Work != nil:
+		f.emit(Instr{Op: OpWork, Line: line, Cycles: s.Work.Cycles, Bytecodes: s.Work.Bytecodes})
+	case s.Native != nil:
+		f.emit(Instr{Op: OpNative, Line: line, Cycles: s.Native.Cycles})
+	case s.Call != nil:
+		c, err := f.callee(s.Call.Method)
+		if err != nil {
+			return err
+		}
+		f.emit(Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line)})
+	case s.VirtualCall != nil:
+		vt := vtable{}
+		total := 0.0
+		first := int32(-1)
+		for _, ref := range s.VirtualCall.SortedReceivers() {
+			c, err := f.callee(ref)
+			if err != nil {
+				return err
+			}
+			total += s.VirtualCall.Receivers[ref]
+			vt.methods = append(vt.methods, c)
+			vt.cum = append(vt.cum, total)
+			if e := f.edge(c, line); first < 0 {
+				first = e
+			}
+		}
+		f.img.vtables = append(f.img.vtables, vt)
+		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first})
+	case s.Loop != nil:
+		f.img.dists = append(f.img.dists, s.Loop.Trips)
+		slot := f.depth
+		f.depth++
+		if f.depth > f.code.LoopSlots {
+			f.code.LoopSlots = f.depth
+		}
+		enter := f.emit(Instr{Op: OpLoopEnter, Line: line, A: slot, B: int32(len(f.img.dists) - 1)})
+		var inner []int32
+		if err := f.list(s.Loop.Body, &inner); err != nil {
+			return err
+		}
+		f.depth--
+		back := f.emit(Instr{Op: OpLoopBack, Flags: FlagPoll, Line: line, A: slot, B: enter + 1})
+		f.patchThrows(inner, back)
+		f.code.Instrs[enter].C = back + 1
+		pure := true
+		for pc := enter + 1; pc < back; pc++ {
+			if f.code.Instrs[pc].Op != OpWork {
+				pure = false
+			}
+		}
+		if pure {
+			f.code.Instrs[enter].Flags |= FlagPureLoop
+		}
+	case s.Branch != nil:
+		in := Instr{Op: OpBranch, Line: line}
+		p := s.Branch.Probability
+		if p >= 1 {
+			in.Bytecodes = 1 // always taken
+		} else {
+			in.Cycles = int64(p * math.MaxInt64) // compared with a 63-bit draw
+		}
+		br := f.emit(in)
+		var inner []int32
+		if err := f.list(s.Branch.Then, &inner); err != nil {
+			return err
+		}
+		jmp := f.emit(Instr{Op: OpJump, Line: line})
+		f.patchThrows(inner, jmp)
+		f.code.Instrs[br].A = jmp + 1
+		inner = inner[:0]
+		if err := f.list(s.Branch.Else, &inner); err != nil {
+			return err
+		}
+		end := f.pc()
+		f.code.Instrs[jmp].A = end
+		// A depth-0 throw in the else list skips to the end of the branch;
+		// "end" may be the next statement, which is exactly right.
+		f.patchThrows(inner, end)
+	case s.Alloc != nil:
+		f.emit(Instr{Op: OpAlloc, Line: line, Cycles: s.Alloc.Bytes})
+	case s.Block != nil:
+		b := s.Block
+		if b.Kind == program.BlockLock {
+			id, ok := f.img.lockIndex[b.Lock]
+			if !ok {
+				id = int32(len(f.img.Locks))
+				f.img.lockIndex[b.Lock] = id
+				f.img.Locks = append(f.img.Locks, b.Lock)
+			}
+			f.emit(Instr{Op: OpMonitorEnter, Line: line, A: id})
+			var inner []int32
+			if err := f.list(b.Body, &inner); err != nil {
+				return err
+			}
+			exit := f.emit(Instr{Op: OpMonitorExit, Line: line, A: id})
+			f.patchThrows(inner, exit)
+			break
+		}
+		kind := blockIO
+		if b.Kind == program.BlockSleep {
+			kind = blockSleep
+		}
+		f.img.dists = append(f.img.dists, b.Duration)
+		f.emit(Instr{Op: OpBlock, Line: line, A: int32(len(f.img.dists) - 1), B: kind})
+	case s.Spawn != nil:
+		c, err := f.callee(s.Spawn.Entry)
+		if err != nil {
+			return err
+		}
+		n := s.Spawn.Count
+		if n == 0 {
+			n = 1
+		}
+		f.img.spawns = append(f.img.spawns, spawnSpec{name: s.Spawn.Name, entry: c, count: n, daemon: s.Spawn.Daemon, join: s.Spawn.Join})
+		f.emit(Instr{Op: OpSpawn, Line: line, A: int32(len(f.img.spawns) - 1)})
+	case s.Throw != nil:
+		pc := f.emit(Instr{Op: OpThrow, Line: line, A: int32(s.Throw.Depth)})
+		if s.Throw.Depth == 0 {
+			*throws = append(*throws, pc)
+		}
+	default:
+		return fmt.Errorf("line %d: empty statement", line)
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package sim
+
+import "fmt"
+
+// Hook is a point in a thread's execution where a handler can stop it.
+// Every hook is disarmed by default and then costs the executor one branch
+// on a per-thread bit; armed hooks are one-shot (re-arm to keep them).
+type Hook uint8
+
+// Hooks a handler can arm.
+const (
+	// HookPoll stops the thread at its next executed poll site (yield
+	// point): a back-edge or return poll, or a prologue poll in the
+	// Jikes-like flavour. Safepoints are built on it.
+	HookPoll Hook = iota
+	// HookEntry stops the thread right after its next method entry.
+	HookEntry
+	// HookReturn stops the thread when a chosen frame returns, seen in the
+	// caller at the call site (ArmReturn). Incremental stack tracing's
+	// return interception is built on it.
+	HookReturn
+	// HookBytecodes stops the thread at the basic block whose bytecodes
+	// bring its bytecode counter to zero or below (SetBytecodeCounter).
+	HookBytecodes
+	numHooks
+)
+
+var hookNames = [...]string{"poll", "entry", "return", "bytecodes"}
+
+func (h Hook) String() string {
+	if int(h) < len(hookNames) {
+		return hookNames[h]
+	}
+	return fmt.Sprintf("Hook(%d)", h)
+}
+
+// stop reasons returned by the executor (a bit set).
+const (
+	stopHorizon   uint8 = 1 << iota // reached the horizon; nothing to do
+	stopInteract                    // at an instruction that touches shared state
+	stopExit                        // the thread's stack is empty
+	stopPoll                        // HookPoll fired
+	stopEntry                       // HookEntry fired
+	stopReturn                      // HookReturn fired
+	stopBytecodes                   // HookBytecodes fired
+)
+
+var hookStops = [numHooks]uint8{stopPoll, stopEntry, stopReturn, stopBytecodes}
+
+// Action is a hook handler's decision about the stopped thread.
+type Action uint8
+
+// Actions. If any handler of a stop parks the thread, it parks.
+const (
+	Continue Action = iota // resume at once
+	Park                   // take the thread off its CPU until Unpark
+)
+
+// HookHandler receives the hooks it armed. The thread is stopped exactly at
+// the hook point; the handler may read its stack (VM.Stack), arm hooks and
+// schedule timers.
+type HookHandler interface {
+	OnHook(vm *VM, t ThreadID, h Hook) Action
+}
+
+// TimerHandler receives timer events. When it runs, every running thread
+// has reached the timer's time (indivisible costs may carry one slightly
+// past it), so positions read with VM.Stack are exact.
+type TimerHandler interface {
+	OnTimer(vm *VM, at Time, arg int64)
+}
+
+// HandlerID identifies a registered hook handler.
+type HandlerID int32
+
+// TimerID identifies a registered timer handler.
+type TimerID int32
+
+// maxHandlers is the number of hook handlers one VM supports: one bit each.
+const maxHandlers = 32
+
+// AddHookHandler registers h and returns its ID for arming hooks.
+func (vm *VM) AddHookHandler(h HookHandler) (HandlerID, error) {
+	if h == nil {
+		return 0, fmt.Errorf("sim: nil hook handler")
+	}
+	if len(vm.handlers) >= maxHandlers {
+		return 0, fmt.Errorf("sim: at most %d hook handlers per run", maxHandlers)
+	}
+	vm.handlers = append(vm.handlers, h)
+	return HandlerID(len(vm.handlers) - 1), nil
+}
+
+// AddTimer registers h and returns its ID for scheduling.
+func (vm *VM) AddTimer(h TimerHandler) TimerID {
+	if h == nil {
+		panic("sim: nil timer handler")
+	}
+	vm.timers = append(vm.timers, h)
+	return TimerID(len(vm.timers) - 1)
+}
+
+// ScheduleTimer fires timer id at time at (≥ now) with arg.
+func (vm *VM) ScheduleTimer(id TimerID, at Time, arg int64) {
+	if at < vm.now {
+		panic(fmt.Sprintf("sim: timer scheduled at %v, before now (%v)", at, vm.now))
+	}
+	if int(id) >= len(vm.timers) || id < 0 {
+		panic(fmt.Sprintf("sim: unknown timer %d", id))
+	}
+	vm.q.push(event{at: at, kind: evTimer, a: int32(id), b: arg})
+}
+
+func (vm *VM) thread(id ThreadID) *Thread {
+	if id < 0 || int(id) >= len(vm.threads) {
+		panic(fmt.Sprintf("sim: unknown thread %d", id))
+	}
+	return vm.threads[id]
+}
+
+func (vm *VM) checkHandler(h HandlerID) {
+	if h < 0 || int(h) >= len(vm.handlers) {
+		panic(fmt.Sprintf("sim: unknown hook handler %d", h))
+	}
+}
+
+// Arm arms hook k (HookPoll or HookEntry) on thread id for handler h.
+func (vm *VM) Arm(h HandlerID, id ThreadID, k Hook) {
+	vm.checkHandler(h)
+	if k != HookPoll && k != HookEntry {
+		panic(fmt.Sprintf("sim: Arm(%v): use ArmReturn or SetBytecodeCounter", k))
+	}
+	t := vm.thread(id)
+	t.armed[k] |= 1 << h
+	t.hooks |= hookStops[k]
+}
+
+// Disarm removes handler h's arming of hook k on thread id.
+func (vm *VM) Disarm(h HandlerID, id ThreadID, k Hook) {
+	vm.checkHandler(h)
+	t := vm.thread(id)
+	t.armed[k] &^= 1 << h
+	if t.armed[k] == 0 {
+		t.hooks &^= hookStops[k]
+	}
+}
+
+// ArmReturn asks for HookReturn when the frame at depth (0 = the thread's
+// entry frame) of thread id returns normally. A frame unwound by an
+// exception does not report: that is not a return.
+func (vm *VM) ArmReturn(h HandlerID, id ThreadID, depth int) {
+	vm.checkHandler(h)
+	t := vm.thread(id)
+	if depth < 0 || depth >= len(t.frames) {
+		panic(fmt.Sprintf("sim: ArmReturn depth %d of a %d-frame stack", depth, len(t.frames)))
+	}
+	t.frames[depth].flags |= fReturnHook
+	t.frames[depth].retHandlers |= 1 << h
+}
+
+// SetBytecodeCounter arms HookBytecodes on thread id: the thread stops at
+// the basic block that brings the counter to ≤ 0. One handler owns a
+// thread's counter at a time.
+func (vm *VM) SetBytecodeCounter(h HandlerID, id ThreadID, n int64) {
+	vm.checkHandler(h)
+	t := vm.thread(id)
+	if t.counterBy >= 0 && t.counterBy != int32(h) && t.hooks&stopBytecodes != 0 {
+		panic(fmt.Sprintf("sim: bytecode counter of thread %d is owned by handler %d", id, t.counterBy))
+	}
+	t.counter, t.counterBy = n, int32(h)
+	t.hooks |= stopBytecodes
+}
+
+// BytecodeCounter returns thread id's counter (it goes negative by the
+// overshoot of the block that fired the hook).
+func (vm *VM) BytecodeCounter(id ThreadID) int64 { return vm.thread(id).counter }
+
+// fireHooks calls, in hook order and handler order, every handler armed for
+// the hooks that stopped t, then parks t if any of them asked.
+func (vm *VM) fireHooks(t *Thread, r uint8) {
+	park := false
+	for k := Hook(0); k < numHooks; k++ {
+		if r&hookStops[k] == 0 {
+			continue
+		}
+		var set uint32
+		switch k {
+		case HookReturn:
+			set = t.returned
+			t.returned = 0
+		case HookBytecodes:
+			set = 1 << t.counterBy
+			t.hooks &^= stopBytecodes
+		default:
+			set = t.armed[k]
+			t.armed[k] = 0
+			t.hooks &^= hookStops[k]
+		}
+		for h := 0; set != 0; h++ {
+			if set&(1<<h) == 0 {
+				continue
+			}
+			set &^= 1 << h
+			if vm.handlers[h].OnHook(vm, t.ID, k) == Park {
+				park = true
+			}
+		}
+	}
+	if park && t.state == Running {
+		vm.offCPU(t, Parked)
+	}
+}
+
+// Unpark makes a parked thread runnable at the current time.
+func (vm *VM) Unpark(id ThreadID) {
+	t := vm.thread(id)
+	if t.state != Parked {
+		panic(fmt.Sprintf("sim: Unpark of thread %d in state %v", id, t.state))
+	}
+	at := vm.now
+	if t.clock > at {
+		at = t.clock
+	}
+	vm.makeRunnable(t, at)
+}
+
+// StackFrame is one source-level frame as VM.Stack reports it.
+type StackFrame struct {
+	Method int32
+	// Line is the statement the frame is at: for a caller, its call site.
+	Line int32
+	// Inlined frames share their caller's physical frame.
+	Inlined bool
+	Tier    Tier
+	// Node is the frame's exact CCT node (for ground-truth comparisons).
+	Node int32
+}
+
+// Stack appends thread id's frames, root first, to buf and returns it: the
+// thread's exact position now. It does not allocate when buf has room.
+func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
+	t := vm.thread(id)
+	for i := range t.frames {
+		f := &t.frames[i]
+		buf = append(buf, StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
+			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node})
+	}
+	return buf
+}
+
+// InNative reports whether thread id is stopped inside a Native statement
+// (a safepoint treats such a thread as safe).
+func (vm *VM) InNative(id ThreadID) bool {
+	t := vm.thread(id)
+	if len(t.frames) == 0 {
+		return false
+	}
+	f := &t.frames[len(t.frames)-1]
+	return f.code.Instrs[f.pc].Op == OpNative && f.workLeft > 0
+}
+
+// ThreadInfo is a read-only summary of a thread.
+type ThreadInfo struct {
+	ID     ThreadID
+	Name   string
+	Daemon bool
+	State  ThreadState
+	Depth  int
+}
+
+// Threads lists every thread created so far, in creation order.
+func (vm *VM) Threads() []ThreadInfo {
+	out := make([]ThreadInfo, len(vm.threads))
+	for i, t := range vm.threads {
+		out[i] = ThreadInfo{ID: t.ID, Name: t.Name, Daemon: t.Daemon, State: t.state, Depth: len(t.frames)}
+	}
+	return out
+}

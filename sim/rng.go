@@ -1,0 +1,16 @@
+package sim
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+)
+
+// Stream returns the random stream of one component of a run: a PCG
+// generator keyed by the run's master seed and the component's name
+// ("thread/main-0", "sampler/tprof"). Components never share a stream, so
+// adding a sampler never changes the program's own random choices.
+func Stream(seed uint64, component string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(component))
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}

@@ -1,0 +1,611 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Config is one run's configuration. Times are simulated nanoseconds.
+type Config struct {
+	// Seed is the master seed; every random stream derives from it.
+	Seed uint64
+	// CPUs is the number of simulated processors (≥ 1).
+	CPUs int
+	// Duration bounds the run: it ends then, or earlier when every
+	// non-daemon thread has finished. > 0.
+	Duration Time
+	// TimeSlice is the scheduler quantum: a running thread is preempted
+	// after it when others wait in the run queue. > 0.
+	TimeSlice Time
+	// ContextSwitch is the CPU time a dispatch costs before the thread runs
+	// (charged as VM overhead, not to the thread). ≥ 0.
+	ContextSwitch Time
+	// MaxStackDepth is the frame count at which a call overflows the stack
+	// and ends the thread (recorded as an incident). ≥ 1.
+	MaxStackDepth int
+	// Cost is the cost model of the base (compiled) code.
+	Cost CostModel
+}
+
+// DefaultConfig is what `profsim run` uses unless told otherwise.
+func DefaultConfig() Config {
+	return Config{
+		Seed:          1,
+		CPUs:          4,
+		Duration:      2 * Second,
+		TimeSlice:     10 * Millisecond,
+		ContextSwitch: 5 * Microsecond,
+		MaxStackDepth: 4096,
+		Cost:          DefaultCostModel(),
+	}
+}
+
+// Validate names the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.CPUs < 1:
+		return fmt.Errorf("cpus: %d must be ≥ 1", c.CPUs)
+	case c.Duration <= 0:
+		return fmt.Errorf("duration: %v must be > 0", c.Duration)
+	case c.TimeSlice <= 0:
+		return fmt.Errorf("time_slice: %v must be > 0", c.TimeSlice)
+	case c.ContextSwitch < 0:
+		return fmt.Errorf("context_switch: %v must be ≥ 0", c.ContextSwitch)
+	case c.MaxStackDepth < 1:
+		return fmt.Errorf("max_stack_depth: %d must be ≥ 1", c.MaxStackDepth)
+	}
+	return c.Cost.Validate()
+}
+
+// ThreadID identifies a thread within one run, in creation order.
+type ThreadID int32
+
+// frame flags.
+const (
+	fInlined    uint8 = 1 << iota // runs inside its caller's physical frame
+	fReturned                     // the call at pc has returned; step past it
+	fReturnHook                   // a handler wants to know when this frame returns
+)
+
+// frame is one source-level activation.
+type frame struct {
+	code     *Code
+	node     int32 // exact CCT node
+	pc       int32
+	loopBase int32 // this frame's loop counters start here in Thread.loops
+	flags    uint8
+	// retHandlers is the set of hook handlers armed on this frame's return.
+	retHandlers uint32
+	// workLeft is what remains of a Work or Native at pc that a horizon
+	// split; > 0 also means its block entry was already counted.
+	workLeft int64
+}
+
+type heldLock struct {
+	lock  int32
+	frame int32 // index of the frame that entered it
+}
+
+// Thread is one simulated thread.
+type Thread struct {
+	ID     ThreadID
+	Name   string
+	Daemon bool
+
+	state      ThreadState
+	stateSince Time
+	stateTime  [numStates]Time
+	start, end Time
+
+	clock  Time // the thread's own time; ≥ the VM's when running
+	cpu    int32
+	frames []frame
+	loops  []int64
+	active []int32 // active frames per method, for recursion limits
+	rng    *rand.Rand
+
+	stop       uint8 // pending stop reasons, handled in global time order
+	hooks      uint8 // hook kinds armed on this thread
+	armed      [numHooks]uint32
+	counter    int64  // bytecode counter (HookBytecodes)
+	counterBy  int32  // handler owning the counter
+	resumePoll bool   // the back-edge poll at pc was taken already
+	returned   uint32 // handlers whose return hook fired at this stop
+	wakeGen    int64
+
+	held        []heldLock
+	parent      ThreadID // joining parent, or -1
+	joinPending int
+
+	stmts      int64
+	allocBytes int64
+	uncaught   bool
+	overflow   bool
+}
+
+// State returns the thread's current state.
+func (t *Thread) State() ThreadState { return t.state }
+
+type cpu struct {
+	thread ThreadID // -1 when idle
+	gen    int64    // bumps on every dispatch; stale slice events carry an old one
+}
+
+type monitor struct {
+	owner   ThreadID
+	count   int
+	waiters []ThreadID // FIFO
+}
+
+// VM is one simulated Java-like virtual machine executing one program. It
+// is single-threaded and deterministic: the same image, config and hooks
+// give the same run.
+type VM struct {
+	cfg   Config
+	img   *Image
+	code  []*Code // installed code per method
+	truth *Truth
+
+	q       eventQueue
+	now     Time
+	end     Time
+	done    bool
+	threads []*Thread
+	cpus    []cpu
+	runq    []ThreadID
+	locks   []monitor
+
+	liveNonDaemon int
+	overhead      Time
+	incidents     []string
+	nameSeq       map[string]int
+
+	pollNanos, monitorNanos, throwNanos, unwindNanos, callNanos int64
+
+	handlers []HookHandler
+	timers   []TimerHandler
+}
+
+// New prepares a run. Nothing executes until Run or RunUntil.
+func New(img *Image, cfg Config) (*VM, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	vm := &VM{
+		cfg:     cfg,
+		img:     img,
+		code:    append([]*Code(nil), img.Base...),
+		truth:   newTruth(len(img.Edges)),
+		end:     cfg.Duration,
+		cpus:    make([]cpu, cfg.CPUs),
+		locks:   make([]monitor, len(img.Locks)),
+		nameSeq: map[string]int{},
+	}
+	c := cfg.Cost
+	vm.pollNanos, vm.monitorNanos = c.Nanos(c.PollCycles), c.Nanos(c.MonitorCycles)
+	vm.throwNanos, vm.unwindNanos, vm.callNanos = c.Nanos(c.ThrowCycles), c.Nanos(c.UnwindCycles), c.Nanos(c.CallCycles)
+	for i := range vm.cpus {
+		vm.cpus[i].thread = -1
+	}
+	for i := range vm.locks {
+		vm.locks[i].owner = -1
+	}
+	for i, spec := range img.Prog.Threads {
+		n := spec.Count
+		if n == 0 {
+			n = 1
+		}
+		for k := 0; k < n; k++ {
+			name := spec.Name
+			if n > 1 {
+				name += "-" + strconv.Itoa(k)
+			}
+			t := vm.newThread(name, img.entries[i], spec.Daemon, Time(spec.Start))
+			vm.q.push(event{at: Time(spec.Start), kind: evStart, a: int32(t.ID)})
+		}
+	}
+	return vm, nil
+}
+
+func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread {
+	id := ThreadID(len(vm.threads))
+	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1,
+		state: NotStarted, stateSince: at, start: at, clock: at,
+		active: make([]int32, len(vm.img.Methods)),
+		rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
+	}
+	vm.threads = append(vm.threads, t)
+	if !daemon {
+		vm.liveNonDaemon++
+	}
+	// The entry frame: a call from the CCT root, no caller to charge.
+	node := vm.truth.child(0, entry)
+	vm.truth.nodes[node].calls++
+	code := vm.code[entry]
+	t.frames = append(t.frames, frame{code: code, node: node})
+	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
+	t.active[entry]++
+	return t
+}
+
+// Config returns the run's configuration.
+func (vm *VM) Config() Config { return vm.cfg }
+
+// Image returns the program being run.
+func (vm *VM) Image() *Image { return vm.img }
+
+// Now is the time of the event or interaction being processed.
+func (vm *VM) Now() Time { return vm.now }
+
+// Truth is the ground-truth recorder of this run.
+func (vm *VM) Truth() *Truth { return vm.truth }
+
+// Install makes c the code new activations of its method run. Frames
+// already running keep their version (no on-stack replacement here).
+func (vm *VM) Install(c *Code) {
+	if c.Method < 0 || int(c.Method) >= len(vm.code) {
+		panic(fmt.Sprintf("sim: Install for unknown method %d", c.Method))
+	}
+	vm.code[c.Method] = c
+}
+
+// setState moves t to s at time at, accounting the time spent in the old
+// state.
+func (vm *VM) setState(t *Thread, s ThreadState, at Time) {
+	if at > t.stateSince {
+		t.stateTime[t.state] += at - t.stateSince
+		t.stateSince = at
+	}
+	t.state = s
+}
+
+// makeRunnable puts t on the lowest-numbered idle CPU, or at the tail of the
+// run queue.
+func (vm *VM) makeRunnable(t *Thread, at Time) {
+	vm.setState(t, Runnable, at)
+	for i := range vm.cpus {
+		if vm.cpus[i].thread < 0 {
+			vm.dispatch(int32(i), t, at)
+			return
+		}
+	}
+	vm.runq = append(vm.runq, t.ID)
+}
+
+// dispatch starts t on CPU c at time at, after the context switch.
+func (vm *VM) dispatch(c int32, t *Thread, at Time) {
+	cp := &vm.cpus[c]
+	cp.thread = t.ID
+	cp.gen++
+	t.cpu = c
+	start := at + vm.cfg.ContextSwitch
+	vm.overhead += vm.cfg.ContextSwitch
+	if t.clock < start {
+		t.clock = start
+	}
+	vm.setState(t, Running, t.clock)
+	vm.q.push(event{at: t.clock + vm.cfg.TimeSlice, kind: evSlice, a: c, b: cp.gen})
+}
+
+// offCPU takes a running t off its CPU into state s at its own time and
+// gives the CPU to the next runnable thread.
+func (vm *VM) offCPU(t *Thread, s ThreadState) {
+	c := t.cpu
+	vm.setState(t, s, t.clock)
+	t.cpu = -1
+	vm.cpus[c].thread = -1
+	vm.cpus[c].gen++
+	vm.dispatchNext(c, t.clock)
+}
+
+func (vm *VM) dispatchNext(c int32, at Time) {
+	if len(vm.runq) == 0 {
+		return
+	}
+	next := vm.threads[vm.runq[0]]
+	copy(vm.runq, vm.runq[1:])
+	vm.runq = vm.runq[:len(vm.runq)-1]
+	vm.dispatch(c, next, at)
+}
+
+// Done reports whether the run has ended.
+func (vm *VM) Done() bool { return vm.done }
+
+// Run executes the program to the end of the configured duration, or until
+// every non-daemon thread has finished.
+func (vm *VM) Run() *Result {
+	vm.RunUntil(vm.end)
+	return vm.Result()
+}
+
+// RunUntil executes until simulated time limit (or the end of the run),
+// processing every event before limit. It returns false once the run is
+// over. Stopping at a limit and continuing gives exactly the same run.
+func (vm *VM) RunUntil(limit Time) bool {
+	if limit > vm.end {
+		limit = vm.end
+	}
+	for !vm.done {
+		if vm.q.len() == 0 && !vm.anyRunning() {
+			vm.halt()
+			break
+		}
+		h := limit
+		if vm.q.len() > 0 && vm.q.peek().at < h {
+			h = vm.q.peek().at
+		}
+		// Advance every running thread to the horizon or its next stop.
+		// Between stops threads touch no shared state, so the order in
+		// which CPUs are advanced cannot matter.
+		for i := range vm.cpus {
+			id := vm.cpus[i].thread
+			if id < 0 {
+				continue
+			}
+			t := vm.threads[id]
+			if t.stop == 0 {
+				if r := vm.advance(t, h); r != stopHorizon {
+					t.stop = r
+				}
+			}
+		}
+		// Handle the earliest stop; ties go to the lower thread ID.
+		var first *Thread
+		for i := range vm.cpus {
+			id := vm.cpus[i].thread
+			if id < 0 {
+				continue
+			}
+			t := vm.threads[id]
+			if t.stop != 0 && (first == nil || t.clock < first.clock || (t.clock == first.clock && t.ID < first.ID)) {
+				first = t
+			}
+		}
+		if first != nil {
+			vm.now = first.clock
+			vm.handleStop(first)
+			continue
+		}
+		if h >= limit {
+			vm.now = limit
+			if limit == vm.end {
+				vm.finish(vm.end)
+			}
+			return !vm.done
+		}
+		e := vm.q.pop()
+		vm.now = e.at
+		vm.fire(e)
+	}
+	return false
+}
+
+// halt ends a run in which nothing can happen any more: no thread is
+// running and no event is pending. That is normal when every thread has
+// finished (a program of daemon threads only), and a deadlock otherwise.
+func (vm *VM) halt() {
+	for _, t := range vm.threads {
+		if t.state != Terminated {
+			vm.incident(fmt.Sprintf("at %v no thread can ever run again (thread %s is %v: deadlock); run ended", vm.now, t.Name, t.state))
+			break
+		}
+	}
+	vm.finish(vm.now)
+}
+
+func (vm *VM) anyRunning() bool {
+	for i := range vm.cpus {
+		if vm.cpus[i].thread >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (vm *VM) incident(s string) { vm.incidents = append(vm.incidents, s) }
+
+func (vm *VM) fire(e event) {
+	switch e.kind {
+	case evStart:
+		vm.makeRunnable(vm.threads[e.a], e.at)
+	case evWake:
+		t := vm.threads[e.a]
+		if t.state == Blocked && t.wakeGen == e.b {
+			vm.makeRunnable(t, e.at)
+		}
+	case evSlice:
+		c := &vm.cpus[e.a]
+		if c.gen != e.b || c.thread < 0 {
+			return // the thread left the CPU since
+		}
+		if len(vm.runq) == 0 {
+			vm.q.push(event{at: e.at + vm.cfg.TimeSlice, kind: evSlice, a: e.a, b: c.gen})
+			return
+		}
+		t := vm.threads[c.thread]
+		vm.runq = append(vm.runq, t.ID)
+		vm.offCPU(t, Runnable)
+	case evTimer:
+		vm.timers[e.a].OnTimer(vm, e.at, e.b)
+	}
+}
+
+// finish ends the run at time at and closes every thread's accounting.
+func (vm *VM) finish(at Time) {
+	vm.done = true
+	vm.end = at
+	for _, t := range vm.threads {
+		if t.state == Terminated || t.state == NotStarted {
+			continue
+		}
+		until := at
+		if t.state == Running && t.clock > until {
+			until = t.clock // indivisible costs may carry a thread past the end
+		}
+		vm.setState(t, t.state, until)
+	}
+}
+
+// handleStop performs what made t stop, at t's time.
+func (vm *VM) handleStop(t *Thread) {
+	r := t.stop
+	t.stop = 0
+	switch {
+	case r&stopExit != 0:
+		vm.exit(t)
+	case r&stopInteract != 0:
+		vm.interact(t)
+	default:
+		vm.fireHooks(t, r)
+	}
+}
+
+// exit retires a thread whose stack is empty.
+func (vm *VM) exit(t *Thread) {
+	t.end = t.clock
+	for len(t.held) > 0 { // only an uncaught exception leaves monitors held
+		vm.release(t, t.held[len(t.held)-1].lock)
+	}
+	vm.offCPU(t, Terminated)
+	t.frames = t.frames[:0]
+	if t.parent >= 0 {
+		p := vm.threads[t.parent]
+		if p.joinPending--; p.joinPending == 0 && p.state == JoinWait {
+			vm.makeRunnable(p, t.clock)
+		}
+	}
+	if !t.Daemon {
+		if vm.liveNonDaemon--; vm.liveNonDaemon == 0 {
+			vm.finish(t.clock)
+		}
+	}
+}
+
+// charge adds an indivisible cost to t's current context.
+func (vm *VM) charge(t *Thread, ns int64) {
+	vm.truth.nodes[t.frames[len(t.frames)-1].node].self += ns
+	t.clock += Time(ns)
+}
+
+// interact performs the shared-state instruction at t's pc.
+func (vm *VM) interact(t *Thread) {
+	f := &t.frames[len(t.frames)-1]
+	in := &f.code.Instrs[f.pc]
+	switch in.Op {
+	case OpBlock:
+		t.stmts++
+		d := Time(vm.img.dists[in.A].Sample(t.rng))
+		f.pc++
+		t.wakeGen++
+		vm.offCPU(t, Blocked)
+		vm.q.push(event{at: t.clock + d, kind: evWake, a: int32(t.ID), b: t.wakeGen})
+	case OpMonitorEnter:
+		t.stmts++
+		vm.charge(t, vm.monitorNanos)
+		m := &vm.locks[in.A]
+		if m.owner < 0 || m.owner == t.ID {
+			m.owner = t.ID
+			m.count++
+			t.held = append(t.held, heldLock{lock: in.A, frame: int32(len(t.frames) - 1)})
+			f.pc++
+			return
+		}
+		m.waiters = append(m.waiters, t.ID)
+		vm.offCPU(t, LockWait)
+	case OpMonitorExit:
+		vm.charge(t, vm.monitorNanos)
+		vm.release(t, in.A)
+		f.pc++
+	case OpSpawn:
+		t.stmts++
+		sp := &vm.img.spawns[in.A]
+		f.pc++
+		for k := 0; k < sp.count; k++ {
+			seq := vm.nameSeq[sp.name]
+			vm.nameSeq[sp.name]++
+			c := vm.newThread(sp.name+"-"+strconv.Itoa(seq), sp.entry, sp.daemon, t.clock)
+			if sp.join {
+				c.parent = t.ID
+			}
+			vm.makeRunnable(c, t.clock)
+		}
+		if sp.join {
+			t.joinPending += sp.count
+			vm.offCPU(t, JoinWait)
+		}
+	case OpThrow:
+		t.stmts++
+		if vm.throw(t, int(in.A)) {
+			t.stop = 0
+			vm.exit(t)
+		}
+	default:
+		panic(fmt.Sprintf("sim: thread %d stopped for interaction at %v", t.ID, in.Op))
+	}
+}
+
+// release exits monitor l once; the last exit hands it to the first waiter.
+func (vm *VM) release(t *Thread, l int32) {
+	m := &vm.locks[l]
+	if m.owner != t.ID || len(t.held) == 0 || t.held[len(t.held)-1].lock != l {
+		panic(fmt.Sprintf("sim: thread %d releases monitor %q it does not hold innermost", t.ID, vm.img.Locks[l]))
+	}
+	t.held = t.held[:len(t.held)-1]
+	if m.count--; m.count > 0 {
+		return
+	}
+	m.owner = -1
+	if len(m.waiters) == 0 {
+		return
+	}
+	w := vm.threads[m.waiters[0]]
+	copy(m.waiters, m.waiters[1:])
+	m.waiters = m.waiters[:len(m.waiters)-1]
+	m.owner, m.count = w.ID, 1
+	wf := &w.frames[len(w.frames)-1]
+	w.held = append(w.held, heldLock{lock: l, frame: int32(len(w.frames) - 1)})
+	wf.pc++
+	vm.makeRunnable(w, t.clock)
+}
+
+// throw raises an exception caught depth frames up. It reports whether the
+// exception was uncaught and the thread must end.
+func (vm *VM) throw(t *Thread, depth int) bool {
+	vm.truth.Exceptions++
+	vm.charge(t, vm.throwNanos+int64(depth)*vm.unwindNanos)
+	f := &t.frames[len(t.frames)-1]
+	if depth == 0 {
+		f.pc = f.code.Instrs[f.pc].B
+		return false
+	}
+	keep := len(t.frames) - depth
+	if keep < 0 {
+		keep = 0
+	}
+	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
+		vm.release(t, t.held[len(t.held)-1].lock)
+	}
+	for len(t.frames) > keep {
+		vm.pop(t)
+	}
+	if keep == 0 {
+		vm.truth.Uncaught++
+		t.uncaught = true
+		return true
+	}
+	top := &t.frames[keep-1]
+	top.flags &^= fReturned
+	top.pc++
+	return false
+}
+
+// pop removes the top frame.
+func (vm *VM) pop(t *Thread) frame {
+	last := len(t.frames) - 1
+	f := t.frames[last]
+	t.active[f.code.Method]--
+	t.loops = t.loops[:f.loopBase]
+	t.frames = t.frames[:last]
+	return f
+}
