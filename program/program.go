@@ -127,7 +127,7 @@ type VirtualCall struct {
 // Loop repeats Body Trips times, Trips drawn once per loop entry.
 type Loop struct {
 	// Trips must be bounded: a constant or a uniform range of integers.
-	Trips *Dist `json:"trips" yaml:"trips"`
+	Trips *Dist  `json:"trips" yaml:"trips"`
 	Body  []Stmt `json:"body" yaml:"body"`
 }
 
