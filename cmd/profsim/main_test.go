@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func runMain(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run 'go test ./cmd/profsim -update' to create it")
+	assert.Equal(t, string(want), got)
+}
+
+func TestRunTableGolden(t *testing.T) {
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "20ms", "--seed", "7")
+	require.Equal(t, 0, code, errOut)
+	golden(t, "run_hotcold.txt", out)
+}
+
+func TestRunJSONContract(t *testing.T) {
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "20ms", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Workload    string `json:"workload"`
+		Seed        uint64 `json:"seed"`
+		SimulatedNS int64  `json:"simulated_ns"`
+		Profiles    map[string]struct {
+			Samples int64 `json:"samples"`
+			Methods []struct {
+				Method     string  `json:"method"`
+				SelfShare  float64 `json:"self_share"`
+				TotalShare float64 `json:"total_share"`
+			} `json:"methods"`
+			Edges []struct {
+				Caller, Callee string
+				Count          int64
+			} `json:"edges"`
+		} `json:"profiles"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "hotcold", rep.Workload)
+	assert.Equal(t, uint64(1), rep.Seed)
+	assert.Equal(t, int64(20_000_000), rep.SimulatedNS)
+	truth := rep.Profiles["truth"]
+	require.NotEmpty(t, truth.Methods)
+	assert.Equal(t, "HotCold.hot", truth.Methods[0].Method)
+	assert.GreaterOrEqual(t, truth.Methods[0].SelfShare, 0.9)
+	for i := 1; i < len(truth.Methods); i++ {
+		assert.GreaterOrEqual(t, truth.Methods[i-1].SelfShare, truth.Methods[i].SelfShare, "sorted by self_share")
+	}
+	require.NotEmpty(t, truth.Edges)
+	assert.Equal(t, "HotCold.cold", truth.Edges[0].Caller)
+	assert.Equal(t, "HotCold.hot", truth.Edges[0].Callee)
+	assert.Positive(t, truth.Samples)
+}
+
+// Same seed and configuration → byte-identical JSON, for every workload.
+func TestRunJSONIsDeterministic(t *testing.T) {
+	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall", "testdata/threads.yaml"} {
+		args := []string{"run", "--workload", w, "--duration", "10ms", "--format", "json", "--seed", "11", "--cpus", "2"}
+		_, a, _ := runMain(args...)
+		_, b, _ := runMain(args...)
+		require.NotEmpty(t, a, w)
+		assert.Equal(t, a, b, w)
+		args[len(args)-3] = "12"
+		_, c, _ := runMain(args...)
+		if strings.HasSuffix(w, ".yaml") || w == "deepcall" { // these draw random numbers
+			assert.NotEqual(t, a, c, "%s: another seed, another run", w)
+		}
+	}
+}
+
+func TestRunWritesPprofAndFolded(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runMain("run", "--workload", "abcuv", "--duration", "10ms", "--out", dir)
+	require.Equal(t, 0, code, errOut)
+	f, err := os.Open(filepath.Join(dir, "truth.pb.gz"))
+	require.NoError(t, err)
+	defer f.Close()
+	p, err := profile.Parse(f)
+	require.NoError(t, err)
+	require.NoError(t, p.CheckValid())
+	assert.NotEmpty(t, p.Sample)
+	folded, err := os.ReadFile(filepath.Join(dir, "truth.folded"))
+	require.NoError(t, err)
+	assert.Contains(t, string(folded), "Main.main;Example.a;Example.b;Example.u;Example.v ")
+	if testing.Short() {
+		return
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", filepath.Join(dir, "truth.pb.gz")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "Example.v")
+}
+
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: bad\nmethods: [{class: A, name: a, body: [{loop: {body: [{work: {cycles: 1, bytecodes: 1}}]}}]}]\nthreads: [{name: m, entry: A.a}]\n"), 0o644))
+	garbage := filepath.Join(dir, "garbage.json")
+	require.NoError(t, os.WriteFile(garbage, []byte("{not json"), 0o644))
+	txt := filepath.Join(dir, "prog.txt")
+	require.NoError(t, os.WriteFile(txt, []byte("x"), 0o644))
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "nosuch"}, `unknown workload "nosuch"`},
+		{[]string{"run"}, "--workload is required"},
+		{[]string{"run", "--workload", "hotcold", "--duration", "-1s"}, "--duration -1s must be > 0"},
+		{[]string{"run", "--workload", "hotcold", "--duration", "soon"}, `invalid value "soon" for flag -duration`},
+		{[]string{"run", "--workload", "hotcold", "--cpus", "0"}, "--cpus 0 must be ≥ 1"},
+		{[]string{"run", "--workload", "hotcold", "--format", "xml"}, `--format "xml": want table or json`},
+		{[]string{"run", "--workload", "hotcold", "--seed", "-3"}, `invalid value "-3" for flag -seed`},
+		{[]string{"run", "--workload", "hotcold", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--workload", bad}, "methods[0].body[0].loop.trips: missing"},
+		{[]string{"run", "--workload", garbage}, "garbage.json: json:"},
+		{[]string{"run", "--workload", txt}, `unknown workload file extension ".txt"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"workloads", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		code, out, errOut := runMain(c.args...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Empty(t, out, "%v", c.args)
+		assert.Contains(t, errOut, c.want, "%v", c.args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: one line, got %q", c.args, errOut)
+	}
+}
+
+func TestWorkloadsListsEveryBuiltin(t *testing.T) {
+	code, out, _ := runMain("workloads")
+	require.Equal(t, 0, code)
+	golden(t, "workloads.txt", out)
+	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall"} {
+		assert.Contains(t, out, w)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runMain("run", "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "-workload")
+}
+
+// The complete example in docs/WORKLOADS.md must be a valid, runnable
+// workload: the doc and the code cannot drift apart.
+func TestWorkloadsDocExampleRuns(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "WORKLOADS.md"))
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	require.True(t, ok, "no yaml block in WORKLOADS.md")
+	example, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	path := filepath.Join(t.TempDir(), "shop.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(example), 0o644))
+	code, out, errOut := runMain("run", "--workload", path, "--duration", "50ms")
+	require.Equal(t, 0, code, errOut)
+	for _, m := range []string{"Book.price", "Toy.price", "Shop.parse", "Shop.walk"} {
+		assert.Contains(t, out, m)
+	}
+}
