@@ -153,21 +153,26 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			clock = t.clock
 
 		case OpReturn:
-			popped := vm.pop(t)
-			if len(t.frames) == 0 {
+			// pop, inlined: this is the hottest path after Work.
+			last := len(t.frames) - 1
+			flags, retHandlers := f.flags, f.retHandlers
+			t.active[f.code.Method]--
+			t.loops = t.loops[:f.loopBase]
+			t.frames = t.frames[:last]
+			if last == 0 {
 				t.clock = clock
 				return stopExit
 			}
-			caller := &t.frames[len(t.frames)-1]
+			caller := &t.frames[last-1]
 			caller.flags |= fReturned
 			var stop uint8
-			if popped.flags&fInlined == 0 && in.Flags&FlagPoll != 0 {
+			if flags&fInlined == 0 && in.Flags&FlagPoll != 0 {
 				tr.nodes[caller.node].self += vm.pollNanos
 				clock += Time(vm.pollNanos)
 				stop = t.hooks & stopPoll
 			}
-			if popped.flags&fReturnHook != 0 {
-				t.returned |= popped.retHandlers
+			if flags&fReturnHook != 0 {
+				t.returned |= retHandlers
 				stop |= stopReturn
 			}
 			if stop != 0 {

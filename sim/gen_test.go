@@ -14,6 +14,12 @@ import (
 // method i only calls methods after it (plus bounded self-recursion), so it
 // terminates; threads contend for two locks, block, spawn and throw.
 func randomProgram(seed uint64, methods int) *program.Program {
+	return genProgram(seed, methods, true)
+}
+
+// genProgram is randomProgram; without blocking it leaves out sleeps,
+// locks and spawns, for a CPU-bound program that measures the executor.
+func genProgram(seed uint64, methods int, blocking bool) *program.Program {
 	r := rand.New(rand.NewPCG(seed, 99))
 	p := &program.Program{Name: fmt.Sprintf("random%d", seed)}
 	name := func(i int) string { return fmt.Sprintf("C%d.m%d", i%3, i) }
@@ -38,9 +44,9 @@ func randomProgram(seed uint64, methods int) *program.Program {
 				s.Branch = &program.Branch{Probability: r.Float64(), Then: body(i, depth+1), Else: body(i, depth+1)}
 			case c == 9:
 				s.Alloc = &program.Alloc{Bytes: 8 + r.Int64N(100)}
-			case c == 10:
+			case c == 10 && blocking:
 				s.Block = &program.Block{Kind: program.BlockLock, Lock: fmt.Sprintf("L%d", r.IntN(2)), Body: body(i, depth+1)}
-			case c == 11:
+			case c == 11 && blocking:
 				s.Block = &program.Block{Kind: program.BlockSleep, Duration: &program.Dist{Kind: program.Exponential, A: 20000}}
 			case c == 12:
 				s.Throw = &program.Throw{Depth: r.IntN(3)}
@@ -60,10 +66,15 @@ func randomProgram(seed uint64, methods int) *program.Program {
 		}
 		p.Methods = append(p.Methods, m)
 	}
-	p.Methods = append(p.Methods, program.Method{Class: "Main", Name: "main", Body: []program.Stmt{
-		{Spawn: &program.Spawn{Name: "worker", Entry: name(0), Count: 2, Join: true}},
+	mainBody := []program.Stmt{
 		{Loop: &program.Loop{Trips: program.Const(50), Body: []program.Stmt{{Call: &program.Call{Method: name(0)}}}}},
-	}})
+	}
+	if blocking {
+		mainBody = append([]program.Stmt{{Spawn: &program.Spawn{Name: "worker", Entry: name(0), Count: 2, Join: true}}}, mainBody...)
+	} else {
+		mainBody[0].Loop.Trips = program.Const(1 << 40) // runs until the duration
+	}
+	p.Methods = append(p.Methods, program.Method{Class: "Main", Name: "main", Body: mainBody})
 	p.Threads = []program.Thread{
 		{Name: "main", Entry: "Main.main"},
 		{Name: "bg", Entry: name(0), Count: 2, Start: 1000},

@@ -601,11 +601,10 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 }
 
 // pop removes the top frame.
-func (vm *VM) pop(t *Thread) frame {
+func (vm *VM) pop(t *Thread) {
 	last := len(t.frames) - 1
-	f := t.frames[last]
+	f := &t.frames[last]
 	t.active[f.code.Method]--
 	t.loops = t.loops[:f.loopBase]
 	t.frames = t.frames[:last]
-	return f
 }

@@ -126,6 +126,10 @@ func cmdRun(args []string, stdout io.Writer) error {
 		}
 	} else {
 		rep.writeTable(w, f.top)
+		if f.out != "" {
+			fmt.Fprintf(w, "\nwrote %s and %s (open with: go tool pprof -http=: %[1]s)\n",
+				filepath.Join(f.out, "truth.pb.gz"), filepath.Join(f.out, "truth.folded"))
+		}
 	}
 	return w.Flush()
 }
