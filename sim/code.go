@@ -29,10 +29,11 @@ const (
 	OpSpawn                  // A: spawn spec index
 	OpThrow                  // A: depth, B: pc ending the enclosing statement list
 	OpReturn                 // end of method
+	OpService                // a service thread's current job (no CCT attribution)
 )
 
 var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
-	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return"}
+	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -50,6 +51,10 @@ const (
 	// fast-forwards whole iterations arithmetically.
 	FlagPureLoop
 )
+
+// A LoopBack without FlagPoll whose C is N > 0 is strip-mined: it polls
+// once every N iterations (when the remaining trip count is a multiple of
+// N), the way HotSpot's loop strip mining keeps counted loops preemptible.
 
 // Block kinds in Instr.B of OpBlock.
 const (
@@ -105,12 +110,43 @@ type Code struct {
 	Instrs []Instr
 	// LoopSlots is the deepest loop nesting: the loop counters a frame needs.
 	LoopSlots int32
-	// PollEntry adds a yield point in the prologue (Jikes-like flavour).
+	// PollEntry adds a yield point in the prologue (Jikes-like flavour,
+	// interpreter).
 	PollEntry bool
-	// Inline, when non-nil, is parallel to Instrs: the code a call at that
-	// pc runs inlined (no call cost, no return poll; a virtual call inlines
-	// only when the drawn receiver is Inline[pc].Method). Nil: no inlining.
-	Inline []*Code
+	// EpiloguePoll places the return poll in the callee, before its frame
+	// is popped (Jikes-like epilogue yield point, interpreter); otherwise
+	// the return poll runs after the pop and the thread is seen in the
+	// caller at the call site (HotSpot compiled code).
+	EpiloguePoll bool
+	// Counting code keeps the VM's invocation and back-edge counters (the
+	// interpreter's profiling, which drives compilation).
+	Counting bool
+	// Inline, when non-nil, is parallel to Instrs: the versions a call at
+	// that pc runs inlined (no call cost, no return poll). A static call has
+	// at most one; a virtual call inlines a receiver only when the drawn
+	// receiver is one of them (a guarded inline). Nil: no inlining.
+	Inline [][]*Code
+	// Debug, when non-nil, is parallel to Instrs and marks the positions
+	// that have debug information (a PcDesc): a sampler that resolves an
+	// exact position through debug info moves to the nearest preceding
+	// marked position. Nil means every position is recorded.
+	Debug []bool
+	// Size is the bytecode size the JIT compiled for this version,
+	// inlined callees included (0 for the base version).
+	Size int64
+}
+
+// inlined returns the version a call to callee at pc runs inlined, or nil.
+func (c *Code) inlined(pc int32, callee int32) *Code {
+	if c.Inline == nil {
+		return nil
+	}
+	for _, v := range c.Inline[pc] {
+		if v.Method == callee {
+			return v
+		}
+	}
+	return nil
 }
 
 // CostModel turns source cycles into simulated nanoseconds. The jit package

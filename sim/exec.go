@@ -44,6 +44,12 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			tr.nodes[f.node].self += cost
 			clock += Time(cost)
 			f.pc++
+			if in.Op == OpNative && t.hooks&stopPoll != 0 {
+				// Returning from native code checks for a pending
+				// safepoint, like HotSpot's native-to-Java transition.
+				t.clock = clock
+				return stopPoll
+			}
 
 		case OpCall:
 			if f.flags&fReturned != 0 {
@@ -52,11 +58,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				continue
 			}
 			t.stmts++
-			var inl *Code
-			if f.code.Inline != nil {
-				inl = f.code.Inline[f.pc]
-			}
-			if r := vm.call(t, in.A, in.B, inl, &clock); r != 0 {
+			if r := vm.call(t, in.A, in.B, f.code.inlined(f.pc, in.A), &clock); r != 0 {
 				t.clock = clock
 				return r
 			}
@@ -74,11 +76,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				r++
 			}
 			callee := vt.methods[r]
-			var inl *Code
-			if f.code.Inline != nil && f.code.Inline[f.pc] != nil && f.code.Inline[f.pc].Method == callee {
-				inl = f.code.Inline[f.pc]
-			}
-			if s := vm.call(t, callee, in.B+int32(r), inl, &clock); s != 0 {
+			if s := vm.call(t, callee, in.B+int32(r), f.code.inlined(f.pc, callee), &clock); s != 0 {
 				t.clock = clock
 				return s
 			}
@@ -105,14 +103,23 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					f.pc++
 					continue
 				}
-				if in.Flags&FlagPoll != 0 {
+				var stop uint8
+				if f.code.Counting {
+					m := f.code.Method
+					if vm.backedges[m]++; vm.backedges[m] == vm.backedgeTrigger[m] {
+						t.counterMethod, t.counterKind = m, BackedgeCounter
+						stop = stopCounter
+					}
+				}
+				if in.Flags&FlagPoll != 0 || (in.C > 0 && *ctr%int64(in.C) == 0) {
 					tr.nodes[f.node].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
-					if t.hooks&stopPoll != 0 {
-						t.resumePoll = true
-						t.clock = clock
-						return stopPoll
-					}
+					stop |= t.hooks & stopPoll
+				}
+				if stop != 0 {
+					t.resumePoll = true
+					t.clock = clock
+					return stop
 				}
 			}
 			f.pc = in.B
@@ -132,6 +139,10 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			f.pc = in.A
 
 		case OpAlloc:
+			if t.allocBytes+in.Cycles > t.tlabEnd {
+				t.clock = clock // a TLAB refill takes from the shared heap
+				return stopInteract
+			}
 			t.stmts++
 			n := &tr.nodes[f.node]
 			n.self += in.Cost
@@ -153,9 +164,22 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			clock = t.clock
 
 		case OpReturn:
+			if f.code.EpiloguePoll && in.Flags&FlagPoll != 0 && f.flags&fInlined == 0 {
+				if t.resumePoll {
+					t.resumePoll = false
+				} else {
+					tr.nodes[f.node].self += vm.pollNanos
+					clock += Time(vm.pollNanos)
+					if t.hooks&stopPoll != 0 {
+						t.resumePoll = true
+						t.clock = clock
+						return stopPoll
+					}
+				}
+			}
 			// pop, inlined: this is the hottest path after Work.
 			last := len(t.frames) - 1
-			flags, retHandlers := f.flags, f.retHandlers
+			flags, retHandlers, epilogue := f.flags, f.retHandlers, f.code.EpiloguePoll
 			t.active[f.code.Method]--
 			t.loops = t.loops[:f.loopBase]
 			t.frames = t.frames[:last]
@@ -166,7 +190,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			caller := &t.frames[last-1]
 			caller.flags |= fReturned
 			var stop uint8
-			if flags&fInlined == 0 && in.Flags&FlagPoll != 0 {
+			if flags&fInlined == 0 && in.Flags&FlagPoll != 0 && !epilogue {
 				tr.nodes[caller.node].self += vm.pollNanos
 				clock += Time(vm.pollNanos)
 				stop = t.hooks & stopPoll
@@ -179,6 +203,19 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				t.clock = clock
 				return stop
 			}
+
+		case OpService:
+			// A VM-internal thread's job: CPU time outside the CCT.
+			budget := int64(horizon - clock)
+			if t.jobLeft > budget {
+				t.jobLeft -= budget
+				t.clock = horizon
+				return stopHorizon
+			}
+			clock += Time(t.jobLeft)
+			t.jobLeft = 0
+			t.clock = clock
+			return stopInteract
 
 		case OpBlock, OpMonitorEnter, OpMonitorExit, OpSpawn:
 			t.clock = clock
@@ -225,6 +262,12 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time) uint8 
 	t.frames = append(t.frames, frame{code: code, node: node, loopBase: base, flags: flags})
 	t.active[callee]++
 	var stop uint8
+	if code.Counting {
+		if vm.invocations[callee]++; vm.invocations[callee] == vm.invocationTrigger[callee] {
+			t.counterMethod, t.counterKind = callee, InvocationCounter
+			stop = stopCounter
+		}
+	}
 	if code.PollEntry && inl == nil {
 		tr.nodes[node].self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
@@ -249,8 +292,32 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	if m := int64(horizon-*clock) / enter.IterCost; m < k {
 		k = m
 	}
-	if t.hooks&stopPoll != 0 && f.code.Instrs[enter.C-1].Flags&FlagPoll != 0 {
-		return // the first back-edge must stop
+	back := &f.code.Instrs[enter.C-1]
+	if t.hooks&stopPoll != 0 && (back.Flags&FlagPoll != 0 || back.C > 0) {
+		return // the first poll must stop
+	}
+	if mth := f.code.Method; f.code.Counting && vm.backedgeTrigger[mth] > vm.backedges[mth] {
+		if m := vm.backedgeTrigger[mth] - vm.backedges[mth] - 1; m < k {
+			k = m // stop short of the back-edge that fires the counter
+		}
+	}
+	var strip int64
+	if back.C > 0 {
+		// Counter values c-1 … c-k are passed at the k back-edges; those
+		// divisible by N poll.
+		n := int64(back.C)
+		c := *ctr
+		strip = (c-1)/n - (c-1-k)/n
+		if extra := strip * vm.pollNanos; extra > 0 {
+			// Shrink k until the polls fit in the budget too.
+			for k > 0 && k*enter.IterCost+strip*vm.pollNanos > int64(horizon-*clock) {
+				k = (int64(horizon-*clock) - strip*vm.pollNanos) / enter.IterCost
+				if k < 0 {
+					k = 0
+				}
+				strip = (c-1)/n - (c-1-k)/n
+			}
+		}
 	}
 	if t.hooks&stopBytecodes != 0 && enter.IterBytecodes > 0 {
 		if m := (t.counter - 1) / enter.IterBytecodes; m < k {
@@ -261,12 +328,15 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 		return
 	}
 	*ctr -= k
+	if f.code.Counting {
+		vm.backedges[f.code.Method] += k
+	}
 	n := &vm.truth.nodes[f.node]
-	n.self += k * enter.IterCost
+	n.self += k*enter.IterCost + strip*vm.pollNanos
 	n.bytecodes += k * enter.IterBytecodes
 	t.stmts += k * int64(enter.IterStmts)
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * enter.IterBytecodes
 	}
-	*clock += Time(k * enter.IterCost)
+	*clock += Time(k*enter.IterCost + strip*vm.pollNanos)
 }

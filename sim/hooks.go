@@ -43,6 +43,7 @@ const (
 	stopEntry                       // HookEntry fired
 	stopReturn                      // HookReturn fired
 	stopBytecodes                   // HookBytecodes fired
+	stopCounter                     // a JIT counter reached its trigger
 )
 
 var hookStops = [numHooks]uint8{stopPoll, stopEntry, stopReturn, stopBytecodes}
@@ -242,6 +243,9 @@ func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
 	t := vm.thread(id)
 	for i := range t.frames {
 		f := &t.frames[i]
+		if f.code.Method < 0 {
+			continue // a service thread has no Java frames
+		}
 		buf = append(buf, StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
 			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node})
 	}
@@ -264,15 +268,17 @@ type ThreadInfo struct {
 	ID     ThreadID
 	Name   string
 	Daemon bool
-	State  ThreadState
-	Depth  int
+	// Service threads are the VM's own (VM thread, compiler, agents).
+	Service bool
+	State   ThreadState
+	Depth   int
 }
 
 // Threads lists every thread created so far, in creation order.
 func (vm *VM) Threads() []ThreadInfo {
 	out := make([]ThreadInfo, len(vm.threads))
 	for i, t := range vm.threads {
-		out[i] = ThreadInfo{ID: t.ID, Name: t.Name, Daemon: t.Daemon, State: t.state, Depth: len(t.frames)}
+		out[i] = ThreadInfo{ID: t.ID, Name: t.Name, Daemon: t.Daemon, Service: t.service != nil, State: t.state, Depth: len(t.frames)}
 	}
 	return out
 }

@@ -4,6 +4,8 @@ package sim
 type ThreadStats struct {
 	Name   string
 	Daemon bool
+	// Service threads are the VM's own; their CPU is not application CPU.
+	Service bool
 	// Start is when the thread was created; End when it finished (0 if it
 	// was still alive at the end of the run).
 	Start, End Time
@@ -43,7 +45,21 @@ type Result struct {
 func (r *Result) AppCPU() Time {
 	var s Time
 	for i := range r.Threads {
-		s += r.Threads[i].CPU()
+		if !r.Threads[i].Service {
+			s += r.Threads[i].CPU()
+		}
+	}
+	return s
+}
+
+// VMCPU is the CPU time of the VM's service threads (VM thread, compiler,
+// profiler agents).
+func (r *Result) VMCPU() Time {
+	var s Time
+	for i := range r.Threads {
+		if r.Threads[i].Service {
+			s += r.Threads[i].CPU()
+		}
 	}
 	return s
 }
@@ -56,7 +72,7 @@ func (vm *VM) Result() *Result {
 		r.End = vm.end
 	}
 	for _, t := range vm.threads {
-		st := ThreadStats{Name: t.Name, Daemon: t.Daemon, Start: t.start, End: t.end,
+		st := ThreadStats{Name: t.Name, Daemon: t.Daemon, Service: t.service != nil, Start: t.start, End: t.end,
 			States: t.stateTime, Statements: t.stmts, AllocBytes: t.allocBytes,
 			Uncaught: t.uncaught, StackOverflow: t.overflow}
 		r.Statements += t.stmts

@@ -15,11 +15,12 @@ const (
 	LockWait                      // waiting for a monitor
 	JoinWait                      // waiting for spawned threads
 	Parked                        // stopped by a hook (safepoint, sampler)
+	Stalled                       // on a CPU but running VM or profiler code for the thread
 	Terminated                    // finished
 	numStates
 )
 
-var stateNames = [...]string{"new", "runnable", "running", "blocked", "lock_wait", "join_wait", "parked", "terminated"}
+var stateNames = [...]string{"new", "runnable", "running", "blocked", "lock_wait", "join_wait", "parked", "stalled", "terminated"}
 
 func (s ThreadState) String() string {
 	if int(s) < len(stateNames) {

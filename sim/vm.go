@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 )
@@ -24,6 +25,11 @@ type Config struct {
 	// MaxStackDepth is the frame count at which a call overflows the stack
 	// and ends the thread (recorded as an incident). ≥ 1.
 	MaxStackDepth int
+	// MaxStep bounds how far threads run ahead between scheduling rounds
+	// (0: up to the next event). Results do not depend on it, except that
+	// a global effect a thread triggers (a GC) reaches threads at most
+	// MaxStep late. ≥ 0.
+	MaxStep Time
 	// Cost is the cost model of the base (compiled) code.
 	Cost CostModel
 }
@@ -37,6 +43,7 @@ func DefaultConfig() Config {
 		TimeSlice:     10 * Millisecond,
 		ContextSwitch: 5 * Microsecond,
 		MaxStackDepth: 4096,
+		MaxStep:       100 * Microsecond,
 		Cost:          DefaultCostModel(),
 	}
 }
@@ -54,6 +61,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("context_switch: %v must be ≥ 0", c.ContextSwitch)
 	case c.MaxStackDepth < 1:
 		return fmt.Errorf("max_stack_depth: %d must be ≥ 1", c.MaxStackDepth)
+	case c.MaxStep < 0:
+		return fmt.Errorf("max_step: %v must be ≥ 0", c.MaxStep)
 	}
 	return c.Cost.Validate()
 }
@@ -108,9 +117,18 @@ type Thread struct {
 	stop       uint8 // pending stop reasons, handled in global time order
 	hooks      uint8 // hook kinds armed on this thread
 	armed      [numHooks]uint32
-	counter    int64  // bytecode counter (HookBytecodes)
-	counterBy  int32  // handler owning the counter
-	resumePoll bool   // the back-edge poll at pc was taken already
+	counter    int64 // bytecode counter (HookBytecodes)
+	counterBy  int32 // handler owning the counter
+	resumePoll bool  // the poll at pc was taken already
+	// counterMethod and counterKind say which counter fired (stopCounter).
+	counterMethod int32
+	counterKind   CounterKind
+	// service threads run jobs for Go code (VM thread, compiler, agents).
+	service    Service
+	jobLeft    int64
+	jobs       []serviceJob
+	tlabEnd    int64  // allocation beyond this refills the TLAB
+	heldByHold bool   // parked by SetHold, released by ReleaseHeld
 	returned   uint32 // handlers whose return hook fired at this stop
 	wakeGen    int64
 
@@ -165,6 +183,17 @@ type VM struct {
 
 	handlers []HookHandler
 	timers   []TimerHandler
+
+	// JIT counters per method, kept by Counting code.
+	invocations, invocationTrigger []int64
+	backedges, backedgeTrigger     []int64
+	counters                       CounterHandler
+
+	allocs   AllocHandler
+	tlabSize int64
+
+	hold bool
+	held []ThreadID
 }
 
 // New prepares a run. Nothing executes until Run or RunUntil.
@@ -188,6 +217,12 @@ func New(img *Image, cfg Config) (*VM, error) {
 	for i := range vm.cpus {
 		vm.cpus[i].thread = -1
 	}
+	n := len(img.Methods)
+	vm.invocations, vm.invocationTrigger = make([]int64, n), make([]int64, n)
+	vm.backedges, vm.backedgeTrigger = make([]int64, n), make([]int64, n)
+	for i := 0; i < n; i++ {
+		vm.invocationTrigger[i], vm.backedgeTrigger[i] = math.MaxInt64, math.MaxInt64
+	}
 	for i := range vm.locks {
 		vm.locks[i].owner = -1
 	}
@@ -210,14 +245,20 @@ func New(img *Image, cfg Config) (*VM, error) {
 
 func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread {
 	id := ThreadID(len(vm.threads))
-	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1,
+	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1, tlabEnd: math.MaxInt64,
 		state: NotStarted, stateSince: at, start: at, clock: at,
 		active: make([]int32, len(vm.img.Methods)),
 		rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
 	}
+	if vm.allocs != nil {
+		t.tlabEnd = 0 // the first allocation takes a TLAB
+	}
 	vm.threads = append(vm.threads, t)
 	if !daemon {
 		vm.liveNonDaemon++
+	}
+	if entry < 0 {
+		return t // a service thread: the caller gives it its code
 	}
 	// The entry frame: a call from the CCT root, no caller to charge.
 	node := vm.truth.child(0, entry)
@@ -263,6 +304,12 @@ func (vm *VM) setState(t *Thread, s ThreadState, at Time) {
 // makeRunnable puts t on the lowest-numbered idle CPU, or at the tail of the
 // run queue.
 func (vm *VM) makeRunnable(t *Thread, at Time) {
+	if vm.hold && t.service == nil {
+		vm.setState(t, Parked, at)
+		t.heldByHold = true
+		vm.held = append(vm.held, t.ID)
+		return
+	}
 	vm.setState(t, Runnable, at)
 	for i := range vm.cpus {
 		if vm.cpus[i].thread < 0 {
@@ -331,9 +378,12 @@ func (vm *VM) RunUntil(limit Time) bool {
 			vm.halt()
 			break
 		}
-		h := limit
+		h, isEvent := limit, false
 		if vm.q.len() > 0 && vm.q.peek().at < h {
-			h = vm.q.peek().at
+			h, isEvent = vm.q.peek().at, true
+		}
+		if vm.cfg.MaxStep > 0 && vm.now+vm.cfg.MaxStep < h {
+			h, isEvent = vm.now+vm.cfg.MaxStep, false
 		}
 		// Advance every running thread to the horizon or its next stop.
 		// Between stops threads touch no shared state, so the order in
@@ -367,8 +417,11 @@ func (vm *VM) RunUntil(limit Time) bool {
 			vm.handleStop(first)
 			continue
 		}
-		if h >= limit {
-			vm.now = limit
+		if !isEvent {
+			vm.now = h
+			if h < limit {
+				continue
+			}
 			if limit == vm.end {
 				vm.finish(vm.end)
 			}
@@ -457,7 +510,15 @@ func (vm *VM) handleStop(t *Thread) {
 	case r&stopInteract != 0:
 		vm.interact(t)
 	default:
-		vm.fireHooks(t, r)
+		if r&stopCounter != 0 {
+			if vm.counters != nil {
+				vm.counters.OnCounter(vm, t.ID, t.counterMethod, t.counterKind)
+			}
+			r &^= stopCounter
+		}
+		if r != 0 {
+			vm.fireHooks(t, r)
+		}
 	}
 }
 
@@ -534,6 +595,15 @@ func (vm *VM) interact(t *Thread) {
 			t.joinPending += sp.count
 			vm.offCPU(t, JoinWait)
 		}
+	case OpAlloc:
+		// TLAB exhausted: take a new one from the shared heap, in global
+		// time order, and let the allocation policy (GC) decide.
+		t.tlabEnd = t.allocBytes + max(vm.tlabSize, in.Cycles)
+		if vm.allocs != nil && vm.allocs.OnTLAB(vm, t.ID, t.tlabEnd-t.allocBytes) == Park && t.state == Running {
+			vm.offCPU(t, Parked)
+		}
+	case OpService:
+		vm.serviceJobDone(t)
 	case OpThrow:
 		t.stmts++
 		if vm.throw(t, int(in.A)) {
