@@ -17,7 +17,7 @@ const (
 	OpWork         Op = iota // Cost ns, Bytecodes
 	OpNative                 // Cost ns, no bytecodes, no polls
 	OpCall                   // A: callee method, B: call-edge id
-	OpVirtualCall            // A: vtable index, B: first call-edge id (+ receiver index)
+	OpVirtualCall            // A: vtable index, B: first call-edge id (+ receiver index), C: receivers
 	OpLoopEnter              // A: counter slot, B: trips dist index, C: pc after the loop
 	OpLoopBack               // A: counter slot, B: body start pc (a back-edge)
 	OpBranch                 // A: else pc; Cycles: threshold (Bytecodes: 1 = always)
@@ -250,6 +250,10 @@ type Image struct {
 	lockIndex map[string]int32
 }
 
+// Receivers returns the methods the virtual call in can dispatch to, in
+// call-edge order (edge in.B + i is receiver i).
+func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.A].methods }
+
 // NewImage resolves and flattens a validated program.
 func NewImage(p *program.Program, cost CostModel) (*Image, error) {
 	if err := p.Validate(); err != nil {
@@ -414,7 +418,7 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			}
 		}
 		f.img.vtables = append(f.img.vtables, vt)
-		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first})
+		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))})
 	case s.Loop != nil:
 		f.img.dists = append(f.img.dists, s.Loop.Trips)
 		slot := f.depth

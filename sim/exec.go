@@ -271,7 +271,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time) uint8 
 	if code.PollEntry && inl == nil {
 		tr.nodes[node].self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
-		stop = t.hooks & stopPoll
+		stop |= t.hooks & stopPoll
 	}
 	return stop | t.hooks&stopEntry
 }

@@ -235,6 +235,10 @@ type StackFrame struct {
 	Tier    Tier
 	// Node is the frame's exact CCT node (for ground-truth comparisons).
 	Node int32
+	// Code and PC are the exact position: the version the frame runs and
+	// the instruction it is at (for debug-information lookups).
+	Code *Code
+	PC   int32
 }
 
 // Stack appends thread id's frames, root first, to buf and returns it: the
@@ -247,7 +251,7 @@ func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
 			continue // a service thread has no Java frames
 		}
 		buf = append(buf, StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
-			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node})
+			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node, Code: f.code, PC: f.pc})
 	}
 	return buf
 }

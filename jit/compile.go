@@ -1,0 +1,189 @@
+package jit
+
+import "github.com/profsim/profsim/sim"
+
+// MethodSize is a method's size in bytecodes as the inliner sees it: its
+// basic blocks' bytecodes plus a few bytes per call, branch, loop and
+// runtime operation (the javac encodings' typical sizes).
+func MethodSize(c *sim.Code) int64 {
+	var n int64
+	for _, in := range c.Instrs {
+		switch in.Op {
+		case sim.OpWork:
+			n += in.Bytecodes
+		case sim.OpCall, sim.OpVirtualCall, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc:
+			n += 3
+		case sim.OpLoopEnter, sim.OpBranch, sim.OpLoopBack:
+			n += 3
+		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
+			n++
+		}
+	}
+	return n
+}
+
+// compile builds the compiled version of method m with its inlining tree,
+// from the call-site profile gathered so far.
+func (j *JIT) compile(m int32) *sim.Code {
+	return j.compileNode(m, []int32{m}, false)
+}
+
+// compileNode compiles method m as the root (inlined false) or as an
+// inlined callee at the end of path.
+func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
+	c := sim.Recost(j.img.Base[m], j.vm.Config().Cost, sim.Compiled)
+	c.Size = j.sizes[m]
+	if j.cfg.Flavour == Jikes {
+		c.PollEntry, c.EpiloguePoll = true, true
+	}
+	if j.cfg.Inline && len(path) <= j.cfg.MaxInlineLevel {
+		for pc := range c.Instrs {
+			in := &c.Instrs[pc]
+			var targets []int32
+			switch in.Op {
+			case sim.OpCall:
+				if j.shouldInline(in.A, path, j.vm.EdgeCount(int(in.B))) {
+					targets = append(targets, in.A)
+				}
+			case sim.OpVirtualCall:
+				targets = j.virtualTargets(in, path)
+			}
+			for _, callee := range targets {
+				if c.Inline == nil {
+					c.Inline = make([][]*sim.Code, len(c.Instrs))
+				}
+				child := j.compileNode(callee, append(append([]int32(nil), path...), callee), true)
+				c.Inline[pc] = append(c.Inline[pc], child)
+				c.Size += child.Size
+			}
+		}
+	}
+	j.placePolls(c)
+	j.placeDebugInfo(c, inlined)
+	return c
+}
+
+// shouldInline applies the size rules: always below MaxInlineSize, below
+// FreqInlineSize at a hot call site; never recursively.
+func (j *JIT) shouldInline(callee int32, path []int32, siteCount int64) bool {
+	for _, p := range path {
+		if p == callee {
+			return false
+		}
+	}
+	size := j.sizes[callee]
+	return size <= j.cfg.MaxInlineSize || (siteCount >= j.cfg.HotCallCount && size <= j.cfg.FreqInlineSize)
+}
+
+// virtualTargets picks the receivers a virtual call site inlines: the
+// dominant one, or both of a bimorphic site.
+func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
+	methods := j.img.Receivers(in)
+	var total int64
+	counts := make([]int64, len(methods))
+	seen := 0
+	for r := range methods {
+		counts[r] = j.vm.EdgeCount(int(in.B) + r)
+		total += counts[r]
+		if counts[r] > 0 {
+			seen++
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	var out []int32
+	for r, m := range methods {
+		share := float64(counts[r]) / float64(total)
+		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, counts[r]) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// placePolls removes the back-edge poll of counted loops (HotSpot): loops
+// with a bounded trip count — every loop in our IR — that are innermost and
+// contain no call left after inlining, no allocation and no runtime call.
+// With strip mining such a loop keeps one poll every StripMiningIter
+// iterations.
+func (j *JIT) placePolls(c *sim.Code) {
+	for pc := range c.Instrs {
+		in := &c.Instrs[pc]
+		switch in.Op {
+		case sim.OpReturn:
+			in.Flags |= sim.FlagPoll
+		case sim.OpLoopEnter:
+			back := &c.Instrs[in.C-1]
+			back.Flags |= sim.FlagPoll
+			back.C = 0
+			if j.cfg.Flavour == HotSpot && counted(c, int32(pc)+1, in.C-1) {
+				back.Flags &^= sim.FlagPoll
+				back.C = int32(j.cfg.StripMiningIter)
+			}
+		}
+	}
+}
+
+// counted reports whether the code in [from, to) — a loop body — calls
+// nothing that is not inlined, allocates nothing, enters no runtime and
+// contains no loop, inlined callees included.
+func counted(c *sim.Code, from, to int32) bool {
+	for pc := from; pc < to; pc++ {
+		switch c.Instrs[pc].Op {
+		case sim.OpCall, sim.OpVirtualCall:
+			if c.Inline == nil || len(c.Inline[pc]) == 0 {
+				return false
+			}
+			if c.Instrs[pc].Op == sim.OpVirtualCall && !allReceiversInlined(c, pc) {
+				return false // the guard's fallback is a real call
+			}
+			for _, v := range c.Inline[pc] {
+				if !counted(v, 0, int32(len(v.Instrs))) {
+					return false
+				}
+			}
+		case sim.OpLoopEnter, sim.OpAlloc, sim.OpBlock, sim.OpMonitorEnter, sim.OpMonitorExit,
+			sim.OpSpawn, sim.OpThrow, sim.OpNative:
+			return false
+		}
+	}
+	return true
+}
+
+// allReceiversInlined is true when every receiver the virtual call at pc
+// can dispatch to has an inlined version: no fallback call remains.
+func allReceiversInlined(c *sim.Code, pc int32) bool {
+	// The instruction's receivers are not reachable from here without the
+	// image; a guarded inline of fewer receivers than the site has keeps
+	// its fallback call. Code records the inlined set only, so we compare
+	// counts with the site's receiver count stored in Instr.C.
+	return int32(len(c.Inline[pc])) >= c.Instrs[pc].C
+}
+
+// placeDebugInfo marks the positions with debug information: polls, call
+// sites that remain calls, runtime calls, and the root's entry; every
+// position with DebugNonSafepoints.
+func (j *JIT) placeDebugInfo(c *sim.Code, inlined bool) {
+	if j.cfg.DebugNonSafepoints {
+		c.Debug = nil
+		return
+	}
+	c.Debug = make([]bool, len(c.Instrs))
+	c.Debug[0] = !inlined
+	for pc := range c.Instrs {
+		in := &c.Instrs[pc]
+		switch in.Op {
+		case sim.OpLoopBack:
+			c.Debug[pc] = in.Flags&sim.FlagPoll != 0 || in.C > 0
+		case sim.OpReturn:
+			c.Debug[pc] = !inlined
+		case sim.OpCall:
+			c.Debug[pc] = c.Inline == nil || len(c.Inline[pc]) == 0
+		case sim.OpVirtualCall:
+			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc))
+		case sim.OpAlloc, sim.OpBlock, sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpSpawn, sim.OpThrow, sim.OpNative:
+			c.Debug[pc] = true
+		}
+	}
+}

@@ -1,0 +1,256 @@
+// Package jit decides how the simulated VM compiles a program: which tier
+// each method runs in, what is inlined where, where the yield points
+// (polls) are and which positions have debug information. It executes
+// nothing: it builds sim.Code versions and installs them, driven by the
+// VM's invocation and back-edge counters and by a compiler thread whose
+// simulated CPU time delays every installation.
+package jit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profsim/profsim/sim"
+)
+
+// Flavour is the VM whose yield-point placement is modelled.
+type Flavour uint8
+
+// Flavours.
+const (
+	// HotSpot polls at method returns (after the frame is popped) and loop
+	// back-edges; counted loops lose their back-edge poll; inlined callees
+	// have no return poll.
+	HotSpot Flavour = iota
+	// Jikes has yield points in every prologue, epilogue and back-edge
+	// (Arnold & Grove's base system).
+	Jikes
+)
+
+func (f Flavour) String() string {
+	if f == Jikes {
+		return "jikes"
+	}
+	return "hotspot"
+}
+
+// ParseFlavour reads "hotspot" or "jikes".
+func ParseFlavour(s string) (Flavour, error) {
+	switch s {
+	case "hotspot":
+		return HotSpot, nil
+	case "jikes":
+		return Jikes, nil
+	}
+	return 0, fmt.Errorf("unknown VM flavour %q (want hotspot or jikes)", s)
+}
+
+// Config is the JIT's policy. Sizes are in bytecodes (MethodSize).
+type Config struct {
+	Flavour Flavour
+	// Tiered starts every method in the interpreter and compiles it when a
+	// counter passes its threshold; false compiles everything up front
+	// (with only size-based inlining, as no profile exists yet).
+	Tiered bool
+	// CompileThreshold is the invocation count that queues a method for
+	// compilation (HotSpot's CompileThreshold, 10000 for C2).
+	CompileThreshold int64
+	// BackedgeThreshold is the back-edge count that queues a method for
+	// on-stack replacement of its running loop.
+	BackedgeThreshold int64
+	// Inline enables inlining.
+	Inline bool
+	// MaxInlineSize: callees this small are always inlined (35).
+	MaxInlineSize int64
+	// FreqInlineSize: callees up to this size are inlined at hot call
+	// sites (325).
+	FreqInlineSize int64
+	// HotCallCount: a call site that ran at least this often when the
+	// caller is compiled is hot (HotSpot's InlineFrequencyCount, 100).
+	HotCallCount int64
+	// MaxInlineLevel bounds the depth of the inlining tree (9).
+	MaxInlineLevel int
+	// ReceiverDominance: a virtual call site is inlined, with a guard, for
+	// a receiver seen at least this share of the time (0.9); a site that
+	// saw exactly two receivers inlines both (bimorphic).
+	ReceiverDominance float64
+	// StripMiningIter, when > 0, keeps one poll every N iterations in
+	// counted loops (HotSpot's LoopStripMiningIter); 0 removes them.
+	StripMiningIter int64
+	// DebugNonSafepoints records debug information at every statement
+	// boundary, not only at polls and call sites.
+	DebugNonSafepoints bool
+	// CompileNanosPerBytecode is the compiler thread's CPU time per
+	// bytecode compiled, inlined callees included.
+	CompileNanosPerBytecode int64
+}
+
+// DefaultConfig is a HotSpot server VM of the papers' era with C2's
+// thresholds and inlining limits, without loop strip mining.
+func DefaultConfig() Config {
+	return Config{
+		Flavour:                 HotSpot,
+		Tiered:                  true,
+		CompileThreshold:        10000,
+		BackedgeThreshold:       14000,
+		Inline:                  true,
+		MaxInlineSize:           35,
+		FreqInlineSize:          325,
+		HotCallCount:            100,
+		MaxInlineLevel:          9,
+		ReceiverDominance:       0.9,
+		StripMiningIter:         0,
+		DebugNonSafepoints:      false,
+		CompileNanosPerBytecode: 2000,
+	}
+}
+
+// Validate names the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Flavour != HotSpot && c.Flavour != Jikes:
+		return fmt.Errorf("jit.flavour: unknown flavour %d", c.Flavour)
+	case c.CompileThreshold < 1:
+		return fmt.Errorf("jit.compile_threshold: %d must be ≥ 1", c.CompileThreshold)
+	case c.BackedgeThreshold < 1:
+		return fmt.Errorf("jit.backedge_threshold: %d must be ≥ 1", c.BackedgeThreshold)
+	case c.MaxInlineSize < 0 || c.FreqInlineSize < 0:
+		return fmt.Errorf("jit.max_inline_size, freq_inline_size: must be ≥ 0")
+	case c.HotCallCount < 0:
+		return fmt.Errorf("jit.hot_call_count: %d must be ≥ 0", c.HotCallCount)
+	case c.MaxInlineLevel < 0:
+		return fmt.Errorf("jit.max_inline_level: %d must be ≥ 0", c.MaxInlineLevel)
+	case !(c.ReceiverDominance > 0 && c.ReceiverDominance <= 1):
+		return fmt.Errorf("jit.receiver_dominance: %v not in (0, 1]", c.ReceiverDominance)
+	case c.StripMiningIter < 0:
+		return fmt.Errorf("jit.strip_mining_iter: %d must be ≥ 0", c.StripMiningIter)
+	case c.CompileNanosPerBytecode < 0:
+		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be ≥ 0", c.CompileNanosPerBytecode)
+	}
+	return nil
+}
+
+// Event is one compilation, for logs and --explain-jit.
+type Event struct {
+	Method  int32
+	Reason  string   // "invocations", "backedges (OSR)" or "startup"
+	Queued  sim.Time // when the counter fired
+	Done    sim.Time // when the code was installed
+	Size    int64    // bytecodes compiled, inlined callees included
+	Inlined int      // inlined call sites in the tree
+}
+
+// JIT is one VM's compiler: attached before the run, driven by counters.
+type JIT struct {
+	cfg      Config
+	vm       *sim.VM
+	img      *sim.Image
+	compiler sim.ThreadID
+	queued   []bool
+	pending  map[int64]*pendingCompile
+	nextTag  int64
+	events   []Event
+	sizes    []int64
+}
+
+type pendingCompile struct {
+	code   *sim.Code
+	method int32
+	osr    bool
+	event  int
+}
+
+// Attach installs the JIT's initial code (interpreted when tiered) and
+// its compiler thread on vm. Call it before vm runs.
+func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	img := vm.Image()
+	j := &JIT{cfg: cfg, vm: vm, img: img, queued: make([]bool, len(img.Methods)),
+		pending: map[int64]*pendingCompile{}}
+	for i := range img.Methods {
+		j.sizes = append(j.sizes, MethodSize(img.Base[i]))
+	}
+	j.compiler = vm.NewServiceThread("C2 CompilerThread0", j)
+	vm.SetCounterHandler(j)
+	for m := range img.Methods {
+		if cfg.Tiered {
+			vm.ReplaceCode(j.interpreted(int32(m))) // entry frames too
+			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
+			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)
+		} else {
+			c := j.compile(int32(m))
+			vm.ReplaceCode(c)
+			j.events = append(j.events, Event{Method: int32(m), Reason: "startup", Size: c.Size, Inlined: countInlined(c)})
+		}
+	}
+	return j, nil
+}
+
+// Config returns the JIT's configuration.
+func (j *JIT) Config() Config { return j.cfg }
+
+// Events lists the compilations so far, in the order they were queued.
+func (j *JIT) Events() []Event { return append([]Event(nil), j.events...) }
+
+// CompilerThread is the compiler's service thread.
+func (j *JIT) CompilerThread() sim.ThreadID { return j.compiler }
+
+// interpreted builds the interpreter's version of method m: every
+// statement costs InterpFactor more, every back-edge, call and return
+// polls, positions are exact, and the counters are kept.
+func (j *JIT) interpreted(m int32) *sim.Code {
+	c := sim.Recost(j.img.Base[m], j.vm.Config().Cost, sim.Interpreted)
+	c.Counting = true
+	c.PollEntry = true
+	c.EpiloguePoll = true
+	for i := range c.Instrs {
+		switch c.Instrs[i].Op {
+		case sim.OpLoopBack, sim.OpReturn:
+			c.Instrs[i].Flags |= sim.FlagPoll
+			c.Instrs[i].C = 0
+		}
+	}
+	return c
+}
+
+// OnCounter queues a compilation when a method's counter fires.
+func (j *JIT) OnCounter(vm *sim.VM, t sim.ThreadID, m int32, k sim.CounterKind) {
+	if j.queued[m] {
+		return
+	}
+	j.queued[m] = true
+	vm.SetTrigger(m, sim.InvocationCounter, math.MaxInt64)
+	vm.SetTrigger(m, sim.BackedgeCounter, math.MaxInt64)
+	// Decisions use the profile gathered up to now; the code is installed
+	// when the compiler thread has spent the time to compile it.
+	code := j.compile(m)
+	reason := "invocations"
+	if k == sim.BackedgeCounter {
+		reason = "backedges (OSR)"
+	}
+	j.events = append(j.events, Event{Method: m, Reason: reason, Queued: vm.Now(), Size: code.Size, Inlined: countInlined(code)})
+	j.nextTag++
+	j.pending[j.nextTag] = &pendingCompile{code: code, method: m, osr: k == sim.BackedgeCounter, event: len(j.events) - 1}
+	vm.SubmitJob(j.compiler, sim.Time(code.Size*j.cfg.CompileNanosPerBytecode), j.nextTag)
+}
+
+// OnJobDone installs a finished compilation. Running activations switch to
+// it (on-stack replacement) — at once, as versions share their layout.
+func (j *JIT) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+	p := j.pending[tag]
+	delete(j.pending, tag)
+	vm.ReplaceCode(p.code)
+	j.events[p.event].Done = vm.Now()
+}
+
+func countInlined(c *sim.Code) int {
+	n := 0
+	for _, vs := range c.Inline {
+		for _, v := range vs {
+			n += 1 + countInlined(v)
+		}
+	}
+	return n
+}
