@@ -11,12 +11,12 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 	clock := t.clock
 	tr := vm.truth
 	for {
-		if clock >= horizon {
+		f := &t.frames[len(t.frames)-1]
+		in := &f.code.Instrs[f.pc]
+		if clock >= horizon && !vm.instantAtHorizon(t, f, in) {
 			t.clock = clock
 			return stopHorizon
 		}
-		f := &t.frames[len(t.frames)-1]
-		in := &f.code.Instrs[f.pc]
 		switch in.Op {
 		case OpWork, OpNative:
 			cost := f.workLeft
@@ -53,30 +53,53 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 
 		case OpCall:
 			if f.flags&fReturned != 0 {
+				if f.flags&fPollPending != 0 {
+					f.flags &^= fPollPending
+					tr.nodes[f.node].self += vm.pollNanos
+					clock += Time(vm.pollNanos)
+					if t.hooks&stopPoll != 0 {
+						t.clock = clock
+						return stopPoll
+					}
+				}
 				f.flags &^= fReturned
 				f.pc++
 				continue
 			}
-			t.stmts++
-			if r := vm.call(t, in.A, in.B, f.code.inlined(f.pc, in.A), &clock); r != 0 {
+			if t.callDebt == 0 {
+				t.stmts++
+			}
+			if r := vm.call(t, in.A, in.B, f.code.inlined(f.pc, in.A), &clock, horizon); r != 0 {
 				t.clock = clock
 				return r
 			}
 
 		case OpVirtualCall:
 			if f.flags&fReturned != 0 {
+				if f.flags&fPollPending != 0 {
+					f.flags &^= fPollPending
+					tr.nodes[f.node].self += vm.pollNanos
+					clock += Time(vm.pollNanos)
+					if t.hooks&stopPoll != 0 {
+						t.clock = clock
+						return stopPoll
+					}
+				}
 				f.flags &^= fReturned
 				f.pc++
 				continue
 			}
-			t.stmts++
 			vt := &vm.img.vtables[in.A]
-			r, u := 0, t.rng.Float64()*vt.cum[len(vt.cum)-1]
-			for r < len(vt.cum)-1 && u >= vt.cum[r] {
-				r++
+			r := t.pendingRecv
+			if t.callDebt == 0 {
+				t.stmts++
+				u := t.rng.Float64() * vt.cum[len(vt.cum)-1]
+				for r = 0; r < int32(len(vt.cum))-1 && u >= vt.cum[r]; r++ {
+				}
+				t.pendingRecv = r
 			}
 			callee := vt.methods[r]
-			if s := vm.call(t, callee, in.B+int32(r), f.code.inlined(f.pc, callee), &clock); s != 0 {
+			if s := vm.call(t, callee, in.B+r, f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
 				t.clock = clock
 				return s
 			}
@@ -189,19 +212,15 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			}
 			caller := &t.frames[last-1]
 			caller.flags |= fReturned
-			var stop uint8
 			if flags&fInlined == 0 && in.Flags&FlagPoll != 0 && !epilogue {
-				tr.nodes[caller.node].self += vm.pollNanos
-				clock += Time(vm.pollNanos)
-				stop = t.hooks & stopPoll
+				// HotSpot's return poll runs after the pop: the caller
+				// pays it when it resumes at the call site.
+				caller.flags |= fPollPending
 			}
 			if flags&fReturnHook != 0 {
 				t.returned |= retHandlers
-				stop |= stopReturn
-			}
-			if stop != 0 {
 				t.clock = clock
-				return stop
+				return stopReturn
 			}
 
 		case OpService:
@@ -227,10 +246,25 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 	}
 }
 
+// instantAtHorizon reports whether the instruction at pc takes no time
+// and changes the method the thread is in — a return without a callee-side
+// poll, a call that is inlined — so that it must run before a horizon: a
+// sample at the horizon then sees the method whose code runs next, as the
+// ground truth does.
+func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
+	switch in.Op {
+	case OpReturn:
+		return !(f.code.EpiloguePoll && in.Flags&FlagPoll != 0 && f.flags&fInlined == 0) || t.resumePoll
+	case OpCall:
+		return f.flags&fReturned == 0 && t.callDebt == 0 && f.code.inlined(f.pc, in.A) != nil
+	}
+	return false
+}
+
 // call enters callee from t's top frame: edge is the static call edge, inl
 // the code to run inlined (nil for a real call). It returns the hook stops
 // that fired, or stopExit on stack overflow.
-func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time) uint8 {
+func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizon Time) uint8 {
 	caller := &t.frames[len(t.frames)-1]
 	if lim := vm.img.limits[callee]; lim > 0 && t.active[callee] >= lim {
 		caller.pc++ // the recursion's base case: the call is not made
@@ -246,13 +280,26 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time) uint8 
 		return stopExit
 	}
 	tr := vm.truth
-	tr.edgeCounts[edge]++
 	code, flags := inl, fInlined
 	if inl == nil {
+		// The call sequence runs in the caller; a horizon inside it stops
+		// the thread there, so an exact sampler sees the caller.
+		debt := t.callDebt
+		if debt == 0 {
+			debt = vm.callNanos
+		}
+		if budget := int64(horizon - *clock); debt > budget {
+			tr.nodes[caller.node].self += budget
+			*clock = horizon
+			t.callDebt = debt - budget
+			return stopHorizon
+		}
+		tr.nodes[caller.node].self += debt
+		*clock += Time(debt)
+		t.callDebt = 0
 		code, flags = vm.code[callee], 0
-		tr.nodes[caller.node].self += vm.callNanos
-		*clock += Time(vm.callNanos)
 	}
+	tr.edgeCounts[edge]++
 	node := tr.child(caller.node, callee)
 	tr.nodes[node].calls++
 	base := int32(len(t.loops))

@@ -59,7 +59,9 @@ const (
 
 // HookHandler receives the hooks it armed. The thread is stopped exactly at
 // the hook point; the handler may read its stack (VM.Stack), arm hooks and
-// schedule timers.
+// schedule timers. HookPoll also fires, with the thread no longer Running,
+// when a poll-armed thread blocks, parks or exits — a safe transition, as
+// in HotSpot — and then the returned Action is ignored.
 type HookHandler interface {
 	OnHook(vm *VM, t ThreadID, h Hook) Action
 }
@@ -266,6 +268,29 @@ func (vm *VM) InNative(id ThreadID) bool {
 	f := &t.frames[len(t.frames)-1]
 	return f.code.Instrs[f.pc].Op == OpNative && f.workLeft > 0
 }
+
+// State returns thread id's current state.
+func (vm *VM) State(id ThreadID) ThreadState { return vm.thread(id).state }
+
+// ThreadCPU returns thread id's CPU time so far.
+func (vm *VM) ThreadCPU(id ThreadID) Time {
+	t := vm.thread(id)
+	cpu := t.stateTime[Running]
+	if t.state == Running && t.clock > t.stateSince {
+		cpu += t.clock - t.stateSince
+	}
+	return cpu
+}
+
+// ThreadName returns thread id's name.
+func (vm *VM) ThreadName(id ThreadID) string { return vm.thread(id).Name }
+
+// NumThreads is how many threads have been created so far (IDs are
+// 0 … NumThreads-1).
+func (vm *VM) NumThreads() int { return len(vm.threads) }
+
+// IsService reports whether thread id is one of the VM's service threads.
+func (vm *VM) IsService(id ThreadID) bool { return vm.thread(id).service != nil }
 
 // ThreadInfo is a read-only summary of a thread.
 type ThreadInfo struct {

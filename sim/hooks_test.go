@@ -100,6 +100,7 @@ func TestPollHookStopsAtTheNextPoll(t *testing.T) {
 		"poll@251 A.main:4",
 		"poll@252 A.main:2",
 		"poll@327 A.main:4", // the last iteration exits: no back-edge poll
+		"poll@427 ",         // exiting is a safe transition: reported, no stack
 	}, r.log)
 	// Stopping did not change the run.
 	plain := newVM(t, parse(t, hookProgram), func(c *Config) { c.ContextSwitch = 0 }).Run()
@@ -113,7 +114,7 @@ func TestEntryAndReturnHooks(t *testing.T) {
 	require.Equal(t, []string{"entry@154 A.main:4>A.leaf:1"}, r.log)
 	vm.ArmReturn(r.id, 0, 1) // leaf's frame
 	vm.Run()
-	assert.Equal(t, "return@175 A.main:4", r.log[1])
+	assert.Equal(t, "return@174 A.main:4", r.log[1]) // at the pop, before main runs its return poll
 	assert.Len(t, r.log, 2, "hooks are one-shot")
 }
 
@@ -159,7 +160,7 @@ func TestTimerSeesExactPositions(t *testing.T) {
 		"timer@50 A.main:1",           // in the first work
 		"timer@154 A.main:4>A.leaf:1", // just entered leaf
 		"timer@160 A.main:4>A.leaf:1",
-		"timer@175 A.main:4", // back in main after the return poll, at the call site
+		"timer@175 A.main:2", // back in main after the return poll, at the back-edge
 		"timer@400 A.main:5", // the final work
 	}, r.log)
 }

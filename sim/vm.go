@@ -72,9 +72,10 @@ type ThreadID int32
 
 // frame flags.
 const (
-	fInlined    uint8 = 1 << iota // runs inside its caller's physical frame
-	fReturned                     // the call at pc has returned; step past it
-	fReturnHook                   // a handler wants to know when this frame returns
+	fInlined     uint8 = 1 << iota // runs inside its caller's physical frame
+	fReturned                      // the call at pc has returned; step past it
+	fReturnHook                    // a handler wants to know when this frame returns
+	fPollPending                   // the returned call's return poll is still to run
 )
 
 // frame is one source-level activation.
@@ -120,6 +121,10 @@ type Thread struct {
 	counter    int64 // bytecode counter (HookBytecodes)
 	counterBy  int32 // handler owning the counter
 	resumePoll bool  // the poll at pc was taken already
+	// callDebt is what remains to pay of a call a horizon split, and
+	// pendingRecv the receiver a split virtual call had drawn.
+	callDebt    int64
+	pendingRecv int32
 	// counterMethod and counterKind say which counter fired (stopCounter).
 	counterMethod int32
 	counterKind   CounterKind
@@ -344,6 +349,11 @@ func (vm *VM) offCPU(t *Thread, s ThreadState) {
 	vm.cpus[c].thread = -1
 	vm.cpus[c].gen++
 	vm.dispatchNext(c, t.clock)
+	if s != Runnable && t.hooks&stopPoll != 0 {
+		// Blocking, parking and exiting are safe transitions: a thread
+		// someone waits for at its next poll is as good as there.
+		vm.fireHooks(t, stopPoll)
+	}
 }
 
 func (vm *VM) dispatchNext(c int32, at Time) {
@@ -665,7 +675,7 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		return true
 	}
 	top := &t.frames[keep-1]
-	top.flags &^= fReturned
+	top.flags &^= fReturned | fPollPending
 	top.pc++
 	return false
 }

@@ -1,0 +1,129 @@
+// Package harness wires one simulated run together — VM, JIT, safepoints,
+// GC and samplers — so that the command line, the tests and the studies
+// set up runs the same way.
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/safepoint"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+)
+
+// Config is one run's full configuration.
+type Config struct {
+	Sim sim.Config
+	// JIT, unless NoJIT: without a JIT every method runs its base version
+	// (compiled, polls at every return and back-edge, no inlining).
+	JIT   jit.Config
+	NoJIT bool
+	// GC, when non-nil, enables allocation-driven collections.
+	GC *safepoint.GCConfig
+	// Samplers to attach, by registry name ("truth" is always computed and
+	// may be listed for ordering). Costed mode takes exactly one.
+	Samplers []string
+	Mode     samplers.Mode
+	// Configure, if set, may adjust each sampler before it attaches (tests
+	// and studies use it to set parameters).
+	Configure func(samplers.Sampler)
+}
+
+// DefaultConfig: default VM, JIT and GC, no sampler, passive mode.
+func DefaultConfig() Config {
+	gc := safepoint.DefaultGCConfig()
+	return Config{Sim: sim.DefaultConfig(), JIT: jit.DefaultConfig(), GC: &gc}
+}
+
+// Outcome is a finished run.
+type Outcome struct {
+	Result     *sim.Result
+	JIT        *jit.JIT // nil with NoJIT
+	Safepoints *safepoint.Coordinator
+	GC         *safepoint.GC
+	// Names lists the profiles in the requested order, "truth" first
+	// unless listed elsewhere.
+	Names    []string
+	Profiles map[string]*profile.Profile
+	Costs    map[string]samplers.Costs
+}
+
+// Run executes program p under cfg.
+func Run(p *program.Program, cfg Config) (*Outcome, error) {
+	img, err := sim.NewImage(p, cfg.Sim.Cost)
+	if err != nil {
+		return nil, err
+	}
+	vm, err := sim.New(img, cfg.Sim)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
+	if !cfg.NoJIT {
+		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
+			return nil, err
+		}
+	}
+	if out.Safepoints, err = safepoint.New(vm); err != nil {
+		return nil, err
+	}
+	if cfg.GC != nil {
+		if out.GC, err = safepoint.AttachGC(vm, out.Safepoints, *cfg.GC); err != nil {
+			return nil, err
+		}
+	}
+	names := cfg.Samplers
+	if !containsName(names, "truth") {
+		names = append([]string{"truth"}, names...)
+	}
+	var attached []samplers.Sampler
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, fmt.Errorf("samplers: %q listed twice", n)
+		}
+		seen[n] = true
+		if n == "truth" {
+			continue
+		}
+		s, err := samplers.New(n)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Configure != nil {
+			cfg.Configure(s)
+		}
+		attached = append(attached, s)
+	}
+	if cfg.Mode == samplers.Costed && len(attached) > 1 {
+		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))
+	}
+	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed}
+	for _, s := range attached {
+		if err := s.Attach(env); err != nil {
+			return nil, err
+		}
+	}
+	out.Result = vm.Run()
+	out.Names = names
+	out.Profiles["truth"] = out.Result.Truth.Profile(img)
+	for _, s := range attached {
+		r := s.Result()
+		out.Profiles[s.Name()] = r.Profile
+		out.Costs[s.Name()] = r.Costs
+	}
+	return out, nil
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package safepoint
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/sim"
+)
+
+// GCConfig is a minimal generational collector: threads take TLABs from an
+// eden of EdenBytes; when it is full, a young collection runs at a global
+// safepoint and pauses every application thread.
+type GCConfig struct {
+	// EdenBytes is the young generation's allocation space. > 0.
+	EdenBytes int64
+	// TLABBytes is the thread-local allocation buffer size. > 0.
+	TLABBytes int64
+	// PauseBase and PausePerMB give the collection's cost on the VM
+	// thread: PauseBase + PausePerMB × EdenBytes/MiB (copying survivors
+	// scales with the space collected).
+	PauseBase, PausePerMB sim.Time
+}
+
+// DefaultGCConfig is a small young generation: allocation-heavy programs
+// collect every few ms and pay pauses of about a millisecond.
+func DefaultGCConfig() GCConfig {
+	return GCConfig{EdenBytes: 64 << 20, TLABBytes: 256 << 10, PauseBase: 200 * sim.Microsecond, PausePerMB: 20 * sim.Microsecond}
+}
+
+// Validate names the first invalid field.
+func (c GCConfig) Validate() error {
+	switch {
+	case c.EdenBytes <= 0:
+		return fmt.Errorf("gc.eden_bytes: %d must be > 0", c.EdenBytes)
+	case c.TLABBytes <= 0 || c.TLABBytes > c.EdenBytes:
+		return fmt.Errorf("gc.tlab_bytes: %d must be in (0, eden_bytes]", c.TLABBytes)
+	case c.PauseBase < 0 || c.PausePerMB < 0:
+		return fmt.Errorf("gc.pause_base, pause_per_mb: must be ≥ 0")
+	}
+	return nil
+}
+
+// GC triggers young collections from allocation.
+type GC struct {
+	cfg     GCConfig
+	coord   *Coordinator
+	used    int64
+	pending bool
+	waiting []sim.ThreadID
+	// Collections counts finished collections.
+	Collections int
+}
+
+// AttachGC enables TLAB accounting on vm and collects through coord.
+func AttachGC(vm *sim.VM, coord *Coordinator, cfg GCConfig) (*GC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &GC{cfg: cfg, coord: coord}
+	vm.SetAllocHandler(g, cfg.TLABBytes)
+	return g, nil
+}
+
+// OnTLAB hands out a TLAB; when eden is exhausted it requests a collection
+// and parks the allocating thread until the collection is over.
+func (g *GC) OnTLAB(vm *sim.VM, t sim.ThreadID, bytes int64) sim.Action {
+	if !g.pending && g.used+bytes <= g.cfg.EdenBytes {
+		g.used += bytes
+		return sim.Continue
+	}
+	if !g.pending {
+		g.pending = true
+		g.coord.Request("gc", g)
+	}
+	g.waiting = append(g.waiting, t)
+	return sim.Park
+}
+
+// Charge accounts bytes allocated outside application code (a profiler
+// agent's trace buffers): they fill eden like any allocation and may
+// trigger a collection.
+func (g *GC) Charge(vm *sim.VM, bytes int64) {
+	g.used += bytes
+	if g.used > g.cfg.EdenBytes && !g.pending {
+		g.pending = true
+		g.coord.Request("gc", g)
+	}
+}
+
+// Run is the collection's cost on the VM thread.
+func (g *GC) Run(vm *sim.VM, at sim.Time) sim.Time {
+	return g.cfg.PauseBase + g.cfg.PausePerMB*sim.Time(g.cfg.EdenBytes>>20)
+}
+
+// Done empties eden; the threads that waited to allocate take their TLAB.
+func (g *GC) Done(vm *sim.VM, at sim.Time) {
+	g.Collections++
+	g.used = 0
+	g.pending = false
+	for _, t := range g.waiting {
+		g.used += g.cfg.TLABBytes
+		if vm.State(t) == sim.Parked {
+			vm.Unpark(t)
+		}
+	}
+	g.waiting = nil
+}

@@ -1,0 +1,255 @@
+package samplers
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+)
+
+// SafepointConfig configures a safepoint-biased sampler: a timer asks for
+// a global safepoint and the VM thread walks the stacks of the threads that
+// were running Java code, each stopped at its next poll.
+type SafepointConfig struct {
+	// Interval is the nominal sampling period. > 0.
+	Interval sim.Time
+	// FromEnd starts the next interval when the previous sample is
+	// finished (a sampler thread that sleeps between samples, as hprof's
+	// does) instead of on a fixed clock (xprof's WatcherThread).
+	FromEnd bool
+	// Depth keeps at most this many frames nearest the leaf (0: all).
+	Depth int
+	// Flat records only the method of the leaf physical frame (xprof's
+	// flat profile; inlined callees are charged to the compiled method).
+	Flat bool
+	// WalkPerThread and WalkPerFrame are the VM thread's cost of a stack
+	// walk at the safepoint.
+	WalkPerThread, WalkPerFrame sim.Time
+	// AgentPerSample is the agent thread's CPU per sample (waking,
+	// storing traces); AllocPerSample the bytes it allocates for them.
+	AgentPerSample sim.Time
+	AllocPerSample int64
+}
+
+// Validate names the first invalid field.
+func (c SafepointConfig) Validate() error {
+	switch {
+	case c.Interval <= 0:
+		return fmt.Errorf("interval: %v must be > 0", c.Interval)
+	case c.Depth < 0:
+		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
+	case c.WalkPerThread < 0 || c.WalkPerFrame < 0 || c.AgentPerSample < 0 || c.AllocPerSample < 0:
+		return fmt.Errorf("costs must be ≥ 0")
+	}
+	return nil
+}
+
+// The variants differ only in interval handling, depth and observer cost.
+// Sources: hprof's defaults are interval=10 ms between samples and depth=4
+// (hprof documentation); xprof is HotSpot's flat profiler, ticked by the
+// WatcherThread every 10 ms, leaf method only; for JProfiler and YourKit
+// (commercial, agents with full call trees and heavier per-sample work)
+// we choose 10 ms, unlimited depth and larger agent costs — Mytkowicz et
+// al. only say they differ in observer effect, which is what these costs
+// stand for. The generic "safepoint" is JVMTI GetAllStackTraces with the
+// 256-frame limit of Hofer et al.
+var safepointVariants = []struct {
+	name, desc string
+	cfg        SafepointConfig
+}{
+	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
+		SafepointConfig{Interval: 10 * sim.Millisecond, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
+	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
+		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10}},
+	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
+		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}},
+	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
+		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}},
+	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
+		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}},
+}
+
+func init() {
+	for _, v := range safepointVariants {
+		v := v
+		Register(Info{Name: v.name, Description: v.desc, New: func() Sampler { return NewSafepoint(v.name, v.cfg) }})
+	}
+}
+
+// Safepoint is a safepoint-biased sampler.
+type Safepoint struct {
+	name  string
+	cfg   SafepointConfig
+	env   *Env
+	rec   *recorder
+	timer sim.TimerID
+	hook  sim.HandlerID
+	agent sim.ThreadID
+	// passive mode: threads whose next poll is a sample.
+	pending map[sim.ThreadID]bool
+}
+
+// NewSafepoint creates a safepoint sampler named name.
+func NewSafepoint(name string, cfg SafepointConfig) *Safepoint {
+	return &Safepoint{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}}
+}
+
+// Name is the sampler's registry name.
+func (s *Safepoint) Name() string { return s.name }
+
+// Config returns the sampler's configuration.
+func (s *Safepoint) Config() SafepointConfig { return s.cfg }
+
+// Attach starts the sampling timer.
+func (s *Safepoint) Attach(env *Env) error {
+	if err := s.cfg.Validate(); err != nil {
+		return fmt.Errorf("sampler %s: %w", s.name, err)
+	}
+	if env.Mode == Costed && env.Safepoints == nil {
+		return fmt.Errorf("sampler %s: costed mode needs a safepoint coordinator", s.name)
+	}
+	s.env = env
+	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	s.timer = env.VM.AddTimer(s)
+	if env.Mode == Costed {
+		s.agent = env.VM.NewServiceThread(s.name+" agent", s)
+	} else {
+		h, err := env.VM.AddHookHandler(s)
+		if err != nil {
+			return err
+		}
+		s.hook = h
+	}
+	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
+	return nil
+}
+
+// Agent job tags.
+const (
+	tagRequest = iota
+	tagProcess
+)
+
+// OnTimer is the sampling tick.
+func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+	s.rec.costs.Requested++
+	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	if !s.cfg.FromEnd {
+		vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+	}
+	if s.env.Mode == Costed {
+		// The agent thread wakes and asks the VM for a safepoint.
+		vm.SubmitJob(s.agent, 2*sim.Microsecond, tagRequest)
+		return
+	}
+	armed := false
+	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
+		vm.Arm(s.hook, id, sim.HookPoll)
+		s.pending[id] = true
+		armed = true
+	}
+	if !armed && s.cfg.FromEnd {
+		vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+	}
+}
+
+// OnHook (passive mode) samples a thread at its next poll: where it would
+// have stopped for the safepoint.
+func (s *Safepoint) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+	if !s.pending[id] {
+		return sim.Continue
+	}
+	delete(s.pending, id)
+	if vm.State(id) == sim.Running {
+		s.sample(vm, id)
+	}
+	if len(s.pending) == 0 && s.cfg.FromEnd {
+		vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval, 0)
+	}
+	return sim.Continue
+}
+
+// OnJobDone advances the agent's work (costed mode).
+func (s *Safepoint) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+	switch tag {
+	case tagRequest:
+		s.env.Safepoints.Request("sample:"+s.name, s)
+	case tagProcess:
+		if s.cfg.FromEnd {
+			vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval, 0)
+		}
+	}
+}
+
+// Run walks the stopped threads' stacks at the safepoint (costed mode).
+func (s *Safepoint) Run(vm *sim.VM, at sim.Time) sim.Time {
+	var cost sim.Time
+	ids := s.env.Safepoints.Stopped()
+	for _, id := range appThreads(vm, sim.Running) {
+		if vm.InNative(id) {
+			ids = append(ids, id) // safe in native, still sampled by JVMTI
+		}
+	}
+	for _, id := range ids {
+		n := s.sample(vm, id)
+		cost += s.cfg.WalkPerThread + s.cfg.WalkPerFrame*sim.Time(n)
+	}
+	return cost
+}
+
+// Done hands the traces to the agent.
+func (s *Safepoint) Done(vm *sim.VM, at sim.Time) {
+	if s.env.GC != nil && s.cfg.AllocPerSample > 0 {
+		s.env.GC.Charge(vm, s.cfg.AllocPerSample)
+	}
+	vm.SubmitJob(s.agent, s.cfg.AgentPerSample, tagProcess)
+}
+
+// sample records thread id's stack now and returns the frames walked.
+func (s *Safepoint) sample(vm *sim.VM, id sim.ThreadID) int {
+	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
+	if len(s.rec.buf) == 0 {
+		return 0
+	}
+	if s.cfg.Flat {
+		leaf := physicalRoot(s.rec.buf)
+		s.rec.add([]profile.Frame{{Func: s.rec.fn[leaf.Method]}}, id, s.cfg.Interval)
+		return 1
+	}
+	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
+	s.rec.add(frames, id, s.cfg.Interval)
+	return len(frames)
+}
+
+// Result returns the profile and costs.
+func (s *Safepoint) Result() *Result {
+	r := s.rec.result()
+	if s.env.Mode == Costed {
+		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
+		for _, rec := range s.env.Safepoints.Records() {
+			if rec.Reason != "sample:"+s.name {
+				continue
+			}
+			r.Costs.AgentCPU += rec.End - rec.Safe
+			for _, p := range rec.Pauses {
+				r.Costs.Pauses += p.Resumed - p.Stopped
+			}
+		}
+	}
+	return r
+}
+
+// physicalRoot is the frame whose compiled code contains the leaf: the
+// leaf itself unless it is inlined.
+func physicalRoot(stack []sim.StackFrame) sim.StackFrame {
+	i := len(stack) - 1
+	for i > 0 && stack[i].Inlined {
+		i--
+	}
+	return stack[i]
+}
+
+// threadCPU is a thread's CPU time so far.
+func threadCPU(vm *sim.VM, id sim.ThreadID) sim.Time {
+	return vm.ThreadCPU(id)
+}

@@ -1,0 +1,181 @@
+// Package samplers holds the simulated profilers, one file each, and a
+// registry by name. A sampler attaches to a run through sim's hooks and the
+// safepoint package — never through executor internals — and, when the run
+// ends, returns what it saw as a profile.Profile plus what it cost.
+package samplers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/safepoint"
+	"github.com/profsim/profsim/sim"
+)
+
+// Mode is how a sampler is attached.
+type Mode uint8
+
+// Modes.
+const (
+	// Passive samplers observe the run and cost nothing: several can watch
+	// one execution, which no real JVM allows.
+	Passive Mode = iota
+	// Costed: one sampler, with its threads, CPU, pauses and allocation
+	// applied to the run (and so its observer effect).
+	Costed
+)
+
+func (m Mode) String() string {
+	if m == Costed {
+		return "costed"
+	}
+	return "passive"
+}
+
+// Env is what a sampler attaches to.
+type Env struct {
+	VM   *sim.VM
+	Mode Mode
+	// Safepoints runs global safepoints (costed mode).
+	Safepoints *safepoint.Coordinator
+	// GC, when set, is charged the agent's allocation (costed mode).
+	GC *safepoint.GC
+	// Seed is the run's master seed; samplers derive their own streams.
+	Seed uint64
+}
+
+// Sampler is one profiler attached to one run.
+type Sampler interface {
+	// Name is the registry name ("tprof").
+	Name() string
+	// Attach registers hooks and timers; call it before the run.
+	Attach(env *Env) error
+	// Result is what the sampler saw, valid after the run.
+	Result() *Result
+}
+
+// Costs is what a sampler cost the run and how it sampled.
+type Costs struct {
+	// AgentCPU is CPU time of the profiler's own threads (agent, VM thread
+	// work done for it).
+	AgentCPU sim.Time `json:"agent_cpu_ns"`
+	// Stall is time application threads spent in the profiler's handlers
+	// on their own CPU (signal handlers, self-walks).
+	Stall sim.Time `json:"stall_ns"`
+	// Pauses is the time application threads were stopped at safepoints
+	// the profiler requested.
+	Pauses sim.Time `json:"pause_ns"`
+	// Requested counts sample requests (timer ticks); Taken counts the
+	// thread samples recorded.
+	Requested int64 `json:"requested"`
+	Taken     int64 `json:"taken"`
+	// Ticks are the request times; SampleTimes when each thread sample was
+	// actually taken (for interval autocorrelation).
+	Ticks       []int64 `json:"-"`
+	SampleTimes []int64 `json:"-"`
+}
+
+// Result is a sampler's output.
+type Result struct {
+	Profile *profile.Profile
+	Costs   Costs
+}
+
+// Info describes a registered sampler.
+type Info struct {
+	Name        string
+	Description string
+	New         func() Sampler
+}
+
+var registry = map[string]Info{}
+
+// Register adds a sampler to the registry; names are unique.
+func Register(i Info) {
+	if _, dup := registry[i.Name]; dup {
+		panic("samplers: duplicate " + i.Name)
+	}
+	registry[i.Name] = i
+}
+
+// List returns the registered samplers sorted by name.
+func List() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, i := range registry {
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+// New creates a registered sampler with its default configuration.
+func New(name string) (Sampler, error) {
+	i, ok := registry[name]
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for _, x := range List() {
+			names = append(names, x.Name)
+		}
+		return nil, fmt.Errorf("unknown sampler %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	return i.New(), nil
+}
+
+// recorder builds a sampler's profile from VM stacks.
+type recorder struct {
+	vm    *sim.VM
+	b     *profile.Builder
+	fn    []int // method → function index
+	buf   []sim.StackFrame
+	stack []profile.Frame
+	costs Costs
+}
+
+func newRecorder(vm *sim.VM, source string, period sim.Time) *recorder {
+	b := profile.NewBuilder(source, "nanoseconds", int64(period))
+	return &recorder{vm: vm, b: b, fn: vm.Image().Functions(b)}
+}
+
+// add records one sample of weight period with frames (root first).
+func (r *recorder) add(frames []profile.Frame, thread sim.ThreadID, weight sim.Time) {
+	r.b.AddSample(frames, 1, int64(weight), r.vm.ThreadName(thread))
+	r.costs.Taken++
+	r.costs.SampleTimes = append(r.costs.SampleTimes, int64(r.vm.Now()))
+}
+
+// exact converts a VM stack to profile frames, keeping at most depth
+// frames nearest the leaf (depth ≤ 0: all).
+func (r *recorder) exact(stack []sim.StackFrame, depth int) []profile.Frame {
+	r.stack = r.stack[:0]
+	if depth > 0 && len(stack) > depth {
+		stack = stack[len(stack)-depth:]
+	}
+	for _, f := range stack {
+		r.stack = append(r.stack, profile.Frame{Func: r.fn[f.Method], Line: int(f.Line), Inlined: f.Inlined})
+	}
+	return r.stack
+}
+
+func (r *recorder) result() *Result {
+	return &Result{Profile: r.b.Build(), Costs: r.costs}
+}
+
+// appThreads lists the application threads in a state, in ID order.
+func appThreads(vm *sim.VM, states ...sim.ThreadState) []sim.ThreadID {
+	var out []sim.ThreadID
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		if vm.IsService(id) {
+			continue
+		}
+		s := vm.State(id)
+		for _, want := range states {
+			if s == want {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}
