@@ -395,6 +395,18 @@ func (vm *VM) RunUntil(limit Time) bool {
 		if vm.cfg.MaxStep > 0 && vm.now+vm.cfg.MaxStep < h {
 			h, isEvent = vm.now+vm.cfg.MaxStep, false
 		}
+		// A service thread's job ends at a known time, and what it does
+		// then (request a safepoint, install code) may concern every
+		// thread: nobody runs past it.
+		for i := range vm.cpus {
+			if id := vm.cpus[i].thread; id >= 0 {
+				if t := vm.threads[id]; t.service != nil && t.stop == 0 {
+					if end := t.clock + Time(t.jobLeft); end < h {
+						h, isEvent = end, false
+					}
+				}
+			}
+		}
 		// Advance every running thread to the horizon or its next stop.
 		// Between stops threads touch no shared state, so the order in
 		// which CPUs are advanced cannot matter.
