@@ -59,6 +59,7 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 		}
 	}
 	j.placePolls(c)
+	sim.UpdateLoopCosts(c, j.vm.Config().Cost)
 	j.placeDebugInfo(c, inlined)
 	return c
 }

@@ -212,6 +212,7 @@ func (j *JIT) interpreted(m int32) *sim.Code {
 			c.Instrs[i].C = 0
 		}
 	}
+	sim.UpdateLoopCosts(c, j.vm.Config().Cost)
 	return c
 }
 

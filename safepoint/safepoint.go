@@ -34,14 +34,21 @@ type Pause struct {
 // Record is one safepoint.
 type Record struct {
 	Reason string
-	// Requested → Safe is the time to safepoint (TTSP); Safe → End is the
-	// operation on the VM thread.
-	Requested, Safe, End sim.Time
+	// Requested is when it was asked for, Started when the protocol began
+	// (later if another safepoint was in progress); Started → Safe is the
+	// time to safepoint (TTSP); Safe → End is the operation on the VM
+	// thread.
+	Requested, Started, Safe, End sim.Time
 	Pauses               []Pause
 }
 
-// TTSP is the time from request until every thread was safe.
-func (r *Record) TTSP() sim.Time { return r.Safe - r.Requested }
+// TTSP is the time from the start of the protocol until every thread was
+// safe.
+func (r *Record) TTSP() sim.Time { return r.Safe - r.Started }
+
+// Latency is the time from the request until every thread was safe (the
+// moment a sampling operation takes its samples).
+func (r *Record) Latency() sim.Time { return r.Safe - r.Requested }
 
 // Coordinator runs global safepoints one at a time, in request order.
 type Coordinator struct {
@@ -120,7 +127,7 @@ func (c *Coordinator) begin() {
 	c.queue = c.queue[1:]
 	vm := c.vm
 	a := &active{request: r, waiting: map[sim.ThreadID]bool{}, stopped: map[sim.ThreadID]int{}}
-	a.rec = Record{Reason: r.reason, Requested: r.at}
+	a.rec = Record{Reason: r.reason, Requested: r.at, Started: vm.Now()}
 	c.cur = a
 	vm.SetHold(true)
 	for _, t := range vm.Threads() {

@@ -309,12 +309,18 @@ func Recost(c *Code, m CostModel, t Tier) *Code {
 			in.Cost = m.Nanos(m.AllocCycles)
 		}
 	}
-	for i := range n.Instrs {
-		if n.Instrs[i].Op == OpLoopEnter && n.Instrs[i].Flags&FlagPureLoop != 0 {
-			setIterCost(&n, i, m)
+	UpdateLoopCosts(&n, m)
+	return &n
+}
+
+// UpdateLoopCosts recomputes the per-iteration cost of pure loops, which
+// fast-forwarding charges: call it after changing a version's polls.
+func UpdateLoopCosts(c *Code, m CostModel) {
+	for i := range c.Instrs {
+		if c.Instrs[i].Op == OpLoopEnter && c.Instrs[i].Flags&FlagPureLoop != 0 {
+			setIterCost(c, i, m)
 		}
 	}
-	return &n
 }
 
 // setIterCost precomputes a pure loop's per-iteration cost.

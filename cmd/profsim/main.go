@@ -2,8 +2,9 @@
 // happened (the ground truth) and, as samplers are added, what each
 // profiler claims.
 //
-//	profsim run --workload hotcold [--seed N] [--duration 2s] [--cpus K] [--format table|json] [--out DIR]
+//	profsim run --workload hotcold [--samplers truth,safepoint,tprof,async] [--seed N] [--duration 2s] [--cpus K] [--format table|json] [--out DIR]
 //	profsim workloads
+//	profsim samplers
 //
 // Exit status: 0 on success, 2 on bad input (unknown workload, bad flag
 // value, unreadable or invalid workload file), 1 if writing output fails.
@@ -33,6 +34,7 @@ const usage = `profsim simulates a Java-like VM so that profilers can be judged 
 Usage:
   profsim run --workload NAME|FILE [flags]   run a program, print its profile
   profsim workloads                          list the built-in workloads
+  profsim samplers                           list the profilers
 
 Run 'profsim run -h' for the run flags.
 `
@@ -49,11 +51,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout)
 	case "workloads":
 		err = cmdWorkloads(args[1:], stdout)
+	case "samplers":
+		err = cmdSamplers(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q (want run or workloads)", args[0])
+		err = usagef("unknown command %q (want run, workloads or samplers)", args[0])
 	}
 	if err == nil {
 		return 0

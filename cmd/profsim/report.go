@@ -4,32 +4,49 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
+	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
 
 // report is the JSON contract of `profsim run --format json`; the table
-// prints the same data. Later samplers add entries to Profiles.
+// prints the same data.
 type report struct {
 	Workload    string `json:"workload"`
 	Seed        uint64 `json:"seed"`
 	SimulatedNS int64  `json:"simulated_ns"`
 	CPUs        int    `json:"cpus"`
-	// AppCPUNS is the application threads' CPU time (= truth's total).
+	Mode        string `json:"mode"`
+	// AppCPUNS is the application threads' CPU time (= truth's total);
+	// VMCPUNS the VM's own threads' (compiler, VM thread, agents).
 	AppCPUNS   int64                    `json:"app_cpu_ns"`
+	VMCPUNS    int64                    `json:"vm_cpu_ns"`
 	Statements int64                    `json:"statements"`
 	Threads    []threadReport           `json:"threads"`
+	Safepoints safepointReport          `json:"safepoints"`
 	Incidents  []string                 `json:"incidents"`
+	Order      []string                 `json:"order"`
 	Profiles   map[string]profileReport `json:"profiles"`
+	names      []string
 }
 
 type threadReport struct {
 	Name     string           `json:"name"`
 	Daemon   bool             `json:"daemon,omitempty"`
+	Service  bool             `json:"service,omitempty"`
 	StartNS  int64            `json:"start_ns"`
 	EndNS    int64            `json:"end_ns,omitempty"`
 	StatesNS map[string]int64 `json:"states_ns"`
+}
+
+type safepointReport struct {
+	Count        int   `json:"count"`
+	MeanTTSPNS   int64 `json:"mean_ttsp_ns"`
+	MaxTTSPNS    int64 `json:"max_ttsp_ns"`
+	TotalPauseNS int64 `json:"total_pause_ns"`
+	GCs          int   `json:"gcs"`
 }
 
 type profileReport struct {
@@ -38,6 +55,18 @@ type profileReport struct {
 	Samples int64          `json:"samples"`
 	Methods []methodReport `json:"methods"`
 	Edges   []edgeReport   `json:"edges"`
+	// OverlapVsTruth is the overlap of the flat profile (self share per
+	// method) with truth's, in [0, 1] (absent for truth itself).
+	OverlapVsTruth *float64    `json:"overlap_vs_truth,omitempty"`
+	Costs          *costReport `json:"costs,omitempty"`
+}
+
+type costReport struct {
+	AgentCPUNS int64 `json:"agent_cpu_ns"`
+	StallNS    int64 `json:"stall_ns"`
+	PauseNS    int64 `json:"pause_ns"`
+	Requested  int64 `json:"requested"`
+	Taken      int64 `json:"taken"`
 }
 
 type methodReport struct {
@@ -53,15 +82,17 @@ type edgeReport struct {
 	Count  int64  `json:"count"`
 }
 
-func newReport(workload string, cfg sim.Config, res *sim.Result, profiles map[string]*profile.Profile) *report {
+func newReport(workload string, cfg harness.Config, out *harness.Outcome) *report {
+	res := out.Result
 	r := &report{
-		Workload: workload, Seed: cfg.Seed, SimulatedNS: int64(res.End), CPUs: cfg.CPUs,
-		AppCPUNS: int64(res.AppCPU()), Statements: res.Statements,
+		Workload: workload, Seed: cfg.Sim.Seed, SimulatedNS: int64(res.End), CPUs: cfg.Sim.CPUs, Mode: cfg.Mode.String(),
+		AppCPUNS: int64(res.AppCPU()), VMCPUNS: int64(res.VMCPU()), Statements: res.Statements,
 		Incidents: append([]string{}, res.Incidents...), Profiles: map[string]profileReport{},
+		Order: out.Names, names: out.Names,
 	}
 	for i := range res.Threads {
 		th := &res.Threads[i]
-		tr := threadReport{Name: th.Name, Daemon: th.Daemon, StartNS: int64(th.Start), EndNS: int64(th.End), StatesNS: map[string]int64{}}
+		tr := threadReport{Name: th.Name, Daemon: th.Daemon, Service: th.Service, StartNS: int64(th.Start), EndNS: int64(th.End), StatesNS: map[string]int64{}}
 		for s := sim.ThreadState(0); int(s) < len(th.States); s++ {
 			if th.States[s] > 0 {
 				tr.StatesNS[s.String()] = int64(th.States[s])
@@ -69,8 +100,22 @@ func newReport(workload string, cfg sim.Config, res *sim.Result, profiles map[st
 		}
 		r.Threads = append(r.Threads, tr)
 	}
-	for name, p := range profiles {
-		r.Profiles[name] = summarize(p)
+	sum := out.Safepoints.Summarize()
+	r.Safepoints = safepointReport{Count: sum.Count, MeanTTSPNS: int64(sum.MeanTTSP), MaxTTSPNS: int64(sum.MaxTTSP), TotalPauseNS: int64(sum.TotalPause)}
+	if out.GC != nil {
+		r.Safepoints.GCs = out.GC.Collections
+	}
+	truth := out.Profiles["truth"]
+	for _, name := range out.Names {
+		p := out.Profiles[name]
+		pr := summarize(p)
+		if name != "truth" {
+			o := profile.OverlapMethods(truth, p)
+			pr.OverlapVsTruth = &o
+			c := out.Costs[name]
+			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken}
+		}
+		r.Profiles[name] = pr
 	}
 	return r
 }
@@ -101,36 +146,99 @@ func summarize(p *profile.Profile) profileReport {
 }
 
 func (r *report) writeTable(w io.Writer, top int) {
-	fmt.Fprintf(w, "workload %s   seed %d   cpus %d   simulated %v\n", r.Workload, r.Seed, r.CPUs, sim.Time(r.SimulatedNS))
-	fmt.Fprintf(w, "application CPU %v   statements %d   threads %d\n", sim.Time(r.AppCPUNS), r.Statements, len(r.Threads))
+	fmt.Fprintf(w, "workload %s   seed %d   cpus %d   simulated %v   mode %s\n", r.Workload, r.Seed, r.CPUs, sim.Time(r.SimulatedNS), r.Mode)
+	fmt.Fprintf(w, "application CPU %v   VM CPU %v   statements %d   threads %d\n", sim.Time(r.AppCPUNS), sim.Time(r.VMCPUNS), r.Statements, len(r.Threads))
+	if sp := r.Safepoints; sp.Count > 0 {
+		fmt.Fprintf(w, "safepoints %d (GCs %d)   time to safepoint mean %v max %v   total pause %v\n",
+			sp.Count, sp.GCs, sim.Time(sp.MeanTTSPNS), sim.Time(sp.MaxTTSPNS), sim.Time(sp.TotalPauseNS))
+	}
 	for _, inc := range r.Incidents {
 		fmt.Fprintf(w, "incident: %s\n", inc)
 	}
-	names := make([]string, 0, len(r.Profiles))
-	for n := range r.Profiles {
-		names = append(names, n)
+
+	// Methods side by side: the union of each profile's top methods, in
+	// truth's order, one self% column per profile.
+	share := map[string]map[string]float64{}
+	var rows []string
+	seen := map[string]bool{}
+	for _, n := range r.names {
+		share[n] = map[string]float64{}
+		for i, m := range r.Profiles[n].Methods {
+			share[n][m.Method] = m.SelfShare
+			if i < top && !seen[m.Method] && m.SelfShare > 0 {
+				seen[m.Method] = true
+				rows = append(rows, m.Method)
+			}
+		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := r.Profiles[n]
-		fmt.Fprintf(w, "\nTop methods (%s)\n  %7s %7s  %s\n", n, "self%", "total%", "method")
-		for i, m := range p.Methods {
-			if i == top {
-				fmt.Fprintf(w, "  ... %d more\n", len(p.Methods)-top)
-				break
+	truth := share["truth"]
+	sort.SliceStable(rows, func(i, j int) bool { return truth[rows[i]] > truth[rows[j]] })
+	width := len("method")
+	for _, m := range rows {
+		width = max(width, len(m))
+	}
+	fmt.Fprintf(w, "\nSelf time by method (%%)\n  %-*s", width, "method")
+	for _, n := range r.names {
+		fmt.Fprintf(w, " %10s", n)
+	}
+	fmt.Fprintln(w)
+	for _, m := range rows {
+		fmt.Fprintf(w, "  %-*s", width, m)
+		for _, n := range r.names {
+			fmt.Fprintf(w, " %10.2f", 100*share[n][m])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.names) > 1 {
+		fmt.Fprintf(w, "  %-*s", width, "overlap vs truth")
+		for _, n := range r.names {
+			if o := r.Profiles[n].OverlapVsTruth; o != nil {
+				fmt.Fprintf(w, " %10.2f", 100**o)
+			} else {
+				fmt.Fprintf(w, " %10s", "")
 			}
-			fmt.Fprintf(w, "  %7.2f %7.2f  %s\n", 100*m.SelfShare, 100*m.TotalShare, m.Method)
 		}
-		if len(p.Edges) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\nTop call edges (%s)\n  %12s  %s\n", n, "count", "caller:line → callee")
-		for i, e := range p.Edges {
-			if i == top {
-				fmt.Fprintf(w, "  ... %d more\n", len(p.Edges)-top)
-				break
+		fmt.Fprintf(w, "\n  %-*s", width, "samples taken/requested")
+		for _, n := range r.names {
+			if c := r.Profiles[n].Costs; c != nil {
+				fmt.Fprintf(w, " %10s", fmt.Sprintf("%d/%d", c.Taken, c.Requested))
+			} else {
+				fmt.Fprintf(w, " %10s", "")
 			}
-			fmt.Fprintf(w, "  %12d  %s:%d → %s\n", e.Count, e.Caller, e.Site, e.Callee)
 		}
+		fmt.Fprintln(w)
+		if r.Mode == "costed" {
+			for _, n := range r.names {
+				if c := r.Profiles[n].Costs; c != nil {
+					fmt.Fprintf(w, "  costs of %s: agent CPU %v, stalls %v, safepoint pauses %v\n", n,
+						sim.Time(c.AgentCPUNS), sim.Time(c.StallNS), sim.Time(c.PauseNS))
+				}
+			}
+		}
+	}
+
+	p := r.Profiles["truth"]
+	if len(p.Edges) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nTop call edges (truth)\n  %12s  %s\n", "count", "caller:line → callee")
+	for i, e := range p.Edges {
+		if i == top {
+			fmt.Fprintf(w, "  ... %d more\n", len(p.Edges)-top)
+			break
+		}
+		fmt.Fprintf(w, "  %12d  %s:%d → %s\n", e.Count, e.Caller, e.Site, e.Callee)
+	}
+}
+
+// explainJIT prints each compiled method's tier, inlining tree and polls.
+func explainJIT(w io.Writer, out *harness.Outcome) {
+	if out.JIT == nil {
+		fmt.Fprintln(w, "\nJIT: off (--no-jit): every method runs its base compiled version")
+		return
+	}
+	fmt.Fprintf(w, "\nJIT (%s): compilations in order\n", out.JIT.Config().Flavour)
+	for _, line := range strings.Split(strings.TrimRight(out.JIT.Explain(), "\n"), "\n") {
+		fmt.Fprintln(w, "  "+line)
 	}
 }

@@ -14,20 +14,32 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 )
 
 type runFlags struct {
-	workload string
-	seed     uint64
-	duration time.Duration
-	cpus     int
-	format   string
-	out      string
-	top      int
+	workload   string
+	seed       uint64
+	duration   time.Duration
+	cpus       int
+	format     string
+	out        string
+	top        int
+	samplers   []string
+	mode       samplers.Mode
+	flavour    jit.Flavour
+	inline     bool
+	strip      int64
+	dns        bool
+	noJIT      bool
+	gc         bool
+	explainJIT bool
 }
 
 func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
@@ -42,6 +54,15 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.format, "format", "table", "output format: table or json")
 	fs.StringVar(&f.out, "out", "", "directory to write truth.pb.gz (pprof) and truth.folded to")
 	fs.IntVar(&f.top, "top", 10, "rows of methods and edges in the table")
+	samplerList := fs.String("samplers", "truth", "comma-separated profilers to run on the same execution (see 'profsim samplers')")
+	mode := fs.String("mode", "passive", "passive: samplers observe at no cost; costed: one sampler, its costs and observer effect applied")
+	vmFlavour := fs.String("vm", "hotspot", "yield-point placement: hotspot or jikes")
+	fs.BoolVar(&f.inline, "inline", true, "let the JIT inline")
+	fs.Int64Var(&f.strip, "strip-mining", 0, "keep one poll every N iterations of counted loops (0: none, the papers' JVMs)")
+	fs.BoolVar(&f.dns, "debug-non-safepoints", false, "record debug information at every statement (-XX:+DebugNonSafepoints)")
+	fs.BoolVar(&f.noJIT, "no-jit", false, "no JIT: every method runs compiled from the start, polls at every return and back-edge, nothing inlined")
+	fs.BoolVar(&f.gc, "gc", true, "allocation-driven garbage collection at safepoints")
+	fs.BoolVar(&f.explainJIT, "explain-jit", false, "print each compiled method's tier, inlining tree and polls")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: profsim run --workload NAME|FILE [flags]")
@@ -64,6 +85,44 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --format %q: want table or json", f.format)
 	case f.top < 1:
 		return nil, usagef("run: --top %d must be ≥ 1", f.top)
+	case f.strip < 0:
+		return nil, usagef("run: --strip-mining %d must be ≥ 0", f.strip)
+	}
+	switch *mode {
+	case "passive":
+		f.mode = samplers.Passive
+	case "costed":
+		f.mode = samplers.Costed
+	default:
+		return nil, usagef("run: --mode %q: want passive or costed", *mode)
+	}
+	var err error
+	if f.flavour, err = jit.ParseFlavour(*vmFlavour); err != nil {
+		return nil, usagef("run: --vm: %v", err)
+	}
+	for _, name := range strings.Split(*samplerList, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, usagef("run: --samplers %q: empty name", *samplerList)
+		}
+		if name != "truth" {
+			if _, err := samplers.New(name); err != nil {
+				return nil, usagef("run: --samplers: %v", err)
+			}
+		}
+		if slices.Contains(f.samplers, name) {
+			return nil, usagef("run: --samplers: %q listed twice", name)
+		}
+		f.samplers = append(f.samplers, name)
+	}
+	if f.mode == samplers.Costed {
+		n := len(f.samplers)
+		if slices.Contains(f.samplers, "truth") {
+			n--
+		}
+		if n != 1 {
+			return nil, usagef("run: --mode costed runs exactly one sampler (besides truth), got %d", n)
+		}
 	}
 	return f, nil
 }
@@ -99,22 +158,24 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := sim.DefaultConfig()
-	cfg.Seed, cfg.Duration, cfg.CPUs = f.seed, sim.Time(f.duration), f.cpus
-	img, err := sim.NewImage(p, cfg.Cost)
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = f.seed, sim.Time(f.duration), f.cpus
+	cfg.JIT.Flavour, cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = f.flavour, f.inline, f.strip, f.dns
+	cfg.NoJIT = f.noJIT
+	if !f.gc {
+		cfg.GC = nil
+	}
+	cfg.Samplers, cfg.Mode = f.samplers, f.mode
+	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	vm, err := sim.New(img, cfg)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	res := vm.Run()
-	truth := res.Truth.Profile(img)
-	rep := newReport(p.Name, cfg, res, map[string]*profile.Profile{"truth": truth})
+	rep := newReport(p.Name, cfg, out)
 	if f.out != "" {
-		if err := writeFiles(f.out, "truth", truth); err != nil {
-			return err
+		for _, name := range out.Names {
+			if err := writeFiles(f.out, name, out.Profiles[name]); err != nil {
+				return err
+			}
 		}
 	}
 	w := bufio.NewWriter(stdout)
@@ -126,9 +187,12 @@ func cmdRun(args []string, stdout io.Writer) error {
 		}
 	} else {
 		rep.writeTable(w, f.top)
+		if f.explainJIT {
+			explainJIT(w, out)
+		}
 		if f.out != "" {
-			fmt.Fprintf(w, "\nwrote %s and %s (open with: go tool pprof -http=: %[1]s)\n",
-				filepath.Join(f.out, "truth.pb.gz"), filepath.Join(f.out, "truth.folded"))
+			fmt.Fprintf(w, "\nwrote <profile>.pb.gz and <profile>.folded for %s in %s (open with: go tool pprof -http=: %s)\n",
+				strings.Join(out.Names, ", "), f.out, filepath.Join(f.out, out.Names[0]+".pb.gz"))
 		}
 	}
 	return w.Flush()
@@ -160,6 +224,17 @@ func writeFiles(dir, name string, p *profile.Profile) error {
 		return err
 	}
 	return write(name+".folded", profile.WriteFolded)
+}
+
+func cmdSamplers(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return usagef("samplers: unexpected argument %q", args[0])
+	}
+	fmt.Fprintf(stdout, "%-10s %s\n", "truth", "the exact ground truth: every ns of CPU in its calling context (always computed)")
+	for _, i := range samplers.List() {
+		fmt.Fprintf(stdout, "%-10s %s\n", i.Name, i.Description)
+	}
+	return nil
 }
 
 func cmdWorkloads(args []string, stdout io.Writer) error {

@@ -1,0 +1,100 @@
+package jit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/profsim/profsim/sim"
+)
+
+// Explain describes every compilation so far: when it was queued and
+// installed, and the installed code's inlining tree with its polls.
+func (j *JIT) Explain() string {
+	var b strings.Builder
+	if len(j.events) == 0 {
+		b.WriteString("no method was compiled (everything stayed interpreted)\n")
+	}
+	for _, e := range j.events {
+		fmt.Fprintf(&b, "%s: %s, queued %v, installed %v, %d bytecodes, %d inlined\n",
+			j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)
+		j.explainCode(&b, j.vm.Code(e.Method), "    ")
+	}
+	return b.String()
+}
+
+func (j *JIT) explainCode(b *strings.Builder, c *sim.Code, indent string) {
+	fmt.Fprintf(b, "%s%s [%v] polls: %s\n", indent, j.img.Names[c.Method], c.Tier, strings.Join(describePolls(c), ", "))
+	if c.Inline == nil {
+		return
+	}
+	for pc, vs := range c.Inline {
+		for _, v := range vs {
+			fmt.Fprintf(b, "%s  inlined at line %d:\n", indent, c.Instrs[pc].Line)
+			j.explainCode(b, v, indent+"    ")
+		}
+	}
+}
+
+func describePolls(c *sim.Code) []string {
+	var out []string
+	if c.PollEntry {
+		out = append(out, "prologue")
+	}
+	for _, in := range c.Instrs {
+		switch in.Op {
+		case sim.OpLoopBack:
+			switch {
+			case in.Flags&sim.FlagPoll != 0:
+				out = append(out, fmt.Sprintf("back-edge of loop at line %d", in.Line))
+			case in.C > 0:
+				out = append(out, fmt.Sprintf("back-edge of counted loop at line %d every %d iterations (strip mined)", in.Line, in.C))
+			default:
+				out = append(out, fmt.Sprintf("none in counted loop at line %d", in.Line))
+			}
+		case sim.OpReturn:
+			if in.Flags&sim.FlagPoll != 0 {
+				if c.EpiloguePoll {
+					out = append(out, "epilogue")
+				} else {
+					out = append(out, "return (after the pop)")
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "none")
+	}
+	return out
+}
+
+// PollSites counts the yield points of a code version and of everything
+// inlined into it: prologue, returns and back-edges that poll (strip-mined
+// ones included). An inlined callee's return does not poll.
+func PollSites(c *sim.Code) int {
+	return pollSites(c, false)
+}
+
+func pollSites(c *sim.Code, inlined bool) int {
+	n := 0
+	if c.PollEntry && !inlined {
+		n++
+	}
+	for _, in := range c.Instrs {
+		switch in.Op {
+		case sim.OpLoopBack:
+			if in.Flags&sim.FlagPoll != 0 || in.C > 0 {
+				n++
+			}
+		case sim.OpReturn:
+			if in.Flags&sim.FlagPoll != 0 && !inlined {
+				n++
+			}
+		}
+	}
+	for _, vs := range c.Inline {
+		for _, v := range vs {
+			n += pollSites(v, true)
+		}
+	}
+	return n
+}

@@ -1,0 +1,274 @@
+package jit
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func parse(t *testing.T, src string) *program.Program {
+	t.Helper()
+	p, err := program.Parse([]byte(src), program.YAML)
+	require.NoError(t, err)
+	return p
+}
+
+// setup builds a VM with the JIT attached; tweak adjusts the JIT config.
+func setup(t *testing.T, p *program.Program, tweak func(*Config)) (*sim.VM, *JIT) {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.ContextSwitch = 0
+	img, err := sim.NewImage(p, cfg.Cost)
+	require.NoError(t, err)
+	vm, err := sim.New(img, cfg)
+	require.NoError(t, err)
+	jc := DefaultConfig()
+	jc.Tiered = false // compile at startup: decisions by size alone
+	if tweak != nil {
+		tweak(&jc)
+	}
+	j, err := Attach(vm, jc)
+	require.NoError(t, err)
+	return vm, j
+}
+
+// loopBack returns the back-edge instruction of the first loop of method m.
+func loopBack(t *testing.T, c *sim.Code) sim.Instr {
+	for _, in := range c.Instrs {
+		if in.Op == sim.OpLoopBack {
+			return in
+		}
+	}
+	t.Fatal("no loop")
+	return sim.Instr{}
+}
+
+const loops = `
+name: loops
+methods:
+  - class: L
+    name: main
+    body:
+      - call: {method: L.counted}
+      - call: {method: L.calls}
+      - call: {method: L.allocs}
+      - call: {method: L.outer}
+  - class: L
+    name: counted
+    body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: L.leaf}}]}}]
+  - class: L
+    name: calls
+    body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: L.big}}]}}]
+  - class: L
+    name: allocs
+    body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}, {alloc: {bytes: 16}}]}}]
+  - class: L
+    name: outer
+    body: [{loop: {trips: 10, body: [{loop: {trips: 100, body: [{work: {cycles: 10, bytecodes: 4}}]}}]}}]
+  - class: L
+    name: leaf
+    body: [{work: {cycles: 20, bytecodes: 10}}]
+  - class: L
+    name: big
+    body: [{work: {cycles: 2000, bytecodes: 400}}]
+threads: [{name: main, entry: L.main}]
+`
+
+func method(t *testing.T, vm *sim.VM, name string) int32 {
+	for i, n := range vm.Image().Names {
+		if n == name {
+			return int32(i)
+		}
+	}
+	t.Fatalf("no method %s", name)
+	return -1
+}
+
+func TestCountedLoopLosesItsPoll(t *testing.T) {
+	vm, _ := setup(t, parse(t, loops), nil)
+	code := func(n string) *sim.Code { return vm.Code(method(t, vm, n)) }
+	// leaf (10 bytecodes ≤ MaxInlineSize) is inlined: nothing is left in
+	// the loop but work, so it is counted and its back-edge poll goes.
+	assert.Len(t, code("L.counted").Inline[2], 1)
+	assert.Zero(t, loopBack(t, code("L.counted")).Flags&sim.FlagPoll, "counted loop keeps no poll")
+	// big (400 bytecodes > FreqInlineSize) stays a call: the poll stays.
+	assert.NotZero(t, loopBack(t, code("L.calls")).Flags&sim.FlagPoll)
+	// Allocation keeps the poll.
+	assert.NotZero(t, loopBack(t, code("L.allocs")).Flags&sim.FlagPoll)
+	// An outer loop is not innermost: it keeps its poll; the inner loses it.
+	var outer []sim.Instr
+	for _, in := range code("L.outer").Instrs {
+		if in.Op == sim.OpLoopBack {
+			outer = append(outer, in)
+		}
+	}
+	require.Len(t, outer, 2)
+	assert.Zero(t, outer[0].Flags&sim.FlagPoll, "inner loop")
+	assert.NotZero(t, outer[1].Flags&sim.FlagPoll, "outer loop")
+
+	// Without inlining the call remains and the loop keeps its poll.
+	vm2, _ := setup(t, parse(t, loops), func(c *Config) { c.Inline = false })
+	assert.NotZero(t, loopBack(t, vm2.Code(method(t, vm2, "L.counted"))).Flags&sim.FlagPoll)
+	// Jikes keeps every back-edge yield point and adds prologues/epilogues.
+	vm3, _ := setup(t, parse(t, loops), func(c *Config) { c.Flavour = Jikes })
+	jc := vm3.Code(method(t, vm3, "L.counted"))
+	assert.NotZero(t, loopBack(t, jc).Flags&sim.FlagPoll)
+	assert.True(t, jc.PollEntry)
+	assert.True(t, jc.EpiloguePoll)
+}
+
+// pollCounter re-arms the poll hook forever and logs where polls were.
+type pollCounter struct {
+	id    sim.HandlerID
+	lines []int32
+	times []sim.Time
+}
+
+func (p *pollCounter) OnHook(vm *sim.VM, t sim.ThreadID, h sim.Hook) sim.Action {
+	if vm.State(t) == sim.Running {
+		st := vm.Stack(t, nil)
+		p.lines = append(p.lines, st[len(st)-1].Line)
+		p.times = append(p.times, vm.Now())
+		vm.Arm(p.id, t, sim.HookPoll)
+	}
+	return sim.Continue
+}
+
+func countPolls(t *testing.T, vm *sim.VM) *pollCounter {
+	pc := &pollCounter{}
+	id, err := vm.AddHookHandler(pc)
+	require.NoError(t, err)
+	pc.id = id
+	vm.Arm(id, 0, sim.HookPoll)
+	return pc
+}
+
+func TestStripMiningKeepsOnePollEveryN(t *testing.T) {
+	src := `
+name: strip
+methods:
+  - class: S
+    name: main
+    body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}]}}]
+threads: [{name: main, entry: S.main}]
+`
+	vm, _ := setup(t, parse(t, src), func(c *Config) { c.StripMiningIter = 100 })
+	back := loopBack(t, vm.Code(0))
+	assert.Zero(t, back.Flags&sim.FlagPoll)
+	assert.Equal(t, int32(100), back.C)
+	pc := countPolls(t, vm)
+	res := vm.Run()
+	// Back-edges leave 999 … 1 iterations; 900, 800, … 100 poll: 9 polls,
+	// every 100 iterations (100 × 10 ns + the poll).
+	require.Len(t, pc.times, 9)
+	for i := 1; i < len(pc.times); i++ {
+		assert.Equal(t, sim.Time(1001), pc.times[i]-pc.times[i-1])
+	}
+	// And the fast-forwarded loop (no hook armed) charges exactly the same.
+	vm2, _ := setup(t, parse(t, src), func(c *Config) { c.StripMiningIter = 100 })
+	res2 := vm2.Run()
+	assert.Equal(t, sim.Time(1000*10+9), res2.AppCPU())
+	assert.Equal(t, res.AppCPU(), res2.AppCPU())
+}
+
+func TestInlinedCalleeHasNoReturnPoll(t *testing.T) {
+	src := `
+name: inl
+methods:
+  - class: I
+    name: main
+    body:
+      - loop:
+          trips: 100
+          body:
+            - alloc: {bytes: 8}              # keeps the back-edge poll
+            - call: {method: I.leaf}
+  - class: I
+    name: leaf
+    body: [{work: {cycles: 20, bytecodes: 10}}]
+threads: [{name: main, entry: I.main}]
+`
+	count := func(inline bool) (returnPolls, backEdgePolls int) {
+		vm, _ := setup(t, parse(t, src), func(c *Config) { c.Inline = inline })
+		pc := countPolls(t, vm)
+		vm.Run()
+		for _, l := range pc.lines {
+			switch l {
+			case 3: // the call's line: a return poll seen at the call site
+				returnPolls++
+			case 1: // the loop's line: its back-edge
+				backEdgePolls++
+			}
+		}
+		return
+	}
+	r, b := count(false)
+	assert.Equal(t, 100, r, "not inlined: leaf's return polls")
+	assert.Equal(t, 99, b)
+	r, b = count(true)
+	assert.Zero(t, r, "inlined: leaf has no return poll")
+	assert.Equal(t, 99, b)
+}
+
+func TestTieredCompilationAndOSR(t *testing.T) {
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	cfg := sim.DefaultConfig()
+	cfg.Duration = 30 * sim.Millisecond
+	img, err := sim.NewImage(p, cfg.Cost)
+	require.NoError(t, err)
+	vm, err := sim.New(img, cfg)
+	require.NoError(t, err)
+	j, err := Attach(vm, DefaultConfig())
+	require.NoError(t, err)
+	hot, cold := method(t, vm, "HotCold.hot"), method(t, vm, "HotCold.cold")
+	assert.Equal(t, sim.Interpreted, vm.Code(hot).Tier)
+	vm.Run()
+	ev := j.Events()
+	require.Len(t, ev, 2)
+	assert.Equal(t, hot, ev[0].Method)
+	assert.Equal(t, "invocations", ev[0].Reason)
+	assert.Equal(t, cold, ev[1].Method)
+	assert.Equal(t, "backedges (OSR)", ev[1].Reason)
+	for _, e := range ev {
+		// The idle compiler thread is dispatched (a context switch), then
+		// spends 2 µs per bytecode compiled.
+		assert.Equal(t, cfg.ContextSwitch+sim.Time(e.Size*DefaultConfig().CompileNanosPerBytecode), e.Done-e.Queued, img.Names[e.Method])
+	}
+	assert.Equal(t, sim.Compiled, vm.Code(cold).Tier)
+	// cold's running frame was replaced on the stack (OSR) and inlines hot.
+	st := vm.Stack(0, nil)
+	require.GreaterOrEqual(t, len(st), 2)
+	assert.Equal(t, sim.Compiled, st[1].Tier)
+	assert.Len(t, vm.Code(cold).Inline[2], 1)
+	assert.Contains(t, j.Explain(), "HotCold.cold: backedges (OSR)")
+}
+
+func TestDebugInfoPlacement(t *testing.T) {
+	vm, _ := setup(t, parse(t, loops), nil)
+	c := vm.Code(method(t, vm, "L.calls"))
+	// L.calls: LoopEnter, Work, Call big, LoopBack, Return.
+	assert.Equal(t, []bool{true, false, true, true, true}, c.Debug, "entry, call site, poll, return")
+	vm2, _ := setup(t, parse(t, loops), func(c *Config) { c.DebugNonSafepoints = true })
+	assert.Nil(t, vm2.Code(method(t, vm2, "L.calls")).Debug, "every position recorded")
+}
+
+func TestConfigValidation(t *testing.T) {
+	bad := []func(*Config){
+		func(c *Config) { c.CompileThreshold = 0 },
+		func(c *Config) { c.StripMiningIter = -1 },
+		func(c *Config) { c.ReceiverDominance = 1.5 },
+		func(c *Config) { c.MaxInlineLevel = -1 },
+	}
+	for i, b := range bad {
+		c := DefaultConfig()
+		b(&c)
+		assert.Error(t, c.Validate(), "case %d", i)
+	}
+	_, err := ParseFlavour("dalvik")
+	assert.ErrorContains(t, err, `unknown VM flavour "dalvik"`)
+}

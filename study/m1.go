@@ -1,0 +1,114 @@
+package study
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+// ListingOneConfig is one JVM configuration of the Listing 1 experiment.
+type ListingOneConfig struct {
+	Name        string
+	Inline      bool
+	StripMining int64
+	DNS         bool
+}
+
+// ListingOneConfigs are the configurations M1 and X1 look at: the paper's
+// tprof setup (inlining off, as Mytkowicz et al. ran tprof), and a modern
+// HotSpot (inlining, loop strip mining, DebugNonSafepoints) — without strip
+// mining the inlined counted loop has no poll at all and a safepoint
+// sampler gets no sample.
+var ListingOneConfigs = []ListingOneConfig{
+	{Name: "no inlining", Inline: false},
+	{Name: "inlining+strip mining+DNS", Inline: true, StripMining: 1000, DNS: true},
+}
+
+// ListingOneRow is one (configuration, seed) run: each profile's share of
+// self time for HotCold.hot and HotCold.cold, in percent.
+type ListingOneRow struct {
+	Config   ListingOneConfig
+	Seed     uint64
+	Hot      map[string]float64
+	Cold     map[string]float64
+	Samples  map[string]int64
+	Profiles map[string]*profile.Profile
+}
+
+// ListingOneSamplers are the profilers observing each run (passively).
+var ListingOneSamplers = []string{"truth", "safepoint", "hprof", "xprof", "tprof", "async"}
+
+// ListingOne runs Mytkowicz et al.'s Listing 1 (hotcold) under each
+// configuration and seed, with every sampler observing the same execution.
+func ListingOne(configs []ListingOneConfig, seeds []uint64, duration sim.Time) ([]ListingOneRow, *Table, error) {
+	p, err := workloads.Get("hotcold")
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &Table{Title: "M1: hot() vs cold() self time (%) by profiler, Mytkowicz et al. Listing 1",
+		Columns: append([]string{"config", "seed", "method"}, ListingOneSamplers...)}
+	var rows []ListingOneRow
+	for _, c := range configs {
+		for _, seed := range seeds {
+			cfg := harness.DefaultConfig()
+			cfg.Sim.Seed, cfg.Sim.Duration = seed, duration
+			cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = c.Inline, c.StripMining, c.DNS
+			cfg.Samplers, cfg.Mode = ListingOneSamplers, samplers.Passive
+			out, err := harness.Run(p, cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			r := ListingOneRow{Config: c, Seed: seed, Hot: map[string]float64{}, Cold: map[string]float64{},
+				Samples: map[string]int64{}, Profiles: out.Profiles}
+			for _, s := range ListingOneSamplers {
+				r.Hot[s] = profile.Hotness(out.Profiles[s], "HotCold.hot")
+				r.Cold[s] = profile.Hotness(out.Profiles[s], "HotCold.cold")
+				r.Samples[s] = out.Profiles[s].TotalCount()
+			}
+			rows = append(rows, r)
+			for _, m := range []string{"hot", "cold"} {
+				cells := []any{c.Name, seed, "HotCold." + m}
+				for _, s := range ListingOneSamplers {
+					v := r.Hot[s]
+					if m == "cold" {
+						v = r.Cold[s]
+					}
+					cells = append(cells, v)
+				}
+				t.AddRow(cells...)
+			}
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Paper: xprof attributes 99.8 %% of the time to cold() (Mytkowicz et al. 2010, §6.3). %v simulated per run, samplers passive on one execution.", duration))
+	return rows, t, nil
+}
+
+// PooledShare is a profiler's share (%) for method m pooled over runs,
+// weighting each run by its samples.
+func PooledShare(rows []ListingOneRow, config, sampler, method string) float64 {
+	var num, den float64
+	for _, r := range rows {
+		if r.Config.Name != config {
+			continue
+		}
+		share := r.Hot[sampler]
+		if method == "cold" {
+			share = r.Cold[sampler]
+		}
+		n := float64(r.Samples[sampler])
+		if sampler == "truth" {
+			n = 1
+		}
+		num += share * n
+		den += n
+	}
+	if den == 0 {
+		return math.NaN()
+	}
+	return num / den
+}
