@@ -182,3 +182,25 @@ func TestConfigErrors(t *testing.T) {
 	_, err = harness.Run(p, cfg)
 	assert.ErrorContains(t, err, "sampler tprof: jitter: 20ns must be in [0, interval)")
 }
+
+// The observer effect is mechanism, not noise: a costed profiler's pauses
+// and agent threads move when the JIT's counters fire and its code is
+// installed, relative to the program's own progress.
+func TestCostedSamplerShiftsCompilation(t *testing.T) {
+	plain := run(t, "abcuv", nil)
+	watched := run(t, "abcuv", func(c *harness.Config) {
+		c.Samplers, c.Mode = []string{"jprofile"}, samplers.Costed
+	})
+	a, b := plain.JIT.Events(), watched.JIT.Events()
+	require.NotEmpty(t, a)
+	require.Equal(t, len(a), len(b))
+	shifted := 0
+	for i := range a {
+		assert.Equal(t, a[i].Method, b[i].Method)
+		if a[i].Queued != b[i].Queued {
+			shifted++
+		}
+	}
+	assert.Positive(t, shifted, "the profiled run compiles at other times")
+	assert.Less(t, watched.Result.AppCPU(), plain.Result.AppCPU(), "and gets less done in the same time")
+}
