@@ -99,6 +99,12 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		}
 		attached = append(attached, s)
 	}
+	for _, s := range attached {
+		if np, ok := s.(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() &&
+			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
+			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
+		}
+	}
 	if cfg.Mode == samplers.Costed && len(attached) > 1 {
 		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))
 	}

@@ -65,6 +65,8 @@ var safepointVariants = []struct {
 		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}},
+	{"jvmti", "Hofer et al.'s JVMTI sampling: sampler thread sleeps 10 ms, global safepoint, VM thread walks every running thread (256 frames)",
+		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
 		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}},
 }
@@ -231,6 +233,7 @@ func (s *Safepoint) Result() *Result {
 				continue
 			}
 			r.Costs.AgentCPU += rec.End - rec.Safe
+			r.Costs.Latencies = append(r.Costs.Latencies, int64(rec.Latency()))
 			for _, p := range rec.Pauses {
 				r.Costs.Pauses += p.Resumed - p.Stopped
 			}

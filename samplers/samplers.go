@@ -75,6 +75,12 @@ type Costs struct {
 	// actually taken (for interval autocorrelation).
 	Ticks       []int64 `json:"-"`
 	SampleTimes []int64 `json:"-"`
+	// Latencies are, for safepoint-based samplers in costed mode, the time
+	// from each request until every thread was safe and sampled.
+	Latencies []int64 `json:"-"`
+	// Extra holds sampler-specific measurements, documented by each
+	// sampler (e.g. pcct's frames_examined_per_sample).
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 // Result is a sampler's output.

@@ -48,6 +48,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				// Returning from native code checks for a pending
 				// safepoint, like HotSpot's native-to-Java transition.
 				t.clock = clock
+				t.pollKind = PollNativeExit
 				return stopPoll
 			}
 
@@ -59,6 +60,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
+						t.pollKind = PollReturn
 						return stopPoll
 					}
 				}
@@ -82,6 +84,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
+						t.pollKind = PollReturn
 						return stopPoll
 					}
 				}
@@ -137,6 +140,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				if in.Flags&FlagPoll != 0 || (in.C > 0 && *ctr%int64(in.C) == 0) {
 					tr.nodes[f.node].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
+					t.pollKind = PollBackedge
 					stop |= t.hooks & stopPoll
 				}
 				if stop != 0 {
@@ -196,6 +200,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					if t.hooks&stopPoll != 0 {
 						t.resumePoll = true
 						t.clock = clock
+						t.pollKind = PollEpilogue
 						return stopPoll
 					}
 				}
@@ -318,6 +323,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	if code.PollEntry && inl == nil {
 		tr.nodes[node].self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
+		t.pollKind = PollPrologue
 		stop |= t.hooks & stopPoll
 	}
 	return stop | t.hooks&stopEntry

@@ -34,6 +34,32 @@ func (h Hook) String() string {
 	return fmt.Sprintf("Hook(%d)", h)
 }
 
+// PollKind says which kind of yield point a thread stopped at (HookPoll).
+type PollKind uint8
+
+// Poll kinds.
+const (
+	PollBackedge   PollKind = iota // a loop back-edge (or a strip-mined one)
+	PollReturn                     // HotSpot's return poll, after the pop: the thread is in the caller
+	PollPrologue                   // a method prologue (Jikes, interpreter): the thread is in the callee
+	PollEpilogue                   // a method epilogue (Jikes, interpreter): in the callee, before the pop
+	PollNativeExit                 // the return from a native call
+	PollTransition                 // not a poll: the thread blocked, parked or exited (a safe transition)
+)
+
+var pollKindNames = [...]string{"backedge", "return", "prologue", "epilogue", "native-exit", "transition"}
+
+func (k PollKind) String() string {
+	if int(k) < len(pollKindNames) {
+		return pollKindNames[k]
+	}
+	return fmt.Sprintf("PollKind(%d)", k)
+}
+
+// PollKindOf tells, inside a HookPoll handler, which kind of poll thread
+// id stopped at.
+func (vm *VM) PollKindOf(id ThreadID) PollKind { return vm.thread(id).pollKind }
+
 // stop reasons returned by the executor (a bit set).
 const (
 	stopHorizon   uint8 = 1 << iota // reached the horizon; nothing to do
@@ -172,6 +198,19 @@ func (vm *VM) SetBytecodeCounter(h HandlerID, id ThreadID, n int64) {
 	}
 	t.counter, t.counterBy = n, int32(h)
 	t.hooks |= stopBytecodes
+}
+
+// Mark sets handler h's marker bit on the frame at depth (0 = entry) of
+// thread id. The bit lives as long as that activation: a frame pushed
+// later at the same depth starts unmarked.
+func (vm *VM) Mark(h HandlerID, id ThreadID, depth int) {
+	vm.checkHandler(h)
+	vm.thread(id).frames[depth].marks |= 1 << h
+}
+
+// Marked reports whether handler h marked the frame at depth of thread id.
+func (vm *VM) Marked(h HandlerID, id ThreadID, depth int) bool {
+	return vm.thread(id).frames[depth].marks&(1<<h) != 0
 }
 
 // BytecodeCounter returns thread id's counter (it goes negative by the

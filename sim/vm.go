@@ -87,6 +87,9 @@ type frame struct {
 	flags    uint8
 	// retHandlers is the set of hook handlers armed on this frame's return.
 	retHandlers uint32
+	// marks is the set of handlers that marked this frame (Whaley's marker
+	// bit); a new activation starts unmarked.
+	marks uint32
 	// workLeft is what remains of a Work or Native at pc that a horizon
 	// split; > 0 also means its block entry was already counted.
 	workLeft int64
@@ -118,9 +121,10 @@ type Thread struct {
 	stop       uint8 // pending stop reasons, handled in global time order
 	hooks      uint8 // hook kinds armed on this thread
 	armed      [numHooks]uint32
-	counter    int64 // bytecode counter (HookBytecodes)
-	counterBy  int32 // handler owning the counter
-	resumePoll bool  // the poll at pc was taken already
+	counter    int64    // bytecode counter (HookBytecodes)
+	counterBy  int32    // handler owning the counter
+	resumePoll bool     // the poll at pc was taken already
+	pollKind   PollKind // the kind of the last poll the thread stopped at
 	// callDebt is what remains to pay of a call a horizon split, and
 	// pendingRecv the receiver a split virtual call had drawn.
 	callDebt    int64
@@ -352,6 +356,7 @@ func (vm *VM) offCPU(t *Thread, s ThreadState) {
 	if s != Runnable && t.hooks&stopPoll != 0 {
 		// Blocking, parking and exiting are safe transitions: a thread
 		// someone waits for at its next poll is as good as there.
+		t.pollKind = PollTransition
 		vm.fireHooks(t, stopPoll)
 	}
 }

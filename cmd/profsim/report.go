@@ -56,9 +56,14 @@ type profileReport struct {
 	Methods []methodReport `json:"methods"`
 	Edges   []edgeReport   `json:"edges"`
 	// OverlapVsTruth is the overlap of the flat profile (self share per
-	// method) with truth's, in [0, 1] (absent for truth itself).
+	// method) with truth's, in [0, 1] (absent for truth itself); for
+	// call-graph profilers (cbs, jikes-timer) the overlap of the dynamic
+	// call graphs (Arnold & Grove's accuracy).
 	OverlapVsTruth *float64    `json:"overlap_vs_truth,omitempty"`
 	Costs          *costReport `json:"costs,omitempty"`
+	// Extra holds sampler-specific measurements (pcct's
+	// frames_examined_per_sample, pcct_nodes, pcct_bytes, …).
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 type costReport struct {
@@ -111,9 +116,13 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 		pr := summarize(p)
 		if name != "truth" {
 			o := profile.OverlapMethods(truth, p)
+			if len(p.Samples) == 0 && len(p.Edges) > 0 {
+				o = profile.OverlapEdges(truth, p) // a call-graph profiler: compare call graphs
+			}
 			pr.OverlapVsTruth = &o
 			c := out.Costs[name]
 			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken}
+			pr.Extra = c.Extra
 		}
 		r.Profiles[name] = pr
 	}

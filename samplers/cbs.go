@@ -1,0 +1,241 @@
+package samplers
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+)
+
+// CBSConfig configures Arnold & Grove's counter-based sampling.
+type CBSConfig struct {
+	// Interval is the timer that opens a sampling window (10 ms). > 0.
+	Interval sim.Time
+	// Stride: sample every Stride-th prologue/epilogue yield point once
+	// the window is open; Samples: how many samples close the window.
+	Stride, Samples int
+	// YieldCost is the out-of-line check a thread runs at each taken
+	// yield point while its window is open; SampleCost one edge sample.
+	YieldCost, SampleCost sim.Time
+}
+
+// DefaultCBSConfig is the setting Arnold & Grove recommend for Jikes RVM:
+// STRIDE 3, SAMPLES 32.
+func DefaultCBSConfig() CBSConfig {
+	return CBSConfig{Interval: 10 * sim.Millisecond, Stride: 3, Samples: 32, YieldCost: 20, SampleCost: 500}
+}
+
+// Validate names the first invalid field.
+func (c CBSConfig) Validate() error {
+	switch {
+	case c.Interval <= 0:
+		return fmt.Errorf("interval: %v must be > 0", c.Interval)
+	case c.Stride < 1:
+		return fmt.Errorf("stride: %d must be ≥ 1", c.Stride)
+	case c.Samples < 1:
+		return fmt.Errorf("samples: %d must be ≥ 1", c.Samples)
+	case c.YieldCost < 0 || c.SampleCost < 0:
+		return fmt.Errorf("costs must be ≥ 0")
+	}
+	return nil
+}
+
+func init() {
+	Register(Info{Name: "cbs", Description: "Arnold & Grove counter-based sampling: a 10 ms timer opens a window of SAMPLES call-edge samples, one every STRIDE prologue/epilogue yield points (3, 32); needs --vm jikes",
+		New: func() Sampler { return NewCBS(DefaultCBSConfig()) }})
+	Register(Info{Name: "jikes-timer", Description: "Jikes RVM base call-graph sampling: a 10 ms timer flag, taken at the next prologue/epilogue yield point, records that call edge; needs --vm jikes",
+		New: func() Sampler { return NewJikesTimer(10 * sim.Millisecond) }})
+}
+
+// edgeSampler is what CBS and jikes-timer share: a timer, a hook on
+// prologue/epilogue yield points, and an edge profile.
+type edgeSampler struct {
+	name  string
+	env   *Env
+	rec   *recorder
+	timer sim.TimerID
+	hook  sim.HandlerID
+}
+
+func (e *edgeSampler) attach(env *Env, name string, interval sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
+	e.name, e.env = name, env
+	e.rec = newRecorder(env.VM, name, interval)
+	id, err := env.VM.AddHookHandler(h)
+	if err != nil {
+		return err
+	}
+	e.hook = id
+	e.timer = env.VM.AddTimer(t)
+	env.VM.ScheduleTimer(e.timer, interval, 0)
+	return nil
+}
+
+// NeedsPrologueYieldPoints tells the harness these samplers count
+// prologue and epilogue yield points, which only Jikes-like code has.
+func (e *edgeSampler) NeedsPrologueYieldPoints() bool { return true }
+
+// sampleEdge records the edge from the top frame's caller to the top
+// frame (at a prologue the callee was just entered; at an epilogue it is
+// about to return). It reports whether there was an edge.
+func (e *edgeSampler) sampleEdge(vm *sim.VM, id sim.ThreadID) bool {
+	e.rec.buf = vm.Stack(id, e.rec.buf[:0])
+	n := len(e.rec.buf)
+	if n < 2 {
+		return false // the thread's entry method has no caller
+	}
+	caller, callee := e.rec.buf[n-2], e.rec.buf[n-1]
+	e.rec.b.AddEdge(e.rec.fn[caller.Method], int(caller.Line), e.rec.fn[callee.Method], 1)
+	e.rec.costs.Taken++
+	e.rec.costs.SampleTimes = append(e.rec.costs.SampleTimes, int64(vm.Now()))
+	return true
+}
+
+func isPrologueOrEpilogue(k sim.PollKind) bool {
+	return k == sim.PollPrologue || k == sim.PollEpilogue
+}
+
+// CBS is counter-based sampling. The window state is per thread, as in
+// J9's thread-local counters.
+type CBS struct {
+	edgeSampler
+	cfg    CBSConfig
+	rng    *rand.Rand
+	skip   map[sim.ThreadID]int
+	left   map[sim.ThreadID]int
+	yields int64
+}
+
+// NewCBS creates a CBS sampler.
+func NewCBS(cfg CBSConfig) *CBS {
+	return &CBS{cfg: cfg, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
+}
+
+// Name is "cbs".
+func (s *CBS) Name() string { return "cbs" }
+
+// Config returns the configuration.
+func (s *CBS) Config() CBSConfig { return s.cfg }
+
+// Attach starts the timer.
+func (s *CBS) Attach(env *Env) error {
+	if err := s.cfg.Validate(); err != nil {
+		return fmt.Errorf("sampler cbs: %w", err)
+	}
+	s.rng = sim.Stream(env.Seed, "sampler/cbs")
+	return s.attach(env, "cbs", s.cfg.Interval, s, s)
+}
+
+// OnTimer opens a window on every running thread that has none open: the
+// first sample comes after a skip drawn from [1, STRIDE].
+func (s *CBS) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+	s.rec.costs.Requested++
+	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
+		if s.left[id] > 0 {
+			continue
+		}
+		s.skip[id] = 1 + s.rng.IntN(s.cfg.Stride)
+		s.left[id] = s.cfg.Samples
+		vm.Arm(s.hook, id, sim.HookPoll)
+	}
+	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+}
+
+// OnHook runs Figure 3's logic at each prologue/epilogue yield point of a
+// thread whose window is open.
+func (s *CBS) OnHook(vm *sim.VM, id sim.ThreadID, _ sim.Hook) sim.Action {
+	if s.left[id] == 0 {
+		return sim.Continue
+	}
+	if !isPrologueOrEpilogue(vm.PollKindOf(id)) {
+		vm.Arm(s.hook, id, sim.HookPoll) // a back-edge or a transition: keep waiting
+		return sim.Continue
+	}
+	s.yields++
+	costed := s.env.Mode == Costed && vm.State(id) == sim.Running
+	if costed {
+		vm.Stall(id, s.cfg.YieldCost)
+		s.rec.costs.Stall += s.cfg.YieldCost
+	}
+	if s.skip[id]--; s.skip[id] == 0 {
+		if s.sampleEdge(vm, id) && costed {
+			vm.Stall(id, s.cfg.SampleCost)
+			s.rec.costs.Stall += s.cfg.SampleCost
+		}
+		s.skip[id] = s.cfg.Stride
+		s.left[id]--
+	}
+	if s.left[id] > 0 {
+		vm.Arm(s.hook, id, sim.HookPoll)
+	}
+	return sim.Continue
+}
+
+// Result returns the edge profile; Extra["yield_points_taken"] counts the
+// prologue/epilogue yield points run while windows were open.
+func (s *CBS) Result() *Result {
+	r := s.rec.result()
+	r.Costs.Extra = map[string]float64{"yield_points_taken": float64(s.yields)}
+	return r
+}
+
+// JikesTimer is Jikes RVM's base mechanism: the timer sets a flag that
+// the next prologue or epilogue yield point takes, recording that edge.
+type JikesTimer struct {
+	edgeSampler
+	interval sim.Time
+	pending  map[sim.ThreadID]bool
+}
+
+// NewJikesTimer creates the base sampler with the given timer period.
+func NewJikesTimer(interval sim.Time) *JikesTimer {
+	return &JikesTimer{interval: interval, pending: map[sim.ThreadID]bool{}}
+}
+
+// Name is "jikes-timer".
+func (s *JikesTimer) Name() string { return "jikes-timer" }
+
+// Attach starts the timer.
+func (s *JikesTimer) Attach(env *Env) error {
+	if s.interval <= 0 {
+		return fmt.Errorf("sampler jikes-timer: interval: %v must be > 0", s.interval)
+	}
+	return s.attach(env, "jikes-timer", s.interval, s, s)
+}
+
+// OnTimer sets the flag of every running thread.
+func (s *JikesTimer) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+	s.rec.costs.Requested++
+	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
+		if !s.pending[id] {
+			s.pending[id] = true
+			vm.Arm(s.hook, id, sim.HookPoll)
+		}
+	}
+	vm.ScheduleTimer(s.timer, at+s.interval, 0)
+}
+
+// OnHook records the edge at the first prologue/epilogue yield point.
+func (s *JikesTimer) OnHook(vm *sim.VM, id sim.ThreadID, _ sim.Hook) sim.Action {
+	if !s.pending[id] {
+		return sim.Continue
+	}
+	if !isPrologueOrEpilogue(vm.PollKindOf(id)) {
+		vm.Arm(s.hook, id, sim.HookPoll)
+		return sim.Continue
+	}
+	delete(s.pending, id)
+	s.sampleEdge(vm, id)
+	return sim.Continue
+}
+
+// Result returns the edge profile.
+func (s *JikesTimer) Result() *Result { return s.rec.result() }
+
+// flat is a one-frame stack for a method.
+func (r *recorder) flat(method int32) []profile.Frame {
+	r.stack = append(r.stack[:0], profile.Frame{Func: r.fn[method]})
+	return r.stack
+}

@@ -1,0 +1,238 @@
+package samplers
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+)
+
+// PCCTConfig configures Whaley's sampler.
+type PCCTConfig struct {
+	// Interval is the sampler thread's period. > 0.
+	Interval sim.Time
+	// DepthLimit stops the upward walk after this many frames (0: none);
+	// the frames walked are then attached at the root, wrongly.
+	DepthLimit int
+	// HotMethods counts only the top method: the depth-0 case.
+	HotMethods bool
+	// FullWalk ignores marker bits and walks every frame each time: the
+	// exhaustive CCT the PCCT is compared with.
+	FullWalk bool
+	// PerSample and PerFrame are the sampler thread's cost of a sample;
+	// the sampled thread is suspended for as long.
+	PerSample, PerFrame sim.Time
+	// NodeBytes is the size of one PCCT node (method, count, parent,
+	// children), for the size the profile occupies.
+	NodeBytes int
+}
+
+// DefaultPCCTConfig samples every 10 ms with no depth limit.
+func DefaultPCCTConfig() PCCTConfig {
+	return PCCTConfig{Interval: 10 * sim.Millisecond, PerSample: 2 * sim.Microsecond, PerFrame: 40, NodeBytes: 32}
+}
+
+// Validate names the first invalid field.
+func (c PCCTConfig) Validate() error {
+	switch {
+	case c.Interval <= 0:
+		return fmt.Errorf("interval: %v must be > 0", c.Interval)
+	case c.DepthLimit < 0:
+		return fmt.Errorf("depth_limit: %d must be ≥ 0", c.DepthLimit)
+	case c.PerSample < 0 || c.PerFrame < 0 || c.NodeBytes < 0:
+		return fmt.Errorf("costs must be ≥ 0")
+	}
+	return nil
+}
+
+func init() {
+	Register(Info{Name: "pcct", Description: "Whaley's partial calling context tree: every 10 ms walk each running thread up to the first marked frame, then update the tree downward",
+		New: func() Sampler { return NewPCCT("pcct", DefaultPCCTConfig()) }})
+	Register(Info{Name: "hotmethods", Description: "Whaley's hot-method counters: the depth-0 case of the PCCT sampler (top method only)",
+		New: func() Sampler {
+			c := DefaultPCCTConfig()
+			c.HotMethods = true
+			return NewPCCT("hotmethods", c)
+		}})
+}
+
+type pcctNode struct {
+	method   int32
+	parent   int
+	children map[int32]int
+	count    int64
+}
+
+// PCCT is Whaley's sampler. Each sample walks the thread's stack upward
+// until a frame whose marker bit is set — every frame below it is
+// unchanged since the last sample and already in the tree — then goes
+// back down, adding the new frames under that frame's node and marking
+// them. A frame pushed after the last sample starts unmarked.
+type PCCT struct {
+	name     string
+	cfg      PCCTConfig
+	env      *Env
+	rec      *recorder
+	timer    sim.TimerID
+	hook     sim.HandlerID
+	agent    sim.ThreadID
+	nodes    []pcctNode
+	nodeOf   map[sim.ThreadID][]int // depth → node, valid for marked frames
+	examined int64
+	samples  int64
+	limited  int64 // samples whose walk hit the depth limit
+}
+
+// NewPCCT creates a PCCT (or hot-methods) sampler named name.
+func NewPCCT(name string, cfg PCCTConfig) *PCCT {
+	return &PCCT{name: name, cfg: cfg, nodeOf: map[sim.ThreadID][]int{},
+		nodes: []pcctNode{{method: -1, parent: -1, children: map[int32]int{}}}}
+}
+
+// Name is the registry name.
+func (s *PCCT) Name() string { return s.name }
+
+// Config returns the configuration.
+func (s *PCCT) Config() PCCTConfig { return s.cfg }
+
+// Attach starts the sampler thread's timer.
+func (s *PCCT) Attach(env *Env) error {
+	if err := s.cfg.Validate(); err != nil {
+		return fmt.Errorf("sampler %s: %w", s.name, err)
+	}
+	s.env = env
+	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	h, err := env.VM.AddHookHandler(noHooks{})
+	if err != nil {
+		return err
+	}
+	s.hook = h // only its marker bits are used
+	s.timer = env.VM.AddTimer(s)
+	if env.Mode == Costed {
+		s.agent = env.VM.NewServiceThread(s.name+" sampler", s)
+	}
+	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
+	return nil
+}
+
+type noHooks struct{}
+
+func (noHooks) OnHook(*sim.VM, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
+
+func (s *PCCT) child(parent int, m int32) int {
+	if c, ok := s.nodes[parent].children[m]; ok {
+		return c
+	}
+	s.nodes = append(s.nodes, pcctNode{method: m, parent: parent, children: map[int32]int{}})
+	c := len(s.nodes) - 1
+	s.nodes[parent].children[m] = c
+	return c
+}
+
+// OnTimer samples every running application thread.
+func (s *PCCT) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+	s.rec.costs.Requested++
+	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	var work sim.Time
+	for _, id := range appThreads(vm, sim.Running) {
+		stack := vm.Stack(id, s.rec.buf[:0])
+		s.rec.buf = stack
+		if len(stack) == 0 {
+			continue
+		}
+		n := s.sample(vm, id, stack)
+		s.samples++
+		s.examined += int64(n)
+		s.rec.costs.Taken++
+		s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(at))
+		if s.env.Mode == Costed {
+			d := s.cfg.PerSample + s.cfg.PerFrame*sim.Time(n)
+			vm.Stall(id, d) // suspended while the sampler walks it
+			s.rec.costs.Stall += d
+			work += d
+		}
+	}
+	if s.env.Mode == Costed && work > 0 {
+		vm.SubmitJob(s.agent, work, 0)
+	}
+	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+}
+
+// sample updates the tree with one stack and returns the frames examined.
+func (s *PCCT) sample(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame) int {
+	top := len(stack) - 1
+	if s.cfg.HotMethods {
+		s.nodes[s.child(0, stack[top].Method)].count++
+		return 1
+	}
+	// Upward: find the deepest marked frame.
+	k, examined := top, 0
+	start := 0 // first frame to attach below node
+	node := 0
+	for ; k >= 0; k-- {
+		if s.cfg.DepthLimit > 0 && examined == s.cfg.DepthLimit {
+			s.limited++
+			start = k + 1 // misattached: the walked frames hang off the root
+			break
+		}
+		examined++
+		if !s.cfg.FullWalk && vm.Marked(s.hook, id, k) {
+			node = s.nodeOf[id][k]
+			start = k + 1
+			break
+		}
+	}
+	// Downward: add and mark the new frames.
+	depths := s.nodeOf[id]
+	for len(depths) < len(stack) {
+		depths = append(depths, 0)
+	}
+	for j := start; j <= top; j++ {
+		node = s.child(node, stack[j].Method)
+		depths[j] = node
+		vm.Mark(s.hook, id, j)
+	}
+	s.nodeOf[id] = depths
+	s.nodes[node].count++
+	return examined
+}
+
+// OnJobDone is the sampler thread going back to sleep.
+func (s *PCCT) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+
+// Result returns the PCCT as a profile. Extra: frames_examined_per_sample,
+// pcct_nodes, pcct_bytes (nodes × NodeBytes), depth_limited_samples.
+func (s *PCCT) Result() *Result {
+	var path []int32
+	var frames []profile.Frame
+	for i := 1; i < len(s.nodes); i++ {
+		if s.nodes[i].count == 0 {
+			continue
+		}
+		path = path[:0]
+		for n := i; n > 0; n = s.nodes[n].parent {
+			path = append(path, s.nodes[n].method)
+		}
+		frames = frames[:0]
+		for j := len(path) - 1; j >= 0; j-- {
+			frames = append(frames, profile.Frame{Func: s.rec.fn[path[j]]})
+		}
+		c := s.nodes[i].count
+		s.rec.b.AddSample(frames, c, c*int64(s.cfg.Interval), "")
+	}
+	r := s.rec.result()
+	per := 0.0
+	if s.samples > 0 {
+		per = float64(s.examined) / float64(s.samples)
+	}
+	r.Costs.Extra = map[string]float64{
+		"frames_examined_per_sample": per,
+		"pcct_nodes":                 float64(len(s.nodes) - 1),
+		"pcct_bytes":                 float64((len(s.nodes) - 1) * s.cfg.NodeBytes),
+		"depth_limited_samples":      float64(s.limited),
+	}
+	if s.env.Mode == Costed {
+		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
+	}
+	return r
+}
