@@ -17,27 +17,27 @@ func (j *JIT) Explain() string {
 	for _, e := range j.events {
 		fmt.Fprintf(&b, "%s: %s, queued %v, installed %v, %d bytecodes, %d inlined\n",
 			j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)
-		j.explainCode(&b, j.vm.Code(e.Method), "    ")
+		j.explainCode(&b, j.vm.Code(e.Method), "    ", false)
 	}
 	return b.String()
 }
 
-func (j *JIT) explainCode(b *strings.Builder, c *sim.Code, indent string) {
-	fmt.Fprintf(b, "%s%s [%v] polls: %s\n", indent, j.img.Names[c.Method], c.Tier, strings.Join(describePolls(c), ", "))
+func (j *JIT) explainCode(b *strings.Builder, c *sim.Code, indent string, inlined bool) {
+	fmt.Fprintf(b, "%s%s [%v] polls: %s\n", indent, j.img.Names[c.Method], c.Tier, strings.Join(describePolls(c, inlined), ", "))
 	if c.Inline == nil {
 		return
 	}
 	for pc, vs := range c.Inline {
 		for _, v := range vs {
 			fmt.Fprintf(b, "%s  inlined at line %d:\n", indent, c.Instrs[pc].Line)
-			j.explainCode(b, v, indent+"    ")
+			j.explainCode(b, v, indent+"    ", true)
 		}
 	}
 }
 
-func describePolls(c *sim.Code) []string {
+func describePolls(c *sim.Code, inlined bool) []string {
 	var out []string
-	if c.PollEntry {
+	if c.PollEntry && !inlined {
 		out = append(out, "prologue")
 	}
 	for _, in := range c.Instrs {
@@ -52,7 +52,7 @@ func describePolls(c *sim.Code) []string {
 				out = append(out, fmt.Sprintf("none in counted loop at line %d", in.Line))
 			}
 		case sim.OpReturn:
-			if in.Flags&sim.FlagPoll != 0 {
+			if in.Flags&sim.FlagPoll != 0 && !inlined {
 				if c.EpiloguePoll {
 					out = append(out, "epilogue")
 				} else {

@@ -55,15 +55,17 @@ type Coordinator struct {
 	vm       *sim.VM
 	vmThread sim.ThreadID
 	hook     sim.HandlerID
+	timer    sim.TimerID
 	queue    []request
 	cur      *active
 	records  []Record
 }
 
 type request struct {
-	reason string
-	op     Operation
-	at     sim.Time
+	reason  string
+	op      Operation
+	at      sim.Time
+	partial *partialState // non-nil: a partial safepoint
 }
 
 type active struct {
@@ -83,6 +85,7 @@ func New(vm *sim.VM) (*Coordinator, error) {
 		return nil, err
 	}
 	c.hook = id
+	c.timer = vm.AddTimer(c)
 	c.vmThread = vm.NewServiceThread("VM Thread", c)
 	return c, nil
 }
@@ -129,6 +132,10 @@ func (c *Coordinator) begin() {
 	a := &active{request: r, waiting: map[sim.ThreadID]bool{}, stopped: map[sim.ThreadID]int{}}
 	a.rec = Record{Reason: r.reason, Requested: r.at, Started: vm.Now()}
 	c.cur = a
+	if r.partial != nil {
+		c.beginPartial(a)
+		return
+	}
 	vm.SetHold(true)
 	for _, t := range vm.Threads() {
 		if t.Service {
@@ -155,6 +162,9 @@ func (c *Coordinator) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action
 	if a == nil || h != sim.HookPoll {
 		return sim.Continue
 	}
+	if a.partial != nil {
+		return c.partialHook(vm, id)
+	}
 	delete(a.waiting, id)
 	action := sim.Continue
 	if vm.State(id) == sim.Running && !a.running {
@@ -180,6 +190,13 @@ func (c *Coordinator) maybeSafe() {
 // OnJobDone ends the operation and resumes the world.
 func (c *Coordinator) OnJobDone(vm *sim.VM, _ sim.ThreadID, _ int64) {
 	a := c.cur
+	if a.partial != nil {
+		a.partial.vmBusy = false
+		if a.partial.selfDone {
+			c.finishPartial()
+		}
+		return
+	}
 	a.op.Done(vm, vm.Now())
 	a.rec.End = vm.Now()
 	for _, id := range a.armed {

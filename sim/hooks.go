@@ -187,6 +187,23 @@ func (vm *VM) ArmReturn(h HandlerID, id ThreadID, depth int) {
 	t.frames[depth].retHandlers |= 1 << h
 }
 
+// DisarmReturn removes handler h's return hook from the frame at depth of
+// thread id (an incremental stack tracer un-patching a return address).
+func (vm *VM) DisarmReturn(h HandlerID, id ThreadID, depth int) {
+	vm.checkHandler(h)
+	f := &vm.thread(id).frames[depth]
+	f.retHandlers &^= 1 << h
+	if f.retHandlers == 0 {
+		f.flags &^= fReturnHook
+	}
+}
+
+// ReturnArmed reports whether handler h's return hook is on the frame at
+// depth of thread id.
+func (vm *VM) ReturnArmed(h HandlerID, id ThreadID, depth int) bool {
+	return vm.thread(id).frames[depth].retHandlers&(1<<h) != 0
+}
+
 // SetBytecodeCounter arms HookBytecodes on thread id: the thread stops at
 // the basic block that brings the counter to ≤ 0. One handler owns a
 // thread's counter at a time.

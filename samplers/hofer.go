@@ -1,0 +1,403 @@
+package samplers
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/safepoint"
+	"github.com/profsim/profsim/sim"
+)
+
+// HoferConfig configures SPS and ISPS (Hofer, Gnedt, Mössenböck 2015).
+type HoferConfig struct {
+	// Interval between sample requests, on a fixed clock (the profilers
+	// "incorporate the time that elapsed while taking the last sample"). > 0.
+	Interval sim.Time
+	// K threads per partial safepoint; 0 means the number of CPUs.
+	K int
+	// IncludeWaiting also samples waiting threads, in proportion.
+	IncludeWaiting bool
+	// Incremental enables incremental stack tracing (ISPS).
+	Incremental bool
+	// Depth truncates self-walked stacks to the frames nearest the leaf
+	// (256 for SPS, as for JVMTI; ISPS keeps complete stacks).
+	Depth int
+	// SampleBase + FrameCost × frames decoded is the cost of a sample on
+	// the sampled thread; an intercepted return costs TrampolineCost +
+	// FrameCost.
+	SampleBase, FrameCost, TrampolineCost sim.Time
+	// RetrieveInterval is how often ISPS retrieves (and completes) its
+	// traces at a full safepoint; RetrievePerThread is the agent's cost to
+	// retrieve a finished thread's traces at its end.
+	RetrieveInterval, RetrievePerThread sim.Time
+}
+
+// DefaultSPSConfig is SPS: 10 ms, K = CPUs, 256 frames.
+func DefaultSPSConfig() HoferConfig {
+	return HoferConfig{Interval: 10 * sim.Millisecond, Depth: 256, SampleBase: 1 * sim.Microsecond, FrameCost: 100,
+		TrampolineCost: 50, RetrieveInterval: sim.Second, RetrievePerThread: 20 * sim.Microsecond}
+}
+
+// DefaultISPSConfig is ISPS: SPS plus incremental stack tracing.
+func DefaultISPSConfig() HoferConfig {
+	c := DefaultSPSConfig()
+	c.Incremental, c.Depth = true, 0
+	return c
+}
+
+// Validate names the first invalid field.
+func (c HoferConfig) Validate() error {
+	switch {
+	case c.Interval <= 0:
+		return fmt.Errorf("interval: %v must be > 0", c.Interval)
+	case c.K < 0:
+		return fmt.Errorf("k: %d must be ≥ 0", c.K)
+	case c.Depth < 0:
+		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
+	case c.Incremental && c.RetrieveInterval <= 0:
+		return fmt.Errorf("retrieve_interval: %v must be > 0", c.RetrieveInterval)
+	case c.SampleBase < 0 || c.FrameCost < 0 || c.TrampolineCost < 0 || c.RetrievePerThread < 0:
+		return fmt.Errorf("costs must be ≥ 0")
+	}
+	return nil
+}
+
+func init() {
+	Register(Info{Name: "sps", Description: "Hofer's self-sampling partial safepoints: every 10 ms the first K (= CPUs) threads to reach a poll walk their own stacks (256 frames); nobody else stops",
+		New: func() Sampler { return NewHofer("sps", DefaultSPSConfig()) }})
+	Register(Info{Name: "isps", Description: "Hofer's ISPS: SPS with incremental stack tracing — decode only the top frame, intercept returns to fill callers, share skeleton frames, retrieve at a full safepoint",
+		New: func() Sampler { return NewHofer("isps", DefaultISPSConfig()) }})
+}
+
+// frameObj is one frame of an incremental stack trace: filled, or an empty
+// skeleton for a caller frame not captured yet.
+type frameObj struct {
+	method int32
+	line   int32
+	depth  int // the frame's depth on the stack (its "frame address")
+	filled bool
+	parent *frameObj
+}
+
+// threadTraces is one thread's incremental state.
+type threadTraces struct {
+	tops []*frameObj // one top frame object per sample
+	cso  *frameObj   // current skeleton object: the next frame to fill
+	done bool        // retrieved at thread end
+}
+
+// Hofer is the SPS/ISPS sampler.
+type Hofer struct {
+	name    string
+	cfg     HoferConfig
+	env     *Env
+	rec     *recorder
+	rng     *rand.Rand
+	timer   sim.TimerID
+	hook    sim.HandlerID
+	agent   sim.ThreadID
+	k       int
+	traces  map[sim.ThreadID]*threadTraces
+	decoded int64
+	samples int64
+}
+
+// NewHofer creates an SPS or ISPS sampler named name.
+func NewHofer(name string, cfg HoferConfig) *Hofer {
+	return &Hofer{name: name, cfg: cfg, traces: map[sim.ThreadID]*threadTraces{}}
+}
+
+// Name is "sps" or "isps".
+func (s *Hofer) Name() string { return s.name }
+
+// Config returns the configuration.
+func (s *Hofer) Config() HoferConfig { return s.cfg }
+
+// Attach starts the sampling timer.
+func (s *Hofer) Attach(env *Env) error {
+	if err := s.cfg.Validate(); err != nil {
+		return fmt.Errorf("sampler %s: %w", s.name, err)
+	}
+	if env.Safepoints == nil {
+		return fmt.Errorf("sampler %s: needs a safepoint coordinator", s.name)
+	}
+	s.env = env
+	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	s.rng = sim.Stream(env.Seed, "sampler/"+s.name)
+	s.k = s.cfg.K
+	if s.k == 0 {
+		s.k = env.VM.Config().CPUs
+	}
+	h, err := env.VM.AddHookHandler(s)
+	if err != nil {
+		return err
+	}
+	s.hook = h
+	s.timer = env.VM.AddTimer(s)
+	if env.Mode == Costed {
+		s.agent = env.VM.NewServiceThread(s.name+" agent", s)
+	}
+	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
+	if s.cfg.Incremental {
+		env.VM.ScheduleTimer(s.timer, s.cfg.RetrieveInterval, 1)
+	}
+	return nil
+}
+
+// OnTimer requests a partial safepoint (arg 0) or a retrieve (arg 1).
+func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
+	if arg == 1 {
+		if s.env.Mode == Costed {
+			s.env.Safepoints.Request("retrieve:"+s.name, retrieveOp{s})
+		} else {
+			s.retrieveAll(vm)
+		}
+		vm.ScheduleTimer(s.timer, at+s.cfg.RetrieveInterval, 1)
+		return
+	}
+	s.rec.costs.Requested++
+	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	s.collectEnded(vm)
+	cfg := safepoint.PartialConfig{K: s.k, IncludeWaiting: s.cfg.IncludeWaiting, Costless: s.env.Mode != Costed}
+	s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)
+	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+}
+
+// SelfSample is the sampled thread walking its own stack at its poll.
+func (s *Hofer) SelfSample(vm *sim.VM, id sim.ThreadID) sim.Time {
+	s.samples++
+	s.rec.costs.Taken++
+	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))
+	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
+	if !s.cfg.Incremental {
+		frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
+		s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+		s.decoded += int64(len(frames))
+		return s.costOf(s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames)))
+	}
+	s.sampleIncremental(vm, id, s.rec.buf)
+	s.decoded++
+	return s.costOf(s.cfg.SampleBase + s.cfg.FrameCost)
+}
+
+func (s *Hofer) costOf(d sim.Time) sim.Time {
+	if s.env.Mode == Costed {
+		s.rec.costs.Stall += d
+	}
+	return d
+}
+
+// SampleWaiting is the VM thread walking a waiting thread.
+func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
+	s.rec.costs.Taken++
+	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
+	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
+	s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+	s.decoded += int64(len(frames))
+	return s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames))
+}
+
+// Done is the partial safepoint ending.
+func (s *Hofer) Done(*sim.VM, sim.Time) {}
+
+// sampleIncremental takes an incremental sample: the top frame is decoded
+// into a new top frame object; its caller becomes (or reuses) the current
+// skeleton object, and the top frame's return is intercepted.
+func (s *Hofer) sampleIncremental(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame) {
+	tt := s.traces[id]
+	if tt == nil {
+		tt = &threadTraces{}
+		s.traces[id] = tt
+	}
+	top := len(stack) - 1
+	tfo := &frameObj{method: stack[top].Method, line: stack[top].Line, depth: top, filled: true}
+	tt.tops = append(tt.tops, tfo)
+	if top == 0 {
+		return // the entry method: no caller
+	}
+	caller := top - 1
+	switch {
+	case tt.cso != nil && tt.cso.depth == caller:
+		tfo.parent = tt.cso // shared with earlier traces; top already patched
+	case tt.cso != nil && tt.cso.depth < caller:
+		sk := &frameObj{depth: caller, parent: tt.cso}
+		tt.cso, tfo.parent = sk, sk
+	default: // no CSO, or a stale one above the stack
+		sk := &frameObj{depth: caller}
+		tt.cso, tfo.parent = sk, sk
+	}
+	if !vm.ReturnArmed(s.hook, id, top) {
+		vm.ArmReturn(s.hook, id, top)
+	}
+}
+
+// OnHook is the return interception (the trampoline): fill the current
+// skeleton with the frame returned into, then move to its caller.
+func (s *Hofer) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+	if h != sim.HookReturn {
+		return sim.Continue
+	}
+	tt := s.traces[id]
+	stack := vm.Stack(id, s.rec.buf[:0])
+	s.rec.buf = stack
+	d := len(stack) - 1 // the frame returned into
+	if tt == nil || tt.cso == nil || tt.cso.depth != d || d < 0 {
+		return sim.Continue
+	}
+	cso := tt.cso
+	cso.method, cso.line, cso.filled = stack[d].Method, stack[d].Line, true
+	s.decoded++
+	if s.env.Mode == Costed && vm.State(id) == sim.Running {
+		c := s.cfg.TrampolineCost + s.cfg.FrameCost
+		vm.Stall(id, c)
+		s.rec.costs.Stall += c
+	}
+	if d == 0 {
+		tt.cso = nil // the entry frame: the traces are complete
+		return sim.Continue
+	}
+	if cso.parent != nil && cso.parent.depth == d-1 {
+		tt.cso = cso.parent // a skeleton for the caller exists (step 5)
+	} else {
+		sk := &frameObj{depth: d - 1, parent: cso.parent}
+		cso.parent = sk
+		tt.cso = sk
+	}
+	if !vm.ReturnArmed(s.hook, id, d) {
+		vm.ArmReturn(s.hook, id, d)
+	}
+	return sim.Continue
+}
+
+// complete fills thread id's remaining skeletons from its current stack
+// and un-patches its returns; it returns the frames decoded.
+func (s *Hofer) complete(vm *sim.VM, id sim.ThreadID) int {
+	tt := s.traces[id]
+	if tt == nil || tt.cso == nil {
+		return 0
+	}
+	stack := vm.Stack(id, s.rec.buf[:0])
+	s.rec.buf = stack
+	n := 0
+	for sk := tt.cso; sk != nil; {
+		if sk.depth >= len(stack) {
+			break // the frame is gone (an exception unwound it)
+		}
+		if !sk.filled {
+			sk.method, sk.line, sk.filled = stack[sk.depth].Method, stack[sk.depth].Line, true
+			n++
+		}
+		if sk.depth == 0 {
+			break
+		}
+		if sk.parent == nil || sk.parent.depth != sk.depth-1 {
+			sk.parent = &frameObj{depth: sk.depth - 1, parent: sk.parent}
+		}
+		sk = sk.parent
+	}
+	for d := range stack {
+		if vm.ReturnArmed(s.hook, id, d) {
+			vm.DisarmReturn(s.hook, id, d)
+		}
+	}
+	tt.cso = nil
+	s.decoded += int64(n)
+	return n
+}
+
+// emit turns a thread's finished traces into samples and forgets them.
+func (s *Hofer) emit(vm *sim.VM, id sim.ThreadID) {
+	tt := s.traces[id]
+	if tt == nil {
+		return
+	}
+	var path []*frameObj
+	for _, top := range tt.tops {
+		path = path[:0]
+		for f := top; f != nil; f = f.parent {
+			if f.filled {
+				path = append(path, f)
+			}
+		}
+		frames := make([]profile.Frame, 0, len(path))
+		for i := len(path) - 1; i >= 0; i-- {
+			frames = append(frames, profile.Frame{Func: s.rec.fn[path[i].method], Line: int(path[i].line)})
+		}
+		s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+	}
+	tt.tops = nil
+}
+
+// retrieveAll completes and collects every thread's traces.
+func (s *Hofer) retrieveAll(vm *sim.VM) int {
+	n := 0
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		if s.traces[id] == nil {
+			continue
+		}
+		if vm.State(id) != sim.Terminated {
+			n += s.complete(vm, id)
+		}
+		s.emit(vm, id)
+	}
+	return n
+}
+
+// collectEnded retrieves the traces of threads that have ended (the agent
+// subscribes to ThreadEnd): their traces are complete, the agent pays to
+// copy them out.
+func (s *Hofer) collectEnded(vm *sim.VM) {
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		tt := s.traces[id]
+		if tt == nil || tt.done || vm.State(id) != sim.Terminated {
+			continue
+		}
+		tt.done = true
+		s.emit(vm, id)
+		if s.env.Mode == Costed {
+			vm.SubmitJob(s.agent, s.cfg.RetrievePerThread, 0)
+		}
+	}
+}
+
+// OnJobDone is the agent finishing a retrieval.
+func (s *Hofer) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+
+type retrieveOp struct{ s *Hofer }
+
+func (r retrieveOp) Run(vm *sim.VM, at sim.Time) sim.Time {
+	return r.s.cfg.FrameCost * sim.Time(r.s.retrieveAll(vm))
+}
+func (r retrieveOp) Done(*sim.VM, sim.Time) {}
+
+// Result returns the profile (ISPS retrieves the remaining traces first,
+// at no cost: the run is over). Extra: frames_decoded_per_sample.
+func (s *Hofer) Result() *Result {
+	if s.cfg.Incremental {
+		s.retrieveAll(s.env.VM)
+	}
+	r := s.rec.result()
+	per := 0.0
+	if s.samples > 0 {
+		per = float64(s.decoded) / float64(s.samples)
+	}
+	r.Costs.Extra = map[string]float64{"frames_decoded_per_sample": per}
+	if s.env.Mode == Costed {
+		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
+		for _, rec := range s.env.Safepoints.Records() {
+			if rec.Reason != "sample:"+s.name && rec.Reason != "retrieve:"+s.name {
+				continue
+			}
+			if rec.Reason == "sample:"+s.name {
+				r.Costs.Latencies = append(r.Costs.Latencies, int64(rec.End-rec.Requested))
+			} else {
+				r.Costs.AgentCPU += rec.End - rec.Safe
+			}
+			for _, p := range rec.Pauses {
+				r.Costs.Pauses += p.Resumed - p.Stopped
+			}
+		}
+	}
+	return r
+}
