@@ -54,28 +54,6 @@ type Outcome struct {
 
 // Run executes program p under cfg.
 func Run(p *program.Program, cfg Config) (*Outcome, error) {
-	img, err := sim.NewImage(p, cfg.Sim.Cost)
-	if err != nil {
-		return nil, err
-	}
-	vm, err := sim.New(img, cfg.Sim)
-	if err != nil {
-		return nil, err
-	}
-	out := &Outcome{Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
-	if !cfg.NoJIT {
-		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
-			return nil, err
-		}
-	}
-	if out.Safepoints, err = safepoint.New(vm); err != nil {
-		return nil, err
-	}
-	if cfg.GC != nil {
-		if out.GC, err = safepoint.AttachGC(vm, out.Safepoints, *cfg.GC); err != nil {
-			return nil, err
-		}
-	}
 	names := cfg.Samplers
 	if !containsName(names, "truth") {
 		names = append([]string{"truth"}, names...)
@@ -99,14 +77,47 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		}
 		attached = append(attached, s)
 	}
+	if cfg.Mode == samplers.Costed && len(attached) > 1 {
+		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))
+	}
 	for _, s := range attached {
 		if np, ok := s.(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() &&
 			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
 			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
 		}
 	}
-	if cfg.Mode == samplers.Costed && len(attached) > 1 {
-		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))
+
+	img, err := sim.NewImage(p, cfg.Sim.Cost)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range attached {
+		// Instrumenting samplers (komorium) rewrite the program first.
+		if in, ok := s.(interface {
+			Instrument(*sim.Image, samplers.Mode, sim.CostModel) error
+		}); ok {
+			if err := in.Instrument(img, cfg.Mode, cfg.Sim.Cost); err != nil {
+				return nil, err
+			}
+		}
+	}
+	vm, err := sim.New(img, cfg.Sim)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
+	if !cfg.NoJIT {
+		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
+			return nil, err
+		}
+	}
+	if out.Safepoints, err = safepoint.New(vm); err != nil {
+		return nil, err
+	}
+	if cfg.GC != nil {
+		if out.GC, err = safepoint.AttachGC(vm, out.Safepoints, *cfg.GC); err != nil {
+			return nil, err
+		}
 	}
 	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed}
 	for _, s := range attached {

@@ -17,6 +17,8 @@ func MethodSize(c *sim.Code) int64 {
 			n += 3
 		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
 			n++
+		case sim.OpCount:
+			n += int64(in.C) // instrumentation code (Instrumentation.CountBytes, CheckBytes)
 		}
 	}
 	return n
@@ -147,6 +149,10 @@ func counted(c *sim.Code, from, to int32) bool {
 		case sim.OpLoopEnter, sim.OpAlloc, sim.OpBlock, sim.OpMonitorEnter, sim.OpMonitorExit,
 			sim.OpSpawn, sim.OpThrow, sim.OpNative:
 			return false
+		case sim.OpCount:
+			if c.Instrs[pc].Flags&sim.FlagCheck != 0 {
+				return false // the check may call the profiling agent
+			}
 		}
 	}
 	return true

@@ -30,10 +30,11 @@ const (
 	OpThrow                  // A: depth, B: pc ending the enclosing statement list
 	OpReturn                 // end of method
 	OpService                // a service thread's current job (no CCT attribution)
+	OpCount                  // instrumentation: Bytecodes to count down, Cycles of its own cost; FlagCheck checks the counter
 )
 
 var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
-	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service"}
+	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service", "count"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -50,6 +51,9 @@ const (
 	// FlagPureLoop marks a LoopEnter whose body is only Work: the executor
 	// fast-forwards whole iterations arithmetically.
 	FlagPureLoop
+	// FlagCheck marks an OpCount that runs a granularity check: the
+	// bytecode-counter hook fires there when the counter is ≤ 0.
+	FlagCheck
 )
 
 // A LoopBack without FlagPoll whose C is N > 0 is strip-mined: it polls
@@ -134,6 +138,9 @@ type Code struct {
 	// Size is the bytecode size the JIT compiled for this version,
 	// inlined callees included (0 for the base version).
 	Size int64
+	// Instrumented code counts bytecodes with OpCount instructions (per
+	// basic block, Komorium-style) instead of per Work statement.
+	Instrumented bool
 }
 
 // inlined returns the version a call to callee at pc runs inlined, or nil.
@@ -307,6 +314,8 @@ func Recost(c *Code, m CostModel, t Tier) *Code {
 			in.Cost = m.Nanos(in.Cycles)
 		case OpAlloc:
 			in.Cost = m.Nanos(m.AllocCycles)
+		case OpCount:
+			in.Cost = m.Nanos(in.Cycles * factor)
 		}
 	}
 	UpdateLoopCosts(&n, m)

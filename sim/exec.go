@@ -25,7 +25,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				t.stmts++
 				if in.Op == OpWork {
 					tr.nodes[f.node].bytecodes += in.Bytecodes
-					if t.hooks&stopBytecodes != 0 {
+					if t.hooks&stopBytecodes != 0 && !f.code.Instrumented {
 						if t.counter -= in.Bytecodes; t.counter <= 0 {
 							f.workLeft = cost // entered: do not count it again
 							t.clock = clock
@@ -226,6 +226,19 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				t.returned |= retHandlers
 				t.clock = clock
 				return stopReturn
+			}
+
+		case OpCount:
+			// Instrumentation: count the basic block down at its start,
+			// then (FlagCheck) the granularity check.
+			tr.nodes[f.node].self += in.Cost
+			clock += Time(in.Cost)
+			f.pc++
+			if t.hooks&stopBytecodes != 0 {
+				if t.counter -= in.Bytecodes; in.Flags&FlagCheck != 0 && t.counter <= 0 {
+					t.clock = clock
+					return stopBytecodes
+				}
 			}
 
 		case OpService:

@@ -74,6 +74,23 @@ func (vm *VM) ReplaceCode(c *Code) {
 	}
 }
 
+// ThreadObserver is told when an application thread is created (before
+// it runs), so that per-thread instrumentation can start with it.
+type ThreadObserver interface {
+	OnThreadStart(vm *VM, t ThreadID)
+}
+
+// AddThreadObserver registers o; it is also told about the threads that
+// exist already.
+func (vm *VM) AddThreadObserver(o ThreadObserver) {
+	vm.observers = append(vm.observers, o)
+	for _, t := range vm.threads {
+		if t.service == nil {
+			o.OnThreadStart(vm, t.ID)
+		}
+	}
+}
+
 // Service is the Go side of a service thread: it is told when each job
 // the thread ran has finished (at the thread's time, VM.Now()).
 type Service interface {

@@ -135,6 +135,29 @@ func (img *Image) Functions(b *profile.Builder) []int {
 	return idx
 }
 
+// BytecodeProfile returns the exact bytecode profile: every CCT node with
+// executed bytecodes becomes one sample weighted by them (Binder's perfect
+// profile, to which bytecode-counting samplers are compared).
+func (t *Truth) BytecodeProfile(img *Image) *profile.Profile {
+	b := profile.NewBuilder("truth-bytecodes", "bytecodes", 0)
+	fn := img.Functions(b)
+	var buf []int32
+	var stack []profile.Frame
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		if n.bytecodes == 0 {
+			continue
+		}
+		buf = t.path(int32(i), buf[:0])
+		stack = stack[:0]
+		for _, m := range buf {
+			stack = append(stack, profile.Frame{Func: fn[m]})
+		}
+		b.AddSample(stack, n.bytecodes, n.bytecodes, "")
+	}
+	return b.Build()
+}
+
 // Profile returns the ground truth as a profile: every CCT node with self
 // time becomes one sample (Count = Weight = its ns: the limit of a sampler
 // with a 1 ns period), plus every executed call edge with its exact count.

@@ -203,6 +203,8 @@ type VM struct {
 
 	hold bool
 	held []ThreadID
+
+	observers []ThreadObserver
 }
 
 // New prepares a run. Nothing executes until Run or RunUntil.
@@ -269,6 +271,11 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	if entry < 0 {
 		return t // a service thread: the caller gives it its code
 	}
+	defer func() {
+		for _, o := range vm.observers {
+			o.OnThreadStart(vm, id)
+		}
+	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
 	node := vm.truth.child(0, entry)
 	vm.truth.nodes[node].calls++
