@@ -227,7 +227,12 @@ func (s *JikesTimer) OnHook(vm *sim.VM, id sim.ThreadID, _ sim.Hook) sim.Action 
 		return sim.Continue
 	}
 	delete(s.pending, id)
-	s.sampleEdge(vm, id)
+	if s.sampleEdge(vm, id) && s.env.Mode == Costed && vm.State(id) == sim.Running {
+		// The yield point runs the adaptive system's listener on the
+		// thread: the same per-sample cost as a CBS sample.
+		vm.Stall(id, DefaultCBSConfig().SampleCost)
+		s.rec.costs.Stall += DefaultCBSConfig().SampleCost
+	}
 	return sim.Continue
 }
 
