@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunWiresEverything(t *testing.T) {
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 50 * sim.Millisecond
+	cfg.Samplers = []string{"async", "truth", "tprof"}
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"async", "truth", "tprof"}, out.Names, "the requested order")
+	assert.NotNil(t, out.JIT)
+	assert.NotNil(t, out.GC)
+	assert.Len(t, out.Profiles, 3)
+	assert.Equal(t, out.Result.AppCPU(), out.Result.Truth.SelfTotal())
+	cfg.NoJIT, cfg.GC, cfg.Samplers = true, nil, nil
+	out, err = Run(p, cfg)
+	require.NoError(t, err)
+	assert.Nil(t, out.JIT)
+	assert.Nil(t, out.GC)
+	assert.Equal(t, []string{"truth"}, out.Names)
+}
+
+func TestRunRejectsBadSetups(t *testing.T) {
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		tweak func(*Config)
+		want  string
+	}{
+		{func(c *Config) { c.Samplers = []string{"nope"} }, `unknown sampler "nope"`},
+		{func(c *Config) { c.Samplers = []string{"tprof", "tprof"} }, `"tprof" listed twice`},
+		{func(c *Config) { c.Samplers, c.Mode = []string{"tprof", "async"}, samplers.Costed }, "one sampler at a time"},
+		{func(c *Config) { c.Samplers = []string{"cbs"} }, "--vm jikes"},
+		{func(c *Config) { c.Sim.CPUs = 0 }, "cpus: 0"},
+		{func(c *Config) { c.JIT.CompileThreshold = 0 }, "jit.compile_threshold"},
+		{func(c *Config) { c.GC.EdenBytes = -1 }, "gc.eden_bytes"},
+	} {
+		cfg := DefaultConfig()
+		gc := *cfg.GC
+		cfg.GC = &gc
+		c.tweak(&cfg)
+		_, err := Run(p, cfg)
+		assert.ErrorContains(t, err, c.want)
+	}
+}
