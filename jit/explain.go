@@ -98,3 +98,12 @@ func pollSites(c *sim.Code, inlined bool) int {
 	}
 	return n
 }
+
+// CompiledCode returns the compiled version now installed for method m,
+// or nil while it is interpreted.
+func (j *JIT) CompiledCode(m int32) *sim.Code {
+	if c := j.vm.Code(m); c.Tier == sim.Compiled {
+		return c
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 // Package workloads holds profsim's built-in programs: the papers' own
-// listings as embedded YAML (and, later, the synthetic stand-ins for their
-// benchmarks). It contains no simulator logic.
+// listings as embedded YAML, a seeded program generator, the synthetic
+// stand-ins for the papers' benchmarks (named knob sets), and the
+// interventions studies apply (injection, virtual speed-up). It contains
+// no simulator logic.
 package workloads
 
 import (
@@ -17,8 +19,8 @@ import (
 //go:embed programs/*.yaml
 var files embed.FS
 
-// Names lists the built-in workloads, sorted.
-func Names() []string {
+// Programs lists the papers' own programs (embedded YAML), sorted.
+func Programs() []string {
 	entries, err := fs.ReadDir(files, "programs")
 	if err != nil {
 		panic(err) // the embedded directory always exists
@@ -31,20 +33,35 @@ func Names() []string {
 	return names
 }
 
-// Source returns a built-in workload's YAML text.
+// Names lists every built-in workload: the papers' programs, then the
+// synthetic stand-ins, each group sorted.
+func Names() []string {
+	names := Programs()
+	for _, s := range StandIns() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// Source returns a paper program's YAML text.
 func Source(name string) ([]byte, error) {
 	data, err := files.ReadFile(path.Join("programs", name+".yaml"))
 	if err != nil {
-		return nil, fmt.Errorf("unknown workload %q (built-ins: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown workload %q (built-ins: %s)", name, strings.Join(Programs(), ", "))
 	}
 	return data, nil
 }
 
-// Get returns a fresh, validated copy of a built-in workload.
+// Get returns a fresh, validated copy of a built-in workload: a paper
+// program or a generated stand-in.
 func Get(name string) (*program.Program, error) {
-	data, err := Source(name)
+	if s, ok := LookupStandIn(name); ok {
+		return s.Program()
+	}
+	data, err := files.ReadFile(path.Join("programs", name+".yaml"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; and %d stand-ins, see 'profsim workloads')",
+			name, strings.Join(Programs(), ", "), len(standIns))
 	}
 	p, err := program.Parse(data, program.YAML)
 	if err != nil {

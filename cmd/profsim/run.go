@@ -20,6 +20,7 @@ import (
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/study"
 	"github.com/profsim/profsim/workloads"
 )
 
@@ -40,6 +41,8 @@ type runFlags struct {
 	noJIT      bool
 	gc         bool
 	explainJIT bool
+	injections []workloads.Injection
+	speedups   []workloads.SpeedUp
 }
 
 func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
@@ -63,6 +66,20 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.BoolVar(&f.noJIT, "no-jit", false, "no JIT: every method runs compiled from the start, polls at every return and back-edge, nothing inlined")
 	fs.BoolVar(&f.gc, "gc", true, "allocation-driven garbage collection at safepoints")
 	fs.BoolVar(&f.explainJIT, "explain-jit", false, "print each compiled method's tier, inlining tree and polls")
+	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
+		in, err := workloads.ParseInjection(v)
+		if err == nil {
+			f.injections = append(f.injections, in)
+		}
+		return err
+	})
+	fs.Func("speedup", "scale METHOD's own work by factor (0.5: twice as fast): METHOD:factor (repeatable)", func(v string) error {
+		sp, err := workloads.ParseSpeedUp(v)
+		if err == nil {
+			f.speedups = append(f.speedups, sp)
+		}
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: profsim run --workload NAME|FILE [flags]")
@@ -158,6 +175,16 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, in := range f.injections {
+		if err := workloads.Inject(p, in); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	for _, sp := range f.speedups {
+		if err := workloads.ApplySpeedUp(p, sp); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = f.seed, sim.Time(f.duration), f.cpus
 	cfg.JIT.Flavour, cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = f.flavour, f.inline, f.strip, f.dns
@@ -238,15 +265,50 @@ func cmdSamplers(args []string, stdout io.Writer) error {
 }
 
 func cmdWorkloads(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return usagef("workloads: unexpected argument %q", args[0])
+	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	measure := fs.Bool("measure", false, "run each workload and print its measured characteristics as a markdown table")
+	duration := fs.Duration("duration", 300*time.Millisecond, "simulated time per workload for --measure")
+	only := fs.String("only", "", "comma-separated workloads to list or measure (default: all)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: profsim workloads [--measure [--duration D]] [--only a,b]")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return errHelp
+		}
+		return usagef("workloads: %v", err)
 	}
-	for _, n := range workloads.Names() {
+	if fs.NArg() > 0 {
+		return usagef("workloads: unexpected argument %q", fs.Arg(0))
+	}
+	if *duration <= 0 {
+		return usagef("workloads: --duration %v must be > 0", *duration)
+	}
+	names := workloads.Names()
+	if *only != "" {
+		names = nil
+		for _, n := range strings.Split(*only, ",") {
+			if !slices.Contains(workloads.Names(), n) {
+				return usagef("workloads: --only: unknown workload %q", n)
+			}
+			names = append(names, n)
+		}
+	}
+	if *measure {
+		t, _, err := study.CharacteristicsTable(names, sim.Time(*duration))
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, t.Markdown())
+		return err
+	}
+	for _, n := range names {
 		p, err := workloads.Get(n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-10s %s\n", n, p.Description)
+		fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
 	}
 	return nil
 }
