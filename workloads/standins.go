@@ -144,16 +144,39 @@ func init() {
 		{"luindex9", "DaCapo 9.12 luindex", mt(80, 1, func(k *Knobs) { k.CountedLoops = 0.5; k.BlockingShare = 0.05 }), "single-threaded (H1 baseline)"},
 		{"lusearch", "DaCapo 9.12 lusearch (text search, CPU-heavy)", mt(90, 8, func(k *Knobs) { k.CountedLoops = 0.8; k.LoopTrips = 400; k.BlockingShare = 0 }), "CPU-heavy, poll-free hot loops: JVMTI latency > 10 ms and fewer samples at 0.1 ms (H2, H3)"},
 		{"pmd9", "DaCapo 9.12 pmd", mt(140, 4, func(k *Knobs) { k.AllocRate = 0.25; k.AllocBytes = 96 }), "allocation (GC pauses)"},
-		{"sunflow", "DaCapo 9.12 sunflow (ray tracer, CPU-heavy)", mt(100, 8, func(k *Knobs) { k.CountedLoops = 0.8; k.LoopTrips = 400; k.BlockingShare = 0; k.AllocRate = 0.3; k.AllocBytes = 48 }), "CPU-heavy, poll-free hot loops (H2, H3)"},
+		{"sunflow", "DaCapo 9.12 sunflow (ray tracer, CPU-heavy)", mt(100, 8, func(k *Knobs) {
+			k.CountedLoops = 0.8
+			k.LoopTrips = 400
+			k.BlockingShare = 0
+			k.AllocRate = 0.3
+			k.AllocBytes = 48
+		}), "CPU-heavy, poll-free hot loops (H2, H3)"},
 		{"tomcat", "DaCapo 9.12 tomcat (servlet container)", mt(200, 16, func(k *Knobs) { k.BlockingShare = 0.5 }), "many mostly-waiting threads (H1)"},
 		{"tradebeans", "DaCapo 9.12 tradebeans (many threads)", mt(220, 32, func(k *Knobs) { k.BlockingShare = 0.5; k.LockShare = 0.2 }), "many threads: JVMTI latency grows with threads (H1, H2)"},
 		{"xalan", "DaCapo 9.12 xalan (XSLT, CPU-heavy)", mt(150, 8, func(k *Knobs) { k.CountedLoops = 0.7; k.LoopTrips = 300; k.BlockingShare = 0 }), "CPU-heavy, poll-free hot loops (H2, H3)"},
 		{"actors", "Scala benchmarks actors (many threads)", mt(120, 32, func(k *Knobs) { k.BlockingShare = 0.4; k.LockShare = 0.3 }), "many threads (H1, H2)"},
 		{"apparat", "Scala benchmarks apparat", mt(140, 4, nil), "multi-threaded Scala workload (H1)"},
 		{"factorie", "Scala benchmarks factorie", mt(120, 1, func(k *Knobs) { k.BlockingShare = 0; k.AllocRate = 0.3; k.AllocBytes = 64 }), "allocation-heavy, single-threaded"},
-		{"kiama", "Scala benchmarks kiama (recursive descent)", mt(120, 1, func(k *Knobs) { k.BlockingShare = 0; k.Recursion = 300; k.RecursionShare = 0.5; k.RecursionContinue = 0.999 }), "stacks deeper than 256 frames: overlap < 70 %, ISPS differs from truncated stacks (H6)"},
-		{"scalac", "Scala benchmarks scalac (compiler, recursive descent)", mt(200, 1, func(k *Knobs) { k.BlockingShare = 0; k.Recursion = 300; k.RecursionShare = 0.6; k.RecursionContinue = 0.999; k.Depth = 10 }), "deep recursion (H6)"},
-		{"scaladoc", "Scala benchmarks scaladoc (recursive descent)", mt(180, 1, func(k *Knobs) { k.BlockingShare = 0; k.Recursion = 300; k.RecursionShare = 0.5; k.RecursionContinue = 0.999; k.Depth = 9 }), "deep recursion (H6)"},
+		{"kiama", "Scala benchmarks kiama (recursive descent)", mt(120, 1, func(k *Knobs) {
+			k.BlockingShare = 0
+			k.Recursion = 300
+			k.RecursionShare = 0.5
+			k.RecursionContinue = 0.999
+		}), "stacks deeper than 256 frames: overlap < 70 %, ISPS differs from truncated stacks (H6)"},
+		{"scalac", "Scala benchmarks scalac (compiler, recursive descent)", mt(200, 1, func(k *Knobs) {
+			k.BlockingShare = 0
+			k.Recursion = 300
+			k.RecursionShare = 0.6
+			k.RecursionContinue = 0.999
+			k.Depth = 10
+		}), "deep recursion (H6)"},
+		{"scaladoc", "Scala benchmarks scaladoc (recursive descent)", mt(180, 1, func(k *Knobs) {
+			k.BlockingShare = 0
+			k.Recursion = 300
+			k.RecursionShare = 0.5
+			k.RecursionContinue = 0.999
+			k.Depth = 9
+		}), "deep recursion (H6)"},
 		{"scalap", "Scala benchmarks scalap (decompiler)", mt(90, 1, func(k *Knobs) { k.BlockingShare = 0 }), "small single-threaded"},
 		{"scalariform", "Scala benchmarks scalariform (formatter)", mt(110, 1, func(k *Knobs) { k.BlockingShare = 0; k.Depth = 8 }), "single-threaded, deep-ish"},
 		{"scalatest", "Scala benchmarks scalatest", mt(150, 4, func(k *Knobs) { k.BlockingShare = 0.3 }), "threads with waiting"},
