@@ -218,3 +218,19 @@ func TestWorkloadsDocExampleRuns(t *testing.T) {
 		assert.Contains(t, out, m)
 	}
 }
+
+// docs/STANDINS.md is generated: it must be what the command prints.
+func TestStandInsDocIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures every workload")
+	}
+	code, out, errOut := runMain("workloads", "--doc")
+	require.Equal(t, 0, code, errOut)
+	path := filepath.Join("..", "..", "docs", "STANDINS.md")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run 'go test ./cmd/profsim -update' to create it")
+	assert.Equal(t, string(want), out, "regenerate with: go run ./cmd/profsim workloads --doc > docs/STANDINS.md")
+}
