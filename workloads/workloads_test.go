@@ -18,7 +18,8 @@ func TestBuiltinsHaveThePapersMethods(t *testing.T) {
 		"abcuv":    {"Example.a", "Example.b", "Example.c", "Example.u", "Example.v"},
 		"deepcall": {"Deep.descend", "Deep.leafA", "Deep.leafB"},
 	}
-	assert.Equal(t, []string{"abcuv", "callpair", "deepcall", "hotcold", "sqsum"}, Names())
+	assert.Equal(t, []string{"abcuv", "callpair", "deepcall", "hotcold", "sqsum"}, Programs())
+	assert.Equal(t, Programs(), Names()[:5], "the papers' programs first, then the stand-ins")
 	for name, methods := range want {
 		p, err := Get(name)
 		require.NoError(t, err, name)
@@ -35,7 +36,7 @@ func TestBuiltinsHaveThePapersMethods(t *testing.T) {
 func TestUnknownWorkload(t *testing.T) {
 	_, err := Get("nope")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown workload "nope" (built-ins: abcuv, callpair, deepcall, hotcold, sqsum)`)
+	assert.Contains(t, err.Error(), `unknown workload "nope" (paper programs: abcuv, callpair, deepcall, hotcold, sqsum; and 69 stand-ins`)
 }
 
 // Get returns a fresh copy: a caller may modify it (as interventions will).

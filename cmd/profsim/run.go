@@ -93,7 +93,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	case fs.NArg() > 0:
 		return nil, usagef("run: unexpected argument %q (flags only)", fs.Arg(0))
 	case f.workload == "":
-		return nil, usagef("run: --workload is required (built-ins: %s)", strings.Join(workloads.Names(), ", "))
+		return nil, usagef("run: --workload is required (paper programs: %s; stand-ins: see 'profsim workloads')", strings.Join(workloads.Programs(), ", "))
 	case f.duration <= 0:
 		return nil, usagef("run: --duration %v must be > 0", f.duration)
 	case f.cpus < 1:
@@ -155,7 +155,7 @@ func loadWorkload(ref string) (*program.Program, error) {
 	}
 	if _, err := os.Stat(ref); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usagef("unknown workload %q: not a built-in (%s) and no such file", ref, strings.Join(workloads.Names(), ", "))
+			return nil, usagef("unknown workload %q: not a built-in (%s, or a stand-in from 'profsim workloads') and no such file", ref, strings.Join(workloads.Programs(), ", "))
 		}
 		return nil, usagef("workload %s: %v", ref, err)
 	}
