@@ -97,3 +97,43 @@ func TestStandInCharacteristics(t *testing.T) {
 		})
 	}
 }
+
+// Every stand-in runs deterministically: two short runs, identical truth.
+func TestStandInsRunDeterministically(t *testing.T) {
+	for _, s := range workloads.StandIns() {
+		run := func() *harness.Outcome {
+			p, err := workloads.Get(s.Name)
+			require.NoError(t, err)
+			cfg := harness.DefaultConfig()
+			cfg.Sim.Duration = 15 * sim.Millisecond
+			out, err := harness.Run(p, cfg)
+			require.NoError(t, err)
+			return out
+		}
+		a, b := run(), run()
+		require.Positive(t, a.Result.AppCPU(), s.Name)
+		assert.Equal(t, a.Result.Truth.Nodes(), b.Result.Truth.Nodes(), s.Name)
+		assert.Empty(t, a.Result.Incidents, s.Name)
+	}
+}
+
+// Mytkowicz's causality analysis injects into two hot methods of each
+// benchmark: every stand-in of theirs has at least two methods with ≥ 3 %
+// of the self time.
+func TestMytkowiczStandInsHaveTwoHotMethods(t *testing.T) {
+	for _, s := range workloads.StandIns() {
+		if s.Paper != "Mytkowicz 2010" {
+			continue
+		}
+		p, err := workloads.Get(s.Name)
+		require.NoError(t, err)
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Duration = 300 * sim.Millisecond
+		out, err := harness.Run(p, cfg)
+		require.NoError(t, err)
+		flat := out.Profiles["truth"].Flat()
+		require.GreaterOrEqual(t, len(flat), 2, s.Name)
+		t.Logf("%s: %s %.1f %%, %s %.1f %%", s.Name, flat[0].Name, 100*flat[0].SelfShare, flat[1].Name, 100*flat[1].SelfShare)
+		assert.GreaterOrEqual(t, flat[1].SelfShare, 0.03, s.Name)
+	}
+}
