@@ -70,3 +70,64 @@ func TestX1_DebugInfo(t *testing.T) {
 	assert.InDelta(t, truth, withDNS, 3)
 	assert.False(t, math.IsNaN(noDNS))
 }
+
+func runExperiment(t *testing.T, name string) *Result {
+	t.Helper()
+	e, ok := Lookup(name)
+	require.True(t, ok, name)
+	o := DefaultOptions()
+	o.Full = *full
+	if *full {
+		o.Seeds = seeds()
+	}
+	r, err := e.Run(o)
+	require.NoError(t, err)
+	t.Log("\n" + r.Table.Markdown())
+	return r
+}
+
+// TestM2_CausalitySlope: with inlining, the safepoint samplers' mean
+// causality slope is < 0.5 (paper 0.23–0.28); tolerance: the upper end of
+// the 95 % CI must stay below 0.5. Fails if samplers saw exact positions
+// (their slope would be ≈ 1, like tprof's).
+func TestM2_CausalitySlope(t *testing.T) {
+	r := runExperiment(t, "m2-causality")
+	for _, p := range []string{"hprof", "xprof", "jprofile", "yourkit"} {
+		assert.Less(t, r.Values[p]+r.Values[p+"_ci"], 0.5, p)
+	}
+}
+
+// TestM7_NoInlining: without inlining tprof's mean slope is in [0.9, 1.1]
+// (paper 0.99, 95 % CI inside the interval's widened bounds [0.85, 1.15])
+// and the safepoint samplers stay < 0.5.
+func TestM7_NoInlining(t *testing.T) {
+	r := runExperiment(t, "m7-no-inlining")
+	assert.InDelta(t, 1.0, r.Values["tprof"], 0.1, "tprof mean slope")
+	assert.Less(t, r.Values["tprof_ci"], 0.15)
+	for _, p := range []string{"hprof", "xprof", "jprofile", "yourkit"} {
+		assert.Less(t, r.Values[p]+r.Values[p+"_ci"], 0.5, p)
+	}
+}
+
+// TestM5_Autocorrelation: tprof's interval autocorrelation leaves the
+// ±2/√N band at ≤ 5 % of lags 1…100 (averaged over 3 seeds); the safepoint
+// samplers leave it at least twice as often and at ≥ 8 % of lags.
+func TestM5_Autocorrelation(t *testing.T) {
+	r := runExperiment(t, "m5-autocorrelation")
+	assert.LessOrEqual(t, r.Values["tprof"], 0.05)
+	for _, p := range []string{"xprof", "hprof"} {
+		assert.GreaterOrEqual(t, r.Values[p], 0.08, p)
+		assert.Greater(t, r.Values[p], 2*r.Values["tprof"], p)
+	}
+}
+
+// TestA1_CallPair: jikes-timer records call_1 at least 10× as often as
+// call_2 (truth: equal); CBS with STRIDE ≥ 2 records them within ±25 %.
+// Fails if CBS took one sample per window at the first yield point (it
+// would then be the timer mechanism, see TestCBSStride1Samples1IsJikesTimer).
+func TestA1_CallPair(t *testing.T) {
+	r := runExperiment(t, "a1-callpair")
+	assert.GreaterOrEqual(t, r.Values["jikes_ratio_min"], 10.0)
+	assert.GreaterOrEqual(t, r.Values["cbs_ratio_min"], 0.8)
+	assert.LessOrEqual(t, r.Values["cbs_ratio_max"], 1.25)
+}

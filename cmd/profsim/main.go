@@ -35,6 +35,7 @@ Usage:
   profsim run --workload NAME|FILE [flags]   run a program, print its profile
   profsim workloads                          list the built-in workloads
   profsim samplers                           list the profilers
+  profsim study [NAME --out DIR]             list the paper reproductions, or run one
 
 Run 'profsim run -h' for the run flags.
 `
@@ -53,11 +54,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdWorkloads(args[1:], stdout)
 	case "samplers":
 		err = cmdSamplers(args[1:], stdout)
+	case "study":
+		err = cmdStudy(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q (want run, workloads or samplers)", args[0])
+		err = usagef("unknown command %q (want run, workloads, samplers or study)", args[0])
 	}
 	if err == nil {
 		return 0

@@ -234,3 +234,24 @@ func TestStandInsDocIsGenerated(t *testing.T) {
 	require.NoError(t, err, "run 'go test ./cmd/profsim -update' to create it")
 	assert.Equal(t, string(want), out, "regenerate with: go run ./cmd/profsim workloads --doc > docs/STANDINS.md")
 }
+
+func TestStudyCommand(t *testing.T) {
+	code, out, _ := runMain("study")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "m2-causality")
+	dir := t.TempDir()
+	code, out, errOut := runMain("study", "a1-callpair", "--seeds", "1", "--out", dir)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "jikes-timer")
+	for _, ext := range []string{".csv", ".md", ".svg"} {
+		info, err := os.Stat(filepath.Join(dir, "a1-callpair"+ext))
+		require.NoError(t, err, ext)
+		assert.Positive(t, info.Size(), ext)
+	}
+	code, _, errOut = runMain("study", "z9-nothing")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `unknown experiment "z9-nothing"`)
+	code, _, errOut = runMain("study", "a1-callpair", "--seeds", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--seeds 0 must be ≥ 1")
+}

@@ -1,0 +1,118 @@
+package study
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// Options choose an experiment's size.
+type Options struct {
+	// Seeds are the runs per configuration (≥ 3 for claims).
+	Seeds []uint64
+	// Full runs the paper-sized version (more benchmarks, longer runs).
+	Full bool
+}
+
+// DefaultOptions is the test-sized version: seeds 1–3.
+func DefaultOptions() Options { return Options{Seeds: []uint64{1, 2, 3}} }
+
+// Result is what an experiment produces: the table it asserts on, a
+// figure like the paper's, and notes.
+type Result struct {
+	Table  *Table
+	Figure *plot.Plot
+	// Values are the numbers the claim test asserts on, by name.
+	Values map[string]float64
+}
+
+// Experiment is one reproduction, runnable from tests and the CLI.
+type Experiment struct {
+	Name  string // CLI name, e.g. "m2-causality"
+	Claim string // CLAIMS.md ID, e.g. "M2"
+	Title string
+	Run   func(Options) (*Result, error)
+}
+
+var experiments = map[string]Experiment{}
+
+func register(e Experiment) {
+	if _, dup := experiments[e.Name]; dup {
+		panic("study: duplicate experiment " + e.Name)
+	}
+	experiments[e.Name] = e
+}
+
+// Experiments lists the registered experiments by name.
+func Experiments() []Experiment {
+	out := make([]Experiment, 0, len(experiments))
+	for _, e := range experiments {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds an experiment by name.
+func Lookup(name string) (Experiment, bool) {
+	e, ok := experiments[name]
+	return e, ok
+}
+
+// Write stores the result as name.csv, name.md and name.svg in dir.
+func (r *Result) Write(dir, name string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, name+".csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if err := w.Write(r.Table.Columns); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.WriteAll(r.Table.Rows); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(r.Table.Markdown()), 0o644); err != nil {
+		return err
+	}
+	if r.Figure != nil {
+		return r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg"))
+	}
+	return nil
+}
+
+// MeanCI returns the mean of xs and the half-width of its 95 %
+// confidence interval by Student's t (NaN half-width for one value).
+func MeanCI(xs []float64) (mean, half float64) {
+	mean = stat.Mean(xs, nil)
+	if len(xs) < 2 {
+		return mean, math.NaN()
+	}
+	sd := stat.StdDev(xs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
+	return mean, t * sd / math.Sqrt(float64(len(xs)))
+}
+
+// fmtCI renders mean ± half-width.
+func fmtCI(mean, half float64) string {
+	if math.IsNaN(half) {
+		return fmt.Sprintf("%.2f", mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", mean, half)
+}
