@@ -31,6 +31,9 @@ type Config struct {
 	// Configure, if set, may adjust each sampler before it attaches (tests
 	// and studies use it to set parameters).
 	Configure func(samplers.Sampler)
+	// Extra samplers, built by the caller, attach after the named ones
+	// (passive mode only; their names must be unique).
+	Extra []samplers.Sampler
 }
 
 // DefaultConfig: default VM, JIT and GC, no sampler, passive mode.
@@ -76,6 +79,14 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 			cfg.Configure(s)
 		}
 		attached = append(attached, s)
+	}
+	for _, s := range cfg.Extra {
+		if seen[s.Name()] {
+			return nil, fmt.Errorf("samplers: %q listed twice", s.Name())
+		}
+		seen[s.Name()] = true
+		attached = append(attached, s)
+		names = append(names, s.Name())
 	}
 	if cfg.Mode == samplers.Costed && len(attached) > 1 {
 		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))

@@ -100,6 +100,7 @@ func isPrologueOrEpilogue(k sim.PollKind) bool {
 type CBS struct {
 	edgeSampler
 	cfg    CBSConfig
+	label  string
 	rng    *rand.Rand
 	skip   map[sim.ThreadID]int
 	left   map[sim.ThreadID]int
@@ -111,8 +112,21 @@ func NewCBS(cfg CBSConfig) *CBS {
 	return &CBS{cfg: cfg, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
 }
 
-// Name is "cbs".
-func (s *CBS) Name() string { return "cbs" }
+// Name is "cbs", or the name given to NewCBSNamed.
+func (s *CBS) Name() string {
+	if s.label != "" {
+		return s.label
+	}
+	return "cbs"
+}
+
+// NewCBSNamed creates a CBS sampler reported under name, so that several
+// settings can watch one execution (a STRIDE × SAMPLES grid).
+func NewCBSNamed(name string, cfg CBSConfig) *CBS {
+	s := NewCBS(cfg)
+	s.label = name
+	return s
+}
 
 // Config returns the configuration.
 func (s *CBS) Config() CBSConfig { return s.cfg }
@@ -122,8 +136,8 @@ func (s *CBS) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler cbs: %w", err)
 	}
-	s.rng = sim.Stream(env.Seed, "sampler/cbs")
-	return s.attach(env, "cbs", s.cfg.Interval, s, s)
+	s.rng = sim.Stream(env.Seed, "sampler/"+s.Name())
+	return s.attach(env, s.Name(), s.cfg.Interval, s, s)
 }
 
 // OnTimer opens a window on every running thread that has none open: the

@@ -1,10 +1,14 @@
 package study
 
 import (
+	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
@@ -112,4 +116,192 @@ func maxOf(v []float64) float64 {
 		m = max(m, x)
 	}
 	return m
+}
+
+func init() {
+	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: runA2})
+}
+
+var (
+	a2Samples = []int{1, 2, 4, 8, 16, 32}
+	a2Strides = []int{1, 3, 7, 15}
+	a2Benches = []string{"compress", "jess", "db", "javac", "mpegaudio", "mtrt", "jack"}
+)
+
+func a2Name(samples, stride int) string { return fmt.Sprintf("cbs-%d-%d", samples, stride) }
+
+// A2Accuracy runs every grid cell as a passive CBS on one execution of
+// each benchmark and returns the mean overlap (%) with the exact DCG per
+// cell.
+func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]float64, error) {
+	acc := map[string]float64{}
+	for _, b := range benches {
+		p, err := workloads.Get(b)
+		if err != nil {
+			return nil, err
+		}
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+		for _, n := range a2Samples {
+			for _, s := range a2Strides {
+				c := samplers.DefaultCBSConfig()
+				c.Samples, c.Stride = n, s
+				cfg.Extra = append(cfg.Extra, samplers.NewCBSNamed(a2Name(n, s), c))
+			}
+		}
+		out, err := harness.Run(p, cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range a2Samples {
+			for _, s := range a2Strides {
+				acc[a2Name(n, s)] += 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles[a2Name(n, s)]) / float64(len(benches))
+			}
+		}
+	}
+	return acc, nil
+}
+
+// A2Overhead is the costed slowdown (%) of CBS(samples, stride) on a
+// benchmark: application work done in d, without vs with the sampler.
+func A2Overhead(bench string, samples, stride int, d sim.Time) (float64, error) {
+	work := func(withCBS bool) (int64, error) {
+		p, err := workloads.Get(bench)
+		if err != nil {
+			return 0, err
+		}
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Duration = d
+		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+		if withCBS {
+			cfg.Samplers, cfg.Mode = []string{"cbs"}, samplers.Costed
+			cfg.Configure = func(s samplers.Sampler) {
+				if c, ok := s.(*samplers.CBS); ok {
+					k := c.Config()
+					k.Samples, k.Stride = samples, stride
+					*c = *samplers.NewCBS(k)
+				}
+			}
+		}
+		out, err := harness.Run(p, cfg)
+		if err != nil {
+			return 0, err
+		}
+		return out.Result.Statements, nil
+	}
+	base, err := work(false)
+	if err != nil {
+		return 0, err
+	}
+	with, err := work(true)
+	if err != nil {
+		return 0, err
+	}
+	return 100 * (float64(base)/float64(with) - 1), nil
+}
+
+func runA2(o Options) (*Result, error) {
+	d, od := 400*sim.Millisecond, 150*sim.Millisecond
+	if o.Full {
+		d, od = 4*sim.Second, sim.Second
+	}
+	benches := a2Benches
+	acc, err := A2Accuracy(benches, o.Seeds[0], d)
+	if err != nil {
+		return nil, err
+	}
+	_, ref := readAGGrid()
+	cols := []string{"SAMPLES \\ STRIDE"}
+	for _, s := range a2Strides {
+		cols = append(cols, fmt.Sprintf("%d", s), fmt.Sprintf("paper %d", s))
+	}
+	t := &Table{Title: "Arnold & Grove Table 2: accuracy (% overlap with the exact DCG), mean over the SPECjvm98 stand-ins", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	for _, n := range a2Samples {
+		cells := []any{n}
+		for _, s := range a2Strides {
+			v := acc[a2Name(n, s)]
+			res.Values[a2Name(n, s)] = v
+			cells = append(cells, fmt.Sprintf("%.0f", v), ref[fmt.Sprintf("%d/%d", n, s)])
+		}
+		t.AddRow(cells...)
+	}
+	// Overhead of three settings on three stand-ins.
+	for _, set := range [][2]int{{1, 1}, {32, 3}, {1024, 63}} {
+		var ovs []float64
+		for _, b := range []string{"jess", "javac", "jack"} {
+			ov, err := A2Overhead(b, set[0], set[1], od)
+			if err != nil {
+				return nil, err
+			}
+			ovs = append(ovs, ov)
+		}
+		m, _ := MeanCI(ovs)
+		res.Values[fmt.Sprintf("overhead-%d-%d", set[0], set[1])] = m
+		t.Notes = append(t.Notes, fmt.Sprintf("Overhead of SAMPLES %d, STRIDE %d (costed, jess/javac/jack, %v): %.2f %% (paper: %s).",
+			set[0], set[1], od, m, refOverhead(set)))
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, no inlining, %v per stand-in, every cell a passive CBS on the same execution; paper columns from Table 2A (Jikes RVM).", d))
+	p := plot.New()
+	p.Title.Text = "CBS accuracy (%) by SAMPLES, one line per STRIDE"
+	p.X.Label.Text = "SAMPLES per timer interrupt"
+	p.Y.Label.Text = "accuracy (%)"
+	var args []any
+	for _, s := range a2Strides {
+		xy := plotter.XYs{}
+		for _, n := range a2Samples {
+			xy = append(xy, plotter.XY{X: float64(n), Y: acc[a2Name(n, s)]})
+		}
+		args = append(args, fmt.Sprintf("STRIDE %d", s), xy)
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	res.Figure = p
+	return res, nil
+}
+
+func refOverhead(set [2]int) string {
+	h, rows := readAGGridRows()
+	if h == nil {
+		return "n/a"
+	}
+	if r, ok := rows[fmt.Sprintf("%d/%d", set[0], set[1])]; ok {
+		return r[3] + " %"
+	}
+	return "not in the grid"
+}
+
+// readAGGrid returns the Jikes accuracy per "samples/stride".
+func readAGGrid() ([]string, map[string]string) {
+	h, rows := readAGGridRows()
+	out := map[string]string{}
+	for k, r := range rows {
+		out[k] = r[4]
+	}
+	return h, out
+}
+
+func readAGGridRows() ([]string, map[string][]string) {
+	d := referenceDir()
+	if d == "" {
+		return nil, nil
+	}
+	f, err := os.Open(filepath.Join(d, "arnoldgrove2005_table2_grid.csv"))
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	all, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(all) == 0 {
+		return nil, nil
+	}
+	rows := map[string][]string{}
+	for _, r := range all[1:] {
+		if r[0] == "jikes" {
+			rows[r[1]+"/"+r[2]] = r
+		}
+	}
+	return all[0], rows
 }

@@ -131,3 +131,26 @@ func TestA1_CallPair(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Values["cbs_ratio_min"], 0.8)
 	assert.LessOrEqual(t, r.Values["cbs_ratio_max"], 1.25)
 }
+
+// TestA2_Grid: CBS accuracy rises with SAMPLES and with STRIDE; the base
+// (1, 1) is below 50 % (paper 38 %); (SAMPLES 32, STRIDE 3) at least 1.6×
+// the base (paper 66 % vs 38 %) at < 1 % overhead; (1024, 63) costs over
+// 10× as much. Fails if CBS ignored STRIDE (accuracy flat across strides).
+func TestA2_Grid(t *testing.T) {
+	r := runExperiment(t, "a2-grid")
+	v := r.Values
+	base := v[a2Name(1, 1)]
+	assert.Less(t, base, 50.0)
+	assert.GreaterOrEqual(t, v[a2Name(32, 3)], 1.6*base)
+	for _, s := range a2Strides {
+		for i := 1; i < len(a2Samples); i++ {
+			assert.GreaterOrEqual(t, v[a2Name(a2Samples[i], s)], v[a2Name(a2Samples[i-1], s)]-2, "rises with SAMPLES (stride %d)", s)
+		}
+	}
+	for _, n := range a2Samples {
+		assert.Greater(t, v[a2Name(n, 15)], v[a2Name(n, 1)]+2, "rises with STRIDE (samples %d)", n)
+	}
+	assert.Less(t, v["overhead-32-3"], 1.0)
+	assert.Greater(t, v["overhead-1024-63"], 10*v["overhead-32-3"])
+	assert.Greater(t, v["overhead-1024-63"], 5.0)
+}
