@@ -154,3 +154,17 @@ func TestA2_Grid(t *testing.T) {
 	assert.Greater(t, v["overhead-1024-63"], 10*v["overhead-32-3"])
 	assert.Greater(t, v["overhead-1024-63"], 5.0)
 }
+
+// TestA3_InputSize: accuracy is higher on large inputs than on small ones,
+// for the base mechanism and for CBS (paper means: base 26 → 50 %, CBS
+// 55 → 69 %); CBS ≥ base on at least 90 % of (stand-in, input) pairs and
+// by ≥ 10 points on average.
+func TestA3_InputSize(t *testing.T) {
+	r := runExperiment(t, "a3-input-size")
+	v := r.Values
+	assert.Greater(t, v["large_base"], v["small_base"])
+	assert.Greater(t, v["large_cbs"], v["small_cbs"])
+	assert.GreaterOrEqual(t, v["cbs_wins"], 0.9)
+	assert.Greater(t, v["small_cbs"], v["small_base"]+10)
+	assert.Greater(t, v["large_cbs"], v["large_base"]+10)
+}

@@ -85,7 +85,7 @@ func init() {
 		{"db", "SPECjvm98 _209_db (database)", 65, func(k *Knobs) { k.CountedLoops = 0.5; k.Depth = 4 }, "loop-dominated (B3)"},
 		{"javac", "SPECjvm98 _213_javac (compiler)", 235, func(k *Knobs) {
 			k.Depth = 12
-			k.FanOut = 3
+			k.FanOut = 2
 			k.BlockBytecodes = 6
 			k.CountedLoops = 0.05
 			k.Recursion = 40
