@@ -2,6 +2,7 @@ package study
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"testing"
 
@@ -177,4 +178,28 @@ func TestM9_Actionable(t *testing.T) {
 	r := runExperiment(t, "m9-actionable")
 	assert.LessOrEqual(t, r.Values["tprof_max_abs_error"], 5.0)
 	assert.GreaterOrEqual(t, r.Values["safepoint_shortfalls"], 4.0, "of 7 stand-ins")
+}
+
+// TestM3_Disagreement: four safepoint profilers that differ only in their
+// observer effect (interval handling, agent CPU, allocation, depth), each
+// costed alone: Union_1 > 1 on at least 3 of the 7 stand-ins (paper 4 of
+// 7); mean Union_n grows with n and its 95 % CI stays above n.
+func TestM3_Disagreement(t *testing.T) {
+	r := runExperiment(t, "m3-disagreement")
+	assert.GreaterOrEqual(t, r.Values["union1_above_1"], 3.0)
+	for n := 1; n <= 10; n++ {
+		u, ci := r.Values[fmt.Sprintf("union%d", n)], r.Values[fmt.Sprintf("union%d_ci", n)]
+		assert.Greater(t, u-ci, float64(n), "Union_%d clearly above %d", n, n)
+		if n > 1 {
+			assert.GreaterOrEqual(t, u, r.Values[fmt.Sprintf("union%d", n-1)], "grows with n")
+		}
+	}
+}
+
+// TestM4_Innocuous: where two profilers disagree on the hottest method,
+// fewer than half of the pairs are caller and callee (transitively).
+func TestM4_Innocuous(t *testing.T) {
+	r := runExperiment(t, "m4-innocuous")
+	require.GreaterOrEqual(t, r.Values["pairs"], 3.0)
+	assert.Less(t, r.Values["related"]/r.Values["pairs"], 0.5)
 }
