@@ -1,9 +1,8 @@
 package profile
 
 import (
+	"encoding/binary"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Builder accumulates samples and edges into a Profile. It interns
@@ -14,7 +13,7 @@ type Builder struct {
 	funcs   map[string]int
 	samples map[string]int // canonical key → index in p.Samples
 	edges   map[[3]int]int // (caller, site, callee) → index in p.Edges
-	key     strings.Builder
+	key     []byte
 }
 
 // NewBuilder starts a profile produced by source, whose weights count unit
@@ -41,24 +40,20 @@ func (b *Builder) Func(f Function) int {
 // AddSample records stack (root first) seen count times with weight on
 // thread. The stack is copied; identical (stack, thread) samples merge.
 func (b *Builder) AddSample(stack []Frame, count, weight int64, thread string) {
-	b.key.Reset()
-	b.key.WriteString(thread)
+	// A compact binary key: thread, then per frame func, line and the
+	// inlined bit; the lookup does not allocate.
+	b.key = binary.AppendUvarint(b.key[:0], uint64(len(thread)))
+	b.key = append(b.key, thread...)
 	for _, f := range stack {
-		b.key.WriteByte(';')
-		b.key.WriteString(strconv.Itoa(f.Func))
-		b.key.WriteByte(':')
-		b.key.WriteString(strconv.Itoa(f.Line))
-		if f.Inlined {
-			b.key.WriteByte('i')
-		}
+		b.key = binary.AppendUvarint(b.key, uint64(f.Func))
+		b.key = binary.AppendVarint(b.key, int64(f.Line)<<1|boolBit(f.Inlined))
 	}
-	k := b.key.String()
-	if i, ok := b.samples[k]; ok {
+	if i, ok := b.samples[string(b.key)]; ok {
 		b.p.Samples[i].Count += count
 		b.p.Samples[i].Weight += weight
 		return
 	}
-	b.samples[k] = len(b.p.Samples)
+	b.samples[string(b.key)] = len(b.p.Samples)
 	b.p.Samples = append(b.p.Samples, Sample{Stack: append([]Frame(nil), stack...), Count: count, Weight: weight, Thread: thread})
 }
 
@@ -83,6 +78,17 @@ func (b *Builder) Build() *Profile {
 	p.Edges = append([]Edge(nil), b.p.Edges...)
 	p.Functions = append([]Function(nil), b.p.Functions...)
 	name := func(i int) string { return p.Functions[i].Name }
+	// Names are unique (Func interns by name), so comparing their ranks
+	// orders as comparing the names, without string compares in the sort.
+	byName := make([]int, len(p.Functions))
+	for i := range byName {
+		byName[i] = i
+	}
+	sort.Slice(byName, func(i, j int) bool { return name(byName[i]) < name(byName[j]) })
+	rank := make([]int, len(p.Functions))
+	for r, f := range byName {
+		rank[f] = r
+	}
 	sort.SliceStable(p.Samples, func(i, j int) bool {
 		a, c := &p.Samples[i], &p.Samples[j]
 		if a.Thread != c.Thread {
@@ -90,8 +96,8 @@ func (b *Builder) Build() *Profile {
 		}
 		for k := 0; k < len(a.Stack) && k < len(c.Stack); k++ {
 			fa, fc := a.Stack[k], c.Stack[k]
-			if na, nc := name(fa.Func), name(fc.Func); na != nc {
-				return na < nc
+			if ra, rc := rank[fa.Func], rank[fc.Func]; ra != rc {
+				return ra < rc
 			}
 			if fa.Line != fc.Line {
 				return fa.Line < fc.Line
@@ -104,13 +110,20 @@ func (b *Builder) Build() *Profile {
 	})
 	sort.SliceStable(p.Edges, func(i, j int) bool {
 		a, c := &p.Edges[i], &p.Edges[j]
-		if na, nc := name(a.Caller), name(c.Caller); na != nc {
-			return na < nc
+		if ra, rc := rank[a.Caller], rank[c.Caller]; ra != rc {
+			return ra < rc
 		}
 		if a.Site != c.Site {
 			return a.Site < c.Site
 		}
-		return name(a.Callee) < name(c.Callee)
+		return rank[a.Callee] < rank[c.Callee]
 	})
 	return &p
+}
+
+func boolBit(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
