@@ -34,6 +34,49 @@ type Config struct {
 	// Extra samplers, built by the caller, attach after the named ones
 	// (passive mode only; their names must be unique).
 	Extra []samplers.Sampler
+	// InlineFrom names an attached sampler whose call graph, as sampled so
+	// far, drives the JIT's inlining decisions (Arnold & Grove's
+	// profile-directed inlining); "none" gives the inliner an empty profile
+	// (size rules only); "exact" gives it the exact call graph so far,
+	// read the same way; "" keeps HotSpot's rule on exact call-site counts.
+	InlineFrom string
+	// WarmUp, when > 0, records the bytecodes executed by then
+	// (Outcome.WarmUpBytecodes), so steady-state work can be measured with
+	// the warm-up discarded.
+	WarmUp sim.Time
+	// RecompileAt, when > 0, recompiles every method compiled by then with
+	// the profile as it is then (jit.RecompileAll): profile-directed
+	// re-optimization once the call graph has matured.
+	RecompileAt sim.Time
+}
+
+// emptyProfile is a call graph with no samples: nothing is hot.
+type emptyProfile struct{}
+
+func (emptyProfile) EdgeWeight(int) float64 { return 0 }
+func (emptyProfile) TotalWeight() float64   { return 0 }
+
+// warmUpMeter records the bytecodes executed when its timer fires.
+type warmUpMeter struct{ into *int64 }
+
+func (w warmUpMeter) OnTimer(vm *sim.VM, _ sim.Time, _ int64) { *w.into = vm.Truth().BytecodeTotal() }
+
+// recompiler re-optimizes every compiled method when its timer fires.
+type recompiler struct{ j *jit.JIT }
+
+func (r recompiler) OnTimer(*sim.VM, sim.Time, int64) { r.j.RecompileAll() }
+
+// exactProfile is the exact call graph so far, by static edge.
+type exactProfile struct{ vm *sim.VM }
+
+func (e exactProfile) EdgeWeight(i int) float64 { return float64(e.vm.EdgeCount(i)) }
+
+func (e exactProfile) TotalWeight() float64 {
+	var n int64
+	for i := range e.vm.Image().Edges {
+		n += e.vm.EdgeCount(i)
+	}
+	return float64(n)
 }
 
 // DefaultConfig: default VM, JIT and GC, no sampler, passive mode.
@@ -53,6 +96,8 @@ type Outcome struct {
 	Names    []string
 	Profiles map[string]*profile.Profile
 	Costs    map[string]samplers.Costs
+	// WarmUpBytecodes: bytecodes executed by Config.WarmUp (0 without).
+	WarmUpBytecodes int64
 }
 
 // Run executes program p under cfg.
@@ -135,6 +180,46 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		if err := s.Attach(env); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.InlineFrom != "" {
+		if out.JIT == nil {
+			return nil, fmt.Errorf("inline_from: %q needs the JIT", cfg.InlineFrom)
+		}
+		switch cfg.InlineFrom {
+		case "none":
+			out.JIT.SetProfile(emptyProfile{})
+		case "exact":
+			out.JIT.SetProfile(exactProfile{vm})
+		default:
+			var src jit.EdgeProfile
+			for _, s := range attached {
+				if ep, ok := s.(jit.EdgeProfile); ok && s.Name() == cfg.InlineFrom {
+					src = ep
+				}
+			}
+			if src == nil {
+				return nil, fmt.Errorf("inline_from: %q is not an attached call-graph sampler", cfg.InlineFrom)
+			}
+			out.JIT.SetProfile(src)
+		}
+	}
+	switch {
+	case cfg.WarmUp < 0:
+		return nil, fmt.Errorf("warm_up: %v must be ≥ 0", cfg.WarmUp)
+	case cfg.WarmUp > 0:
+		// A timer is a horizon: every running thread's position, and so
+		// the bytecode count, is exact when it fires.
+		id := vm.AddTimer(warmUpMeter{&out.WarmUpBytecodes})
+		vm.ScheduleTimer(id, cfg.WarmUp, 0)
+	}
+	if cfg.RecompileAt < 0 {
+		return nil, fmt.Errorf("recompile_at: %v must be ≥ 0", cfg.RecompileAt)
+	}
+	if cfg.RecompileAt > 0 {
+		if out.JIT == nil {
+			return nil, fmt.Errorf("recompile_at: needs the JIT")
+		}
+		vm.ScheduleTimer(vm.AddTimer(recompiler{out.JIT}), cfg.RecompileAt, 0)
 	}
 	out.Result = vm.Run()
 	out.Names = names

@@ -3,6 +3,7 @@ package harness
 import (
 	"testing"
 
+	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -45,6 +46,10 @@ func TestRunRejectsBadSetups(t *testing.T) {
 		{func(c *Config) { c.Sim.CPUs = 0 }, "cpus: 0"},
 		{func(c *Config) { c.JIT.CompileThreshold = 0 }, "jit.compile_threshold"},
 		{func(c *Config) { c.GC.EdenBytes = -1 }, "gc.eden_bytes"},
+		{func(c *Config) { c.InlineFrom = "tprof" }, `inline_from: "tprof" is not an attached call-graph sampler`},
+		{func(c *Config) { c.InlineFrom, c.NoJIT = "none", true }, "needs the JIT"},
+		{func(c *Config) { c.WarmUp = -1 }, "warm_up: -1ns must be ≥ 0"},
+		{func(c *Config) { c.RecompileAt, c.NoJIT = sim.Millisecond, true }, "recompile_at: needs the JIT"},
 	} {
 		cfg := DefaultConfig()
 		gc := *cfg.GC
@@ -53,4 +58,34 @@ func TestRunRejectsBadSetups(t *testing.T) {
 		_, err := Run(p, cfg)
 		assert.ErrorContains(t, err, c.want)
 	}
+}
+
+// TestWarmUpAndRecompile: the warm-up meter reads the bytecode count at
+// its time (a prefix of the run: the same count as a run that stops
+// there), and a recompilation at RecompileAt shows in the JIT's log.
+func TestWarmUpAndRecompile(t *testing.T) {
+	p, err := workloads.Get("jess")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.JIT.Flavour = jit.Jikes
+	cfg.Samplers = []string{"cbs"}
+	cfg.InlineFrom = "cbs"
+	cfg.Sim.Duration = 40 * sim.Millisecond
+	cfg.WarmUp, cfg.RecompileAt = 20*sim.Millisecond, 30*sim.Millisecond
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	short := cfg
+	short.Sim.Duration, short.WarmUp = 20*sim.Millisecond, 0
+	prefix, err := Run(p, short)
+	require.NoError(t, err)
+	assert.Equal(t, prefix.Result.Truth.BytecodeTotal(), out.WarmUpBytecodes)
+	assert.Less(t, out.WarmUpBytecodes, out.Result.Truth.BytecodeTotal())
+	var recompiled int
+	for _, e := range out.JIT.Events() {
+		if e.Reason == "recompile" {
+			recompiled++
+			assert.Equal(t, 30*sim.Millisecond, e.Queued)
+		}
+	}
+	assert.Positive(t, recompiled)
 }

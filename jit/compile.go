@@ -44,7 +44,7 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 			var targets []int32
 			switch in.Op {
 			case sim.OpCall:
-				if j.shouldInline(in.A, path, j.vm.EdgeCount(int(in.B))) {
+				if j.shouldInline(in.A, path, j.sizeLimit(int(in.B))) {
 					targets = append(targets, in.A)
 				}
 			case sim.OpVirtualCall:
@@ -66,27 +66,63 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 	return c
 }
 
-// shouldInline applies the size rules: always below MaxInlineSize, below
-// FreqInlineSize at a hot call site; never recursively.
-func (j *JIT) shouldInline(callee int32, path []int32, siteCount int64) bool {
+// sizeLimit is the largest callee the inliner accepts at call edge e.
+// With the VM's exact call-site counts it is HotSpot's rule: FreqInlineSize
+// at a site that ran ≥ HotCallCount times, MaxInlineSize elsewhere. With a
+// sampled profile (SetProfile) it is Arnold & Grove's: the threshold grows
+// linearly with the edge's share of the profile's weight, reaching
+// FreqInlineSize at HotEdgeShare; the static MaxInlineSize still applies
+// unless ProfileOverridesStatic, in which case an edge the profile never saw
+// is not inlined at all (J9's dynamic heuristics).
+func (j *JIT) sizeLimit(e int) int64 {
+	if j.profile == nil {
+		if j.vm.EdgeCount(e) >= j.cfg.HotCallCount {
+			return j.cfg.FreqInlineSize
+		}
+		return j.cfg.MaxInlineSize
+	}
+	var dynamic int64
+	if total := j.profile.TotalWeight(); total > 0 {
+		share := j.profile.EdgeWeight(e) / total
+		if j.cfg.HotEdgeShare == 0 || share >= j.cfg.HotEdgeShare {
+			dynamic = j.cfg.FreqInlineSize
+		} else {
+			dynamic = int64(float64(j.cfg.FreqInlineSize) * share / j.cfg.HotEdgeShare)
+		}
+	}
+	if j.cfg.ProfileOverridesStatic {
+		return dynamic
+	}
+	return max(dynamic, j.cfg.MaxInlineSize)
+}
+
+// edgeWeight is edge e's weight in the profile the inliner reads.
+func (j *JIT) edgeWeight(e int) float64 {
+	if j.profile != nil {
+		return j.profile.EdgeWeight(e)
+	}
+	return float64(j.vm.EdgeCount(e))
+}
+
+// shouldInline accepts a callee no larger than limit, never recursively.
+func (j *JIT) shouldInline(callee int32, path []int32, limit int64) bool {
 	for _, p := range path {
 		if p == callee {
 			return false
 		}
 	}
-	size := j.sizes[callee]
-	return size <= j.cfg.MaxInlineSize || (siteCount >= j.cfg.HotCallCount && size <= j.cfg.FreqInlineSize)
+	return j.sizes[callee] <= limit
 }
 
 // virtualTargets picks the receivers a virtual call site inlines: the
 // dominant one, or both of a bimorphic site.
 func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	methods := j.img.Receivers(in)
-	var total int64
-	counts := make([]int64, len(methods))
+	var total float64
+	counts := make([]float64, len(methods))
 	seen := 0
 	for r := range methods {
-		counts[r] = j.vm.EdgeCount(int(in.B) + r)
+		counts[r] = j.edgeWeight(int(in.B) + r)
 		total += counts[r]
 		if counts[r] > 0 {
 			seen++
@@ -97,8 +133,8 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	}
 	var out []int32
 	for r, m := range methods {
-		share := float64(counts[r]) / float64(total)
-		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, counts[r]) {
+		share := counts[r] / total
+		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, j.sizeLimit(int(in.B)+r)) {
 			out = append(out, m)
 		}
 	}

@@ -83,7 +83,31 @@ type Config struct {
 	// CompileNanosPerBytecode is the compiler thread's CPU time per
 	// bytecode compiled, inlined callees included.
 	CompileNanosPerBytecode int64
+	// HotEdgeShare: with a sampled call-graph profile (SetProfile), a call
+	// edge carrying at least this share of the profile's total weight is
+	// hot and may inline callees up to FreqInlineSize; cooler edges get a
+	// proportionally smaller limit (Arnold & Grove: hot above 1 %, a
+	// linear size threshold below).
+	HotEdgeShare float64
+	// ProfileOverridesStatic: with a sampled profile, the profile's limit
+	// replaces MaxInlineSize instead of adding to it, so a call site the
+	// profile calls cold is not inlined (J9's dynamic heuristics, which
+	// an inaccurate profile turns into a slow-down).
+	ProfileOverridesStatic bool
 }
+
+// EdgeProfile is a call-graph profile the inliner can read instead of the
+// VM's exact call-site counts: a sampler's dynamic call graph, by static
+// call edge (sim.Image.Edges).
+type EdgeProfile interface {
+	EdgeWeight(edge int) float64
+	TotalWeight() float64
+}
+
+// SetProfile makes the inliner decide call-site hotness and receiver
+// shares from p (profile-directed inlining driven by a sampler), from now
+// on; nil goes back to exact counts.
+func (j *JIT) SetProfile(p EdgeProfile) { j.profile = p }
 
 // DefaultConfig is a HotSpot server VM of the papers' era with C2's
 // thresholds and inlining limits, without loop strip mining.
@@ -102,6 +126,7 @@ func DefaultConfig() Config {
 		StripMiningIter:         0,
 		DebugNonSafepoints:      false,
 		CompileNanosPerBytecode: 2000,
+		HotEdgeShare:            0.01,
 	}
 }
 
@@ -124,6 +149,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("jit.receiver_dominance: %v not in (0, 1]", c.ReceiverDominance)
 	case c.StripMiningIter < 0:
 		return fmt.Errorf("jit.strip_mining_iter: %d must be ≥ 0", c.StripMiningIter)
+	case !(c.HotEdgeShare >= 0 && c.HotEdgeShare <= 1):
+		return fmt.Errorf("jit.hot_edge_share: %v not in [0, 1]", c.HotEdgeShare)
 	case c.CompileNanosPerBytecode < 0:
 		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be ≥ 0", c.CompileNanosPerBytecode)
 	}
@@ -133,7 +160,7 @@ func (c Config) Validate() error {
 // Event is one compilation, for logs and --explain-jit.
 type Event struct {
 	Method  int32
-	Reason  string   // "invocations", "backedges (OSR)" or "startup"
+	Reason  string   // "invocations", "backedges (OSR)", "startup" or "recompile"
 	Queued  sim.Time // when the counter fired
 	Done    sim.Time // when the code was installed
 	Size    int64    // bytecodes compiled, inlined callees included
@@ -151,6 +178,7 @@ type JIT struct {
 	nextTag  int64
 	events   []Event
 	sizes    []int64
+	profile  EdgeProfile
 }
 
 type pendingCompile struct {
@@ -181,6 +209,7 @@ func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
 			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)
 		} else {
 			c := j.compile(int32(m))
+			j.queued[m] = true
 			vm.ReplaceCode(c)
 			j.events = append(j.events, Event{Method: int32(m), Reason: "startup", Size: c.Size, Inlined: countInlined(c)})
 		}
@@ -235,6 +264,27 @@ func (j *JIT) OnCounter(vm *sim.VM, t sim.ThreadID, m int32, k sim.CounterKind) 
 	j.nextTag++
 	j.pending[j.nextTag] = &pendingCompile{code: code, method: m, osr: k == sim.BackedgeCounter, event: len(j.events) - 1}
 	vm.SubmitJob(j.compiler, sim.Time(code.Size*j.cfg.CompileNanosPerBytecode), j.nextTag)
+}
+
+// RecompileAll queues a recompilation of every method compiled or queued
+// so far, deciding inlining from the profile as it is now: the adaptive
+// system's re-optimization once the call graph has matured (Jikes RVM
+// recompiles hot methods with the DCG it has sampled). It returns the
+// number of methods queued.
+func (j *JIT) RecompileAll() int {
+	n := 0
+	for m, q := range j.queued {
+		if !q {
+			continue
+		}
+		code := j.compile(int32(m))
+		j.events = append(j.events, Event{Method: int32(m), Reason: "recompile", Queued: j.vm.Now(), Size: code.Size, Inlined: countInlined(code)})
+		j.nextTag++
+		j.pending[j.nextTag] = &pendingCompile{code: code, method: int32(m), event: len(j.events) - 1}
+		j.vm.SubmitJob(j.compiler, sim.Time(code.Size*j.cfg.CompileNanosPerBytecode), j.nextTag)
+		n++
+	}
+	return n
 }
 
 // OnJobDone installs a finished compilation. Running activations switch to

@@ -272,3 +272,73 @@ func TestConfigValidation(t *testing.T) {
 	_, err := ParseFlavour("dalvik")
 	assert.ErrorContains(t, err, `unknown VM flavour "dalvik"`)
 }
+
+// fixedProfile is a call graph with given weights by static edge.
+type fixedProfile map[int]float64
+
+func (p fixedProfile) EdgeWeight(e int) float64 { return p[e] }
+func (p fixedProfile) TotalWeight() float64 {
+	var s float64
+	for _, w := range p {
+		s += w
+	}
+	return s
+}
+
+// TestProfileDirectedSizeLimit: with a sampled profile the size limit
+// grows linearly with the edge's share up to FreqInlineSize at
+// HotEdgeShare; the static limit stays a floor unless the profile
+// overrides it, and then an unseen edge inlines nothing.
+func TestProfileDirectedSizeLimit(t *testing.T) {
+	src := `
+name: two
+methods:
+  - {class: T, name: main, body: [{call: {method: T.a}}, {call: {method: T.b}}]}
+  - {class: T, name: a, body: [{work: {cycles: 20, bytecodes: 10}}]}
+  - {class: T, name: b, body: [{work: {cycles: 20, bytecodes: 10}}]}
+threads: [{name: main, entry: T.main}]
+`
+	vm, j := setup(t, parse(t, src), nil)
+	require.Len(t, vm.Image().Edges, 2)
+	for _, c := range []struct {
+		name      string
+		weights   fixedProfile
+		overrides bool
+		want      [2]int64
+	}{
+		{"no samples: static floor", fixedProfile{}, false, [2]int64{35, 35}},
+		{"hot and half-hot", fixedProfile{0: 995, 1: 5}, false, [2]int64{325, 162}},
+		{"cool edge keeps the static floor", fixedProfile{0: 999, 1: 1}, false, [2]int64{325, 35}},
+		{"overrides: unseen edge inlines nothing", fixedProfile{0: 10}, true, [2]int64{325, 0}},
+		{"overrides: no samples at all", fixedProfile{}, true, [2]int64{0, 0}},
+	} {
+		j.cfg.ProfileOverridesStatic = c.overrides
+		j.SetProfile(c.weights)
+		assert.Equal(t, c.want, [2]int64{j.sizeLimit(0), j.sizeLimit(1)}, c.name)
+	}
+	j.SetProfile(nil)
+	assert.Equal(t, int64(35), j.sizeLimit(0), "exact counts: HotSpot's rule (no calls yet)")
+}
+
+// TestRecompileAllUsesTheProfileNow: a recompilation decides inlining from
+// the profile as it is when it is queued, and installs through the
+// compiler thread like any compilation.
+func TestRecompileAllUsesTheProfileNow(t *testing.T) {
+	src := `
+name: rec
+methods:
+  - {class: R, name: main, body: [{loop: {trips: 1000, body: [{call: {method: R.mid}}]}}]}
+  - {class: R, name: mid, body: [{work: {cycles: 400, bytecodes: 100}}]}
+threads: [{name: main, entry: R.main}]
+`
+	vm, j := setup(t, parse(t, src), func(c *Config) { c.ProfileOverridesStatic = true })
+	main := method(t, vm, "R.main")
+	assert.Nil(t, vm.Code(main).Inline, "100-bytecode callee, no profile: not inlined")
+	j.SetProfile(fixedProfile{0: 50})
+	assert.Equal(t, 2, j.RecompileAll())
+	ev := j.Events()
+	assert.Equal(t, "recompile", ev[len(ev)-1].Reason)
+	assert.Nil(t, vm.Code(main).Inline, "not installed before the compiler thread is done")
+	vm.Run()
+	assert.Len(t, vm.Code(main).Inline[1], 1, "hot edge now inlined")
+}

@@ -56,11 +56,33 @@ type edgeSampler struct {
 	rec   *recorder
 	timer sim.TimerID
 	hook  sim.HandlerID
+	// live is the call graph so far, by static edge, for an inliner that
+	// reads it during the run (jit.EdgeProfile).
+	live   []float64
+	total  float64
+	edgeOf map[[3]int32]int
 }
+
+// EdgeWeight is the samples recorded so far for static edge e.
+func (e *edgeSampler) EdgeWeight(edge int) float64 {
+	if edge < 0 || edge >= len(e.live) {
+		return 0
+	}
+	return e.live[edge]
+}
+
+// TotalWeight is the number of edge samples so far.
+func (e *edgeSampler) TotalWeight() float64 { return e.total }
 
 func (e *edgeSampler) attach(env *Env, name string, interval sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
 	e.name, e.env = name, env
 	e.rec = newRecorder(env.VM, name, interval)
+	img := env.VM.Image()
+	e.live = make([]float64, len(img.Edges))
+	e.edgeOf = map[[3]int32]int{}
+	for i, ed := range img.Edges {
+		e.edgeOf[[3]int32{ed.Caller, ed.Line, ed.Callee}] = i
+	}
 	id, err := env.VM.AddHookHandler(h)
 	if err != nil {
 		return err
@@ -86,6 +108,10 @@ func (e *edgeSampler) sampleEdge(vm *sim.VM, id sim.ThreadID) bool {
 	}
 	caller, callee := e.rec.buf[n-2], e.rec.buf[n-1]
 	e.rec.b.AddEdge(e.rec.fn[caller.Method], int(caller.Line), e.rec.fn[callee.Method], 1)
+	if i, ok := e.edgeOf[[3]int32{caller.Method, caller.Line, callee.Method}]; ok {
+		e.live[i]++
+		e.total++
+	}
 	e.rec.costs.Taken++
 	e.rec.costs.SampleTimes = append(e.rec.costs.SampleTimes, int64(vm.Now()))
 	return true
