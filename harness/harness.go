@@ -5,7 +5,6 @@ package harness
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
@@ -132,9 +131,6 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		seen[s.Name()] = true
 		attached = append(attached, s)
 		names = append(names, s.Name())
-	}
-	if cfg.Mode == samplers.Costed && len(attached) > 1 {
-		return nil, fmt.Errorf("samplers: costed mode runs one sampler at a time, got %s", strings.Join(cfg.Samplers, ","))
 	}
 	for _, s := range attached {
 		if np, ok := s.(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() &&

@@ -41,7 +41,6 @@ func TestRunRejectsBadSetups(t *testing.T) {
 	}{
 		{func(c *Config) { c.Samplers = []string{"nope"} }, `unknown sampler "nope"`},
 		{func(c *Config) { c.Samplers = []string{"tprof", "tprof"} }, `"tprof" listed twice`},
-		{func(c *Config) { c.Samplers, c.Mode = []string{"tprof", "async"}, samplers.Costed }, "one sampler at a time"},
 		{func(c *Config) { c.Samplers = []string{"cbs"} }, "--vm jikes"},
 		{func(c *Config) { c.Sim.CPUs = 0 }, "cpus: 0"},
 		{func(c *Config) { c.JIT.CompileThreshold = 0 }, "jit.compile_threshold"},
@@ -88,4 +87,26 @@ func TestWarmUpAndRecompile(t *testing.T) {
 		}
 	}
 	assert.Positive(t, recompiled)
+}
+
+// TestCostedSamplersTogether: several costed samplers each pay their own
+// costs on one run, and the second one moves the first one's samples.
+func TestCostedSamplersTogether(t *testing.T) {
+	p, err := workloads.Get("abcuv")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 200 * sim.Millisecond
+	cfg.Mode = samplers.Costed
+	cfg.Samplers = []string{"xprof"}
+	alone, err := Run(p, cfg)
+	require.NoError(t, err)
+	cfg.Samplers = []string{"xprof", "hprof"}
+	both, err := Run(p, cfg)
+	require.NoError(t, err)
+	for _, n := range cfg.Samplers {
+		assert.Positive(t, both.Costs[n].AgentCPU, n)
+		assert.Positive(t, both.Costs[n].Pauses, n)
+	}
+	assert.Greater(t, both.Result.VMCPU(), alone.Result.VMCPU(), "two agents' work")
+	assert.NotEqual(t, alone.Profiles["xprof"], both.Profiles["xprof"], "hprof's pauses move xprof's samples")
 }

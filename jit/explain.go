@@ -107,3 +107,13 @@ func (j *JIT) CompiledCode(m int32) *sim.Code {
 	}
 	return nil
 }
+
+// Method returns the index of the method named name ("Class.method").
+func (j *JIT) Method(name string) (int32, bool) {
+	for i, n := range j.img.Names {
+		if n == name {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}

@@ -162,6 +162,7 @@ type Event struct {
 	Method  int32
 	Reason  string   // "invocations", "backedges (OSR)", "startup" or "recompile"
 	Queued  sim.Time // when the counter fired
+	Started sim.Time // when the compiler began (and read the profile)
 	Done    sim.Time // when the code was installed
 	Size    int64    // bytecodes compiled, inlined callees included
 	Inlined int      // inlined call sites in the tree
@@ -253,36 +254,46 @@ func (j *JIT) OnCounter(vm *sim.VM, t sim.ThreadID, m int32, k sim.CounterKind) 
 	j.queued[m] = true
 	vm.SetTrigger(m, sim.InvocationCounter, math.MaxInt64)
 	vm.SetTrigger(m, sim.BackedgeCounter, math.MaxInt64)
-	// Decisions use the profile gathered up to now; the code is installed
-	// when the compiler thread has spent the time to compile it.
-	code := j.compile(m)
 	reason := "invocations"
 	if k == sim.BackedgeCounter {
 		reason = "backedges (OSR)"
 	}
-	j.events = append(j.events, Event{Method: m, Reason: reason, Queued: vm.Now(), Size: code.Size, Inlined: countInlined(code)})
+	j.queue(m, reason, k == sim.BackedgeCounter)
+}
+
+// queue puts method m on the compile queue. Like C2, the compiler decides
+// what to inline when it starts the compilation (OnJobStart), from the
+// call-site profile as it is then — so how long the queue was, and how far
+// the program got meanwhile, shapes the code.
+func (j *JIT) queue(m int32, reason string, osr bool) {
+	j.events = append(j.events, Event{Method: m, Reason: reason, Queued: j.vm.Now()})
 	j.nextTag++
-	j.pending[j.nextTag] = &pendingCompile{code: code, method: m, osr: k == sim.BackedgeCounter, event: len(j.events) - 1}
-	vm.SubmitJob(j.compiler, sim.Time(code.Size*j.cfg.CompileNanosPerBytecode), j.nextTag)
+	j.pending[j.nextTag] = &pendingCompile{method: m, osr: osr, event: len(j.events) - 1}
+	j.vm.SubmitDeferredJob(j.compiler, j.nextTag)
+}
+
+// OnJobStart compiles the method now and charges the compiler thread for
+// it: CompileNanosPerBytecode per bytecode, inlined callees included.
+func (j *JIT) OnJobStart(vm *sim.VM, _ sim.ThreadID, tag int64) sim.Time {
+	p := j.pending[tag]
+	p.code = j.compile(p.method)
+	e := &j.events[p.event]
+	e.Started, e.Size, e.Inlined = vm.Now(), p.code.Size, countInlined(p.code)
+	return sim.Time(p.code.Size * j.cfg.CompileNanosPerBytecode)
 }
 
 // RecompileAll queues a recompilation of every method compiled or queued
-// so far, deciding inlining from the profile as it is now: the adaptive
+// so far, deciding inlining from the profile as it is when each starts: the adaptive
 // system's re-optimization once the call graph has matured (Jikes RVM
 // recompiles hot methods with the DCG it has sampled). It returns the
 // number of methods queued.
 func (j *JIT) RecompileAll() int {
 	n := 0
 	for m, q := range j.queued {
-		if !q {
-			continue
+		if q {
+			j.queue(int32(m), "recompile", false)
+			n++
 		}
-		code := j.compile(int32(m))
-		j.events = append(j.events, Event{Method: int32(m), Reason: "recompile", Queued: j.vm.Now(), Size: code.Size, Inlined: countInlined(code)})
-		j.nextTag++
-		j.pending[j.nextTag] = &pendingCompile{code: code, method: int32(m), event: len(j.events) - 1}
-		j.vm.SubmitJob(j.compiler, sim.Time(code.Size*j.cfg.CompileNanosPerBytecode), j.nextTag)
-		n++
 	}
 	return n
 }

@@ -22,8 +22,9 @@ const (
 	// Passive samplers observe the run and cost nothing: several can watch
 	// one execution, which no real JVM allows.
 	Passive Mode = iota
-	// Costed: one sampler, with its threads, CPU, pauses and allocation
-	// applied to the run (and so its observer effect).
+	// Costed: each sampler's threads, CPU, pauses and allocation are
+	// applied to the run (and so its observer effect); several costed
+	// samplers perturb each other, as profilers run together do.
 	Costed
 )
 

@@ -170,10 +170,7 @@ func TestConfigErrors(t *testing.T) {
 	p, err := program.Parse([]byte("name: x\nmethods: [{class: A, name: a, body: [{work: {cycles: 1, bytecodes: 1}}]}]\nthreads: [{name: m, entry: A.a}]\n"), program.YAML)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
-	cfg.Samplers, cfg.Mode = []string{"tprof", "async"}, samplers.Costed
-	_, err = harness.Run(p, cfg)
-	assert.ErrorContains(t, err, "costed mode runs one sampler at a time")
-	cfg.Mode = samplers.Passive
+	cfg.Samplers = []string{"tprof", "async"}
 	cfg.Configure = func(s samplers.Sampler) {
 		if tp, ok := s.(*samplers.Tprof); ok {
 			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10, Jitter: 20})

@@ -97,9 +97,30 @@ type Service interface {
 	OnJobDone(vm *VM, t ThreadID, tag int64)
 }
 
+// JobStarter is a Service whose deferred jobs (SubmitDeferredJob) learn
+// their cost only when the thread starts them: a compiler that reads the
+// call-site profile when it begins a compilation, not when it was queued.
+type JobStarter interface {
+	Service
+	OnJobStart(vm *VM, t ThreadID, tag int64) Time
+}
+
 type serviceJob struct {
-	cost Time
-	tag  int64
+	cost     Time
+	tag      int64
+	deferred bool
+}
+
+// startJob returns the cost of t's head job, asking the service for a
+// deferred one's now.
+func (vm *VM) startJob(t *Thread) int64 {
+	job := &t.jobs[0]
+	if job.deferred {
+		job.cost = t.service.(JobStarter).OnJobStart(vm, t.ID, job.tag)
+		mustNonNegative("job cost", job.cost)
+		job.deferred = false
+	}
+	return int64(job.cost)
 }
 
 // NewServiceThread creates a VM-internal daemon thread — the VM thread
@@ -127,9 +148,23 @@ func (vm *VM) SubmitJob(id ThreadID, cost Time, tag int64) {
 		panic(fmt.Sprintf("sim: SubmitJob on application thread %s", t.Name))
 	}
 	mustNonNegative("job cost", cost)
-	t.jobs = append(t.jobs, serviceJob{cost: cost, tag: tag})
+	vm.queueJob(t, serviceJob{cost: cost, tag: tag})
+}
+
+// SubmitDeferredJob queues a job on service thread id whose cost the
+// service (a JobStarter) decides when the thread starts it.
+func (vm *VM) SubmitDeferredJob(id ThreadID, tag int64) {
+	t := vm.thread(id)
+	if _, ok := t.service.(JobStarter); !ok {
+		panic(fmt.Sprintf("sim: SubmitDeferredJob on %s, whose service is not a JobStarter", t.Name))
+	}
+	vm.queueJob(t, serviceJob{tag: tag, deferred: true})
+}
+
+func (vm *VM) queueJob(t *Thread, job serviceJob) {
+	t.jobs = append(t.jobs, job)
 	if len(t.jobs) == 1 && t.state == Blocked {
-		t.jobLeft = int64(cost)
+		t.jobLeft = vm.startJob(t)
 		at := vm.now
 		if t.clock > at {
 			at = t.clock
@@ -145,7 +180,7 @@ func (vm *VM) serviceJobDone(t *Thread) {
 	t.jobs = t.jobs[:len(t.jobs)-1]
 	t.service.OnJobDone(vm, t.ID, job.tag)
 	if len(t.jobs) > 0 {
-		t.jobLeft = int64(t.jobs[0].cost)
+		t.jobLeft = vm.startJob(t)
 		return
 	}
 	if t.state == Running {
