@@ -87,6 +87,7 @@ func DefaultConfig() Config {
 // Outcome is a finished run.
 type Outcome struct {
 	Result     *sim.Result
+	Image      *sim.Image // the program as run (instrumented if a sampler asked)
 	JIT        *jit.JIT // nil with NoJIT
 	Safepoints *safepoint.Coordinator
 	GC         *safepoint.GC
@@ -157,7 +158,7 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
+	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
 	if !cfg.NoJIT {
 		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
 			return nil, err
