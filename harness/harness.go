@@ -88,7 +88,7 @@ func DefaultConfig() Config {
 type Outcome struct {
 	Result     *sim.Result
 	Image      *sim.Image // the program as run (instrumented if a sampler asked)
-	JIT        *jit.JIT // nil with NoJIT
+	JIT        *jit.JIT   // nil with NoJIT
 	Safepoints *safepoint.Coordinator
 	GC         *safepoint.GC
 	// Names lists the profiles in the requested order, "truth" first
