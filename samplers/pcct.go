@@ -25,6 +25,12 @@ type PCCTConfig struct {
 	// NodeBytes is the size of one PCCT node (method, count, parent,
 	// children), for the size the profile occupies.
 	NodeBytes int
+	// CountFrom and CountUntil, when set, keep in the profile only the
+	// samples taken at CountFrom ≤ t < CountUntil (CountUntil 0: to the
+	// end): one of Whaley's profile data sets, which the controller reads
+	// and purges; his precision compares the second data set of two runs.
+	// Walks, marks and costs go on outside the window.
+	CountFrom, CountUntil sim.Time
 }
 
 // DefaultPCCTConfig samples every 10 ms with no depth limit.
@@ -41,6 +47,12 @@ func (c PCCTConfig) Validate() error {
 		return fmt.Errorf("depth_limit: %d must be ≥ 0", c.DepthLimit)
 	case c.PerSample < 0 || c.PerFrame < 0 || c.NodeBytes < 0:
 		return fmt.Errorf("costs must be ≥ 0")
+	case c.CountFrom < 0:
+		return fmt.Errorf("count_from: %v must be ≥ 0", c.CountFrom)
+	case c.CountUntil < 0:
+		return fmt.Errorf("count_until: %v must be ≥ 0", c.CountUntil)
+	case c.CountUntil > 0 && c.CountUntil <= c.CountFrom:
+		return fmt.Errorf("count_until: %v must be after count_from %v", c.CountUntil, c.CountFrom)
 	}
 	return nil
 }
@@ -61,6 +73,10 @@ type pcctNode struct {
 	parent   int
 	children map[int32]int
 	count    int64
+	// edge is the weight of the edge from the parent: the samples whose
+	// downward phase attached a frame here, i.e. found a new activation
+	// of this context (Whaley's edge weight; every sample under FullWalk).
+	edge int64
 }
 
 // PCCT is Whaley's sampler. Each sample walks the thread's stack upward
@@ -140,7 +156,7 @@ func (s *PCCT) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		if len(stack) == 0 {
 			continue
 		}
-		n := s.sample(vm, id, stack)
+		n := s.sample(vm, id, stack, s.counts(at))
 		s.samples++
 		s.examined += int64(n)
 		s.rec.costs.Taken++
@@ -158,11 +174,19 @@ func (s *PCCT) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
 }
 
-// sample updates the tree with one stack and returns the frames examined.
-func (s *PCCT) sample(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame) int {
+// counts reports whether a sample taken at t is in the count window.
+func (s *PCCT) counts(t sim.Time) bool {
+	return t >= s.cfg.CountFrom && (s.cfg.CountUntil == 0 || t < s.cfg.CountUntil)
+}
+
+// sample updates the tree with one stack, counting it if count, and
+// returns the frames examined.
+func (s *PCCT) sample(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame, count bool) int {
 	top := len(stack) - 1
 	if s.cfg.HotMethods {
-		s.nodes[s.child(0, stack[top].Method)].count++
+		if n := s.child(0, stack[top].Method); count {
+			s.nodes[n].count++
+		}
 		return 1
 	}
 	// Upward: find the deepest marked frame.
@@ -189,12 +213,46 @@ func (s *PCCT) sample(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame) int {
 	}
 	for j := start; j <= top; j++ {
 		node = s.child(node, stack[j].Method)
+		if count {
+			s.nodes[node].edge++
+		}
 		depths[j] = node
 		vm.Mark(s.hook, id, j)
 	}
 	s.nodeOf[id] = depths
-	s.nodes[node].count++
+	if count {
+		s.nodes[node].count++
+	}
 	return examined
+}
+
+// PCCTContext is one node of the tree, keyed by its calling context.
+type PCCTContext struct {
+	// Path is the method names root first, joined by ";" (the keys of
+	// profile.ContextWeights).
+	Path string
+	// Count is the samples taken in this context (the node's time);
+	// Edge the weight of the edge into it (see pcctNode.edge).
+	Count, Edge int64
+}
+
+// Contexts returns every node of the tree with its counts, root excluded,
+// in creation order; valid after the run. Whaley's PCCT precision
+// correlates node and edge counts, which the profile (samples only) lacks.
+func (s *PCCT) Contexts() []PCCTContext {
+	names := s.env.VM.Image().Names
+	paths := make([]string, len(s.nodes))
+	out := make([]PCCTContext, 0, len(s.nodes)-1)
+	for i := 1; i < len(s.nodes); i++ {
+		n := &s.nodes[i]
+		// A parent is created before its children, so its path is known.
+		paths[i] = names[n.method]
+		if n.parent > 0 {
+			paths[i] = paths[n.parent] + ";" + paths[i]
+		}
+		out = append(out, PCCTContext{Path: paths[i], Count: n.count, Edge: n.edge})
+	}
+	return out
 }
 
 // OnJobDone is the sampler thread going back to sleep.

@@ -1,0 +1,690 @@
+package study
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: runW1})
+	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: runW2})
+	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: runW3})
+	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: runW4})
+}
+
+// whaleyIntervals are the PCCT periods of the passive runs: the paper's
+// fastest (1 ms) and the sampler's default (10 ms).
+var whaleyIntervals = []sim.Time{sim.Millisecond, 10 * sim.Millisecond}
+
+// w4Limits are the depth limits of W4, at 1 ms (ten times the samples of
+// 10 ms, so the misattached share is measured on ≈ 300 samples a run).
+// 512 exceeds every stand-in's stack, so it must misattach nothing.
+var w4Limits = []int{4, 8, 16, 32, 64, 128, 256, 512}
+
+// whaleyBench is a stand-in of the passive runs and its run length.
+type whaleyBench struct {
+	name string
+	d    sim.Time
+}
+
+// whaleySetup: the stand-ins of the passive runs (W1, W3, W4). deepcall is
+// the paper's deep call chain, jess a shallow SPECjvm98 stand-in, kiama
+// recursive descent deeper than 256 frames. Only in the full version:
+// jython9, javac (its exact CCT makes a run ten times slower) and scalac
+// (≈ 290 frames deep; building the truth profile of its deep contexts
+// takes most of a run, so it runs shorter).
+func whaleySetup(o Options) []whaleyBench {
+	if o.Full {
+		return []whaleyBench{{"deepcall", sim.Second}, {"jess", sim.Second}, {"jython9", sim.Second},
+			{"javac", sim.Second}, {"kiama", sim.Second}, {"scalac", 300 * sim.Millisecond}}
+	}
+	return []whaleyBench{{"deepcall", 300 * sim.Millisecond}, {"jess", 300 * sim.Millisecond}, {"kiama", 300 * sim.Millisecond}}
+}
+
+// whaleyNames lists the passive runs' stand-ins in order.
+func whaleyNames(o Options) []string {
+	var out []string
+	for _, b := range whaleySetup(o) {
+		out = append(out, b.name)
+	}
+	return out
+}
+
+// whaleyRunsNote describes the passive runs for a table's notes.
+func whaleyRunsNote(o Options) string {
+	var parts []string
+	for _, b := range whaleySetup(o) {
+		parts = append(parts, fmt.Sprintf("%s %v", b.name, b.d))
+	}
+	return fmt.Sprintf("Passive runs (%s; a run ends earlier if the program does), seeds %v, default VM and JIT", strings.Join(parts, ", "), o.Seeds)
+}
+
+// whaleyRun is what one passive run leaves for W1, W3 and W4; slices
+// indexed like whaleyIntervals or w4Limits.
+type whaleyRun struct {
+	taken []int64
+	// examined is frames examined per sample with marker bits; depth the
+	// same for full walks, i.e. the mean stack depth at the samples.
+	examined, depth []float64
+	// identical: the marker-bit PCCT has exactly the contexts and counts
+	// of the one built from full walks on the same execution.
+	identical []bool
+	pcctNodes []float64
+	// dct: calls executed (nodes of the dynamic call tree); cct: nodes of
+	// the exact CCT; folded: the CCT with recursion folded into back edges
+	// (Ammons et al.'s); maxDepth: the deepest context.
+	dct, cct, folded, maxDepth int64
+	// misattached is the limited PCCT's share of samples at contexts the
+	// full walks did not give (misattachedShare); limited the share of
+	// walks that hit the limit; exact whether the two trees are equal.
+	misattached, limited []float64
+	exact                []bool
+}
+
+var (
+	whaleyMu    sync.Mutex
+	whaleyCache = map[string]map[string][]*whaleyRun{}
+)
+
+func pcctName(kind string, iv sim.Time) string { return fmt.Sprintf("%s-%v", kind, iv) }
+
+func limitName(l int) string { return fmt.Sprintf("limit-%d", l) }
+
+// whaleyPassive runs every (stand-in, seed) once with all the PCCTs W1,
+// W3 and W4 need watching the same execution — passive samplers see
+// identical stacks at identical times — and caches the result per option
+// set. Result: stand-in → runs in seed order.
+func whaleyPassive(o Options) (map[string][]*whaleyRun, error) {
+	whaleyMu.Lock()
+	defer whaleyMu.Unlock()
+	ck := fmt.Sprint(o.Seeds, o.Full)
+	if r, ok := whaleyCache[ck]; ok {
+		return r, nil
+	}
+	type key struct {
+		bench whaleyBench
+		seed  int
+	}
+	var keys []key
+	for _, b := range whaleySetup(o) {
+		for si := range o.Seeds {
+			keys = append(keys, key{b, si})
+		}
+	}
+	runs := make([]*whaleyRun, len(keys))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() (err error) {
+			runs[i], err = whaleyOnce(k.bench.name, o.Seeds[k.seed], k.bench.d)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := map[string][]*whaleyRun{}
+	for i, k := range keys {
+		out[k.bench.name] = append(out[k.bench.name], runs[i])
+	}
+	whaleyCache[ck] = out
+	return out, nil
+}
+
+func newPCCT(name string, tweak func(*samplers.PCCTConfig)) samplers.Sampler {
+	c := samplers.DefaultPCCTConfig()
+	tweak(&c)
+	return samplers.NewPCCT(name, c)
+}
+
+func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	for _, iv := range whaleyIntervals {
+		cfg.Extra = append(cfg.Extra,
+			newPCCT(pcctName("pcct", iv), func(c *samplers.PCCTConfig) { c.Interval = iv }),
+			newPCCT(pcctName("full", iv), func(c *samplers.PCCTConfig) { c.Interval, c.FullWalk = iv, true }))
+	}
+	for _, l := range w4Limits {
+		cfg.Extra = append(cfg.Extra, newPCCT(limitName(l), func(c *samplers.PCCTConfig) { c.Interval, c.DepthLimit = sim.Millisecond, l }))
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s seed %d: %w", bench, seed, err)
+	}
+	r := &whaleyRun{}
+	for _, iv := range whaleyIntervals {
+		m, f := pcctName("pcct", iv), pcctName("full", iv)
+		r.taken = append(r.taken, out.Costs[m].Taken)
+		r.examined = append(r.examined, out.Costs[m].Extra["frames_examined_per_sample"])
+		r.depth = append(r.depth, out.Costs[f].Extra["frames_examined_per_sample"])
+		r.identical = append(r.identical, maps.Equal(out.Profiles[m].ContextWeights(), out.Profiles[f].ContextWeights()))
+		r.pcctNodes = append(r.pcctNodes, out.Costs[m].Extra["pcct_nodes"])
+	}
+	full := out.Profiles[pcctName("full", sim.Millisecond)].ContextWeights()
+	for _, l := range w4Limits {
+		n := limitName(l)
+		lw := out.Profiles[n].ContextWeights()
+		r.misattached = append(r.misattached, misattachedShare(full, lw))
+		r.limited = append(r.limited, out.Costs[n].Extra["depth_limited_samples"]/float64(max(out.Costs[n].Taken, 1)))
+		r.exact = append(r.exact, maps.Equal(full, lw))
+	}
+	nodes := out.Result.Truth.Nodes()
+	r.cct = int64(len(nodes) - 1)
+	depth := make([]int64, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		r.dct += nodes[i].Calls
+		depth[i] = depth[nodes[i].Parent] + 1 // a parent is created before its children
+		r.maxDepth = max(r.maxDepth, depth[i])
+	}
+	r.folded = foldedCCTSize(nodes)
+	return r, nil
+}
+
+// misattachedShare is the share of the limited tree's weight at contexts
+// beyond what the full walks put there: Σ max(0, limited − full) / Σ
+// limited, i.e. 1 − overlap when both took the same samples, but exactly
+// 0 for identical trees (weights are whole samples × the period).
+func misattachedShare(full, limited map[string]float64) float64 {
+	var over, total float64
+	for k, w := range limited {
+		total += w
+		over += max(0, w-full[k])
+	}
+	if total == 0 {
+		return 0
+	}
+	return over / total
+}
+
+// foldedCCTSize is the node count of the CCT as Ammons, Ball and Larus
+// build it and Whaley compares with: a call to a method already on the
+// context's path is a back edge to that ancestor, not a new node. The
+// exact CCT (and the PCCT) keep recursive contexts apart.
+func foldedCCTSize(nodes []sim.CCTNode) int64 {
+	type fnode struct {
+		method int32
+		parent int
+	}
+	f := []fnode{{method: -1, parent: -1}}
+	kids := map[[2]int]int{} // (folded parent, method) → folded node
+	of := make([]int, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		p, m := of[nodes[i].Parent], nodes[i].Method
+		a := p
+		for a > 0 && f[a].method != m {
+			a = f[a].parent
+		}
+		if a > 0 {
+			of[i] = a
+			continue
+		}
+		k := [2]int{p, int(m)}
+		c, ok := kids[k]
+		if !ok {
+			f = append(f, fnode{method: m, parent: p})
+			c = len(f) - 1
+			kids[k] = c
+		}
+		of[i] = c
+	}
+	return int64(len(f) - 1)
+}
+
+// runW1: frames examined per sample with marker bits against the stack
+// depth (what a full walk examines), and whether the two trees agree.
+func runW1(o Options) (*Result, error) {
+	runs, err := whaleyPassive(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := whaleyNames(o)
+	t := &Table{Title: "W1: frames examined per sample with marker bits vs the stack depth (full walk), same execution (mean ± 95 % CI over seeds)",
+		Columns: []string{"stand-in", "interval", "samples/run", "stack depth (full walk)", "frames examined (marker bits)", "examined / depth", "PCCT = full-walk CCT"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	ideal := plotter.XYs{}
+	pts := map[sim.Time]plotter.XYs{}
+	maxD := 0.0
+	for _, b := range benches {
+		for ii, iv := range whaleyIntervals {
+			var dep, ex, ratio []float64
+			var taken int64
+			same := 0
+			for _, r := range runs[b] {
+				dep = append(dep, r.depth[ii])
+				ex = append(ex, r.examined[ii])
+				ratio = append(ratio, r.examined[ii]/r.depth[ii])
+				taken += r.taken[ii]
+				if r.identical[ii] {
+					same++
+				}
+				pts[iv] = append(pts[iv], plotter.XY{X: r.depth[ii], Y: r.examined[ii]})
+				maxD = math.Max(maxD, r.depth[ii])
+				// Never more than a full walk; asserted per run.
+				res.Values["excess_max"] = math.Max(res.Values["excess_max"], r.examined[ii]-r.depth[ii])
+			}
+			md, hd := MeanCI(dep)
+			me, he := MeanCI(ex)
+			mr, hr := MeanCI(ratio)
+			k := fmt.Sprintf("%s/%v", b, iv)
+			res.Values[k+"/depth"], res.Values[k+"/examined"] = md, me
+			res.Values[k+"/ratio"], res.Values[k+"/ratio_ci"] = mr, hr
+			res.Values["not_identical"] += float64(len(runs[b]) - same)
+			t.AddRow(b, iv.String(), taken/int64(len(runs[b])), fmtCI(md, hd), fmtCI(me, he), fmtCI(mr, hr), fmt.Sprintf("%d of %d runs", same, len(runs[b])))
+		}
+	}
+	t.Notes = append(t.Notes,
+		whaleyRunsNote(o)+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.",
+		"Paper (§5, no number given): the profiler 'correctly identifies the complete calling context without traversing the entire stack'. The saving is the part of the stack that outlives the interval: kiama's recursion stays deep while its top changes; deepcall rebuilds its whole 60-level chain every ≈ 2 µs, so every sample walks it all; jess is shallow (≈ 9 frames) and only its entry frames persist.")
+	for i := 0; i <= int(maxD)+1; i += max(1, int(maxD)/20) {
+		ideal = append(ideal, plotter.XY{X: float64(i), Y: float64(i)})
+	}
+	p := plot.New()
+	p.Title.Text = "W1: frames examined per sample vs stack depth"
+	p.X.Label.Text = "stack depth at the sample (frames a full walk examines)"
+	p.Y.Label.Text = "frames examined with marker bits"
+	if err := plotutil.AddLines(p, "full walk (y = x)", ideal); err != nil {
+		return nil, err
+	}
+	var args []any
+	for _, iv := range whaleyIntervals {
+		args = append(args, "marker bits, "+iv.String()+" (a run)", pts[iv])
+	}
+	if err := plotutil.AddScatters(p, args...); err != nil {
+		return nil, err
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	res.Figure = p
+	return res, nil
+}
+
+// runW3: nodes of the dynamic call tree (one per call), the exact CCT,
+// Ammons' CCT with recursion folded, and the PCCT (10 ms and 1 ms) after
+// the whole run.
+func runW3(o Options) (*Result, error) {
+	runs, err := whaleyPassive(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := whaleyNames(o)
+	nb := samplers.DefaultPCCTConfig().NodeBytes
+	t := &Table{Title: fmt.Sprintf("W3: size after the whole run, in nodes (and bytes at %d B a node), mean over seeds", nb),
+		Columns: []string{"stand-in", "max depth", "dynamic call tree (calls)", "exact CCT", "CCT, recursion folded", "PCCT 10 ms", "PCCT 1 ms", "DCT / PCCT 10 ms", "CCT / PCCT 10 ms"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	res.Values["dct_ratio_min"], res.Values["cct_ratio_min"] = math.Inf(1), math.Inf(1)
+	i10 := 1 // whaleyIntervals[1] is 10 ms
+	kind := []string{"dynamic call tree", "exact CCT", "CCT, recursion folded", "PCCT 10 ms"}
+	bars := make([]plotter.Values, len(kind))
+	size := func(n float64) string { return fmt.Sprintf("%.3g (%s)", n, fmtBytes(n*float64(nb))) }
+	for _, b := range benches {
+		var dct, cct, fold, p10, p1, depth float64
+		n := float64(len(runs[b]))
+		for _, r := range runs[b] {
+			dct += float64(r.dct) / n
+			cct += float64(r.cct) / n
+			fold += float64(r.folded) / n
+			p10 += r.pcctNodes[i10] / n
+			p1 += r.pcctNodes[0] / n
+			depth = math.Max(depth, float64(r.maxDepth))
+			res.Values["dct_ratio_min"] = math.Min(res.Values["dct_ratio_min"], float64(r.dct)/r.pcctNodes[i10])
+			res.Values["cct_ratio_min"] = math.Min(res.Values["cct_ratio_min"], float64(r.cct)/r.pcctNodes[i10])
+		}
+		res.Values[b+"/dct"], res.Values[b+"/cct"], res.Values[b+"/folded"] = dct, cct, fold
+		res.Values[b+"/pcct"], res.Values[b+"/pcct_1ms"] = p10, p1
+		res.Values[b+"/cct_bytes"], res.Values[b+"/pcct_bytes"] = cct*float64(nb), p10*float64(nb)
+		for i, v := range []float64{dct, cct, fold, p10} {
+			bars[i] = append(bars[i], math.Log10(v))
+		}
+		t.AddRow(b, int(depth), size(dct), size(cct), size(fold), size(p10), size(p1), fmt.Sprintf("%.0f×", dct/p10), fmt.Sprintf("%.1f×", cct/p10))
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", whaleyRunsNote(o), nb),
+		"Paper (§2, §5): the PCCT 'occupies on the order of kilobytes where a CCT can take megabytes', and keeps only contexts seen at a sample while the dynamic call tree has a node per call. The PCCT grows with samples, the CCT with the code's contexts, the dynamic call tree with time: longer runs widen both gaps.")
+	p := plot.New()
+	p.Title.Text = "W3: size after the run"
+	p.Y.Label.Text = "log10(nodes)"
+	w := vg.Points(7)
+	for i := range kind {
+		bc, err := plotter.NewBarChart(bars[i], w)
+		if err != nil {
+			return nil, err
+		}
+		bc.Offset = w * vg.Length(2*i-len(kind)+1) / 2
+		bc.Color = plotutil.Color(i)
+		p.Add(bc)
+		p.Legend.Add(kind[i], bc)
+	}
+	p.NominalX(benches...)
+	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, math.Ceil(p.Y.Max)+3 // room for the legend above the bars
+	res.Figure = p
+	return res, nil
+}
+
+// fmtBytes renders n bytes with a binary-free SI unit (kB, MB), as the
+// paper speaks of kilobytes and megabytes.
+func fmtBytes(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", n/1e3)
+	}
+	return fmt.Sprintf("%.0f B", n)
+}
+
+// runW4: PCCTs whose upward walk stops after L frames, on the same
+// execution as a full walk; the misattached share is the part of the
+// samples the limited tree holds at contexts the full walks did not give.
+func runW4(o Options) (*Result, error) {
+	runs, err := whaleyPassive(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := whaleyNames(o)
+	cols := []string{"stand-in", "max depth"}
+	for _, l := range w4Limits {
+		cols = append(cols, fmt.Sprintf("limit %d", l))
+	}
+	t := &Table{Title: "W4: misattached share of samples (%) by depth limit, mean ± 95 % CI over seeds [walks that hit the limit, %]", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	lines := map[string]plotter.XYs{}
+	for _, b := range benches {
+		var depth int64
+		for _, r := range runs[b] {
+			depth = max(depth, r.maxDepth)
+		}
+		res.Values[b+"/max_depth"] = float64(depth)
+		cells := []any{b, depth}
+		for li, l := range w4Limits {
+			var mis, lim []float64
+			for _, r := range runs[b] {
+				mis = append(mis, 100*r.misattached[li])
+				lim = append(lim, 100*r.limited[li])
+				// Wherever no walk hit the limit the tree must be the full
+				// walks' exactly (W1's equality, under a limit).
+				if r.limited[li] == 0 && !r.exact[li] {
+					res.Values["unlimited_but_different"]++
+				}
+			}
+			m, h := MeanCI(mis)
+			ml, _ := MeanCI(lim)
+			k := fmt.Sprintf("%s/%d", b, l)
+			res.Values[k], res.Values[k+"/ci"], res.Values[k+"/limited"] = m, h, ml
+			cells = append(cells, fmt.Sprintf("%s [%.0f]", fmtCI(m, h), ml))
+			lines[b] = append(lines[b], plotter.XY{X: math.Log2(float64(l)), Y: m})
+		}
+		t.AddRow(cells...)
+	}
+	t.Notes = append(t.Notes,
+		whaleyRunsNote(o)+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.",
+		"Paper (§5, figure of a deep call sequence): the backward pass visits a limited number of frames so that sampling completes quickly on deep stacks; a long new call sequence is then attached to the tree's root, 'not correctly attached'. No share is given.")
+	p := plot.New()
+	p.Title.Text = "W4: misattached samples vs depth limit"
+	p.X.Label.Text = "log2(depth limit)"
+	p.Y.Label.Text = "misattached share of samples (%)"
+	var args []any
+	for _, b := range benches {
+		args = append(args, b, lines[b])
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
+}
+
+// w2Intervals are the paper's sampling periods.
+var w2Intervals = []sim.Time{sim.Millisecond, 10 * sim.Millisecond, 100 * sim.Millisecond}
+
+// w2Profilers: Whaley's two measurements, in the paper's order.
+var w2Profilers = []string{"hotmethods", "pcct"}
+
+// w2Setup: stand-ins for SPECjvm98 and for pBOB (SPECjbb2000 grew out of
+// it); CPUs model the paper's uniprocessor and dual machines; the run is
+// two profile data sets long.
+func w2Setup(o Options) (benches []string, cpus []int, set sim.Time) {
+	if o.Full {
+		// db and mtrt end within 2.4 s, jbb after 1.61 s on two CPUs;
+		// javac simulates ten times slower.
+		return []string{"compress", "jess", "mpegaudio", "jack", "jbb"}, []int{1, 2}, 750 * sim.Millisecond
+	}
+	return []string{"jess", "jbb"}, []int{1}, 800 * sim.Millisecond // jbb ends after 1.7 s on one CPU
+}
+
+// w2Run is one costed run: its speed (bytecodes per simulated second:
+// the run stops at its duration or when the program ends) and the second
+// data set's counts keyed "n:context" (node counts) and "e:context" (edge
+// weights).
+type w2Run struct {
+	speed  float64
+	end    sim.Time
+	counts map[string]float64
+}
+
+func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) (*w2Run, error) {
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, 2*set, cpus
+	var pc *samplers.PCCT
+	if prof != "" {
+		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
+		cfg.Configure = func(s samplers.Sampler) {
+			if x, ok := s.(*samplers.PCCT); ok {
+				c := x.Config()
+				c.Interval, c.CountFrom = iv, set
+				*x = *samplers.NewPCCT(x.Name(), c)
+				pc = x
+			}
+		}
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
+	}
+	r := &w2Run{speed: float64(out.Result.Truth.BytecodeTotal()) / out.Result.End.Seconds(), end: out.Result.End}
+	if pc != nil {
+		r.counts = map[string]float64{}
+		for _, c := range pc.Contexts() {
+			if c.Count > 0 {
+				r.counts["n:"+c.Path] += float64(c.Count)
+			}
+			if c.Edge > 0 {
+				r.counts["e:"+c.Path] += float64(c.Edge)
+			}
+		}
+	}
+	return r, nil
+}
+
+// runW2: costed runs two data sets long; overhead from the speed against
+// the unprofiled run of the same seed, precision as the correlation of the
+// second data sets of runs with different seeds (Whaley's successive runs).
+func runW2(o Options) (*Result, error) {
+	benches, cpuss, set := w2Setup(o)
+	type key struct {
+		bench string
+		cpus  int
+		seed  int
+		prof  string // "" = unprofiled
+		iv    sim.Time
+	}
+	var keys []key
+	for _, b := range benches {
+		for _, c := range cpuss {
+			for si := range o.Seeds {
+				keys = append(keys, key{b, c, si, "", 0})
+				for _, pr := range w2Profilers {
+					for _, iv := range w2Intervals {
+						keys = append(keys, key{b, c, si, pr, iv})
+					}
+				}
+			}
+		}
+	}
+	runs := make([]*w2Run, len(keys))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() (err error) {
+			runs[i], err = w2Once(k.bench, o.Seeds[k.seed], k.cpus, k.prof, k.iv, set)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	get := map[key]*w2Run{}
+	short := 0 // runs whose program ended inside the second data set
+	for i, k := range keys {
+		get[k] = runs[i]
+		if runs[i].end < 2*set {
+			short++
+		}
+	}
+
+	cols := []string{"profiler", "CPUs", "benchmark"}
+	for _, iv := range w2Intervals {
+		cols = append(cols, iv.String()+" overhead (%)", iv.String()+" precision")
+	}
+	t := &Table{Title: "W2: overhead (%, mean ± 95 % CI over seeds) and precision (correlation of the second data sets of two runs, mean ± 95 % CI over seed pairs)", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	lines := map[string]plotter.XYs{}
+	for _, pr := range w2Profilers {
+		// per interval: the per-benchmark means, for the summary row.
+		ovhAll, precAll := map[sim.Time][]float64{}, map[sim.Time][]float64{}
+		for _, c := range cpuss {
+			for _, b := range benches {
+				cells := []any{pr, c, b}
+				for _, iv := range w2Intervals {
+					var ovh, prec []float64
+					for si := range o.Seeds {
+						base := get[key{b, c, si, "", 0}].speed
+						ovh = append(ovh, 100*(base/get[key{b, c, si, pr, iv}].speed-1))
+						for sj := si + 1; sj < len(o.Seeds); sj++ {
+							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].counts, get[key{b, c, sj, pr, iv}].counts)
+							prec = append(prec, whaleyPearson(x, y))
+						}
+					}
+					mo, ho := MeanCI(ovh)
+					mp, hp := MeanCI(prec)
+					k := fmt.Sprintf("%s/%d/%s/%v", pr, c, b, iv)
+					if pr != w2Profilers[0] {
+						// Paired by seed: the PCCT's extra cost over hot methods
+						// on the same execution, free of run-to-run noise.
+						var diff []float64
+						for si := range o.Seeds {
+							base := get[key{b, c, si, "", 0}].speed
+							diff = append(diff, 100*(base/get[key{b, c, si, pr, iv}].speed-base/get[key{b, c, si, w2Profilers[0], iv}].speed))
+						}
+						res.Values[k+"/extra"], res.Values[k+"/extra_ci"] = MeanCI(diff)
+					}
+					res.Values[k+"/overhead"], res.Values[k+"/overhead_ci"] = mo, ho
+					res.Values[k+"/precision"], res.Values[k+"/precision_ci"] = mp, hp
+					ovhAll[iv] = append(ovhAll[iv], mo)
+					precAll[iv] = append(precAll[iv], mp)
+					cells = append(cells, fmtCI(mo, ho), fmtCI(mp, hp))
+				}
+				t.AddRow(cells...)
+			}
+		}
+		cells := []any{pr, "all", "mean [geo. mean]"}
+		for _, iv := range w2Intervals {
+			mo, _ := MeanCI(ovhAll[iv])
+			mp, _ := MeanCI(precAll[iv])
+			gp := whaleyGeoMean(precAll[iv])
+			res.Values[fmt.Sprintf("%s/%v/overhead", pr, iv)] = mo
+			res.Values[fmt.Sprintf("%s/%v/precision", pr, iv)] = mp
+			cells = append(cells, fmt.Sprintf("%.3f", mo), fmt.Sprintf("%.2f [%s]", mp, whaleyFmtGeo(gp)))
+			lines[pr] = append(lines[pr], plotter.XY{X: math.Log10(iv.Seconds() * 1000), Y: mo})
+		}
+		t.AddRow(cells...)
+	}
+	for _, c := range cpuss {
+		for _, b := range benches {
+			cells := []any{w2Profilers[1] + " − " + w2Profilers[0] + ", paired by seed", c, b}
+			for _, iv := range w2Intervals {
+				k := fmt.Sprintf("%s/%d/%s/%v", w2Profilers[1], c, b, iv)
+				cells = append(cells, fmt.Sprintf("%+.3f ± %.3f", res.Values[k+"/extra"], res.Values[k+"/extra_ci"]), "")
+			}
+			t.AddRow(cells...)
+		}
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Each profiler costed and alone (its sampler thread and the suspension of each sampled thread: %v a sample + %v a frame examined, samplers.DefaultPCCTConfig), seeds %v, %v runs = two profile data sets of %v (Whaley resets the data every few seconds and correlates the second set so that run length does not matter). Overhead = speed (bytecodes per simulated second) of the unprofiled run with the same seed / the profiled run's − 1. Precision: Pearson correlation, over the union of keys, of hot-method counts (hotmethods) or of PCCT node counts and edge weights by calling context (pcct), between the second data sets of two runs with different seeds; the paper reports geometric means, shown in the summary row where every value is positive.", samplers.DefaultPCCTConfig().PerSample, samplers.DefaultPCCTConfig().PerFrame, o.Seeds, 2*set, set),
+		"Paper (IBM Developer Kit 1.3 on five machines, uniprocessor and dual, Windows and AIX; SPECjvm98, CaffeineMark, pBOB): building the PCCT costs slightly more than keeping hot-method counts; overhead is highest at the fastest sampling, 1 ms, and multiprocessors show slightly more overhead and less precision (the digits of the tables are lost in our copy; CLAIMS.md: both a few per cent at 10 ms); CaffeineMark's I-cache slowdown is not modelled. Precision stays high at 1 and 10 ms; sampling significantly slower (100 ms) loses accuracy. Our per-sample costs (a suspend and a walk on today's hardware, no cache effects) put our overheads far below a few per cent: the orderings reproduce, the magnitude does not.")
+	res.Values["short_runs"] = float64(short)
+	if short > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs ended before %v: their second data set is shorter.", short, len(runs), 2*set))
+	}
+	p := plot.New()
+	p.Title.Text = "W2: overhead vs sampling interval (mean over stand-ins)"
+	p.X.Label.Text = "log10(interval / ms)"
+	p.Y.Label.Text = "overhead (%)"
+	var args []any
+	for _, pr := range w2Profilers {
+		args = append(args, pr, lines[pr])
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
+}
+
+// whaleyPearson is Pearson's r, 0 when either vector is constant (no
+// samples in a data set correlate with nothing).
+func whaleyPearson(x, y []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	r := profile.Pearson(x, y)
+	if math.IsNaN(r) {
+		return 0
+	}
+	return r
+}
+
+// whaleyGeoMean is the geometric mean, NaN unless every value is > 0.
+func whaleyGeoMean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		if x <= 0 {
+			return math.NaN()
+		}
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
+}
+
+func whaleyFmtGeo(g float64) string {
+	if math.IsNaN(g) {
+		return "n/a: a value ≤ 0"
+	}
+	return fmt.Sprintf("%.2f", g)
+}
