@@ -43,6 +43,11 @@ type Config struct {
 	// (Outcome.WarmUpBytecodes), so steady-state work can be measured with
 	// the warm-up discarded.
 	WarmUp sim.Time
+	// Window, when > 0, also splits every sampler's profile into
+	// consecutive windows of this length by sample time
+	// (Outcome.Windows): Hofer et al.'s per-iteration profiles. Samplers
+	// whose profiles carry no sample times refuse it.
+	Window sim.Time
 	// RecompileAt, when > 0, recompiles every method compiled by then with
 	// the profile as it is then (jit.RecompileAll): profile-directed
 	// re-optimization once the call graph has matured.
@@ -96,6 +101,8 @@ type Outcome struct {
 	Names    []string
 	Profiles map[string]*profile.Profile
 	Costs    map[string]samplers.Costs
+	// Windows holds each sampler's per-window profiles (Config.Window).
+	Windows map[string][]*profile.Profile
 	// WarmUpBytecodes: bytecodes executed by Config.WarmUp (0 without).
 	WarmUpBytecodes int64
 }
@@ -158,7 +165,7 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}}
+	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}, Windows: map[string][]*profile.Profile{}}
 	if !cfg.NoJIT {
 		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
 			return nil, err
@@ -172,7 +179,10 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed}
+	if cfg.Window < 0 {
+		return nil, fmt.Errorf("window: %v must be ≥ 0", cfg.Window)
+	}
+	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window}
 	for _, s := range attached {
 		if err := s.Attach(env); err != nil {
 			return nil, err
@@ -225,6 +235,9 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		r := s.Result()
 		out.Profiles[s.Name()] = r.Profile
 		out.Costs[s.Name()] = r.Costs
+		if cfg.Window > 0 {
+			out.Windows[s.Name()] = r.Windows
+		}
 	}
 	return out, nil
 }

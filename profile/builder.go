@@ -37,6 +37,9 @@ func (b *Builder) Func(f Function) int {
 	return len(b.p.Functions) - 1
 }
 
+// Functions are the functions interned so far, by index (read-only).
+func (b *Builder) Functions() []Function { return b.p.Functions }
+
 // AddSample records stack (root first) seen count times with weight on
 // thread. The stack is copied; identical (stack, thread) samples merge.
 func (b *Builder) AddSample(stack []Frame, count, weight int64, thread string) {

@@ -60,7 +60,7 @@ func (s *Async) Attach(env *Env) error {
 		return fmt.Errorf("sampler async: %w", err)
 	}
 	s.env = env
-	s.rec = newRecorder(env.VM, "async", s.cfg.Interval)
+	s.rec = newRecorder(env, "async", s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
 	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
 	return nil

@@ -75,8 +75,11 @@ func (e *edgeSampler) EdgeWeight(edge int) float64 {
 func (e *edgeSampler) TotalWeight() float64 { return e.total }
 
 func (e *edgeSampler) attach(env *Env, name string, interval sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
+	if err := checkWindow(env, name); err != nil {
+		return err
+	}
 	e.name, e.env = name, env
-	e.rec = newRecorder(env.VM, name, interval)
+	e.rec = newRecorder(env, name, interval)
 	img := env.VM.Image()
 	e.live = make([]float64, len(img.Edges))
 	e.edgeOf = map[[3]int32]int{}

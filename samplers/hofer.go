@@ -11,8 +11,10 @@ import (
 
 // HoferConfig configures SPS and ISPS (Hofer, Gnedt, Mössenböck 2015).
 type HoferConfig struct {
-	// Interval between sample requests, on a fixed clock (the profilers
-	// "incorporate the time that elapsed while taking the last sample"). > 0.
+	// Interval between sample requests: the agent waits the interval less
+	// the time the last sample took (the profilers "incorporate the time
+	// that elapsed while taking the last sample"), so a slow partial
+	// safepoint delays the next request but never queues one. > 0.
 	Interval sim.Time
 	// K threads per partial safepoint; 0 means the number of CPUs.
 	K int
@@ -28,8 +30,10 @@ type HoferConfig struct {
 	// FrameCost.
 	SampleBase, FrameCost, TrampolineCost sim.Time
 	// RetrieveInterval is how often ISPS retrieves (and completes) its
-	// traces at a full safepoint; RetrievePerThread is the agent's cost to
-	// retrieve a finished thread's traces at its end.
+	// traces at a full safepoint. ISPS must also retrieve every ending
+	// thread's traces in the ThreadEnd event, and a retrieve "always enters
+	// a full safepoint" (§5.3): RetrievePerThread is the VM thread's work
+	// in that safepoint, on top of bringing every thread to a poll.
 	RetrieveInterval, RetrievePerThread sim.Time
 }
 
@@ -78,13 +82,13 @@ type frameObj struct {
 	depth  int // the frame's depth on the stack (its "frame address")
 	filled bool
 	parent *frameObj
+	at     sim.Time // when the sample was taken (top frame objects)
 }
 
 // threadTraces is one thread's incremental state.
 type threadTraces struct {
 	tops []*frameObj // one top frame object per sample
 	cso  *frameObj   // current skeleton object: the next frame to fill
-	done bool        // retrieved at thread end
 }
 
 // Hofer is the SPS/ISPS sampler.
@@ -101,6 +105,10 @@ type Hofer struct {
 	traces  map[sim.ThreadID]*threadTraces
 	decoded int64
 	samples int64
+	// lastTick is when the current partial safepoint was asked for.
+	lastTick sim.Time
+	// endRetrieves counts the full safepoints entered at thread ends.
+	endRetrieves int64
 }
 
 // NewHofer creates an SPS or ISPS sampler named name.
@@ -123,7 +131,7 @@ func (s *Hofer) Attach(env *Env) error {
 		return fmt.Errorf("sampler %s: needs a safepoint coordinator", s.name)
 	}
 	s.env = env
-	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.rng = sim.Stream(env.Seed, "sampler/"+s.name)
 	s.k = s.cfg.K
 	if s.k == 0 {
@@ -141,6 +149,7 @@ func (s *Hofer) Attach(env *Env) error {
 	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
 	if s.cfg.Incremental {
 		env.VM.ScheduleTimer(s.timer, s.cfg.RetrieveInterval, 1)
+		env.VM.AddThreadEndObserver(s)
 	}
 	return nil
 }
@@ -158,10 +167,9 @@ func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
 	}
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
-	s.collectEnded(vm)
+	s.lastTick = at
 	cfg := safepoint.PartialConfig{K: s.k, IncludeWaiting: s.cfg.IncludeWaiting, Costless: s.env.Mode != Costed}
 	s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)
-	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
 }
 
 // SelfSample is the sampled thread walking its own stack at its poll.
@@ -172,7 +180,7 @@ func (s *Hofer) SelfSample(vm *sim.VM, id sim.ThreadID) sim.Time {
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	if !s.cfg.Incremental {
 		frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
-		s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+		s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, vm.Now())
 		s.decoded += int64(len(frames))
 		return s.costOf(s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames)))
 	}
@@ -193,13 +201,16 @@ func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
 	s.rec.costs.Taken++
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
-	s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+	s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, vm.Now())
 	s.decoded += int64(len(frames))
 	return s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames))
 }
 
-// Done is the partial safepoint ending.
-func (s *Hofer) Done(*sim.VM, sim.Time) {}
+// Done is the partial safepoint ending, every sample in: the agent waits
+// what is left of the interval.
+func (s *Hofer) Done(vm *sim.VM, at sim.Time) {
+	vm.ScheduleTimer(s.timer, max(at, s.lastTick+s.cfg.Interval), 0)
+}
 
 // sampleIncremental takes an incremental sample: the top frame is decoded
 // into a new top frame object; its caller becomes (or reuses) the current
@@ -211,7 +222,7 @@ func (s *Hofer) sampleIncremental(vm *sim.VM, id sim.ThreadID, stack []sim.Stack
 		s.traces[id] = tt
 	}
 	top := len(stack) - 1
-	tfo := &frameObj{method: stack[top].Method, line: stack[top].Line, depth: top, filled: true}
+	tfo := &frameObj{method: stack[top].Method, line: stack[top].Line, depth: top, filled: true, at: vm.Now()}
 	tt.tops = append(tt.tops, tfo)
 	if top == 0 {
 		return // the entry method: no caller
@@ -324,7 +335,7 @@ func (s *Hofer) emit(vm *sim.VM, id sim.ThreadID) {
 		for i := len(path) - 1; i >= 0; i-- {
 			frames = append(frames, profile.Frame{Func: s.rec.fn[path[i].method], Line: int(path[i].line)})
 		}
-		s.rec.b.AddSample(frames, 1, int64(s.cfg.Interval), vm.ThreadName(id))
+		s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, top.at)
 	}
 	tt.tops = nil
 }
@@ -344,20 +355,41 @@ func (s *Hofer) retrieveAll(vm *sim.VM) int {
 	return n
 }
 
-// collectEnded retrieves the traces of threads that have ended (the agent
-// subscribes to ThreadEnd): their traces are complete, the agent pays to
-// copy them out.
-func (s *Hofer) collectEnded(vm *sim.VM) {
-	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
-		tt := s.traces[id]
-		if tt == nil || tt.done || vm.State(id) != sim.Terminated {
-			continue
-		}
-		tt.done = true
+// OnThreadEnd is the agent's ThreadEnd callback: a thread's traces die
+// with it, so the agent retrieves them now. The agent cannot know whether
+// a partial safepoint ever sampled the thread, so it retrieves at every
+// thread end, and a retrieve enters a full safepoint (§5.3) — cheap when
+// threads are few and long-lived, significant for a program like tmt that
+// creates many short-lived threads (§7.1). Passive mode collects for free.
+// The callback runs on the ending thread and waits for the retrieve, so
+// the thread (and whoever joins it) is held until the safepoint ends.
+func (s *Hofer) OnThreadEnd(vm *sim.VM, id sim.ThreadID) sim.Action {
+	if s.env.Mode != Costed {
 		s.emit(vm, id)
-		if s.env.Mode == Costed {
-			vm.SubmitJob(s.agent, s.cfg.RetrievePerThread, 0)
-		}
+		return sim.Continue
+	}
+	s.endRetrieves++
+	s.env.Safepoints.Request("retrieve:"+s.name, retrieveEndOp{s, id})
+	return sim.Park
+}
+
+// retrieveEndOp retrieves one ended thread's traces at a full safepoint;
+// they are complete (every frame has returned), so the VM thread only
+// copies them out.
+type retrieveEndOp struct {
+	s  *Hofer
+	id sim.ThreadID
+}
+
+func (r retrieveEndOp) Run(vm *sim.VM, at sim.Time) sim.Time {
+	r.s.emit(vm, r.id)
+	return r.s.cfg.RetrievePerThread
+}
+
+// Done lets the ending thread go.
+func (r retrieveEndOp) Done(vm *sim.VM, _ sim.Time) {
+	if vm.State(r.id) == sim.Parked {
+		vm.Unpark(r.id)
 	}
 }
 
@@ -383,6 +415,9 @@ func (s *Hofer) Result() *Result {
 		per = float64(s.decoded) / float64(s.samples)
 	}
 	r.Costs.Extra = map[string]float64{"frames_decoded_per_sample": per}
+	if s.cfg.Incremental {
+		r.Costs.Extra["thread_end_retrieves"] = float64(s.endRetrieves)
+	}
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
 		for _, rec := range s.env.Safepoints.Records() {

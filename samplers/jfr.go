@@ -69,7 +69,7 @@ func (s *JFR) Attach(env *Env) error {
 		return fmt.Errorf("sampler jfr: %w", err)
 	}
 	s.env = env
-	s.rec = newRecorder(env.VM, "jfr", s.cfg.Period)
+	s.rec = newRecorder(env, "jfr", s.cfg.Period)
 	s.timer = env.VM.AddTimer(s)
 	if env.Mode == Costed {
 		s.agent = env.VM.NewServiceThread("JFR Sampler Thread", s)

@@ -119,8 +119,11 @@ func (s *Komorium) Attach(env *Env) error {
 	if s.leaves == nil {
 		return fmt.Errorf("sampler komorium: the program was not instrumented (Instrument must run before the VM is created)")
 	}
+	if err := checkWindow(env, "komorium"); err != nil {
+		return err
+	}
 	s.env = env
-	s.rec = newRecorder(env.VM, "komorium", 0)
+	s.rec = newRecorder(env, "komorium", 0)
 	s.rec.b = profile.NewBuilder("komorium", "bytecodes", 0)
 	s.rec.fn = env.VM.Image().Functions(s.rec.b)
 	h, err := env.VM.AddHookHandler(s)

@@ -116,8 +116,11 @@ func (s *PCCT) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
+	if err := checkWindow(env, s.name); err != nil {
+		return err
+	}
 	s.env = env
-	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	h, err := env.VM.AddHookHandler(noHooks{})
 	if err != nil {
 		return err

@@ -17,6 +17,12 @@ type SafepointConfig struct {
 	// finished (a sampler thread that sleeps between samples, as hprof's
 	// does) instead of on a fixed clock (xprof's WatcherThread).
 	FromEnd bool
+	// Paced subtracts the time the last sample took from the wait (Hofer
+	// et al.'s agents "incorporate the time that elapsed while taking the
+	// last sample"): the next request comes Interval after the previous
+	// one, or as soon as the previous sample is done if it took longer.
+	// Unlike a fixed clock, a slow safepoint never queues requests.
+	Paced bool
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int
 	// Flat records only the method of the leaf physical frame (xprof's
@@ -38,6 +44,8 @@ func (c SafepointConfig) Validate() error {
 		return fmt.Errorf("interval: %v must be > 0", c.Interval)
 	case c.Depth < 0:
 		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
+	case c.FromEnd && c.Paced:
+		return fmt.Errorf("paced: a sampler cannot both sleep a full interval after each sample (from_end) and subtract the sample's time from it")
 	case c.WalkPerThread < 0 || c.WalkPerFrame < 0 || c.AgentPerSample < 0 || c.AllocPerSample < 0:
 		return fmt.Errorf("costs must be ≥ 0")
 	}
@@ -65,8 +73,8 @@ var safepointVariants = []struct {
 		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}},
-	{"jvmti", "Hofer et al.'s JVMTI sampling: sampler thread sleeps 10 ms, global safepoint, VM thread walks every running thread (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
+	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every running thread (256 frames)",
+		SafepointConfig{Interval: 10 * sim.Millisecond, Paced: true, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
 		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}},
 }
@@ -89,6 +97,8 @@ type Safepoint struct {
 	agent sim.ThreadID
 	// passive mode: threads whose next poll is a sample.
 	pending map[sim.ThreadID]bool
+	// lastTick is when the current sample was asked for (Paced).
+	lastTick sim.Time
 }
 
 // NewSafepoint creates a safepoint sampler named name.
@@ -111,7 +121,7 @@ func (s *Safepoint) Attach(env *Env) error {
 		return fmt.Errorf("sampler %s: costed mode needs a safepoint coordinator", s.name)
 	}
 	s.env = env
-	s.rec = newRecorder(env.VM, s.name, s.cfg.Interval)
+	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
 	if env.Mode == Costed {
 		s.agent = env.VM.NewServiceThread(s.name+" agent", s)
@@ -136,7 +146,8 @@ const (
 func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
-	if !s.cfg.FromEnd {
+	s.lastTick = at
+	if !s.cfg.FromEnd && !s.cfg.Paced {
 		vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
 	}
 	if s.env.Mode == Costed {
@@ -150,8 +161,19 @@ func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		s.pending[id] = true
 		armed = true
 	}
-	if !armed && s.cfg.FromEnd {
+	if !armed && (s.cfg.FromEnd || s.cfg.Paced) {
 		vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+	}
+}
+
+// next schedules the tick after a sample finished now: a full interval
+// later (FromEnd) or what is left of the interval (Paced).
+func (s *Safepoint) next(vm *sim.VM) {
+	switch {
+	case s.cfg.FromEnd:
+		vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval, 0)
+	case s.cfg.Paced:
+		vm.ScheduleTimer(s.timer, max(vm.Now(), s.lastTick+s.cfg.Interval), 0)
 	}
 }
 
@@ -165,8 +187,8 @@ func (s *Safepoint) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
 	if vm.State(id) == sim.Running {
 		s.sample(vm, id)
 	}
-	if len(s.pending) == 0 && s.cfg.FromEnd {
-		vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval, 0)
+	if len(s.pending) == 0 {
+		s.next(vm)
 	}
 	return sim.Continue
 }
@@ -177,9 +199,7 @@ func (s *Safepoint) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
 	case tagRequest:
 		s.env.Safepoints.Request("sample:"+s.name, s)
 	case tagProcess:
-		if s.cfg.FromEnd {
-			vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval, 0)
-		}
+		s.next(vm)
 	}
 }
 
@@ -233,7 +253,7 @@ func (s *Safepoint) Result() *Result {
 				continue
 			}
 			r.Costs.AgentCPU += rec.End - rec.Safe
-			r.Costs.Latencies = append(r.Costs.Latencies, int64(rec.Latency()))
+			r.Costs.Latencies = append(r.Costs.Latencies, int64(rec.End-rec.Requested))
 			for _, p := range rec.Pauses {
 				r.Costs.Pauses += p.Resumed - p.Stopped
 			}

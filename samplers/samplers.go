@@ -45,6 +45,21 @@ type Env struct {
 	GC *safepoint.GC
 	// Seed is the run's master seed; samplers derive their own streams.
 	Seed uint64
+	// Window, when > 0, also splits each sampler's samples by the time
+	// they were taken into consecutive windows [i·Window, (i+1)·Window)
+	// (Result.Windows): the per-iteration profiles of Hofer et al.'s
+	// stability analysis. Samplers that aggregate without time (pcct,
+	// hotmethods, cbs, jikes-timer) refuse it at Attach.
+	Window sim.Time
+}
+
+// checkWindow is Attach's refusal for samplers that cannot split their
+// profile by time.
+func checkWindow(env *Env, name string) error {
+	if env.Window > 0 {
+		return fmt.Errorf("sampler %s: window: its profile is aggregated without sample times and cannot be split into windows", name)
+	}
+	return nil
 }
 
 // Sampler is one profiler attached to one run.
@@ -77,7 +92,8 @@ type Costs struct {
 	Ticks       []int64 `json:"-"`
 	SampleTimes []int64 `json:"-"`
 	// Latencies are, for safepoint-based samplers in costed mode, the time
-	// from each request until every thread was safe and sampled.
+	// from each request reaching the VM until the samples were taken (the
+	// threads safe and walked): Hofer et al.'s sampling latency.
 	Latencies []int64 `json:"-"`
 	// Extra holds sampler-specific measurements, documented by each
 	// sampler (e.g. pcct's frames_examined_per_sample).
@@ -88,6 +104,10 @@ type Costs struct {
 type Result struct {
 	Profile *profile.Profile
 	Costs   Costs
+	// Windows are the profiles of consecutive windows of Env.Window (nil
+	// without), up to the last window with a sample; their samples add up
+	// to Profile's.
+	Windows []*profile.Profile
 }
 
 // Info describes a registered sampler.
@@ -132,24 +152,51 @@ func New(name string) (Sampler, error) {
 
 // recorder builds a sampler's profile from VM stacks.
 type recorder struct {
-	vm    *sim.VM
-	b     *profile.Builder
-	fn    []int // method → function index
-	buf   []sim.StackFrame
-	stack []profile.Frame
-	costs Costs
+	vm     *sim.VM
+	b      *profile.Builder
+	fn     []int // method → function index
+	buf    []sim.StackFrame
+	stack  []profile.Frame
+	costs  Costs
+	source string
+	period sim.Time
+	// window > 0 splits the samples by time into wins (Env.Window).
+	window sim.Time
+	wins   []*profile.Builder
 }
 
-func newRecorder(vm *sim.VM, source string, period sim.Time) *recorder {
+func newRecorder(env *Env, source string, period sim.Time) *recorder {
 	b := profile.NewBuilder(source, "nanoseconds", int64(period))
-	return &recorder{vm: vm, b: b, fn: vm.Image().Functions(b)}
+	return &recorder{vm: env.VM, b: b, fn: env.VM.Image().Functions(b), source: source, period: period, window: env.Window}
 }
 
-// add records one sample of weight period with frames (root first).
+// add records one sample taken now, of weight period, with frames (root
+// first).
 func (r *recorder) add(frames []profile.Frame, thread sim.ThreadID, weight sim.Time) {
-	r.b.AddSample(frames, 1, int64(weight), r.vm.ThreadName(thread))
+	r.sample(frames, r.vm.ThreadName(thread), 1, weight, r.vm.Now())
 	r.costs.Taken++
 	r.costs.SampleTimes = append(r.costs.SampleTimes, int64(r.vm.Now()))
+}
+
+// sample adds count samples taken at time at to the profile and to at's
+// window, without touching the costs.
+func (r *recorder) sample(frames []profile.Frame, thread string, count int64, weight, at sim.Time) {
+	r.b.AddSample(frames, count, int64(weight), thread)
+	if r.window <= 0 {
+		return
+	}
+	i := int(at / r.window)
+	for len(r.wins) <= i {
+		r.wins = append(r.wins, profile.NewBuilder(r.source, "nanoseconds", int64(r.period)))
+	}
+	w := r.wins[i]
+	// Frames index the whole profile's functions: keep the same table
+	// (samplers may intern functions of their own, e.g. tprof's bucket).
+	all := r.b.Functions()
+	for n := len(w.Functions()); n < len(all); n++ {
+		w.Func(all[n])
+	}
+	w.AddSample(frames, count, int64(weight), thread)
 }
 
 // exact converts a VM stack to profile frames, keeping at most depth
@@ -166,7 +213,11 @@ func (r *recorder) exact(stack []sim.StackFrame, depth int) []profile.Frame {
 }
 
 func (r *recorder) result() *Result {
-	return &Result{Profile: r.b.Build(), Costs: r.costs}
+	res := &Result{Profile: r.b.Build(), Costs: r.costs}
+	for _, w := range r.wins {
+		res.Windows = append(res.Windows, w.Build())
+	}
+	return res
 }
 
 // appThreads lists the application threads in a state, in ID order.

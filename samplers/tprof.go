@@ -68,7 +68,7 @@ func (s *Tprof) Attach(env *Env) error {
 		return fmt.Errorf("sampler tprof: %w", err)
 	}
 	s.env = env
-	s.rec = newRecorder(env.VM, "tprof", s.cfg.Interval)
+	s.rec = newRecorder(env, "tprof", s.cfg.Interval)
 	s.interpreted = s.rec.b.Func(profile.Function{Name: "<interpreted>", Class: "<interpreted>", Method: "<interpreted>"})
 	s.rng = sim.Stream(env.Seed, "sampler/tprof")
 	s.timer = env.VM.AddTimer(s)

@@ -8,6 +8,9 @@ import "fmt"
 // thread, or an armed hook. It is the hot loop: no allocation except when a
 // stack or the CCT grows, no event-queue traffic.
 func (vm *VM) advance(t *Thread, horizon Time) uint8 {
+	if len(t.frames) == 0 {
+		return stopExit // held at its end by a ThreadEnd observer, now let go
+	}
 	clock := t.clock
 	tr := vm.truth
 	for {

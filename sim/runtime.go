@@ -91,6 +91,21 @@ func (vm *VM) AddThreadObserver(o ThreadObserver) {
 	}
 }
 
+// ThreadEndObserver is told when an application thread ends (JVMTI's
+// ThreadEnd): its last frame has returned (or an exception or overflow
+// emptied its stack) and it is still on its CPU. An agent that keeps
+// per-thread data must collect it now; returning Park holds the thread
+// until Unpark (the callback waits, e.g. for a safepoint), and it
+// terminates when it runs again — until then its joiner waits too.
+type ThreadEndObserver interface {
+	OnThreadEnd(vm *VM, t ThreadID) Action
+}
+
+// AddThreadEndObserver registers o.
+func (vm *VM) AddThreadEndObserver(o ThreadEndObserver) {
+	vm.endObservers = append(vm.endObservers, o)
+}
+
 // Service is the Go side of a service thread: it is told when each job
 // the thread ran has finished (at the thread's time, VM.Now()).
 type Service interface {

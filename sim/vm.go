@@ -149,6 +149,8 @@ type Thread struct {
 	allocBytes int64
 	uncaught   bool
 	overflow   bool
+	// endNotified: the ThreadEnd observers have been told.
+	endNotified bool
 }
 
 // State returns the thread's current state.
@@ -204,7 +206,8 @@ type VM struct {
 	hold bool
 	held []ThreadID
 
-	observers []ThreadObserver
+	observers    []ThreadObserver
+	endObservers []ThreadEndObserver
 }
 
 // New prepares a run. Nothing executes until Run or RunUntil.
@@ -540,7 +543,7 @@ func (vm *VM) handleStop(t *Thread) {
 	t.stop = 0
 	switch {
 	case r&stopExit != 0:
-		vm.exit(t)
+		vm.endThread(t)
 	case r&stopInteract != 0:
 		vm.interact(t)
 	default:
@@ -554,6 +557,28 @@ func (vm *VM) handleStop(t *Thread) {
 			vm.fireHooks(t, r)
 		}
 	}
+}
+
+// endThread tells the ThreadEnd observers that t's stack is empty, then retires
+// it — unless an observer holds it, in which case it exits when it runs
+// again.
+func (vm *VM) endThread(t *Thread) {
+	if !t.endNotified && t.service == nil && len(vm.endObservers) > 0 {
+		// JVMTI's ThreadEnd runs on the ending thread: a callback that
+		// waits (for a safepoint) holds the thread, and its joiner.
+		t.endNotified = true
+		park := false
+		for _, o := range vm.endObservers {
+			if o.OnThreadEnd(vm, t.ID) == Park {
+				park = true
+			}
+		}
+		if park && t.state == Running {
+			vm.offCPU(t, Parked)
+			return
+		}
+	}
+	vm.exit(t)
 }
 
 // exit retires a thread whose stack is empty.
@@ -642,7 +667,7 @@ func (vm *VM) interact(t *Thread) {
 		t.stmts++
 		if vm.throw(t, int(in.A)) {
 			t.stop = 0
-			vm.exit(t)
+			vm.endThread(t)
 		}
 	default:
 		panic(fmt.Sprintf("sim: thread %d stopped for interaction at %v", t.ID, in.Op))
