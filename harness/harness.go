@@ -43,6 +43,11 @@ type Config struct {
 	// (Outcome.WarmUpBytecodes), so steady-state work can be measured with
 	// the warm-up discarded.
 	WarmUp sim.Time
+	// NoTruthProfile skips building the truth as a profile (Outcome has no
+	// "truth" profile; Outcome.Result.Truth is still exact). On deep
+	// recursion that profile holds a full stack per context and costs more
+	// than the run: studies that never read it set this.
+	NoTruthProfile bool
 	// Window, when > 0, also splits every sampler's profile into
 	// consecutive windows of this length by sample time
 	// (Outcome.Windows): Hofer et al.'s per-iteration profiles. Samplers
@@ -110,7 +115,10 @@ type Outcome struct {
 // Run executes program p under cfg.
 func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	names := cfg.Samplers
-	if !containsName(names, "truth") {
+	switch {
+	case cfg.NoTruthProfile && containsName(names, "truth"):
+		return nil, fmt.Errorf("samplers: \"truth\" is listed but no_truth_profile is set")
+	case !cfg.NoTruthProfile && !containsName(names, "truth"):
 		names = append([]string{"truth"}, names...)
 	}
 	var attached []samplers.Sampler
@@ -230,7 +238,9 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	}
 	out.Result = vm.Run()
 	out.Names = names
-	out.Profiles["truth"] = out.Result.Truth.Profile(img)
+	if !cfg.NoTruthProfile {
+		out.Profiles["truth"] = out.Result.Truth.Profile(img)
+	}
 	for _, s := range attached {
 		r := s.Result()
 		out.Profiles[s.Name()] = r.Profile

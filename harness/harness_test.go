@@ -110,3 +110,24 @@ func TestCostedSamplersTogether(t *testing.T) {
 	assert.Greater(t, both.Result.VMCPU(), alone.Result.VMCPU(), "two agents' work")
 	assert.NotEqual(t, alone.Profiles["xprof"], both.Profiles["xprof"], "hprof's pauses move xprof's samples")
 }
+
+func TestNoTruthProfile(t *testing.T) {
+	p, err := workloads.Get("abcuv")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 20 * sim.Millisecond
+	cfg.Samplers, cfg.NoTruthProfile = []string{"sps"}, true
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sps"}, out.Names)
+	assert.NotContains(t, out.Profiles, "truth")
+	assert.Positive(t, out.Result.Truth.BytecodeTotal(), "the truth itself is still recorded")
+
+	cfg.Samplers = []string{"truth", "sps"}
+	_, err = Run(p, cfg)
+	assert.ErrorContains(t, err, "no_truth_profile")
+
+	cfg.Samplers, cfg.NoTruthProfile, cfg.Window = []string{"sps"}, false, -1
+	_, err = Run(p, cfg)
+	assert.ErrorContains(t, err, "window")
+}

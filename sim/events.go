@@ -10,6 +10,7 @@ const (
 	evWake                   // a blocked thread's I/O or sleep ends
 	evSlice                  // a CPU's time slice ends
 	evTimer                  // a registered TimerHandler fires
+	evPreempt                // a woken service thread takes a busy CPU
 )
 
 // event is stored by value in the queue: no allocation per event.

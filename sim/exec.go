@@ -278,6 +278,11 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 		return !(f.code.EpiloguePoll && in.Flags&FlagPoll != 0 && f.flags&fInlined == 0) || t.resumePoll
 	case OpCall:
 		return f.flags&fReturned == 0 && t.callDebt == 0 && f.code.inlined(f.pc, in.A) != nil
+	case OpService:
+		// A job with nothing left (a zero-cost job, e.g. a safepoint
+		// operation with no thread to walk) ends at the horizon its end
+		// set; stopping short of it would never advance time.
+		return t.jobLeft == 0
 	}
 	return false
 }

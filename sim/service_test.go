@@ -30,3 +30,28 @@ func TestDeferredJobCostIsDecidedAtStart(t *testing.T) {
 	assert.Equal(t, []Time{0, Millisecond}, s.started)
 	assert.Equal(t, []Time{Millisecond, 2 * Millisecond, 2*Millisecond + Millisecond/2}, s.done)
 }
+
+// zeroJobs submits two zero-cost jobs when its timer fires and counts
+// their completions.
+type zeroJobs struct {
+	svc  ThreadID
+	done []Time
+}
+
+func (z *zeroJobs) OnTimer(vm *VM, _ Time, _ int64) {
+	vm.SubmitJob(z.svc, 0, 0)
+	vm.SubmitJob(z.svc, 0, 1)
+}
+
+func (z *zeroJobs) OnJobDone(vm *VM, _ ThreadID, _ int64) { z.done = append(z.done, vm.Now()) }
+
+// A zero-cost job (a safepoint with no thread to walk submits one) ends
+// as soon as the thread is dispatched; it once stalled the run forever.
+func TestZeroCostJobCompletes(t *testing.T) {
+	vm := newVM(t, builtin(t, "hotcold"), func(c *Config) { c.Duration = 10 * Millisecond; c.ContextSwitch = 0 })
+	z := &zeroJobs{}
+	z.svc = vm.NewServiceThread("svc", z)
+	vm.ScheduleTimer(vm.AddTimer(z), Millisecond, 0)
+	vm.Run()
+	assert.Equal(t, []Time{Millisecond, Millisecond}, z.done)
+}

@@ -159,6 +159,7 @@ func (t *Thread) State() ThreadState { return t.state }
 type cpu struct {
 	thread ThreadID // -1 when idle
 	gen    int64    // bumps on every dispatch; stale slice events carry an old one
+	since  Time     // when its thread was dispatched
 }
 
 type monitor struct {
@@ -337,6 +338,49 @@ func (vm *VM) makeRunnable(t *Thread, at Time) {
 		}
 	}
 	vm.runq = append(vm.runq, t.ID)
+	if t.service != nil {
+		// A VM service thread (VM thread, compiler, profiler agent) wakes
+		// from a sleep; the OS's fair scheduler runs a woken sleeper almost
+		// at once rather than after a whole time slice of every runnable
+		// thread (Linux CFS's wake-up preemption). Without this an agent
+		// behind CPU-bound threads waits up to a slice per wake-up.
+		vm.q.push(event{at: max(at, vm.now), kind: evPreempt, a: int32(t.ID)})
+	}
+}
+
+// preempt gives a busy CPU to service thread s, still waiting in the run
+// queue: the application thread that has been on its CPU longest goes to
+// the front of the run queue, at its own time.
+func (vm *VM) preempt(s *Thread) {
+	if s.state != Runnable {
+		return // it got a CPU meanwhile
+	}
+	victim := -1
+	for i := range vm.cpus {
+		id := vm.cpus[i].thread
+		if id < 0 {
+			return // cannot happen: a free CPU takes the run queue's head
+		}
+		t := vm.threads[id]
+		if t.service == nil && t.stop == 0 && (victim < 0 || vm.cpus[i].since < vm.cpus[victim].since) {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		return // only service threads run, or those that do are mid-stop
+	}
+	for i, id := range vm.runq {
+		if id == s.ID {
+			copy(vm.runq[1:i+1], vm.runq[:i])
+			vm.runq[0] = s.ID
+			break
+		}
+	}
+	t := vm.threads[vm.cpus[victim].thread]
+	vm.offCPU(t, Runnable) // dispatches s, the run queue's head
+	vm.runq = append(vm.runq, 0)
+	copy(vm.runq[1:], vm.runq)
+	vm.runq[0] = t.ID
 }
 
 // dispatch starts t on CPU c at time at, after the context switch.
@@ -350,6 +394,7 @@ func (vm *VM) dispatch(c int32, t *Thread, at Time) {
 	if t.clock < start {
 		t.clock = start
 	}
+	cp.since = t.clock
 	vm.setState(t, Running, t.clock)
 	vm.q.push(event{at: t.clock + vm.cfg.TimeSlice, kind: evSlice, a: c, b: cp.gen})
 }
@@ -518,6 +563,8 @@ func (vm *VM) fire(e event) {
 		vm.offCPU(t, Runnable)
 	case evTimer:
 		vm.timers[e.a].OnTimer(vm, e.at, e.b)
+	case evPreempt:
+		vm.preempt(vm.threads[e.a])
 	}
 }
 

@@ -42,6 +42,13 @@ type Knobs struct {
 	// trips (a regular count: the loops are periodic).
 	CountedLoops, PolledLoops float64
 	LoopTrips                 int
+	// LongLoops is the probability that a call of a leaf also runs a long
+	// poll-free counted loop of uniform[LongLoopTrips/2, 3·LongLoopTrips/2]
+	// trips: the rare long array loops of CPU-heavy programs whose
+	// safepoint checks the JIT eliminated (Hofer et al. §7.2: JVMTI
+	// latencies beyond 10 ms on lusearch, sunflow, xalan).
+	LongLoops     float64
+	LongLoopTrips int
 	// LargeBlocks is the share of methods with one basic block of
 	// LargeBlockBytecodes (mpegaudio's > 100-bytecode blocks).
 	LargeBlocks         float64
@@ -82,7 +89,7 @@ func (k Knobs) Validate() error {
 	case k.Virtual < 0 || k.Virtual > 1, k.CountedLoops < 0 || k.CountedLoops > 1, k.PolledLoops < 0 || k.PolledLoops > 1,
 		k.LargeBlocks < 0 || k.LargeBlocks > 1, k.AllocRate < 0 || k.AllocRate > 1, k.ExceptionRate < 0 || k.ExceptionRate > 1,
 		k.BlockingShare < 0 || k.BlockingShare >= 1, k.LockShare < 0 || k.LockShare > 1, k.RecursionShare < 0 || k.RecursionShare > 1,
-		k.RecursionContinue < 0 || k.RecursionContinue > 1:
+		k.RecursionContinue < 0 || k.RecursionContinue > 1, k.LongLoops < 0 || k.LongLoops > 1:
 		return fmt.Errorf("knobs: shares and rates must be in [0, 1] (blocking_share < 1)")
 	case k.Virtual > 0 && (k.Receivers < 2 || k.Skew <= 0 || k.Skew > 1):
 		return fmt.Errorf("knobs.receivers, skew: virtual sites need ≥ 2 receivers and a skew in (0, 1]")
@@ -92,6 +99,8 @@ func (k Knobs) Validate() error {
 		return fmt.Errorf("knobs.block_bytecodes, cycles_per_bytecode: must be > 0")
 	case (k.CountedLoops > 0 || k.PolledLoops > 0) && k.LoopTrips < 1:
 		return fmt.Errorf("knobs.loop_trips: %d must be ≥ 1 when loops are generated", k.LoopTrips)
+	case k.LongLoops > 0 && k.LongLoopTrips < 2:
+		return fmt.Errorf("knobs.long_loop_trips: %d must be ≥ 2 when long loops are generated", k.LongLoopTrips)
 	case k.LargeBlocks > 0 && k.LargeBlockBytecodes < 1:
 		return fmt.Errorf("knobs.large_block_bytecodes: must be ≥ 1")
 	case k.AllocRate > 0 && k.AllocBytes < 1:
@@ -238,6 +247,12 @@ func (g *gen) method(i int) program.Method {
 			// A poll-free counted loop: pure work, regular bytecode count.
 			body = append(body, program.Stmt{Loop: &program.Loop{Trips: program.Const(int64(k.LoopTrips)),
 				Body: []program.Stmt{g.work(g.blockSize())}}})
+		}
+		if k.LongLoops > 0 {
+			n := int64(k.LongLoopTrips)
+			long := program.Stmt{Loop: &program.Loop{Trips: &program.Dist{Kind: program.Uniform, A: n / 2, B: n + n/2},
+				Body: []program.Stmt{g.work(g.blockSize())}}}
+			body = append(body, program.Stmt{Branch: &program.Branch{Probability: k.LongLoops, Then: []program.Stmt{long}}})
 		}
 		if k.ExceptionRate > 0 {
 			body = append(body, program.Stmt{Branch: &program.Branch{Probability: k.ExceptionRate,

@@ -1,0 +1,709 @@
+package study
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: runH1})
+	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: runH2})
+	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: runH3})
+	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: runH4})
+	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: runH5})
+	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: runH6})
+	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: runH7})
+}
+
+// hoferTechniques are the paper's three sampling techniques, in its order.
+var hoferTechniques = []string{"jvmti", "sps", "isps"}
+
+// hoferIntervals are the paper's sampling intervals (Fig. 9/10).
+var hoferIntervals = []sim.Time{10 * sim.Millisecond, sim.Millisecond, 100 * sim.Microsecond}
+
+// hoferCPUHeavy are the stand-ins whose hot loops have no polls; the
+// paper's lusearch, sunflow and xalan.
+var hoferCPUHeavy = []string{"lusearch", "sunflow", "xalan"}
+
+// hoferWarmUp is discarded from every run (the paper discards its first
+// 20 iterations); steady-state speed is measured after it.
+const hoferWarmUp = 100 * sim.Millisecond
+
+// hoferOverheadBenches: the multi-threaded stand-ins of the overhead
+// runs — CPU-heavy (lusearch, sunflow, xalan), many threads (tradebeans,
+// actors), short-lived threads (tmt), locks (h2); the full version adds
+// the rest of the multi-threaded ones.
+func hoferOverheadBenches(o Options) []string {
+	b := []string{"lusearch", "sunflow", "xalan", "tradebeans", "actors", "tmt", "h2"}
+	if o.Full {
+		b = append(b, "avrora", "tomcat", "pmd9", "apparat", "scalatest", "specs")
+	}
+	return b
+}
+
+// hoferRun is one run's measurements.
+type hoferRun struct {
+	speed   float64 // bytecodes per simulated second after the warm-up
+	costs   samplers.Costs
+	prof    *profile.Profile
+	windows []*profile.Profile
+}
+
+// hoferOnce runs bench for d, costed with prof ("" = unprofiled) at
+// interval iv, splitting profiles into windows of window (0: none).
+func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (*hoferRun, error) {
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
+	if prof != "" {
+		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
+		cfg.Configure = func(x samplers.Sampler) { setHoferInterval(x, iv) }
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
+	}
+	if out.Result.End <= hoferWarmUp {
+		return nil, fmt.Errorf("%s %s %v seed %d: the program ended at %v, within the warm-up", bench, prof, iv, seed, out.Result.End)
+	}
+	r := &hoferRun{speed: float64(out.Result.Truth.BytecodeTotal()-out.WarmUpBytecodes) / (out.Result.End - hoferWarmUp).Seconds()}
+	if prof != "" {
+		r.costs, r.prof, r.windows = out.Costs[prof], out.Profiles[prof], out.Windows[prof]
+	}
+	return r, nil
+}
+
+// setHoferInterval sets a JVMTI, SPS or ISPS sampler's interval.
+func setHoferInterval(x samplers.Sampler, iv sim.Time) {
+	switch s := x.(type) {
+	case *samplers.Safepoint:
+		c := s.Config()
+		c.Interval = iv
+		*s = *samplers.NewSafepoint(s.Name(), c)
+	case *samplers.Hofer:
+		c := s.Config()
+		c.Interval = iv
+		*s = *samplers.NewHofer(s.Name(), c)
+	}
+}
+
+// hoferKey names one run of a grid.
+type hoferKey struct {
+	bench string
+	seed  int // index into Options.Seeds
+	prof  string
+	iv    sim.Time
+}
+
+// hoferGrid runs keys in parallel (bounded by GOMAXPROCS).
+func hoferGrid(o Options, keys []hoferKey, d, window sim.Time) (map[hoferKey]*hoferRun, error) {
+	runs := make([]*hoferRun, len(keys))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() (err error) {
+			runs[i], err = hoferOnce(k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := map[hoferKey]*hoferRun{}
+	for i, k := range keys {
+		out[k] = runs[i]
+	}
+	return out, nil
+}
+
+var (
+	hoferMu    sync.Mutex
+	hoferCache = map[string]map[hoferKey]*hoferRun{}
+)
+
+// hoferOverheadDuration is one overhead run: warm-up plus 300 ms measured.
+const hoferOverheadDuration = 400 * sim.Millisecond
+
+// hoferOverheadRuns: every overhead stand-in × seed, unprofiled and with
+// each technique at each interval, costed; cached per option set (H1–H4
+// read the same runs).
+func hoferOverheadRuns(o Options) (map[hoferKey]*hoferRun, error) {
+	hoferMu.Lock()
+	defer hoferMu.Unlock()
+	ck := "overhead" + fmt.Sprint(o.Seeds, o.Full)
+	if r, ok := hoferCache[ck]; ok {
+		return r, nil
+	}
+	var keys []hoferKey
+	for _, b := range hoferOverheadBenches(o) {
+		for si := range o.Seeds {
+			keys = append(keys, hoferKey{b, si, "", 0})
+			for _, pr := range hoferTechniques {
+				for _, iv := range hoferIntervals {
+					keys = append(keys, hoferKey{b, si, pr, iv})
+				}
+			}
+		}
+	}
+	r, err := hoferGrid(o, keys, hoferOverheadDuration, 0)
+	if err != nil {
+		return nil, err
+	}
+	hoferCache[ck] = r
+	return r, nil
+}
+
+func hoferOverheadNote(o Options) string {
+	return fmt.Sprintf("Each technique costed and alone on the stand-ins %s (4 CPUs, default VM and JIT), seeds %v, %v runs; overhead = steady-state speed (bytecodes per simulated second after the first %v, which are discarded as the paper discards its warm-up iterations) of the unprofiled run with the same seed / the profiled run's − 1. Sampling: JVMTI = a global safepoint, the VM thread walks every thread (2 µs + 100 ns a frame, 256 frames) and the agent stores the traces (20 µs); SPS = the first K = 4 (CPUs) runnable threads to reach a poll walk their own stacks (1 µs + 100 ns a frame), waiting threads included in proportion; ISPS = SPS decoding only the top frame and intercepting returns (50 ns + 100 ns a frame), retrieving at a full safepoint every second and at every thread end. Every agent waits the interval less the last sample's time.",
+		strings.Join(hoferOverheadBenches(o), ", "), o.Seeds, hoferOverheadDuration, hoferWarmUp)
+}
+
+// hoferOverhead is the overhead (%) of each seed's run of (bench, prof, iv).
+func hoferOverhead(runs map[hoferKey]*hoferRun, o Options, bench, prof string, iv sim.Time) []float64 {
+	var out []float64
+	for si := range o.Seeds {
+		base := runs[hoferKey{bench, si, "", 0}].speed
+		out = append(out, 100*(base/runs[hoferKey{bench, si, prof, iv}].speed-1))
+	}
+	return out
+}
+
+// geoMeanOverhead is the geometric mean of overhead factors, as a %.
+func geoMeanOverhead(pcts []float64) float64 {
+	s := 0.0
+	for _, p := range pcts {
+		s += math.Log(1 + p/100)
+	}
+	return 100 * (math.Exp(s/float64(len(pcts))) - 1)
+}
+
+func runH1(o Options) (*Result, error) {
+	runs, err := hoferOverheadRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := hoferOverheadBenches(o)
+	cols := []string{"stand-in"}
+	for _, iv := range hoferIntervals {
+		for _, pr := range hoferTechniques {
+			cols = append(cols, fmt.Sprintf("%s %v", pr, iv))
+		}
+	}
+	t := &Table{Title: "H1: overhead (%), mean ± 95 % CI over seeds", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	means := map[string][]float64{} // "prof/iv" → per-stand-in means, tmt excluded
+	for _, b := range benches {
+		cells := []any{b}
+		for _, iv := range hoferIntervals {
+			for _, pr := range hoferTechniques {
+				m, h := MeanCI(hoferOverhead(runs, o, b, pr, iv))
+				k := fmt.Sprintf("%s/%s/%v", b, pr, iv)
+				res.Values[k], res.Values[k+"/ci"] = m, h
+				cells = append(cells, fmtCI(m, h))
+				if b != "tmt" { // H4's exception, reported on its own
+					means[fmt.Sprintf("%s/%v", pr, iv)] = append(means[fmt.Sprintf("%s/%v", pr, iv)], m)
+				}
+			}
+		}
+		t.AddRow(cells...)
+	}
+	cells := []any{"geo. mean (tmt excluded)"}
+	bars := map[string]plotter.Values{}
+	for _, iv := range hoferIntervals {
+		for _, pr := range hoferTechniques {
+			g := geoMeanOverhead(means[fmt.Sprintf("%s/%v", pr, iv)])
+			res.Values[fmt.Sprintf("geomean/%s/%v", pr, iv)] = g
+			cells = append(cells, fmt.Sprintf("%.2f", g))
+			bars[pr] = append(bars[pr], math.Log10(math.Max(g, 0.001)))
+		}
+	}
+	t.AddRow(cells...)
+	// The JVMTI − SPS gap per interval, paired by seed on each stand-in.
+	for _, iv := range hoferIntervals {
+		var gaps []float64
+		for _, b := range benches {
+			if b == "tmt" {
+				continue
+			}
+			j, s := hoferOverhead(runs, o, b, "jvmti", iv), hoferOverhead(runs, o, b, "sps", iv)
+			for i := range j {
+				gaps = append(gaps, j[i]-s[i])
+			}
+		}
+		m, h := MeanCI(gaps)
+		res.Values[fmt.Sprintf("gap/%v", iv)], res.Values[fmt.Sprintf("gap/%v/ci", iv)] = m, h
+	}
+	t.Notes = append(t.Notes, hoferOverheadNote(o),
+		fmt.Sprintf("JVMTI − SPS, paired by seed over the stand-ins but tmt: %.2f ± %.2f points at 10 ms, %.2f ± %.2f at 1 ms, %.2f ± %.2f at 0.1 ms.",
+			res.Values["gap/10ms"], res.Values["gap/10ms/ci"], res.Values["gap/1ms"], res.Values["gap/1ms/ci"], res.Values["gap/100µs"], res.Values["gap/100µs/ci"]),
+		"Paper (DaCapo 9.12, Fig. 9): at 10 ms JVMTI > 10 % on average, SPS < 3 %, ISPS close to 2 %; the improvements are largest on lusearch, sunflow, tradebeans, tradesoap and xalan (CPU-heavy or many threads); Scala (Fig. 10): JVMTI ≈ 5 % at 10 ms, ≈ 25 % at 1 ms where ISPS stays < 10 %.")
+	p := plot.New()
+	p.Title.Text = "H1: geometric-mean overhead by interval"
+	p.Y.Label.Text = "log10(overhead %)"
+	w := vg.Points(12)
+	for i, pr := range hoferTechniques {
+		bc, err := plotter.NewBarChart(bars[pr], w)
+		if err != nil {
+			return nil, err
+		}
+		bc.Offset = w * vg.Length(i-1)
+		bc.Color = plotutil.Color(i)
+		p.Add(bc)
+		p.Legend.Add(pr, bc)
+	}
+	var names []string
+	for _, iv := range hoferIntervals {
+		names = append(names, iv.String())
+	}
+	p.NominalX(names...)
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
+}
+
+// quantile of sorted xs (empirical).
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return stat.Quantile(q, stat.Empirical, sorted, nil)
+}
+
+// hoferLatencies pools (bench, prof, iv)'s latencies over seeds, in ms,
+// sorted.
+func hoferLatencies(runs map[hoferKey]*hoferRun, o Options, bench, prof string, iv sim.Time) []float64 {
+	var out []float64
+	for si := range o.Seeds {
+		for _, l := range runs[hoferKey{bench, si, prof, iv}].costs.Latencies {
+			out = append(out, float64(l)/1e6)
+		}
+	}
+	sort.Float64s(out)
+	return out
+}
+
+func runH2(o Options) (*Result, error) {
+	runs, err := hoferOverheadRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := hoferOverheadBenches(o)
+	iv := sim.Millisecond
+	t := &Table{Title: "H2: sampling latency at 1 ms (ms; pooled over seeds): median [2.5 % – 97.5 %] max",
+		Columns: append([]string{"stand-in"}, hoferTechniques...)}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	p := plot.New()
+	p.Title.Text = "H2: latency at 1 ms (box: quartiles; whiskers: 1.5 IQR)"
+	p.Y.Label.Text = "log10(latency / ms)"
+	w := vg.Points(6)
+	var names []string
+	for bi, b := range benches {
+		names = append(names, b)
+		cells := []any{b}
+		for pi, pr := range hoferTechniques {
+			l := hoferLatencies(runs, o, b, pr, iv)
+			med, lo, hi, mx := quantile(l, 0.5), quantile(l, 0.025), quantile(l, 0.975), quantile(l, 1)
+			k := b + "/" + pr
+			res.Values[k+"/median"], res.Values[k+"/p975"], res.Values[k+"/max"] = med, hi, mx
+			res.Values[k+"/iqr"] = quantile(l, 0.75) - quantile(l, 0.25)
+			cells = append(cells, fmt.Sprintf("%.3f [%.3f – %.3f] %.2f", med, lo, hi, mx))
+			logs := make(plotter.Values, len(l))
+			for i, x := range l {
+				logs[i] = math.Log10(math.Max(x, 1e-4))
+			}
+			bp, err := plotter.NewBoxPlot(w, float64(bi)+float64(pi-1)*0.28, logs)
+			if err != nil {
+				return nil, fmt.Errorf("h2: %s %s: %w", b, pr, err)
+			}
+			bp.FillColor = plotutil.Color(pi)
+			p.Add(bp)
+			if bi == 0 {
+				p.Legend.Add(pr, swatch{plotutil.Color(pi)})
+			}
+		}
+		t.AddRow(cells...)
+	}
+	p.NominalX(names...)
+	p.Legend.Top = true
+	res.Figure = p
+	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+hoferOverheadNote(o),
+		"Paper (Fig. 11, 1 ms, whiskers at 2.5/97.5 %): JVMTI's median latency is high on actors, tradebeans and tradesoap (many threads to bring to a safepoint); on lusearch, sunflow and xalan it is moderate but fluctuates and reaches more than 10 ms (hot code without safepoint checks); SPS and ISPS latencies are low and stable everywhere.")
+	return res, nil
+}
+
+func runH3(o Options) (*Result, error) {
+	runs, err := hoferOverheadRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Title: "H3: JVMTI samples taken (thread samples per run, mean over seeds) and latency at 1 ms and 0.1 ms",
+		Columns: []string{"stand-in", "samples 1 ms", "samples 0.1 ms", "0.1 ms / 1 ms", "latency > 1 ms: share at 1 ms", "at 0.1 ms", "overhead 1 ms (%)", "overhead 0.1 ms (%)"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	for _, b := range hoferCPUHeavy {
+		var n1, n01 float64
+		for si := range o.Seeds {
+			n1 += float64(runs[hoferKey{b, si, "jvmti", sim.Millisecond}].costs.Taken) / float64(len(o.Seeds))
+			n01 += float64(runs[hoferKey{b, si, "jvmti", 100 * sim.Microsecond}].costs.Taken) / float64(len(o.Seeds))
+		}
+		long := func(iv sim.Time) float64 {
+			l := hoferLatencies(runs, o, b, "jvmti", iv)
+			n := 0
+			for _, x := range l {
+				if x > 1 {
+					n++
+				}
+			}
+			return float64(n) / float64(max(len(l), 1))
+		}
+		o1, _ := MeanCI(hoferOverhead(runs, o, b, "jvmti", sim.Millisecond))
+		o01, _ := MeanCI(hoferOverhead(runs, o, b, "jvmti", 100*sim.Microsecond))
+		res.Values[b+"/ratio"] = n01 / n1
+		res.Values[b+"/long1"], res.Values[b+"/long01"] = long(sim.Millisecond), long(100*sim.Microsecond)
+		t.AddRow(b, fmt.Sprintf("%.0f", n1), fmt.Sprintf("%.0f", n01), fmt.Sprintf("%.1f×", n01/n1),
+			fmt.Sprintf("%.2f %%", 100*res.Values[b+"/long1"]), fmt.Sprintf("%.2f %%", 100*res.Values[b+"/long01"]), o1, o01)
+	}
+	t.Notes = append(t.Notes, hoferOverheadNote(o),
+		"Paper (§7.1–7.2): on lusearch, sunflow and xalan excessively high JVMTI latencies 'occur more often when using shorter sampling intervals, possibly due to scheduling effects', so 0.1 ms can yield fewer samples — and less overhead — than 1 ms. Here a long latency is a long poll-free loop that a request happens to meet, equally likely at either interval: nothing in the model ties latency to the interval, and 0.1 ms yields several times more samples. We report the divergence rather than invent a scheduling effect the paper only guesses at.")
+	return res, nil
+}
+
+func runH4(o Options) (*Result, error) {
+	runs, err := hoferOverheadRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	b := "tmt"
+	t := &Table{Title: "H4: overhead (%) on the tmt stand-in (short-lived threads), mean ± 95 % CI over seeds, and ISPS's full safepoints at thread ends",
+		Columns: []string{"interval", "jvmti", "sps", "isps", "isps − sps (paired)", "ISPS thread-end retrieves / run"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	for _, iv := range hoferIntervals {
+		cells := []any{iv.String()}
+		ov := map[string][]float64{}
+		for _, pr := range hoferTechniques {
+			ov[pr] = hoferOverhead(runs, o, b, pr, iv)
+			m, h := MeanCI(ov[pr])
+			res.Values[fmt.Sprintf("%s/%v", pr, iv)] = m
+			cells = append(cells, fmtCI(m, h))
+		}
+		var diff []float64
+		var ends float64
+		for si := range o.Seeds {
+			diff = append(diff, ov["isps"][si]-ov["sps"][si])
+			ends += runs[hoferKey{b, si, "isps", iv}].costs.Extra["thread_end_retrieves"] / float64(len(o.Seeds))
+		}
+		m, h := MeanCI(diff)
+		res.Values[fmt.Sprintf("diff/%v", iv)], res.Values[fmt.Sprintf("diff/%v/ci", iv)] = m, h
+		res.Values[fmt.Sprintf("ends/%v", iv)] = ends
+		cells = append(cells, fmtCI(m, h), fmt.Sprintf("%.0f", ends))
+		t.AddRow(cells...)
+	}
+	t.Notes = append(t.Notes, hoferOverheadNote(o),
+		"ISPS's traces live in the VM until retrieved, and 'the agent must retrieve the samples of a thread before the thread exits' in JVMTI's ThreadEnd event, while a retrieve 'always enters a full safepoint' (§5.3): every thread end of tmt, which creates hundreds of threads a second, stops the world once. The ThreadEnd callback holds the ending thread (and its joiner) until the retrieve is done. SPS hands each sample to the agent at once and needs none of this.",
+		"Paper (§7.1, Fig. 10): on tmt ISPS has more overhead than SPS at 10 ms and 1 ms, because of these retrievals.")
+	return res, nil
+}
+
+// hoferAccuracyBenches: the stand-ins of the CCT comparisons — two
+// multi-threaded (lusearch, h2), the interpreter (jython9), one with
+// phases (scalaxb), and the recursive-descent ones deeper than 256 frames
+// (kiama, scalac), which the paper excepts.
+func hoferAccuracyBenches(o Options) []string {
+	b := []string{"lusearch", "sunflow", "xalan", "h2", "jython9", "kiama", "scalac"}
+	if o.Full {
+		b = append(b, "scalaxb", "fop9", "scalap", "scalariform", "scaladoc", "factorie")
+	}
+	return b
+}
+
+// hoferIterations: the accuracy runs are the warm-up and this many
+// iterations of hoferIteration each (the paper: 30 iterations, the first
+// 20 discarded, 10 rounds — our rounds are the seeds).
+const (
+	hoferIterations = 10
+	hoferIteration  = 50 * sim.Millisecond
+)
+
+// hoferAccuracyRuns: every accuracy stand-in × seed × technique at 1 ms,
+// costed, profiles split into iterations; cached.
+func hoferAccuracyRuns(o Options) (map[hoferKey]*hoferRun, error) {
+	hoferMu.Lock()
+	defer hoferMu.Unlock()
+	ck := "accuracy" + fmt.Sprint(o.Seeds, o.Full)
+	if r, ok := hoferCache[ck]; ok {
+		return r, nil
+	}
+	var keys []hoferKey
+	for _, b := range hoferAccuracyBenches(o) {
+		for si := range o.Seeds {
+			for _, pr := range hoferTechniques {
+				keys = append(keys, hoferKey{b, si, pr, sim.Millisecond})
+			}
+		}
+	}
+	r, err := hoferGrid(o, keys, hoferWarmUp+hoferIterations*hoferIteration, hoferIteration)
+	if err != nil {
+		return nil, err
+	}
+	hoferCache[ck] = r
+	return r, nil
+}
+
+func hoferAccuracyNote(o Options) string {
+	return fmt.Sprintf("Each technique costed and alone at 1 ms on %s, seeds %v (the paper's rounds); each run is %v of warm-up (discarded) and %d iterations of %v, each iteration's samples a CCT (the paper: 30 iterations, 20 discarded, 10 rounds). A CCT's edge weights are its contexts' sample counts; average CCT = the sum over every iteration of every round of the relative edge weights (the paper's merged CCT). Overlap = Σ min of relative weights; hot-edge coverage (T = 0.1) = share of the reference's edges within a tenth of its hottest edge that are also hot in the other.",
+		strings.Join(hoferAccuracyBenches(o), ", "), o.Seeds, hoferWarmUp, hoferIterations, hoferIteration)
+}
+
+// hoferIterationCCTs are (bench, prof)'s per-iteration context weights
+// over all seeds, the warm-up windows dropped.
+func hoferIterationCCTs(runs map[hoferKey]*hoferRun, o Options, bench, prof string) []map[string]float64 {
+	skip := int(hoferWarmUp / hoferIteration)
+	var out []map[string]float64
+	for si := range o.Seeds {
+		ws := runs[hoferKey{bench, si, prof, sim.Millisecond}].windows
+		for i := skip; i < skip+hoferIterations; i++ {
+			cw := map[string]float64{}
+			if i < len(ws) {
+				cw = ws[i].ContextWeights()
+			}
+			out = append(out, cw)
+		}
+	}
+	return out
+}
+
+// averageCCT sums the relative weights of the CCTs.
+func averageCCT(ccts []map[string]float64) map[string]float64 {
+	avg := map[string]float64{}
+	for _, c := range ccts {
+		tot := 0.0
+		for _, w := range c {
+			tot += w
+		}
+		if tot == 0 {
+			continue
+		}
+		for k, w := range c {
+			avg[k] += w / tot
+		}
+	}
+	return avg
+}
+
+func overlapOf(a, b map[string]float64) float64 {
+	_, x, y := profile.Align(a, b)
+	return profile.Overlap(x, y)
+}
+
+func coverageOf(ref, other map[string]float64) float64 {
+	_, x, y := profile.Align(ref, other)
+	return profile.HotEdgeCoverage(x, y, 0.1)
+}
+
+func runH5(o Options) (*Result, error) {
+	runs, err := hoferAccuracyRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := hoferAccuracyBenches(o)
+	cols := []string{"stand-in"}
+	for _, pr := range hoferTechniques {
+		cols = append(cols, pr+" overlap", pr+" hot-edge cov.")
+	}
+	t := &Table{Title: "H5: per-iteration CCT vs its technique's average CCT, median [quartiles] over iterations × rounds (%)", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	lines := map[string]plotter.XYs{}
+	for bi, b := range benches {
+		cells := []any{b}
+		for _, pr := range hoferTechniques {
+			its := hoferIterationCCTs(runs, o, b, pr)
+			avg := averageCCT(its)
+			var ov, hc []float64
+			for _, c := range its {
+				ov = append(ov, 100*overlapOf(c, avg))
+				hc = append(hc, 100*coverageOf(avg, c))
+			}
+			sort.Float64s(ov)
+			sort.Float64s(hc)
+			k := b + "/" + pr
+			res.Values[k+"/overlap"], res.Values[k+"/coverage"] = quantile(ov, 0.5), quantile(hc, 0.5)
+			cells = append(cells, fmt.Sprintf("%.1f [%.1f, %.1f]", quantile(ov, 0.5), quantile(ov, 0.25), quantile(ov, 0.75)),
+				fmt.Sprintf("%.1f [%.1f, %.1f]", quantile(hc, 0.5), quantile(hc, 0.25), quantile(hc, 0.75)))
+			lines[pr] = append(lines[pr], plotter.XY{X: float64(bi), Y: quantile(ov, 0.5)})
+		}
+		t.AddRow(cells...)
+	}
+	t.Notes = append(t.Notes, hoferAccuracyNote(o),
+		"Paper (Fig. 12): for every benchmark the stability of the three techniques is very similar; fop, kiama, scalac, scaladoc and scalaxb vary significantly between iterations (many calling contexts each seen in few samples), and their hot-edge coverage is much better than their overlap.")
+	p := plot.New()
+	p.Title.Text = "H5: median overlap of iteration CCTs with the average CCT"
+	p.Y.Label.Text = "overlap (%)"
+	var args []any
+	for _, pr := range hoferTechniques {
+		args = append(args, pr, lines[pr])
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	p.NominalX(benches...)
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
+}
+
+// hoferPairs are the comparisons of Fig. 13, reference first.
+var hoferPairs = [][2]string{{"jvmti", "sps"}, {"jvmti", "isps"}, {"sps", "isps"}}
+
+func runH6(o Options) (*Result, error) {
+	runs, err := hoferAccuracyRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := hoferAccuracyBenches(o)
+	cols := []string{"stand-in", "deepest stack"}
+	for _, pair := range hoferPairs {
+		cols = append(cols, pair[0]+"–"+pair[1]+" overlap")
+	}
+	for _, pair := range hoferPairs {
+		cols = append(cols, pair[1]+" covers "+pair[0])
+	}
+	t := &Table{Title: "H6: average CCTs of the techniques compared (%): overlap, and hot-edge coverage (T = 0.1) of the first's hot edges by the second", Columns: cols}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	bars := make([]plotter.Values, len(hoferPairs))
+	for _, b := range benches {
+		avg := map[string]map[string]float64{}
+		for _, pr := range hoferTechniques {
+			avg[pr] = averageCCT(hoferIterationCCTs(runs, o, b, pr))
+		}
+		deepest := 0
+		for k := range avg["isps"] {
+			deepest = max(deepest, strings.Count(k, ";")+1)
+		}
+		res.Values[b+"/depth"] = float64(deepest)
+		cells := []any{b, deepest}
+		for i, pair := range hoferPairs {
+			v := 100 * overlapOf(avg[pair[0]], avg[pair[1]])
+			res.Values[fmt.Sprintf("%s/%s-%s/overlap", b, pair[0], pair[1])] = v
+			cells = append(cells, fmt.Sprintf("%.1f", v))
+			bars[i] = append(bars[i], v)
+		}
+		for _, pair := range hoferPairs {
+			v := 100 * coverageOf(avg[pair[0]], avg[pair[1]])
+			res.Values[fmt.Sprintf("%s/%s-%s/coverage", b, pair[0], pair[1])] = v
+			cells = append(cells, fmt.Sprintf("%.1f", v))
+		}
+		t.AddRow(cells...)
+	}
+	t.Notes = append(t.Notes, hoferAccuracyNote(o)+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.",
+		"Paper (Fig. 13): overlap between the techniques > 70 % except kiama, scalac and scaladoc (recursive-descent parsers with very deep, rapidly changing stacks); SPS covers > 90 % of JVMTI's hot edges on every benchmark; ISPS's coverage is lower where stacks exceed the 256-frame limit of the other two, because its complete stack traces do not match their truncated ones.")
+	p := plot.New()
+	p.Title.Text = "H6: overlap between the techniques' average CCTs"
+	p.Y.Label.Text = "overlap (%)"
+	w := vg.Points(8)
+	for i, pair := range hoferPairs {
+		bc, err := plotter.NewBarChart(bars[i], w)
+		if err != nil {
+			return nil, err
+		}
+		bc.Offset = w * vg.Length(i-1)
+		bc.Color = plotutil.Color(i)
+		p.Add(bc)
+		p.Legend.Add(pair[0]+"–"+pair[1], bc)
+	}
+	p.NominalX(benches...)
+	p.Legend.Top = true
+	p.Y.Max = 130 // room for the legend
+	res.Figure = p
+	return res, nil
+}
+
+func runH7(o Options) (*Result, error) {
+	runs, err := hoferAccuracyRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	benches := hoferAccuracyBenches(o)
+	t := &Table{Title: "H7: frames decoded per sample at 1 ms (mean ± 95 % CI over seeds) vs the stack depth at the samples",
+		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	var depthPts, spsPts, ispsPts plotter.XYs
+	for _, b := range benches {
+		var depth, sps, isps, ratio []float64
+		for si := range o.Seeds {
+			r := runs[hoferKey{b, si, "isps", sim.Millisecond}]
+			d := meanDepth(r.prof)
+			depth = append(depth, d)
+			sps = append(sps, runs[hoferKey{b, si, "sps", sim.Millisecond}].costs.Extra["frames_decoded_per_sample"])
+			x := r.costs.Extra["frames_decoded_per_sample"]
+			isps = append(isps, x)
+			ratio = append(ratio, x/d)
+		}
+		md, hd := MeanCI(depth)
+		ms, hs := MeanCI(sps)
+		mi, hi := MeanCI(isps)
+		mr, hr := MeanCI(ratio)
+		res.Values[b+"/depth"], res.Values[b+"/sps"], res.Values[b+"/isps"] = md, ms, mi
+		res.Values[b+"/ratio"], res.Values[b+"/ratio_ci"] = mr, hr
+		t.AddRow(b, fmtCI(md, hd), fmtCI(ms, hs), fmtCI(mi, hi), fmtCI(mr, hr))
+		depthPts = append(depthPts, plotter.XY{X: md, Y: md})
+		spsPts = append(spsPts, plotter.XY{X: md, Y: ms})
+		ispsPts = append(ispsPts, plotter.XY{X: md, Y: mi})
+	}
+	t.Notes = append(t.Notes, hoferAccuracyNote(o),
+		"SPS walks its stack at every sample (up to 256 frames); ISPS decodes the top frame and, at each intercepted return, the frame returned into — a frame shared by many samples is decoded once; its count includes the frames completed at retrieves. Paper (§5): incremental stack tracing 'examines each stack frame only once instead of walking the entire stack'; no figure.")
+	p := plot.New()
+	p.Title.Text = "H7: frames per sample vs stack depth"
+	p.X.Label.Text = "mean stack depth at the samples"
+	p.Y.Label.Text = "frames decoded per sample"
+	if err := plotutil.AddScatters(p, "SPS (walks)", spsPts, "ISPS (incremental)", ispsPts); err != nil {
+		return nil, err
+	}
+	if err := plotutil.AddLines(p, "y = depth", depthPts); err != nil {
+		return nil, err
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	res.Figure = p
+	return res, nil
+}
+
+// meanDepth is the mean stack depth of p's samples.
+func meanDepth(p *profile.Profile) float64 {
+	var n, d float64
+	for _, s := range p.Samples {
+		n += float64(s.Count)
+		d += float64(s.Count) * float64(len(s.Stack))
+	}
+	if n == 0 {
+		return 0
+	}
+	return d / n
+}
+
+// swatch is a legend entry of one colour (box plots have no thumbnail).
+type swatch struct{ c color.Color }
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(s.c, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}})
+}
