@@ -6,11 +6,11 @@ import "fmt"
 type eventKind uint8
 
 const (
-	evStart eventKind = iota // a thread from the program's spec becomes runnable
-	evWake                   // a blocked thread's I/O or sleep ends
-	evSlice                  // a CPU's time slice ends
-	evTimer                  // a registered TimerHandler fires
-	evPreempt                // a woken service thread takes a busy CPU
+	evStart   eventKind = iota // a thread from the program's spec becomes runnable
+	evWake                     // a blocked thread's I/O or sleep ends
+	evSlice                    // a CPU's time slice ends
+	evTimer                    // a registered TimerHandler fires
+	evPreempt                  // a woken service thread takes a busy CPU
 )
 
 // event is stored by value in the queue: no allocation per event.
