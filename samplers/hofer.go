@@ -22,8 +22,8 @@ type HoferConfig struct {
 	IncludeWaiting bool
 	// Incremental enables incremental stack tracing (ISPS).
 	Incremental bool
-	// Depth truncates self-walked stacks to the frames nearest the leaf
-	// (256 for SPS, as for JVMTI; ISPS keeps complete stacks).
+	// Depth truncates stacks to the frames nearest the leaf (256 for SPS,
+	// as for JVMTI; 0 = complete, ISPS's default).
 	Depth int
 	// SampleBase + FrameCost × frames decoded is the cost of a sample on
 	// the sampled thread; an intercepted return costs TrampolineCost +
@@ -330,6 +330,9 @@ func (s *Hofer) emit(vm *sim.VM, id sim.ThreadID) {
 			if f.filled {
 				path = append(path, f)
 			}
+		}
+		if s.cfg.Depth > 0 && len(path) > s.cfg.Depth {
+			path = path[:s.cfg.Depth] // keep the frames nearest the leaf
 		}
 		frames := make([]profile.Frame, 0, len(path))
 		for i := len(path) - 1; i >= 0; i-- {

@@ -131,3 +131,28 @@ threads:
 	assert.Equal(t, int64(3*10), byKind['r'], "3 runnable per request")
 	assert.Equal(t, int64(1*10), byKind['w'], "1 waiting per request")
 }
+
+// ISPS keeps complete stacks by default and honours a depth limit when
+// given one, like SPS.
+func TestISPSDepthLimit(t *testing.T) {
+	deepest := func(depth int) int {
+		out := run(t, "deepcall", func(c *harness.Config) {
+			c.Sim.Duration = 100 * sim.Millisecond
+			c.Samplers = []string{"isps"}
+			c.Configure = func(x samplers.Sampler) {
+				if h, ok := x.(*samplers.Hofer); ok {
+					cfg := h.Config()
+					cfg.Interval, cfg.Depth = sim.Millisecond, depth
+					*h = *samplers.NewHofer(h.Name(), cfg)
+				}
+			}
+		})
+		d := 0
+		for _, s := range out.Profiles["isps"].Samples {
+			d = max(d, len(s.Stack))
+		}
+		return d
+	}
+	assert.Greater(t, deepest(0), 30)
+	assert.Equal(t, 5, deepest(5))
+}
