@@ -344,6 +344,7 @@ func runX2(o Options) (*Result, error) {
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return nil, err
 	}
+	p.Y.Min, p.Y.Max = 0, 2.5 // room for the legend above the lines
 	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
