@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -130,4 +132,61 @@ func TestNoTruthProfile(t *testing.T) {
 	cfg.Samplers, cfg.NoTruthProfile, cfg.Window = []string{"sps"}, false, -1
 	_, err = Run(p, cfg)
 	assert.ErrorContains(t, err, "window")
+}
+
+// pollTouch arms a do-nothing poll hook on every application thread every
+// period: a passive observer at its barest.
+type pollTouch struct {
+	period sim.Time
+	timer  sim.TimerID
+	h      sim.HandlerID
+	fired  int
+}
+
+func (p *pollTouch) Name() string { return "poll-touch" }
+
+func (p *pollTouch) Attach(env *samplers.Env) (err error) {
+	p.timer = env.VM.AddTimer(p)
+	p.h, err = env.VM.AddHookHandler(p)
+	env.VM.ScheduleTimer(p.timer, p.period, 0)
+	return err
+}
+
+func (p *pollTouch) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+	for _, th := range vm.Threads() {
+		if !th.Service && (th.State == sim.Running || th.State == sim.Runnable) {
+			vm.Arm(p.h, th.ID, sim.HookPoll)
+		}
+	}
+	vm.ScheduleTimer(p.timer, at+p.period, 0)
+}
+
+func (p *pollTouch) OnHook(*sim.VM, sim.ThreadID, sim.Hook) sim.Action {
+	p.fired++
+	return sim.Continue
+}
+
+func (p *pollTouch) Result() *samplers.Result {
+	return &samplers.Result{Profile: profile.NewBuilder("poll-touch", "nanoseconds", 0).Build()}
+}
+
+// A thread stopped at a hook is handled before a compile that ends later
+// in the same round; the compile must still bound how far the thread runs
+// next, or it runs on in interpreted code past the install (kiama drifted
+// by ~1000 statements a second under a 1 ms hook before this was fixed).
+func TestPassiveHooksDoNotPerturb(t *testing.T) {
+	p, err := workloads.Get("kiama")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 300 * sim.Millisecond
+	plain, err := Run(p, cfg)
+	require.NoError(t, err)
+	touch := &pollTouch{period: sim.Millisecond}
+	cfg.Extra = []samplers.Sampler{touch}
+	hooked, err := Run(p, cfg)
+	require.NoError(t, err)
+	require.Positive(t, touch.fired)
+	assert.Equal(t, plain.Result.Statements, hooked.Result.Statements)
+	assert.True(t, maps.Equal(plain.Profiles["truth"].ContextWeights(), hooked.Profiles["truth"].ContextWeights()), "truth by context")
+	assert.Equal(t, plain.JIT.Events(), hooked.JIT.Events())
 }

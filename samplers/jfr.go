@@ -16,6 +16,11 @@ type JFRConfig struct {
 	// SuspendCost + WalkPerFrame × frames is how long a sampled thread is
 	// suspended; the sampler thread spends the same.
 	SuspendCost, WalkPerFrame sim.Time
+	// RestartEachRound is an ablation, not JFR: every round starts again
+	// at the first running thread instead of where the previous one
+	// stopped, so with more running threads than MaxThreads the later
+	// ones are never sampled (claim X2 shows what the round-robin buys).
+	RestartEachRound bool
 }
 
 // DefaultJFRConfig is JFR's default method-sampling setting.
@@ -38,7 +43,7 @@ func (c JFRConfig) Validate() error {
 
 func init() {
 	Register(Info{Name: "jfr", Description: "JDK Flight Recorder method sampling: every 20 ms suspend at most 5 running threads at their exact position, no safepoint, debug-info attribution",
-		New: func() Sampler { return NewJFR(DefaultJFRConfig()) }})
+		New: func() Sampler { return NewJFR("jfr", DefaultJFRConfig()) }})
 }
 
 // JFR suspends up to MaxThreads running threads per period, continuing
@@ -46,6 +51,7 @@ func init() {
 // walks them at their exact position; like async it resolves compiled
 // frames through debug information.
 type JFR struct {
+	name  string
 	cfg   JFRConfig
 	env   *Env
 	rec   *recorder
@@ -54,11 +60,11 @@ type JFR struct {
 	next  sim.ThreadID // round-robin cursor
 }
 
-// NewJFR creates a JFR sampler.
-func NewJFR(cfg JFRConfig) *JFR { return &JFR{cfg: cfg} }
+// NewJFR creates a JFR sampler; name tells several apart on one run.
+func NewJFR(name string, cfg JFRConfig) *JFR { return &JFR{name: name, cfg: cfg} }
 
-// Name is "jfr".
-func (s *JFR) Name() string { return "jfr" }
+// Name is the sampler's name ("jfr" in the registry).
+func (s *JFR) Name() string { return s.name }
 
 // Config returns the configuration.
 func (s *JFR) Config() JFRConfig { return s.cfg }
@@ -66,10 +72,10 @@ func (s *JFR) Config() JFRConfig { return s.cfg }
 // Attach starts the period timer.
 func (s *JFR) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
-		return fmt.Errorf("sampler jfr: %w", err)
+		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
 	s.env = env
-	s.rec = newRecorder(env, "jfr", s.cfg.Period)
+	s.rec = newRecorder(env, s.name, s.cfg.Period)
 	s.timer = env.VM.AddTimer(s)
 	if env.Mode == Costed {
 		s.agent = env.VM.NewServiceThread("JFR Sampler Thread", s)
@@ -85,7 +91,7 @@ func (s *JFR) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	running := appThreads(vm, sim.Running)
 	// Start at the first running thread at or after the cursor.
 	start := 0
-	for start < len(running) && running[start] < s.next {
+	for !s.cfg.RestartEachRound && start < len(running) && running[start] < s.next {
 		start++
 	}
 	var work sim.Time

@@ -188,3 +188,27 @@ threads: [{name: w, entry: W.run, count: 8}]
 		assert.InDelta(t, 95.0/8, float64(n), 1, th) // round-robin: 11 or 12 each
 	}
 }
+
+// The ablation of X2: restarting every round at the first running thread
+// samples the same five of eight threads forever.
+func TestJFRRestartEachRoundStarvesLaterThreads(t *testing.T) {
+	src := `
+name: eight
+methods:
+  - {class: W, name: run, body: [{loop: {trips: 1000000, body: [{work: {cycles: 1000, bytecodes: 100}}]}}]}
+threads: [{name: w, entry: W.run, count: 8}]
+`
+	c := samplers.DefaultJFRConfig()
+	c.RestartEachRound = true
+	cfg := harness.DefaultConfig()
+	cfg.Sim.CPUs = 8
+	cfg.Sim.Duration = 400 * sim.Millisecond
+	cfg.Extra = []samplers.Sampler{samplers.NewJFR("jfr-restart", c)}
+	out, err := harness.Run(mustParse(t, src), cfg)
+	require.NoError(t, err)
+	perThread := map[string]int64{}
+	for _, s := range out.Profiles["jfr-restart"].Samples {
+		perThread[s.Thread] += s.Count
+	}
+	assert.Equal(t, map[string]int64{"w-0": 19, "w-1": 19, "w-2": 19, "w-3": 19, "w-4": 19}, perThread)
+}

@@ -460,8 +460,15 @@ func (vm *VM) RunUntil(limit Time) bool {
 		// thread: nobody runs past it.
 		for i := range vm.cpus {
 			if id := vm.cpus[i].thread; id >= 0 {
-				if t := vm.threads[id]; t.service != nil && t.stop == 0 {
-					if end := t.clock + Time(t.jobLeft); end < h {
+				if t := vm.threads[id]; t.service != nil {
+					// A job already ended (stopped, waiting its turn
+					// while an earlier stop is handled) still bounds the
+					// others: it has not yet acted.
+					end := t.clock
+					if t.stop == 0 {
+						end += Time(t.jobLeft)
+					}
+					if end < h {
 						h, isEvent = end, false
 					}
 				}

@@ -3,7 +3,6 @@ package study
 import (
 	"flag"
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/profsim/profsim/sim"
@@ -48,28 +47,6 @@ func TestM1_ListingOne(t *testing.T) {
 			assert.InDelta(t, truth, got, 3, "%s: %s must find hot() within 3 points", c.Name, s)
 		}
 	}
-}
-
-// TestX1_DebugInfo: with hot() inlined into cold(), async without
-// DebugNonSafepoints attributes hot()'s time to cold() (the nearest
-// recorded position); with it, async matches the truth.
-func TestX1_DebugInfo(t *testing.T) {
-	configs := []ListingOneConfig{
-		{Name: "inlining, no DNS", Inline: true, StripMining: 1000, DNS: false},
-		{Name: "inlining, DNS", Inline: true, StripMining: 1000, DNS: true},
-	}
-	rows, table, err := ListingOne(configs, seeds(), 2*sim.Second)
-	require.NoError(t, err)
-	table.Title = "X1: async with and without DebugNonSafepoints, hot() inlined into cold()"
-	t.Log("\n" + table.Markdown())
-	truth := PooledShare(rows, configs[0].Name, "truth", "hot")
-	noDNS := PooledShare(rows, configs[0].Name, "async", "hot")
-	withDNS := PooledShare(rows, configs[1].Name, "async", "hot")
-	t.Logf("truth hot() %.2f %%; async without DNS %.2f %%, with DNS %.2f %%", truth, noDNS, withDNS)
-	assert.Greater(t, truth, 90.0)
-	assert.Less(t, noDNS, 5.0, "without DNS inlined hot() samples must move to cold()")
-	assert.InDelta(t, truth, withDNS, 3)
-	assert.False(t, math.IsNaN(noDNS))
 }
 
 func runExperiment(t *testing.T, name string) *Result {

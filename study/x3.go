@@ -1,0 +1,655 @@
+package study
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "x3-passive-lenses", Claim: "X3", Title: "Beyond the papers: every sampler watching one execution, and how each disagrees with the truth by its mechanism", Run: runX3Lenses})
+	register(Experiment{Name: "x3-observer-effect", Claim: "X3", Title: "Beyond the papers: passive samplers leave the execution untouched; an instrumenting or costed one does not", Run: runX3Observer})
+}
+
+// x3Bench is one execution setting of X3.
+type x3Bench struct {
+	name, prog string
+	jikes      bool // Jikes-like yield points (cbs, jikes-timer need them)
+	inline     bool
+	d          sim.Time
+	about      string
+	// noKomorium skips the komorium run: instrumented code cannot be
+	// fast-forwarded, and xalan's poll-free loops then take 35× longer.
+	noKomorium bool
+}
+
+// x3Benches: Listing 1 without inlining (the poll bias at its clearest),
+// Arnold & Grove's call pair on Jikes-like yield points (the edge
+// samplers), kiama (stacks deeper than 256 frames), h2 (4 threads, locks,
+// blocking) and xalan (8 CPU-bound threads on 4 CPUs).
+func x3Benches(o Options) []x3Bench {
+	s := sim.Time(1)
+	if o.Full {
+		s = 3
+	}
+	return []x3Bench{
+		{"hotcold", "hotcold", false, false, s * 500 * sim.Millisecond, "Listing 1, inlining off", false},
+		{"callpair (jikes)", "callpair", true, false, s * sim.Second, "Jikes-like yield points, inlining off", false},
+		{"kiama", "kiama", false, true, s * 100 * sim.Millisecond, "recursion > 256 frames", false},
+		{"h2", "h2", false, true, s * sim.Second, "4 threads, locks", false},
+		{"xalan", "xalan", false, true, s * sim.Second, "8 CPU-bound threads, 4 CPUs", !o.Full},
+	}
+}
+
+// x3Lens describes a sampler and the mechanism that predicts what it sees.
+type x3Lens struct {
+	name      string
+	depth     int // frames kept nearest the leaf; 0: all
+	predicted string
+}
+
+// x3Lenses watch the "lenses" run together. isps and komorium run alone:
+// partial safepoints queue at the coordinator even when costless, so isps
+// beside sps would take its tickets at the next polls, not the same ones;
+// komorium instruments the code it observes.
+var x3Lenses = []x3Lens{
+	{"safepoint", 256, "global safepoint: each thread at its next poll (a HotSpot return poll is in the caller), fixed 10 ms clock"},
+	{"yourkit", 0, "as safepoint, all frames: ≡ safepoint where stacks < 256"},
+	{"xprof", 1, "as safepoint, the compiled method holding the leaf only"},
+	{"jvmti", 256, "safepoint, 10 ms sleep after each sample"},
+	{"jprofile", 0, "as jvmti, all frames: ≡ jvmti where stacks < 256"},
+	{"hprof", 4, "as jvmti, 4 frames: ≡ jprofile cut to 4"},
+	{"sps", 256, "partial safepoint: the first K threads at their next poll"},
+	{"tprof", 1, "exact position, 10 ± 3 ms; the compiled method holding the leaf (inlined callees fold into it, interpreted code is one bucket)"},
+	{"async", 0, "exact position, 10 ms; named through debug information (an inlined frame without a record folds into its caller)"},
+	{"jfr", 0, "exact position, 20 ms, ≤ 5 running threads; debug information"},
+	{"pcct", 0, "exact position, 10 ms; marker bits, exact frames"},
+	{"hotmethods", 1, "exact position, 10 ms; the top method"},
+	{"cbs", 0, "call edges at every 3rd prologue/epilogue yield point in a window after each 10 ms tick (Jikes only)"},
+	{"jikes-timer", 0, "the call edge at the first prologue/epilogue yield point after each 10 ms tick (Jikes only)"},
+	{"isps", 0, "sps with incremental stack tracing: complete stacks (≡ sps where stacks < 256)"},
+	{"komorium", 0, "bytecode counter: every 100 000 bytecodes at a check; weights in bytecodes, compared with the bytecode truth"},
+}
+
+const x3KomoriumGranularity = 100000
+
+func x3Edge(name string) bool { return name == "cbs" || name == "jikes-timer" }
+
+// x3Kinds are the runs of one (stand-in, seed); all but the costed one are
+// passive.
+var x3Kinds = []struct{ name, about string }{
+	{"bare", "no sampler"},
+	{"bare again", "no sampler, same seed: determinism (first seed only)"},
+	{"timer lenses", "tprof, async, jfr, pcct, hotmethods: timers only, passive, together"},
+	{"lenses", "every lens but isps and komorium, passive, together"},
+	{"isps", "isps alone, passive"},
+	{"komorium", "komorium alone, passive (instrumented code)"},
+	{"jvmti costed", "jvmti alone, costed: its agent, safepoints and allocation"},
+}
+
+// x3Run is what X3 keeps of a run.
+type x3Run struct {
+	truth     *profile.Profile
+	bytecode  *profile.Profile // the exact bytecode profile (komorium's reference)
+	end       sim.Time
+	bc, stmts int64
+	jit       []jit.Event
+	threads   []sim.ThreadStats
+	profiles  map[string]*profile.Profile
+	costs     map[string]samplers.Costs
+	// cw caches lens context weights: deep stacks make them costly.
+	cw map[string]map[string]float64
+	fp uint64 // x3Fingerprint, once the truth is dropped
+}
+
+// ctx is a lens's context weights, computed once.
+func (r *x3Run) ctx(lens string) map[string]float64 {
+	if c, ok := r.cw[lens]; ok {
+		return c
+	}
+	p := r.profiles[lens]
+	if lens == "truth" {
+		p = r.truth
+	}
+	c := p.ContextWeights()
+	r.cw[lens] = c
+	return c
+}
+
+// overlapContexts is profile.Overlap over aligned context weights, summed
+// over b's keys only (a key missing from b adds min(·, 0) = 0) in sorted
+// order: the same value without aligning the truth's many deep contexts.
+func overlapContexts(a, b map[string]float64) float64 {
+	var sa, sb float64
+	for _, v := range a {
+		sa += v
+	}
+	keys := slices.Sorted(maps.Keys(b))
+	for _, k := range keys {
+		sb += b[k]
+	}
+	if sa <= 0 || sb <= 0 {
+		return 0
+	}
+	o := 0.0
+	for _, k := range keys {
+		o += math.Min(a[k]/sa, b[k]/sb)
+	}
+	return math.Min(o, 1)
+}
+
+func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
+	p, err := workloads.Get(b.prog)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, b.d
+	cfg.JIT.Inline = b.inline
+	if b.jikes {
+		cfg.JIT.Flavour = jit.Jikes
+	}
+	switch kind {
+	case "lenses":
+		for _, l := range x3Lenses {
+			if l.name != "isps" && l.name != "komorium" && (!x3Edge(l.name) || b.jikes) {
+				cfg.Samplers = append(cfg.Samplers, l.name)
+			}
+		}
+	case "timer lenses":
+		cfg.Samplers = []string{"tprof", "async", "jfr", "pcct", "hotmethods"}
+	case "isps":
+		cfg.Samplers = []string{kind}
+	case "komorium":
+		// 10× the paper's granularity: a tenth of the samples (the
+		// instrumentation, and so its effect on the run, is the same).
+		cfg.Samplers = []string{kind}
+		cfg.Configure = func(s samplers.Sampler) {
+			k := s.(*samplers.Komorium)
+			c := k.Config()
+			c.Granularity = x3KomoriumGranularity
+			*k = *samplers.NewKomorium(c)
+		}
+	case "jvmti costed":
+		cfg.Samplers, cfg.Mode = []string{"jvmti"}, samplers.Costed
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s seed %d %s: %w", b.name, seed, kind, err)
+	}
+	r := &x3Run{truth: out.Profiles["truth"], end: out.Result.End, bc: out.Result.Truth.BytecodeTotal(),
+		stmts: out.Result.Statements, jit: out.JIT.Events(), threads: out.Result.Threads, profiles: out.Profiles, costs: out.Costs}
+	r.cw = map[string]map[string]float64{}
+	if kind == "komorium" {
+		r.bytecode = out.Result.Truth.BytecodeProfile(out.Image)
+	}
+	return r, nil
+}
+
+// x3Obs compares one run with the bare run of its seed.
+type x3Obs struct {
+	identical, jitSame, endSame bool
+	ppm, dStmts, dBytecodes     float64
+}
+
+// x3Stat is what one lens reported on one run.
+type x3Stat struct {
+	samples, methods, contexts, topShare float64
+	depth                                int
+	top                                  string
+}
+
+// x3Seed is everything X3 keeps of one (stand-in, seed): the runs are
+// summarised as soon as they end, so memory holds one seed's runs per
+// worker, not all of them.
+type x3Seed struct {
+	truthDepth    int
+	truthTop      string
+	truthTopShare float64
+	obs           map[string]x3Obs  // by run kind, "bare" excepted
+	lens          map[string]x3Stat // by lens
+	same, comp    map[string]bool   // by identity: equal, comparable
+}
+
+func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
+	bare, err := x3Once(b, seed, "bare")
+	if err != nil {
+		return nil, err
+	}
+	out := &x3Seed{obs: map[string]x3Obs{}, lens: map[string]x3Stat{}, same: map[string]bool{}, comp: map[string]bool{}}
+	out.truthDepth = maxDepth(bare.truth)
+	if top := bare.truth.TopMethods(1); len(top) > 0 {
+		out.truthTop = top[0]
+	}
+	out.truthTopShare = profile.Hotness(bare.truth, out.truthTop)
+	// Runs are compared with the bare one as they finish and then keep
+	// only their lenses' profiles: deep truths (kiama) are large.
+	kept := map[string]*x3Run{}
+	for _, k := range x3Kinds[1:] {
+		if (k.name == "bare again" && !first) || (k.name == "komorium" && b.noKomorium) {
+			continue // determinism needs one repetition
+		}
+		r, err := x3Once(b, seed, k.name)
+		if err != nil {
+			return nil, err
+		}
+		var o x3Obs
+		sameCtx := identicalSamples(bare.truth, r.truth)
+		o.jitSame, o.endSame = reflect.DeepEqual(bare.jit, r.jit), bare.end == r.end
+		o.identical = sameCtx && o.jitSame && o.endSame && bare.bc == r.bc && bare.stmts == r.stmts && reflect.DeepEqual(bare.threads, r.threads)
+		if sameCtx {
+			r.cw["truth"] = bare.ctx("truth")
+		} else {
+			o.ppm = 1e6 * (1 - overlapContexts(bare.ctx("truth"), r.ctx("truth")))
+		}
+		o.dStmts, o.dBytecodes = math.Abs(float64(r.stmts-bare.stmts)), math.Abs(float64(r.bc-bare.bc))
+		out.obs[k.name] = o
+		if k.name == "lenses" || k.name == "isps" || k.name == "komorium" {
+			out.addLenses(b, r)
+			r.fp = x3Fingerprint(r)
+			r.truth, r.bytecode, r.jit, r.threads = nil, nil, nil, nil
+			delete(r.cw, "truth")
+			kept[k.name] = r
+		}
+	}
+	lensRun := func(l string) *x3Run {
+		if l == "isps" || l == "komorium" {
+			return kept[l]
+		}
+		return kept["lenses"]
+	}
+	for _, id := range x3Identities {
+		g, r := lensRun(id.got), lensRun(id.ref)
+		k := id.got + "≡" + id.ref
+		out.comp[k] = g == r || g.fp == r.fp
+		out.same[k] = out.comp[k] && maps.Equal(g.ctx(id.got), truncated(r.profiles[id.ref], id.depth))
+	}
+	return out, nil
+}
+
+// addLenses records what each lens attached to run r reported.
+func (out *x3Seed) addLenses(b x3Bench, r *x3Run) {
+	for _, l := range x3Lenses {
+		p, ok := r.profiles[l.name]
+		if !ok || l.name == "truth" {
+			continue
+		}
+		var st x3Stat
+		st.depth = maxDepth(p)
+		st.topShare = profile.Hotness(p, out.truthTop)
+		if tm := p.TopMethods(1); len(tm) > 0 {
+			st.top = tm[0]
+		}
+		switch {
+		case x3Edge(l.name):
+			st.samples = float64(r.costs[l.name].Taken)
+			st.methods, st.contexts = 100*profile.OverlapEdges(r.truth, p), math.NaN()
+		case l.name == "komorium":
+			st.samples = float64(p.TotalCount())
+			st.methods = 100 * profile.OverlapMethods(r.bytecode, p)
+			st.contexts = 100 * overlapContexts(r.bytecode.ContextWeights(), r.ctx(l.name))
+		default:
+			st.samples = float64(p.TotalCount())
+			st.methods = 100 * profile.OverlapMethods(r.truth, p)
+			st.contexts = 100 * overlapContexts(r.ctx("truth"), r.ctx(l.name))
+		}
+		out.lens[l.name] = st
+	}
+}
+
+// x3Fingerprint identifies a run's execution: end, work done and the
+// exact profile, hashed.
+func x3Fingerprint(r *x3Run) uint64 {
+	h := fnv.New64a()
+	fmt.Fprint(h, r.end, r.stmts, r.bc)
+	var buf [8]byte
+	put := func(v int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		h.Write(buf[:])
+	}
+	for _, s := range r.truth.Samples {
+		put(s.Count)
+		put(s.Weight)
+		for _, f := range s.Stack {
+			put(int64(f.Func))
+		}
+		put(-1)
+	}
+	return h.Sum64()
+}
+
+var (
+	x3Mu    sync.Mutex
+	x3Cache = map[string]map[string][]*x3Seed{}
+)
+
+// x3All summarises every (stand-in, seed) once per option set; result:
+// stand-in → seeds in order.
+func x3All(o Options) (map[string][]*x3Seed, error) {
+	x3Mu.Lock()
+	defer x3Mu.Unlock()
+	ck := fmt.Sprint(o.Seeds, o.Full)
+	if r, ok := x3Cache[ck]; ok {
+		return r, nil
+	}
+	type key struct{ b, s int }
+	benches := x3Benches(o)
+	var keys []key
+	for bi := range benches {
+		for si := range o.Seeds {
+			keys = append(keys, key{bi, si})
+		}
+	}
+	sums := make([]*x3Seed, len(keys))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() (err error) {
+			sums[i], err = x3Summarise(benches[k.b], o.Seeds[k.s], k.s == 0)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := map[string][]*x3Seed{}
+	for i, k := range keys {
+		out[benches[k.b].name] = append(out[benches[k.b].name], sums[i])
+	}
+	x3Cache[ck] = out
+	return out, nil
+}
+
+// truncated is p's context weights with every stack cut to the d frames
+// nearest the leaf (0: all): what a depth-d sampler would have recorded of
+// the same samples.
+func truncated(p *profile.Profile, d int) map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range p.Samples {
+		st := s.Stack
+		if d > 0 && len(st) > d {
+			st = st[len(st)-d:]
+		}
+		names := make([]string, len(st))
+		for i, f := range st {
+			names[i] = p.Functions[f.Func].Name
+		}
+		out[strings.Join(names, ";")] += float64(s.Weight)
+	}
+	return out
+}
+
+func maxDepth(p *profile.Profile) int {
+	m := 0
+	for _, s := range p.Samples {
+		m = max(m, len(s.Stack))
+	}
+	return m
+}
+
+// x3Identities are predictions of one lens's samples from another's on
+// the same execution: got ≡ ref's stacks cut to depth frames (0: all).
+// inliningBreaks: the identity holds only without inlining.
+var x3Identities = []struct {
+	got, ref       string
+	depth          int
+	inliningBreaks bool
+	why            string
+}{
+	{"safepoint", "yourkit", 256, false, "same fixed clock, same polls"},
+	{"jvmti", "jprofile", 256, false, "same sleep-after-sample clock, same polls"},
+	{"hprof", "jprofile", 4, false, "same clock and polls, 4 frames"},
+	{"sps", "isps", 256, false, "incremental tracing rebuilds the stacks sps walks (isps on its own execution)"},
+	{"hotmethods", "pcct", 1, false, "the top of the same walks"},
+	{"xprof", "safepoint", 1, true, "same ticks; xprof names the compiled method holding the leaf, the leaf itself only without inlining"},
+	{"async", "pcct", 0, true, "same 10 ms timer, exact positions; without inlining every frame has a debug record"},
+}
+
+func runX3Lenses(o Options) (*Result, error) {
+	all, err := x3All(o)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Title: "X3: what each sampler reports on the same execution, against the truth (mean ± 95 % CI over seeds)",
+		Columns: []string{"stand-in", "sampler", "samples/run", "overlap: methods (%)", "overlap: contexts (%)", "share of the truth's top method (%)", "top method (seed 1)", "max depth", "predicted by"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	benches := x3Benches(o)
+	bars := map[string]map[string]float64{} // lens → stand-in → method overlap
+	var lensOrder []string
+	for _, b := range benches {
+		seeds := all[b.name]
+		col := func(f func(*x3Seed) float64) []float64 {
+			var xs []float64
+			for _, s := range seeds {
+				xs = append(xs, f(s))
+			}
+			return xs
+		}
+		truthDepth := 0
+		for _, s := range seeds {
+			truthDepth = max(truthDepth, s.truthDepth)
+		}
+		mt, ht := MeanCI(col(func(s *x3Seed) float64 { return s.truthTopShare }))
+		res.Values[b.name+"/truth/max_depth"], res.Values[b.name+"/truth/top_share"] = float64(truthDepth), mt
+		t.AddRow(b.name, "truth", "exact", "100", "100", fmtCI(mt, ht), seeds[0].truthTop, truthDepth, "every ns in its calling context")
+		for _, l := range x3Lenses {
+			if _, ok := seeds[0].lens[l.name]; !ok {
+				continue
+			}
+			get := func(f func(x3Stat) float64) []float64 {
+				return col(func(s *x3Seed) float64 { return f(s.lens[l.name]) })
+			}
+			ms, _ := MeanCI(get(func(x x3Stat) float64 { return x.samples }))
+			mm, hm := MeanCI(get(func(x x3Stat) float64 { return x.methods }))
+			mc, hc := MeanCI(get(func(x x3Stat) float64 { return x.contexts }))
+			mts, hts := MeanCI(get(func(x x3Stat) float64 { return x.topShare }))
+			depth := 0
+			for _, s := range seeds {
+				depth = max(depth, s.lens[l.name].depth)
+			}
+			k := b.name + "/" + l.name
+			res.Values[k+"/samples"], res.Values[k+"/methods"], res.Values[k+"/contexts"] = ms, mm, mc
+			res.Values[k+"/top_share"], res.Values[k+"/top_share_ci"], res.Values[k+"/max_depth"] = mts, hts, float64(depth)
+			if l.depth > 0 && depth > l.depth {
+				res.Values["depth_violations"]++
+			}
+			methods, ctx, share, top := fmtCI(mm, hm), fmtCI(mc, hc), fmtCI(mts, hts), seeds[0].lens[l.name].top
+			switch {
+			case x3Edge(l.name):
+				methods, ctx, share, top = methods+" (call edges)", "—", "—", "—"
+			case l.name == "komorium":
+				methods += " (vs bytecodes)"
+				ctx += " (vs bytecodes)"
+			}
+			t.AddRow(b.name, l.name, fmt.Sprintf("%.0f", ms), methods, ctx, share, top, depth, l.predicted)
+			if !x3Edge(l.name) {
+				if _, ok := bars[l.name]; !ok {
+					lensOrder = append(lensOrder, l.name)
+					bars[l.name] = map[string]float64{}
+				}
+				bars[l.name][b.name] = mm
+			}
+		}
+		for _, id := range x3Identities {
+			k := id.got + "≡" + id.ref
+			same, comp := 0, 0
+			for _, s := range seeds {
+				if s.comp[k] {
+					comp++
+				}
+				if s.same[k] {
+					same++
+				}
+			}
+			vk := b.name + "/" + k
+			res.Values[vk], res.Values[vk+"/comparable"] = float64(same), float64(comp)
+			pred := "holds"
+			if id.inliningBreaks && b.inline {
+				pred = "may break (inlining)"
+			}
+			res.Values[vk+"/predicted"] = boolValue(pred == "holds")
+			cell := fmt.Sprintf("%d of %d runs", same, comp)
+			if comp < len(seeds) {
+				cell += fmt.Sprintf(" (%d: different executions)", len(seeds)-comp)
+			}
+			t.AddRow(b.name, id.got+" ≡ "+id.ref+cutNote(id.depth), cell, "", "", "", "", "", "predicted: "+pred+" — "+id.why)
+		}
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("%s. Overlap (Binder; Arnold & Grove): Σ min of the two normalised weight vectors, by method (flat self time), by calling context, or by call edge for the edge samplers; komorium against the exact bytecode profile. 'top method' is the lens's hottest method by self weight on seed 1; the truth row gives the truth's with its share. Identity rows: the lens's calling contexts and weights equal the other lens's samples with each stack cut to the given depth, counted over the runs where both watched the same execution (isps ran alone; where that run is not identical to the lenses run — see x3-observer-effect — the pair is not comparable).", x3RunsNote(o)),
+		"Mechanisms: on hotcold without inlining every safepoint-family lens (safepoint, yourkit, xprof, jvmti, jprofile, hprof, sps, isps) puts the time of the poll-free leaf hot() in cold(), at the call site where hot()'s return poll runs; the exact-position lenses (tprof, async, jfr, pcct, hotmethods) find hot(). With inlining (kiama, h2, xalan) tprof and xprof name the compiled method holding the leaf and async and jfr lose inlined frames without debug records (DebugNonSafepoints is off, as by default): their method overlap falls, pcct's (exact frames) does not. On callpair the timer's flag is taken at call_1's prologue (jikes-timer: call_1 only) while cbs's stride spreads its samples over both edges. Depth limits: kiama's stacks exceed 256 frames, so safepoint, jvmti and sps cut them and their context overlap collapses, while yourkit, jprofile, isps and the exact lenses keep every frame.")
+	p := plot.New()
+	p.Title.Text = "X3: method overlap with the truth, same execution (mean over seeds)"
+	p.Y.Label.Text = "overlap (%)"
+	w := vg.Points(5)
+	for i, b := range benches {
+		var v plotter.Values
+		for _, l := range lensOrder {
+			v = append(v, bars[l][b.name]) // 0 where the lens did not run
+		}
+		bc, err := plotter.NewBarChart(v, w)
+		if err != nil {
+			return nil, err
+		}
+		bc.LineStyle.Width = 0
+		bc.Color = plotutil.Color(i)
+		bc.Offset = w * vg.Length(i-len(benches)/2)
+		p.Add(bc)
+		p.Legend.Add(b.name, bc)
+	}
+	p.NominalX(lensOrder...)
+	p.X.Tick.Label.Rotation = math.Pi / 3
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+	p.Y.Min, p.Y.Max = 0, 150 // room for the legend above the bars
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
+}
+
+// identicalSamples reports whether two profiles of one image hold the same
+// samples in the same order (cheaper than reflect.DeepEqual on deep CCTs).
+func identicalSamples(a, b *profile.Profile) bool {
+	if len(a.Samples) != len(b.Samples) || len(a.Functions) != len(b.Functions) {
+		return false
+	}
+	for i := range a.Samples {
+		x, y := &a.Samples[i], &b.Samples[i]
+		if x.Count != y.Count || x.Weight != y.Weight || x.Thread != y.Thread || !slices.Equal(x.Stack, y.Stack) {
+			return false
+		}
+	}
+	return true
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cutNote(d int) string {
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" cut to %d", d)
+}
+
+func x3RunsNote(o Options) string {
+	var parts []string
+	for _, b := range x3Benches(o) {
+		parts = append(parts, fmt.Sprintf("%s (%v, %s)", b.name, b.d, b.about))
+	}
+	note := fmt.Sprintf("Executions, seeds %v: %s; default VM otherwise (4 CPUs, no strip mining, no DebugNonSafepoints)", o.Seeds, strings.Join(parts, "; "))
+	if !o.Full {
+		note += "; komorium not on xalan (instrumented loops cannot be fast-forwarded: --full runs it)"
+	}
+	return note
+}
+
+func runX3Observer(o Options) (*Result, error) {
+	all, err := x3All(o)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Title: "X3: each run against the bare run of the same seed (no sampler): is it the same execution?",
+		Columns: []string{"stand-in", "run", "identical runs", "truth contexts moved (ppm, max)", "|Δ statements| (max)", "|Δ bytecodes| (max)", "JIT decisions identical", "end identical"}}
+	res := &Result{Table: t, Values: map[string]float64{}}
+	benches := x3Benches(o)
+	moved := map[string]plotter.Values{}
+	for _, b := range benches {
+		for _, k := range x3Kinds[1:] {
+			var same, jitSame, endSame, n int
+			var ppm, dst, dbc float64
+			for _, s := range all[b.name] {
+				ob, ok := s.obs[k.name]
+				if !ok {
+					continue
+				}
+				n++
+				same += int(boolValue(ob.identical))
+				jitSame += int(boolValue(ob.jitSame))
+				endSame += int(boolValue(ob.endSame))
+				ppm, dst, dbc = math.Max(ppm, ob.ppm), math.Max(dst, ob.dStmts), math.Max(dbc, ob.dBytecodes)
+			}
+			if n == 0 {
+				moved[k.name] = append(moved[k.name], 0) // keep bars aligned
+				continue
+			}
+			key := b.name + "/" + k.name
+			res.Values[key+"/identical"], res.Values[key+"/ppm"] = float64(same), ppm
+			res.Values[key+"/stmts"], res.Values[key+"/bytecodes"] = dst, dbc
+			res.Values[key+"/jit_identical"], res.Values[key+"/runs"] = float64(jitSame), float64(n)
+			t.AddRow(b.name, k.name+" ("+k.about+")", fmt.Sprintf("%d of %d", same, n), fmt.Sprintf("%.3g", ppm), fmt.Sprintf("%.0f", dst), fmt.Sprintf("%.0f", dbc),
+				fmt.Sprintf("%d of %d", jitSame, n), fmt.Sprintf("%d of %d", endSame, n))
+			moved[k.name] = append(moved[k.name], math.Log10(1+dst))
+		}
+	}
+	t.Notes = append(t.Notes,
+		x3RunsNote(o)+". Identical: the truth's contexts and self times, the end time, bytecodes and statements executed, the JIT's decisions (what, when, how large, what inlined) and every thread's time per state all equal the bare run's. 'contexts moved': 1 − overlap of the two truths by calling context, in parts per million of CPU time.",
+		"Passive lenses cost nothing and stop no one, so on the single-threaded stand-ins every passive run is the bare execution, seed for seed. With several threads (h2, xalan) a run can drift by a few to a few hundred ppm: threads between two round boundaries are advanced one after another, and the JIT's invocation and back-edge counters are the one piece of state they share between stops, so an observer that adds round boundaries — a timer's tick (xalan: even the timer-only lenses), a hook's stop at a poll or return (h2: safepoint-family and partial-safepoint lenses) — reorders the counter updates and a compilation is queued a few µs earlier or later. Komorium's passive instrumentation is free, but it is different code: its checks make counted loops uncounted and bytecodes are counted per block, so its run is not the bare one except where no loop changes (hotcold). A costed jvmti — one sampler — moves the truth by its safepoint pauses, agent thread and allocation: orders of magnitude more statements than any passive drift.")
+	p := plot.New()
+	p.Title.Text = "X3: statements executed, difference from the bare run (max over seeds)"
+	p.Y.Label.Text = "log10(1 + |Δ statements|)"
+	w := vg.Points(8)
+	for i, k := range x3Kinds[1:] {
+		bc, err := plotter.NewBarChart(moved[k.name], w)
+		if err != nil {
+			return nil, err
+		}
+		bc.LineStyle.Width = 0
+		bc.Color = plotutil.Color(i)
+		bc.Offset = w * vg.Length(i-len(x3Kinds[1:])/2)
+		p.Add(bc)
+		p.Legend.Add(k.name, bc)
+	}
+	var names []string
+	for _, b := range benches {
+		names = append(names, b.name)
+	}
+	p.NominalX(names...)
+	p.Y.Min, p.Y.Max = 0, 10
+	p.Legend.Top, p.Legend.Left = true, true
+	res.Figure = p
+	return res, nil
+}
