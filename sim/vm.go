@@ -344,7 +344,15 @@ func (vm *VM) makeRunnable(t *Thread, at Time) {
 		// at once rather than after a whole time slice of every runnable
 		// thread (Linux CFS's wake-up preemption). Without this an agent
 		// behind CPU-bound threads waits up to a slice per wake-up.
-		vm.q.push(event{at: max(at, vm.now), kind: evPreempt, a: int32(t.ID)})
+		// It takes a CPU one MaxStep later: no thread can have run past
+		// that yet, so the preemption happens at the same instant however
+		// the run was split into rounds — passive observers, whose hooks
+		// and timers split it differently, cannot move it.
+		d := vm.cfg.MaxStep
+		if d == 0 {
+			d = vm.cfg.TimeSlice // without MaxStep threads run up to a slice ahead
+		}
+		vm.q.push(event{at: max(at, vm.now) + d, kind: evPreempt, a: int32(t.ID)})
 	}
 }
 
