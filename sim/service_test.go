@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // starter costs each deferred job 1 ms and logs when each starts and ends.
@@ -54,4 +55,46 @@ func TestZeroCostJobCompletes(t *testing.T) {
 	vm.ScheduleTimer(vm.AddTimer(z), Millisecond, 0)
 	vm.Run()
 	assert.Equal(t, []Time{Millisecond, Millisecond}, z.done)
+}
+
+// ticker is a service thread with a short job every millisecond (a
+// sampler thread); late is another that wakes once (a compiler).
+type ticker struct {
+	svc, late ThreadID
+	lateDone  Time
+}
+
+func (k *ticker) OnTimer(vm *VM, at Time, arg int64) {
+	if arg == 1 {
+		vm.SubmitJob(k.late, 100*Microsecond, 1)
+		return
+	}
+	vm.SubmitJob(k.svc, 2*Microsecond, 0)
+	vm.ScheduleTimer(vm.AddTimer(k), at+Millisecond, 0)
+}
+
+func (k *ticker) OnJobDone(vm *VM, _ ThreadID, tag int64) {
+	if tag == 1 {
+		k.lateDone = vm.Now()
+	}
+}
+
+// A woken service thread gets a CPU within about a MaxStep even on one
+// CPU busy with an application thread — also when its preemption falls
+// while another service thread holds the CPU (it once waited for as long
+// as the other kept preempting the application thread).
+func TestServiceThreadIsNotStarved(t *testing.T) {
+	vm := newVM(t, builtin(t, "hotcold"), func(c *Config) { c.Duration = 50 * Millisecond; c.CPUs = 1 })
+	k := &ticker{}
+	k.svc = vm.NewServiceThread("sampler", k)
+	k.late = vm.NewServiceThread("compiler", k)
+	tm := vm.AddTimer(k)
+	vm.ScheduleTimer(tm, Millisecond, 0)
+	// The sampler takes the CPU at 10.1 ms (its tick + MaxStep) for ≈ 7 µs;
+	// the compiler's first preemption attempt, at 10.101 ms, finds it
+	// there.
+	vm.ScheduleTimer(tm, 10*Millisecond+Microsecond, 1)
+	vm.Run()
+	require.Positive(t, k.lateDone)
+	assert.Less(t, k.lateDone, 11*Millisecond, "the compiler's job ran within a millisecond")
 }

@@ -348,17 +348,24 @@ func (vm *VM) makeRunnable(t *Thread, at Time) {
 		// that yet, so the preemption happens at the same instant however
 		// the run was split into rounds — passive observers, whose hooks
 		// and timers split it differently, cannot move it.
-		d := vm.cfg.MaxStep
-		if d == 0 {
-			d = vm.cfg.TimeSlice // without MaxStep threads run up to a slice ahead
-		}
-		vm.q.push(event{at: max(at, vm.now) + d, kind: evPreempt, a: int32(t.ID)})
+		vm.q.push(event{at: max(at, vm.now) + vm.preemptDelay(), kind: evPreempt, a: int32(t.ID)})
 	}
+}
+
+// preemptDelay is how long after waking a service thread takes a CPU:
+// the furthest any thread can have run ahead of the present.
+func (vm *VM) preemptDelay() Time {
+	if vm.cfg.MaxStep > 0 {
+		return vm.cfg.MaxStep
+	}
+	return vm.cfg.TimeSlice // without MaxStep threads run up to a slice ahead
 }
 
 // preempt gives a busy CPU to service thread s, still waiting in the run
 // queue: the application thread that has been on its CPU longest goes to
-// the front of the run queue, at its own time.
+// the front of the run queue, at its own time. If every CPU runs a service
+// thread it tries again later rather than leave s behind application
+// threads that keep being put back ahead of it.
 func (vm *VM) preempt(s *Thread) {
 	if s.state != Runnable {
 		return // it got a CPU meanwhile
@@ -375,7 +382,10 @@ func (vm *VM) preempt(s *Thread) {
 		}
 	}
 	if victim < 0 {
-		return // only service threads run, or those that do are mid-stop
+		// Only service threads run (or the others are mid-stop): try
+		// again when one may have finished.
+		vm.q.push(event{at: vm.now + vm.preemptDelay(), kind: evPreempt, a: int32(s.ID)})
+		return
 	}
 	for i, id := range vm.runq {
 		if id == s.ID {
