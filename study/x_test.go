@@ -88,12 +88,16 @@ func TestX2_Deterministic(t *testing.T) {
 // callpair, kiama) every passive run — timer lenses, all lenses, isps — is
 // identical to the bare run (truth, end, bytecodes, statements, JIT
 // decisions, thread states) on every seed. With threads (h2, xalan) the
-// JIT's shared counters let a passive run drift, by ≤ 1000 ppm of CPU
-// time moved between contexts (measured max 532 on h2, 4.5 on xalan);
-// a costed jvmti is never identical and moves ≥ 10× the statements of
-// the worst passive run of the same stand-in (measured ≥ 15×); komorium,
-// whose instrumentation is different code, changes every run that has an
-// instrumented loop (callpair, kiama, h2).
+// JIT's shared counters let a passive run drift, and the drift grows with
+// run length, so it is bounded against the costed sampler of the same
+// runs: a passive run moves at most a tenth of the truth's context
+// weight that one costed jvmti moves (measured: 72× and 127× less at
+// 1 s, seeds 1–3; 15× and 38× less at 3 s, seeds 1–10, where xalan's
+// passive runs move up to 1 593 ppm). A costed jvmti is never identical
+// (where the program ends within the run, as callpair does at 3 s, only
+// its end time differs); komorium, whose instrumentation is different
+// code, changes every run that has an instrumented loop (callpair, kiama,
+// h2).
 //
 // Disagreement (x3-passive-lenses): on hotcold without inlining every
 // safepoint-family lens gives hot() ≤ 5 % (truth ≈ 93 %; measured 2.0 %
@@ -116,17 +120,14 @@ func TestX3_PassiveLenses(t *testing.T) {
 	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama", "h2", "xalan"} {
 		at := func(kind, k string) float64 { return ob[b+"/"+kind+"/"+k] }
 		assert.Equal(t, 1.0, at("bare again", "identical"), "%s: same seed, same run", b)
-		worst := 0.0
 		for _, k := range passive {
 			if b == "h2" || b == "xalan" {
-				assert.LessOrEqual(t, at(k, "ppm"), 1000.0, "%s %s", b, k)
+				assert.LessOrEqual(t, at(k, "ppm"), at("jvmti costed", "ppm")/10, "%s %s: passive ≪ costed", b, k)
 			} else {
 				assert.Equal(t, n, at(k, "identical"), "%s %s: zero observer effect", b, k)
 			}
-			worst = max(worst, at(k, "stmts"))
 		}
 		assert.Zero(t, at("jvmti costed", "identical"), "%s: costed jvmti perturbs", b)
-		assert.Greater(t, at("jvmti costed", "stmts"), max(10*worst, 0), "%s: costed ≫ passive", b)
 	}
 	for _, b := range []string{"callpair (jikes)", "kiama", "h2"} {
 		assert.Zero(t, ob[b+"/komorium/identical"], "%s: instrumented code is another execution", b)
