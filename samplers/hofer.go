@@ -18,7 +18,9 @@ type HoferConfig struct {
 	Interval sim.Time
 	// K threads per partial safepoint; 0 means the number of CPUs.
 	K int
-	// IncludeWaiting also samples waiting threads, in proportion.
+	// IncludeWaiting also samples waiting threads, in proportion (the
+	// paper's evaluation enables it "to be comparable with JVMTI sampling",
+	// which samples every thread).
 	IncludeWaiting bool
 	// Incremental enables incremental stack tracing (ISPS).
 	Incremental bool
@@ -35,12 +37,19 @@ type HoferConfig struct {
 	// a full safepoint" (§5.3): RetrievePerThread is the VM thread's work
 	// in that safepoint, on top of bringing every thread to a poll.
 	RetrieveInterval, RetrievePerThread sim.Time
+	// AgentPerSample is the agent thread's CPU to store each request's
+	// traces into its CCT, AllocPerSample the bytes it allocates for them:
+	// the same work as the JVMTI agent's (both agents build a CCT, §7).
+	AgentPerSample sim.Time
+	AllocPerSample int64
 }
 
-// DefaultSPSConfig is SPS: 10 ms, K = CPUs, 256 frames.
+// DefaultSPSConfig is SPS as Hofer et al. evaluated it: 10 ms, K = CPUs,
+// waiting threads included, 256 frames; the agent's costs are jvmti's.
 func DefaultSPSConfig() HoferConfig {
-	return HoferConfig{Interval: 10 * sim.Millisecond, Depth: 256, SampleBase: 1 * sim.Microsecond, FrameCost: 100,
-		TrampolineCost: 50, RetrieveInterval: sim.Second, RetrievePerThread: 20 * sim.Microsecond}
+	return HoferConfig{Interval: 10 * sim.Millisecond, IncludeWaiting: true, Depth: 256, SampleBase: 1 * sim.Microsecond, FrameCost: 100,
+		TrampolineCost: 50, RetrieveInterval: sim.Second, RetrievePerThread: 20 * sim.Microsecond,
+		AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}
 }
 
 // DefaultISPSConfig is ISPS: SPS plus incremental stack tracing.
@@ -61,14 +70,14 @@ func (c HoferConfig) Validate() error {
 		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
 	case c.Incremental && c.RetrieveInterval <= 0:
 		return fmt.Errorf("retrieve_interval: %v must be > 0", c.RetrieveInterval)
-	case c.SampleBase < 0 || c.FrameCost < 0 || c.TrampolineCost < 0 || c.RetrievePerThread < 0:
+	case c.SampleBase < 0 || c.FrameCost < 0 || c.TrampolineCost < 0 || c.RetrievePerThread < 0 || c.AgentPerSample < 0 || c.AllocPerSample < 0:
 		return fmt.Errorf("costs must be ≥ 0")
 	}
 	return nil
 }
 
 func init() {
-	Register(Info{Name: "sps", Description: "Hofer's self-sampling partial safepoints: every 10 ms the first K (= CPUs) threads to reach a poll walk their own stacks (256 frames); nobody else stops",
+	Register(Info{Name: "sps", Description: "Hofer's self-sampling partial safepoints: every 10 ms the first K (= CPUs) threads to reach a poll walk their own stacks (256 frames), waiting threads in proportion; nobody else stops",
 		New: func() Sampler { return NewHofer("sps", DefaultSPSConfig()) }})
 	Register(Info{Name: "isps", Description: "Hofer's ISPS: SPS with incremental stack tracing — decode only the top frame, intercept returns to fill callers, share skeleton frames, retrieve at a full safepoint",
 		New: func() Sampler { return NewHofer("isps", DefaultISPSConfig()) }})
@@ -168,6 +177,16 @@ func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
+	if s.env.Mode == Costed {
+		// The agent thread wakes and calls the sample extension, as the
+		// JVMTI agent does.
+		vm.SubmitJob(s.agent, agentWake, tagRequest)
+		return
+	}
+	s.request()
+}
+
+func (s *Hofer) request() {
 	cfg := safepoint.PartialConfig{K: s.k, IncludeWaiting: s.cfg.IncludeWaiting, Costless: s.env.Mode != Costed}
 	s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)
 }
@@ -206,10 +225,23 @@ func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
 	return s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames))
 }
 
-// Done is the partial safepoint ending, every sample in: the agent waits
-// what is left of the interval.
+// Done is the partial safepoint ending, every sample in: the agent stores
+// the traces, then waits what is left of the interval.
 func (s *Hofer) Done(vm *sim.VM, at sim.Time) {
-	vm.ScheduleTimer(s.timer, max(at, s.lastTick+s.cfg.Interval), 0)
+	if s.env.Mode != Costed {
+		s.next(vm)
+		return
+	}
+	if s.env.GC != nil && s.cfg.AllocPerSample > 0 {
+		s.env.GC.Charge(vm, s.cfg.AllocPerSample)
+	}
+	vm.SubmitJob(s.agent, s.cfg.AgentPerSample, tagProcess)
+}
+
+// next schedules the tick after a sample is done: what is left of the
+// interval.
+func (s *Hofer) next(vm *sim.VM) {
+	vm.ScheduleTimer(s.timer, max(vm.Now(), s.lastTick+s.cfg.Interval), 0)
 }
 
 // sampleIncremental takes an incremental sample: the top frame is decoded
@@ -396,8 +428,15 @@ func (r retrieveEndOp) Done(vm *sim.VM, _ sim.Time) {
 	}
 }
 
-// OnJobDone is the agent finishing a retrieval.
-func (s *Hofer) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+// OnJobDone advances the agent's work (costed mode).
+func (s *Hofer) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+	switch tag {
+	case tagRequest:
+		s.request()
+	case tagProcess:
+		s.next(vm)
+	}
+}
 
 type retrieveOp struct{ s *Hofer }
 

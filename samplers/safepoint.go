@@ -25,6 +25,11 @@ type SafepointConfig struct {
 	Paced bool
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int
+	// Waiting also walks the application threads that wait (blocked, lock
+	// or join wait) at each safepoint, as JVMTI's GetThreadListStackTraces
+	// does for every thread asked for (Hofer et al. Fig. 2: the blocked T4
+	// is sampled); otherwise only threads in Java code are.
+	Waiting bool
 	// Flat records only the method of the leaf physical frame (xprof's
 	// flat profile; inlined callees are charged to the compiled method).
 	Flat bool
@@ -73,8 +78,8 @@ var safepointVariants = []struct {
 		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}},
-	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every running thread (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Paced: true, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
+	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
+		SafepointConfig{Interval: 10 * sim.Millisecond, Paced: true, Depth: 256, Waiting: true, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
 		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}},
 }
@@ -136,6 +141,12 @@ func (s *Safepoint) Attach(env *Env) error {
 	return nil
 }
 
+// agentWake is an agent thread's CPU to wake and issue a request.
+const agentWake = 2 * sim.Microsecond
+
+// waitingStates are the states of a thread that waits outside Java code.
+var waitingStates = []sim.ThreadState{sim.Blocked, sim.LockWait, sim.JoinWait}
+
 // Agent job tags.
 const (
 	tagRequest = iota
@@ -152,8 +163,13 @@ func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	}
 	if s.env.Mode == Costed {
 		// The agent thread wakes and asks the VM for a safepoint.
-		vm.SubmitJob(s.agent, 2*sim.Microsecond, tagRequest)
+		vm.SubmitJob(s.agent, agentWake, tagRequest)
 		return
+	}
+	if s.cfg.Waiting {
+		for _, id := range appThreads(vm, waitingStates...) {
+			s.sample(vm, id) // already safe: seen where it waits
+		}
 	}
 	armed := false
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -211,6 +227,9 @@ func (s *Safepoint) Run(vm *sim.VM, at sim.Time) sim.Time {
 		if vm.InNative(id) {
 			ids = append(ids, id) // safe in native, still sampled by JVMTI
 		}
+	}
+	if s.cfg.Waiting {
+		ids = append(ids, appThreads(vm, waitingStates...)...)
 	}
 	for _, id := range ids {
 		n := s.sample(vm, id)

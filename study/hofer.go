@@ -241,6 +241,23 @@ func runH1(o Options) (*Result, error) {
 		}
 	}
 	t.AddRow(cells...)
+	// ISPS − SPS per stand-in and interval, paired by seed: what decoding
+	// one frame (plus the trampolines) instead of walking the stack saves.
+	for _, b := range benches {
+		cells := []any{b + ": isps − sps (paired)"}
+		for _, iv := range hoferIntervals {
+			i, sp := hoferOverhead(runs, o, b, "isps", iv), hoferOverhead(runs, o, b, "sps", iv)
+			var d []float64
+			for k := range i {
+				d = append(d, i[k]-sp[k])
+			}
+			m, h := MeanCI(d)
+			k := fmt.Sprintf("%s/isps-sps/%v", b, iv)
+			res.Values[k], res.Values[k+"/ci"] = m, h
+			cells = append(cells, "", "", fmt.Sprintf("%+.2f ± %.2f", m, h))
+		}
+		t.AddRow(cells...)
+	}
 	// The JVMTI − SPS gap per interval, paired by seed on each stand-in.
 	for _, iv := range hoferIntervals {
 		var gaps []float64
