@@ -217,7 +217,9 @@ func (s *Hofer) costOf(d sim.Time) sim.Time {
 
 // SampleWaiting is the VM thread walking a waiting thread.
 func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
+	s.samples++ // a sample like a self-sample: frames per sample counts it
 	s.rec.costs.Taken++
+	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
 	s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, vm.Now())

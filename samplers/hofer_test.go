@@ -130,6 +130,8 @@ threads:
 	}
 	assert.Equal(t, int64(3*10), byKind['r'], "3 runnable per request")
 	assert.Equal(t, int64(1*10), byKind['w'], "1 waiting per request")
+	// Every stack here is one frame deep, waiting ones included.
+	assert.Equal(t, 1.0, out.Costs["sps"].Extra["frames_decoded_per_sample"])
 }
 
 // ISPS keeps complete stacks by default and honours a depth limit when
