@@ -131,6 +131,9 @@ func (s *Hofer) Name() string { return s.name }
 // Config returns the configuration.
 func (s *Hofer) Config() HoferConfig { return s.cfg }
 
+// SetInterval sets the sampling interval; call it before Attach.
+func (s *Hofer) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
+
 // Attach starts the sampling timer.
 func (s *Hofer) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {

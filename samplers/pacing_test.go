@@ -70,15 +70,8 @@ func TestPacedSamplerKeepsTheInterval(t *testing.T) {
 
 func setInterval(iv sim.Time) func(samplers.Sampler) {
 	return func(x samplers.Sampler) {
-		switch s := x.(type) {
-		case *samplers.Safepoint:
-			c := s.Config()
-			c.Interval = iv
-			*s = *samplers.NewSafepoint(s.Name(), c)
-		case *samplers.Hofer:
-			c := s.Config()
-			c.Interval = iv
-			*s = *samplers.NewHofer(s.Name(), c)
+		if s, ok := x.(interface{ SetInterval(sim.Time) }); ok {
+			s.SetInterval(iv)
 		}
 	}
 }

@@ -117,6 +117,9 @@ func (s *Safepoint) Name() string { return s.name }
 // Config returns the sampler's configuration.
 func (s *Safepoint) Config() SafepointConfig { return s.cfg }
 
+// SetInterval sets the sampling interval; call it before Attach.
+func (s *Safepoint) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
+
 // Attach starts the sampling timer.
 func (s *Safepoint) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-
-	"golang.org/x/sync/errgroup"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -464,17 +461,10 @@ func runA4(o Options) (*Result, error) {
 			}
 		}
 	}
-	vals := make([]float64, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() error {
-			w, err := a4Work(k.bench, o.Seeds[k.seed], d, a4Inliners[k.inl], k.src)
-			vals[i] = w
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	vals, err := runAll(keys, func(k key) (float64, error) {
+		return a4Work(k.bench, o.Seeds[k.seed], d, a4Inliners[k.inl], k.src)
+	})
+	if err != nil {
 		return nil, err
 	}
 	for i, k := range keys {

@@ -3,10 +3,8 @@ package study
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -108,21 +106,15 @@ func binderGrid(o Options) (map[binderKey]*komoriumRun, error) {
 			}
 		}
 	}
-	runs := make([]*komoriumRun, len(keys))
-	var eg errgroup.Group
-	eg.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		eg.Go(func() (err error) {
-			runs[i], err = komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
-				c.Granularity = k.gran
-				if k.random {
-					c.Random = 100 // Binder: U[0, 100)
-				}
-			})
-			return err
+	runs, err := runAll(keys, func(k binderKey) (*komoriumRun, error) {
+		return komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
+			c.Granularity = k.gran
+			if k.random {
+				c.Random = 100 // Binder: U[0, 100)
+			}
 		})
-	}
-	if err := eg.Wait(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	grid := map[binderKey]*komoriumRun{}
@@ -314,19 +306,13 @@ func runB4(o Options) (*Result, error) {
 			keys = append(keys, key{b, s})
 		}
 	}
-	off := make([]*komoriumRun, len(keys))
-	var eg errgroup.Group
-	eg.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		eg.Go(func() (err error) {
-			off[i], err = komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
-				c.Granularity = g
-				c.Instrumentation.MaxPath = 0
-			})
-			return err
+	off, err := runAll(keys, func(k key) (*komoriumRun, error) {
+		return komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
+			c.Granularity = g
+			c.Instrumentation.MaxPath = 0
 		})
-	}
-	if err := eg.Wait(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	t := &Table{Title: "Accuracy (%) at granularity 10 000, MaxPath 50 vs off (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "MaxPath 50", "MaxPath off", "loss (points)"}}
@@ -381,37 +367,31 @@ func runB7(o Options) (*Result, error) {
 			}
 		}
 	}
-	work := make([]float64, len(keys))
-	var eg errgroup.Group
-	eg.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		eg.Go(func() error {
-			p, err := workloads.Get(k.bench)
-			if err != nil {
-				return err
-			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = k.seed, d
-			c := cfgs[k.cfg]
-			if c.profile {
-				cfg.Samplers, cfg.Mode = []string{"komorium"}, samplers.Costed
-				kc := samplers.DefaultKomoriumConfig()
-				kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
-				cfg.Configure = func(s samplers.Sampler) {
-					if km, ok := s.(*samplers.Komorium); ok {
-						*km = *samplers.NewKomorium(kc)
-					}
+	work, err := runAll(keys, func(k key) (float64, error) {
+		p, err := workloads.Get(k.bench)
+		if err != nil {
+			return 0, err
+		}
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, d
+		c := cfgs[k.cfg]
+		if c.profile {
+			cfg.Samplers, cfg.Mode = []string{"komorium"}, samplers.Costed
+			kc := samplers.DefaultKomoriumConfig()
+			kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
+			cfg.Configure = func(s samplers.Sampler) {
+				if km, ok := s.(*samplers.Komorium); ok {
+					*km = *samplers.NewKomorium(kc)
 				}
 			}
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", k.bench, c.name, err)
-			}
-			work[i] = float64(out.Result.Truth.BytecodeTotal())
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
+		}
+		out, err := harness.Run(p, cfg)
+		if err != nil {
+			return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
+		}
+		return float64(out.Result.Truth.BytecodeTotal()), nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	get := map[key]float64{}

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -98,15 +96,8 @@ func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (
 
 // setHoferInterval sets a JVMTI, SPS or ISPS sampler's interval.
 func setHoferInterval(x samplers.Sampler, iv sim.Time) {
-	switch s := x.(type) {
-	case *samplers.Safepoint:
-		c := s.Config()
-		c.Interval = iv
-		*s = *samplers.NewSafepoint(s.Name(), c)
-	case *samplers.Hofer:
-		c := s.Config()
-		c.Interval = iv
-		*s = *samplers.NewHofer(s.Name(), c)
+	if s, ok := x.(interface{ SetInterval(sim.Time) }); ok {
+		s.SetInterval(iv)
 	}
 }
 
@@ -120,16 +111,10 @@ type hoferKey struct {
 
 // hoferGrid runs keys in parallel (bounded by GOMAXPROCS).
 func hoferGrid(o Options, keys []hoferKey, d, window sim.Time) (map[hoferKey]*hoferRun, error) {
-	runs := make([]*hoferRun, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			runs[i], err = hoferOnce(k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	runs, err := runAll(keys, func(k hoferKey) (*hoferRun, error) {
+		return hoferOnce(k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window)
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := map[hoferKey]*hoferRun{}

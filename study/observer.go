@@ -3,10 +3,8 @@ package study
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -104,16 +102,8 @@ func runM6(o Options) (*Result, error) {
 			}
 		}
 	}
-	runs := make([]*m6Run, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			runs[i], err = m6Once(k.bench, o.Seeds[k.seed], d, configs[k.cf])
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	runs, err := runAll(keys, func(k key) (*m6Run, error) { return m6Once(k.bench, o.Seeds[k.seed], d, configs[k.cf]) })
+	if err != nil {
 		return nil, err
 	}
 	get := map[key]*m6Run{}

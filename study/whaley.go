@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -127,16 +125,8 @@ func whaleyPassive(o Options) (map[string][]*whaleyRun, error) {
 			keys = append(keys, key{b, si})
 		}
 	}
-	runs := make([]*whaleyRun, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			runs[i], err = whaleyOnce(k.bench.name, o.Seeds[k.seed], k.bench.d)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	runs, err := runAll(keys, func(k key) (*whaleyRun, error) { return whaleyOnce(k.bench.name, o.Seeds[k.seed], k.bench.d) })
+	if err != nil {
 		return nil, err
 	}
 	out := map[string][]*whaleyRun{}
@@ -546,16 +536,8 @@ func runW2(o Options) (*Result, error) {
 			}
 		}
 	}
-	runs := make([]*w2Run, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			runs[i], err = w2Once(k.bench, o.Seeds[k.seed], k.cpus, k.prof, k.iv, set)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	runs, err := runAll(keys, func(k key) (*w2Run, error) { return w2Once(k.bench, o.Seeds[k.seed], k.cpus, k.prof, k.iv, set) })
+	if err != nil {
 		return nil, err
 	}
 	get := map[key]*w2Run{}

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"runtime"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -224,16 +222,8 @@ func runX2(o Options) (*Result, error) {
 			keys = append(keys, key{bi, si})
 		}
 	}
-	runs := make([]*x2Run, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			runs[i], err = x2Once(benches[k.b], o.Seeds[k.s])
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	runs, err := runAll(keys, func(k key) (*x2Run, error) { return x2Once(benches[k.b], o.Seeds[k.s]) })
+	if err != nil {
 		return nil, err
 	}
 	byBench := make([][]*x2Run, len(benches))

@@ -7,12 +7,10 @@ import (
 	"maps"
 	"math"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -120,6 +118,8 @@ type x3Run struct {
 	// cw caches lens context weights: deep stacks make them costly.
 	cw map[string]map[string]float64
 	fp uint64 // x3Fingerprint, once the truth is dropped
+	// waited: an application thread waited (blocked, lock, join) in it.
+	waited bool
 }
 
 // ctx is a lens's context weights, computed once.
@@ -198,7 +198,8 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 		return nil, fmt.Errorf("%s seed %d %s: %w", b.name, seed, kind, err)
 	}
 	r := &x3Run{truth: out.Profiles["truth"], end: out.Result.End, bc: out.Result.Truth.BytecodeTotal(),
-		stmts: out.Result.Statements, jit: out.JIT.Events(), threads: out.Result.Threads, profiles: out.Profiles, costs: out.Costs}
+		stmts: out.Result.Statements, jit: out.JIT.Events(), threads: out.Result.Threads, profiles: out.Profiles, costs: out.Costs,
+		waited: anyWaited(out.Result.Threads)}
 	r.cw = map[string]map[string]float64{}
 	if kind == "komorium" {
 		r.bytecode = out.Result.Truth.BytecodeProfile(out.Image)
@@ -229,6 +230,11 @@ type x3Seed struct {
 	obs           map[string]x3Obs  // by run kind, "bare" excepted
 	lens          map[string]x3Stat // by lens
 	same, comp    map[string]bool   // by identity: equal, comparable
+	// late: by identity with slowBreaks, whether a sample of got outlasted
+	// its interval, so that its paced clock left the fixed one; waited: by
+	// identity with waitBreaks, whether an application thread waited
+	// during the run.
+	late, waited map[string]bool
 }
 
 func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
@@ -236,7 +242,7 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &x3Seed{obs: map[string]x3Obs{}, lens: map[string]x3Stat{}, same: map[string]bool{}, comp: map[string]bool{}}
+	out := &x3Seed{obs: map[string]x3Obs{}, lens: map[string]x3Stat{}, same: map[string]bool{}, comp: map[string]bool{}, late: map[string]bool{}, waited: map[string]bool{}}
 	out.truthDepth = maxDepth(bare.truth)
 	if top := bare.truth.TopMethods(1); len(top) > 0 {
 		out.truthTop = top[0]
@@ -283,6 +289,12 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 		k := id.got + "≡" + id.ref
 		out.comp[k] = g == r || g.fp == r.fp
 		out.same[k] = out.comp[k] && maps.Equal(g.ctx(id.got), truncated(r.profiles[id.ref], id.depth))
+		if id.slowBreaks {
+			out.late[k] = unevenTicks(g.costs[id.got].Ticks)
+		}
+		if id.waitBreaks {
+			out.waited[k] = g.waited || r.waited
+		}
 	}
 	return out, nil
 }
@@ -360,16 +372,8 @@ func x3All(o Options) (map[string][]*x3Seed, error) {
 			keys = append(keys, key{bi, si})
 		}
 	}
-	sums := make([]*x3Seed, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			sums[i], err = x3Summarise(benches[k.b], o.Seeds[k.s], k.s == 0)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	sums, err := runAll(keys, func(k key) (*x3Seed, error) { return x3Summarise(benches[k.b], o.Seeds[k.s], k.s == 0) })
+	if err != nil {
 		return nil, err
 	}
 	out := map[string][]*x3Seed{}
@@ -412,21 +416,24 @@ func maxDepth(p *profile.Profile) int {
 // inliningBreaks: the identity holds only without inlining; slowBreaks:
 // only where no sample takes longer than its interval (paced jvmti then
 // ticks like the fixed clock; a ms-long poll-free loop can hold a sample
-// longer).
+// longer); waitBreaks: only where no application thread ever waits
+// (jvmti also walks waiting threads, safepoint does not; sps and isps each
+// pick waiting threads from their own seeded stream).
 var x3Identities = []struct {
 	got, ref       string
 	depth          int
 	inliningBreaks bool
 	slowBreaks     bool
+	waitBreaks     bool
 	why            string
 }{
-	{"safepoint", "yourkit", 256, false, false, "same fixed clock, same polls"},
-	{"jvmti", "safepoint", 256, false, true, "same polls and depth; jvmti waits the interval less each sample's time, which is the fixed clock while samples are quick"},
-	{"hprof", "jprofile", 4, false, false, "same clock and polls, 4 frames"},
-	{"sps", "isps", 256, false, false, "incremental tracing rebuilds the stacks sps walks (isps on its own execution)"},
-	{"hotmethods", "pcct", 1, false, false, "the top of the same walks"},
-	{"xprof", "safepoint", 1, true, false, "same ticks; xprof names the compiled method holding the leaf, the leaf itself only without inlining"},
-	{"async", "pcct", 0, true, false, "same 10 ms timer, exact positions; without inlining every frame has a debug record"},
+	{"safepoint", "yourkit", 256, false, false, false, "same fixed clock, same polls"},
+	{"jvmti", "safepoint", 256, false, true, true, "same polls and depth; jvmti waits the interval less each sample's time, which is the fixed clock while samples are quick"},
+	{"hprof", "jprofile", 4, false, false, false, "same clock and polls, 4 frames"},
+	{"sps", "isps", 256, false, false, true, "incremental tracing rebuilds the stacks sps walks (isps on its own execution)"},
+	{"hotmethods", "pcct", 1, false, false, false, "the top of the same walks"},
+	{"xprof", "safepoint", 1, true, false, false, "same ticks; xprof names the compiled method holding the leaf, the leaf itself only without inlining"},
+	{"async", "pcct", 0, true, false, false, "same 10 ms timer, exact positions; without inlining every frame has a debug record"},
 }
 
 func runX3Lenses(o Options) (*Result, error) {
@@ -511,8 +518,15 @@ func runX3Lenses(o Options) (*Result, error) {
 			if id.inliningBreaks && b.inline {
 				pred = "may break (inlining)"
 			}
-			if id.slowBreaks && slices.Contains(hoferCPUHeavy, b.prog) {
-				pred = "may break (ms-long poll-free loops)"
+			late, waited := false, false
+			for _, s := range seeds {
+				late, waited = late || s.late[k], waited || s.waited[k]
+			}
+			if id.slowBreaks && late {
+				pred = "may break (a sample outlasted its interval)"
+			}
+			if id.waitBreaks && waited {
+				pred = "may break (threads waited)"
 			}
 			res.Values[vk+"/predicted"] = boolValue(pred == "holds")
 			cell := fmt.Sprintf("%d of %d runs", same, comp)
@@ -659,4 +673,27 @@ func runX3Observer(o Options) (*Result, error) {
 	p.Legend.Top, p.Legend.Left = true, true
 	res.Figure = p
 	return res, nil
+}
+
+// unevenTicks reports whether a paced sampler's ticks left the fixed
+// clock: ticks start one interval in, so any gap other than the first
+// tick's time means a sample took longer than the interval.
+func unevenTicks(ticks []int64) bool {
+	for i := 1; i < len(ticks); i++ {
+		if ticks[i]-ticks[i-1] != ticks[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// anyWaited reports whether an application thread spent time blocked, in
+// a lock wait or joining.
+func anyWaited(threads []sim.ThreadStats) bool {
+	for _, t := range threads {
+		if !t.Service && t.States[sim.Blocked]+t.States[sim.LockWait]+t.States[sim.JoinWait] > 0 {
+			return true
+		}
+	}
+	return false
 }
