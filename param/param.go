@@ -1,0 +1,342 @@
+// Package param names the fields of configuration structs as keys, so that
+// every setting of a sampler, the JIT, the VM and the GC can be set from the
+// command line, listed with its documentation and range, and recorded in a
+// result, from one description: the field's struct tags.
+//
+// A field is a key when it carries a `key` tag:
+//
+//	Interval sim.Time `key:"interval" check:">0" doc:"sampling period" src:"async-profiler -i default"`
+//
+//   - key: the key's name (snake_case). A struct-typed field with a key tag
+//     contributes its own keys prefixed by "NAME."; a struct-typed field
+//     with no tag contributes them unprefixed (embedding a shared part).
+//   - check: the valid range, one of ">0", ">=0", ">=1", "0..1" (closed),
+//     "0..1)" (half-open); enforced by Check.
+//   - unit: shown with the value ("bytes", "bytecodes", "cycles"); sim.Time
+//     fields are durations in Go syntax and need none.
+//   - doc: one line on what the key does; src: where the default comes from
+//     (a paper section, a real tool's default).
+//
+// Fields without a key tag are not settings (state, or derived values).
+package param
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/profsim/profsim/sim"
+)
+
+// Kind is a key's value type.
+type Kind uint8
+
+// Kinds.
+const (
+	Duration Kind = iota
+	Int
+	Float
+	Bool
+	String
+)
+
+func (k Kind) String() string {
+	return [...]string{"duration", "int", "float", "bool", "string"}[k]
+}
+
+// Key describes one setting.
+type Key struct {
+	Name   string
+	Kind   Kind
+	Unit   string
+	Check  string
+	Doc    string
+	Source string
+	// Default is the value in the struct Keys was called on, formatted.
+	Default string
+	index   []int
+}
+
+var timeType = reflect.TypeOf(sim.Time(0))
+
+// Keys lists the keys of the struct ptr points to, in field order, with
+// the struct's current values as defaults.
+func Keys(ptr any) []Key {
+	v := structValue(ptr)
+	var out []Key
+	walk(v.Type(), nil, "", func(k Key) {
+		k.Default = format(v.FieldByIndex(k.index), k.Kind)
+		out = append(out, k)
+	})
+	return out
+}
+
+func structValue(ptr any) reflect.Value {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("param: %T is not a pointer to a struct", ptr))
+	}
+	return v.Elem()
+}
+
+func walk(t reflect.Type, index []int, prefix string, fn func(Key)) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		idx := append(append([]int{}, index...), i)
+		name, tagged := f.Tag.Lookup("key")
+		if f.Type.Kind() == reflect.Struct && f.Type != timeType {
+			p := prefix
+			if tagged {
+				p = prefix + name + "."
+			}
+			walk(f.Type, idx, p, fn)
+			continue
+		}
+		if !tagged {
+			continue
+		}
+		k := Key{Name: prefix + name, Unit: f.Tag.Get("unit"), Check: f.Tag.Get("check"), Doc: f.Tag.Get("doc"), Source: f.Tag.Get("src"), index: idx}
+		switch {
+		case f.Type == timeType:
+			k.Kind = Duration
+		case f.Type.Kind() == reflect.Bool:
+			k.Kind = Bool
+		case f.Type.Kind() == reflect.Float64:
+			k.Kind = Float
+		case f.Type.Kind() == reflect.String:
+			k.Kind = String
+		case f.Type.Kind() >= reflect.Int && f.Type.Kind() <= reflect.Int64:
+			k.Kind = Int
+		default:
+			panic(fmt.Sprintf("param: field %s of %s has unsupported type %s", f.Name, t, f.Type))
+		}
+		fn(k)
+	}
+}
+
+// Names lists the key names of the struct ptr points to.
+func Names(ptr any) []string {
+	var out []string
+	for _, k := range Keys(ptr) {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+func lookup(ptr any, key string) (reflect.Value, Key, error) {
+	v := structValue(ptr)
+	for _, k := range Keys(ptr) {
+		if k.Name == key {
+			return v.FieldByIndex(k.index), k, nil
+		}
+	}
+	return reflect.Value{}, Key{}, &UnknownKeyError{Key: key, Valid: Names(ptr)}
+}
+
+// UnknownKeyError is a key the struct does not have.
+type UnknownKeyError struct {
+	Key   string
+	Valid []string
+}
+
+func (e *UnknownKeyError) Error() string {
+	valid := append([]string{}, e.Valid...)
+	sort.Strings(valid)
+	return fmt.Sprintf("unknown key %q (valid: %s)", e.Key, strings.Join(valid, ", "))
+}
+
+// Set parses value into the field named key, and checks its range.
+func Set(ptr any, key, value string) error {
+	f, k, err := lookup(ptr, key)
+	if err != nil {
+		return err
+	}
+	switch k.Kind {
+	case Duration:
+		d, err := ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		f.SetInt(int64(d))
+	case Int:
+		n, err := strconv.ParseInt(strings.ReplaceAll(value, "_", ""), 10, f.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("%s: %q is not an integer in range for %d bits", key, value, f.Type().Bits())
+		}
+		f.SetInt(n)
+	case Float:
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: %q is not a finite number", key, value)
+		}
+		f.SetFloat(x)
+	case Bool:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a boolean (true or false)", key, value)
+		}
+		f.SetBool(b)
+	case String:
+		f.SetString(value)
+	}
+	return checkOne(f, k)
+}
+
+// ParseDuration reads a Go duration ("1ms", "250us", "1.5s"); a bare 0 is
+// allowed. It rejects values that do not fit in int64 nanoseconds.
+func ParseDuration(s string) (sim.Time, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (Go syntax: 10ms, 250us, 1.5s)", s)
+	}
+	return sim.Time(d), nil
+}
+
+// Get formats the field named key.
+func Get(ptr any, key string) (string, error) {
+	f, k, err := lookup(ptr, key)
+	if err != nil {
+		return "", err
+	}
+	return format(f, k.Kind), nil
+}
+
+// KV is one key and its formatted value.
+type KV struct {
+	Key, Value string
+}
+
+// Values lists every key of the struct ptr points to with its value, in
+// field order. Setting each Value with Set reproduces the struct.
+func Values(ptr any) []KV {
+	v := structValue(ptr)
+	var out []KV
+	for _, k := range Keys(ptr) {
+		out = append(out, KV{k.Name, format(v.FieldByIndex(k.index), k.Kind)})
+	}
+	return out
+}
+
+// Numbers lists every key with its value as a float64 (durations in ns,
+// booleans 0/1), for tidy tables; string keys are left out.
+func Numbers(ptr any) []NumKV {
+	v := structValue(ptr)
+	var out []NumKV
+	for _, k := range Keys(ptr) {
+		f := v.FieldByIndex(k.index)
+		var x float64
+		switch k.Kind {
+		case Duration, Int:
+			x = float64(f.Int())
+		case Float:
+			x = f.Float()
+		case Bool:
+			if f.Bool() {
+				x = 1
+			}
+		default:
+			continue
+		}
+		out = append(out, NumKV{k, x})
+	}
+	return out
+}
+
+// NumKV is a key and its value as a number.
+type NumKV struct {
+	Key   Key
+	Value float64
+}
+
+func format(f reflect.Value, k Kind) string {
+	switch k {
+	case Duration:
+		return FormatDuration(sim.Time(f.Int()))
+	case Int:
+		return strconv.FormatInt(f.Int(), 10)
+	case Float:
+		return strconv.FormatFloat(f.Float(), 'g', -1, 64)
+	case Bool:
+		return strconv.FormatBool(f.Bool())
+	default:
+		return f.String()
+	}
+}
+
+// FormatDuration writes d in Go syntax with "us" for microseconds, so that
+// the value is ASCII and ParseDuration reads it back exactly.
+func FormatDuration(d sim.Time) string {
+	if d == 0 {
+		return "0s"
+	}
+	return strings.ReplaceAll(time.Duration(d).String(), "µ", "u")
+}
+
+// Check verifies every key's range.
+func Check(ptr any) error {
+	v := structValue(ptr)
+	for _, k := range Keys(ptr) {
+		if err := checkOne(v.FieldByIndex(k.index), k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkOne(f reflect.Value, k Key) error {
+	if k.Check == "" {
+		return nil
+	}
+	var x float64
+	switch k.Kind {
+	case Duration, Int:
+		x = float64(f.Int())
+	case Float:
+		x = f.Float()
+	default:
+		panic("param: check on a non-numeric key " + k.Name)
+	}
+	ok := true
+	switch k.Check {
+	case ">0":
+		ok = x > 0
+	case ">=0":
+		ok = x >= 0
+	case ">=1":
+		ok = x >= 1
+	case "0..1":
+		ok = x >= 0 && x <= 1
+	case "0..1)":
+		ok = x >= 0 && x < 1
+	default:
+		panic("param: unknown check " + k.Check + " on " + k.Name)
+	}
+	if !ok {
+		return fmt.Errorf("%s: %s must be %s", k.Name, format(f, k.Kind), RangeText(k.Check))
+	}
+	return nil
+}
+
+// RangeText is a check in words.
+func RangeText(check string) string {
+	switch check {
+	case ">0":
+		return "> 0"
+	case ">=0":
+		return "≥ 0"
+	case ">=1":
+		return "≥ 1"
+	case "0..1":
+		return "in [0, 1]"
+	case "0..1)":
+		return "in [0, 1)"
+	}
+	return "any"
+}
