@@ -5,17 +5,17 @@
 //
 // A field is a key when it carries a `key` tag:
 //
-//	Interval sim.Time `key:"interval" check:">0" doc:"sampling period" src:"async-profiler -i default"`
+//		Interval sim.Time `key:"interval" check:">0" doc:"sampling period" src:"async-profiler -i default"`
 //
-//   - key: the key's name (snake_case). A struct-typed field with a key tag
-//     contributes its own keys prefixed by "NAME."; a struct-typed field
-//     with no tag contributes them unprefixed (embedding a shared part).
-//   - check: the valid range, one of ">0", ">=0", ">=1", "0..1" (closed),
-//     "0..1)" (half-open); enforced by Check.
-//   - unit: shown with the value ("bytes", "bytecodes", "cycles"); sim.Time
-//     fields are durations in Go syntax and need none.
-//   - doc: one line on what the key does; src: where the default comes from
-//     (a paper section, a real tool's default).
+//	  - key: the key's name (snake_case). A struct-typed field with a key tag
+//	    contributes its own keys prefixed by "NAME."; a struct-typed field
+//	    with no tag contributes them unprefixed (embedding a shared part).
+//	  - check: the valid range, one of ">0", ">=0", ">=1", "0..1" (closed),
+//	    "0..1)" (half-open); enforced by Check.
+//	  - unit: shown with the value ("bytes", "bytecodes", "cycles"); sim.Time
+//	    fields are durations in Go syntax and need none.
+//	  - doc: one line on what the key does; src: where the default comes from
+//	    (a paper section, a real tool's default).
 //
 // Fields without a key tag are not settings (state, or derived values).
 package param
