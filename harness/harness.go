@@ -23,8 +23,10 @@ type Config struct {
 	NoJIT bool
 	// GC, when non-nil, enables allocation-driven collections.
 	GC *safepoint.GCConfig
-	// Samplers to attach, by registry name ("truth" is always computed and
-	// may be listed for ordering). Costed mode takes exactly one.
+	// Samplers to attach, as specs (samplers.ParseSpec:
+	// NAME[:LABEL][,KEY=VALUE...]; a plain registry name is one). "truth"
+	// is always computed and may be listed for ordering. Several instances
+	// of one sampler need distinct labels.
 	Samplers []string
 	Mode     samplers.Mode
 	// Configure, if set, may adjust each sampler before it attaches (tests
@@ -102,8 +104,11 @@ type Outcome struct {
 	Safepoints *safepoint.Coordinator
 	GC         *safepoint.GC
 	// Names lists the profiles in the requested order, "truth" first
-	// unless listed elsewhere.
-	Names    []string
+	// unless listed elsewhere: each sampler's ID (NAME or NAME:LABEL).
+	Names []string
+	// Samplers are the named samplers' resolved settings (defaults
+	// included), in the order of Config.Samplers, truth excluded.
+	Samplers []*samplers.Resolved
 	Profiles map[string]*profile.Profile
 	Costs    map[string]samplers.Costs
 	// Windows holds each sampler's per-window profiles (Config.Window).
@@ -114,7 +119,7 @@ type Outcome struct {
 
 // Run executes program p under cfg.
 func Run(p *program.Program, cfg Config) (*Outcome, error) {
-	names := cfg.Samplers
+	names := append([]string{}, cfg.Samplers...)
 	switch {
 	case cfg.NoTruthProfile && containsName(names, "truth"):
 		return nil, fmt.Errorf("samplers: \"truth\" is listed but no_truth_profile is set")
@@ -122,23 +127,35 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		names = append([]string{"truth"}, names...)
 	}
 	var attached []samplers.Sampler
+	var resolved []*samplers.Resolved
 	seen := map[string]bool{}
-	for _, n := range names {
-		if seen[n] {
-			return nil, fmt.Errorf("samplers: %q listed twice", n)
-		}
-		seen[n] = true
-		if n == "truth" {
-			continue
-		}
-		s, err := samplers.New(n)
+	for i, text := range names {
+		spec, err := samplers.ParseSpec(text)
 		if err != nil {
 			return nil, err
 		}
+		n := spec.ID()
+		names[i] = n
+		if seen[n] {
+			return nil, fmt.Errorf("samplers: %q listed twice (give each instance its own label: NAME:LABEL)", n)
+		}
+		seen[n] = true
+		if n == "truth" && len(spec.Set) == 0 {
+			continue
+		}
+		if spec.Name == "truth" {
+			return nil, fmt.Errorf("samplers: truth takes no label or keys (%q)", text)
+		}
+		r, err := spec.Resolve()
+		if err != nil {
+			return nil, err
+		}
+		s := r.New()
 		if cfg.Configure != nil {
 			cfg.Configure(s)
 		}
 		attached = append(attached, s)
+		resolved = append(resolved, r)
 	}
 	for _, s := range cfg.Extra {
 		if seen[s.Name()] {
@@ -237,7 +254,7 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		vm.ScheduleTimer(vm.AddTimer(recompiler{out.JIT}), cfg.RecompileAt, 0)
 	}
 	out.Result = vm.Run()
-	out.Names = names
+	out.Names, out.Samplers = names, resolved
 	if !cfg.NoTruthProfile {
 		out.Profiles["truth"] = out.Result.Truth.Profile(img)
 	}

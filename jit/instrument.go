@@ -14,17 +14,21 @@ type Instrumentation struct {
 	// MaxPath bounds the bytecodes executed between two granularity checks:
 	// longer basic blocks are split and extra checks inserted (50 in the
 	// paper; 0 disables both).
-	MaxPath int64
+	MaxPath int64 `key:"max_path" check:">=0" unit:"bytecodes" doc:"MaxPath: bytecodes between granularity checks at most (0: no extra checks)" src:"Binder SPE'06 §5: MaxPath 50"`
 	// LeafOpt moves the reified-stack push of leaf methods into the check
 	// (§5.1): leaves pay for it only when they are sampled.
-	LeafOpt bool
+	LeafOpt bool `key:"leaf_opt" doc:"leaf methods push their reified frame only when sampled" src:"Binder §5.1"`
 	// Cycles of the inserted code: the counter update per block, the
 	// check, the reified-stack push per method entry, and passing the
 	// three extra arguments per call.
-	CountCycles, CheckCycles, PushCycles, ArgCycles int64
+	CountCycles int64 `key:"count_cycles" check:">=0" unit:"cycles" doc:"inserted counter update per basic block (costed mode)" src:"our choice: ~1 cycle"`
+	CheckCycles int64 `key:"check_cycles" check:">=0" unit:"cycles" doc:"inserted granularity check (costed mode)" src:"our choice: ~1 cycle"`
+	PushCycles  int64 `key:"push_cycles" check:">=0" unit:"cycles" doc:"reified-stack push per method entry (costed mode)" src:"our choice: ~2 cycles"`
+	ArgCycles   int64 `key:"arg_cycles" check:">=0" unit:"cycles" doc:"passing the three extra arguments per call (costed mode)" src:"our choice: ~1 cycle"`
 	// SizeBytes per inserted update and check, which the inliner sees
 	// (instrumented methods are larger).
-	CountBytes, CheckBytes int64
+	CountBytes int64 `key:"count_bytes" check:">=0" unit:"bytes" doc:"code size of an inserted counter update, seen by the inliner (costed mode)" src:"our choice"`
+	CheckBytes int64 `key:"check_bytes" check:">=0" unit:"bytes" doc:"code size of an inserted check (costed mode)" src:"our choice"`
 }
 
 // Validate names the first invalid field.

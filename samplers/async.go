@@ -3,37 +3,40 @@ package samplers
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
 )
 
 // AsyncConfig configures the AsyncGetCallTrace-style sampler.
 type AsyncConfig struct {
 	// Interval is the CPU-time sampling period. > 0.
-	Interval sim.Time
+	Interval sim.Time `key:"interval" check:">0" doc:"sampling period (a signal to every running thread each period)" src:"async-profiler: interval 10 ms (-i / interval=10ms)"`
+	// Depth keeps at most this many frames nearest the leaf (0: all).
+	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"async-profiler: jstackdepth=2048"`
+	// DebugInfo resolves a compiled frame's position through the JIT's
+	// debug information, as AsyncGetCallTrace must; false records the
+	// exact position (an oracle no real profiler has).
+	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp) resolves pcs through PcDescs"`
 	// HandlerBase + HandlerPerFrame × frames stall the sampled thread (the
 	// signal handler walking its own stack).
-	HandlerBase, HandlerPerFrame sim.Time
+	HandlerBase     sim.Time `key:"handler_base" check:">=0" doc:"signal handler cost per sample on the sampled thread (costed mode)" src:"our choice: a signal delivery and AsyncGetCallTrace setup, ~2 us"`
+	HandlerPerFrame sim.Time `key:"handler_per_frame" check:">=0" doc:"handler cost per frame walked (costed mode)" src:"our choice: ~50 ns per frame"`
 }
 
 // DefaultAsyncConfig is async-profiler's default 10 ms cpu interval.
 func DefaultAsyncConfig() AsyncConfig {
-	return AsyncConfig{Interval: 10 * sim.Millisecond, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
+	return AsyncConfig{Interval: 10 * sim.Millisecond, Depth: 2048, DebugInfo: true, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
 }
 
 // Validate names the first invalid field.
 func (c AsyncConfig) Validate() error {
-	switch {
-	case c.Interval <= 0:
-		return fmt.Errorf("interval: %v must be > 0", c.Interval)
-	case c.HandlerBase < 0 || c.HandlerPerFrame < 0:
-		return fmt.Errorf("costs must be ≥ 0")
-	}
-	return nil
+	return param.Check(&c)
 }
 
 func init() {
 	Register(Info{Name: "async", Description: "async-profiler/AsyncGetCallTrace: signal at the exact position every 10 ms, frames resolved through debug info (skid without DebugNonSafepoints)",
-		New: func() Sampler { return NewAsync(DefaultAsyncConfig()) }})
+		Config: func() any { c := DefaultAsyncConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewAsyncNamed(label, *cfg.(*AsyncConfig)) }})
 }
 
 // Async interrupts running threads at their exact position and walks the
@@ -42,6 +45,7 @@ func init() {
 // DebugNonSafepoints it moves to the nearest preceding recorded position,
 // dropping inlined frames that have none.
 type Async struct {
+	name  string
 	cfg   AsyncConfig
 	env   *Env
 	rec   *recorder
@@ -49,18 +53,21 @@ type Async struct {
 }
 
 // NewAsync creates an async sampler.
-func NewAsync(cfg AsyncConfig) *Async { return &Async{cfg: cfg} }
+func NewAsync(cfg AsyncConfig) *Async { return NewAsyncNamed("async", cfg) }
 
-// Name is "async".
-func (s *Async) Name() string { return "async" }
+// NewAsyncNamed creates an async sampler reported under name.
+func NewAsyncNamed(name string, cfg AsyncConfig) *Async { return &Async{name: name, cfg: cfg} }
+
+// Name is the sampler's label ("async" unless labelled).
+func (s *Async) Name() string { return s.name }
 
 // Attach starts the timer.
 func (s *Async) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
-		return fmt.Errorf("sampler async: %w", err)
+		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
 	s.env = env
-	s.rec = newRecorder(env, "async", s.cfg.Interval)
+	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
 	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
 	return nil
@@ -75,8 +82,11 @@ func (s *Async) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		if len(s.rec.buf) == 0 {
 			continue
 		}
-		stack := ResolveDebugInfo(s.rec.buf)
-		s.rec.add(s.rec.exact(stack, 0), id, s.cfg.Interval)
+		stack := s.rec.buf
+		if s.cfg.DebugInfo {
+			stack = ResolveDebugInfo(stack)
+		}
+		s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Interval)
 		if s.env.Mode == Costed {
 			d := s.cfg.HandlerBase + s.cfg.HandlerPerFrame*sim.Time(len(stack))
 			vm.Stall(id, d)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/safepoint"
 	"github.com/profsim/profsim/sim"
@@ -15,33 +16,36 @@ type HoferConfig struct {
 	// the time the last sample took (the profilers "incorporate the time
 	// that elapsed while taking the last sample"), so a slow partial
 	// safepoint delays the next request but never queues one. > 0.
-	Interval sim.Time
+	Interval sim.Time `key:"interval" check:">0" doc:"time between sample requests, less the last sample's time" src:"Hofer et al. ICPE'15 §7: 10 ms (also 1 ms, 0.1 ms)"`
 	// K threads per partial safepoint; 0 means the number of CPUs.
-	K int
+	K int `key:"k" check:">=0" unit:"threads" doc:"threads per partial safepoint (0: the number of CPUs)" src:"Hofer et al. §4: k = the number of CPUs"`
 	// IncludeWaiting also samples waiting threads, in proportion (the
 	// paper's evaluation enables it "to be comparable with JVMTI sampling",
 	// which samples every thread).
-	IncludeWaiting bool
+	IncludeWaiting bool `key:"include_waiting" doc:"also sample waiting threads, in proportion" src:"Hofer et al. §7: enabled 'to be comparable with JVMTI sampling'"`
 	// Incremental enables incremental stack tracing (ISPS).
-	Incremental bool
+	Incremental bool `key:"incremental" doc:"incremental stack tracing: decode the top frame, intercept returns for the callers (ISPS)" src:"Hofer et al. §5 (ISPS)"`
 	// Depth truncates stacks to the frames nearest the leaf (256 for SPS,
 	// as for JVMTI; 0 = complete, ISPS's default).
-	Depth int
+	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: complete)" src:"SPS: 256 as JVMTI (Hofer et al. §7); ISPS: complete"`
 	// SampleBase + FrameCost × frames decoded is the cost of a sample on
 	// the sampled thread; an intercepted return costs TrampolineCost +
 	// FrameCost.
-	SampleBase, FrameCost, TrampolineCost sim.Time
+	SampleBase     sim.Time `key:"sample_base" check:">=0" doc:"cost of a sample on the sampled thread (costed mode)" src:"our choice: 1 us"`
+	FrameCost      sim.Time `key:"frame_cost" check:">=0" doc:"cost per frame decoded (costed mode)" src:"our choice: 100 ns"`
+	TrampolineCost sim.Time `key:"trampoline_cost" check:">=0" doc:"cost of an intercepted return, plus frame_cost (costed mode)" src:"our choice: 50 ns"`
 	// RetrieveInterval is how often ISPS retrieves (and completes) its
 	// traces at a full safepoint. ISPS must also retrieve every ending
 	// thread's traces in the ThreadEnd event, and a retrieve "always enters
 	// a full safepoint" (§5.3): RetrievePerThread is the VM thread's work
 	// in that safepoint, on top of bringing every thread to a poll.
-	RetrieveInterval, RetrievePerThread sim.Time
+	RetrieveInterval  sim.Time `key:"retrieve_interval" check:">0" doc:"ISPS: how often traces are retrieved at a full safepoint" src:"our choice: 1 s"`
+	RetrievePerThread sim.Time `key:"retrieve_per_thread" check:">=0" doc:"ISPS: VM thread's work per thread in a retrieve safepoint (costed mode)" src:"our choice: 20 us"`
 	// AgentPerSample is the agent thread's CPU to store each request's
 	// traces into its CCT, AllocPerSample the bytes it allocates for them:
 	// the same work as the JVMTI agent's (both agents build a CCT, §7).
-	AgentPerSample sim.Time
-	AllocPerSample int64
+	AgentPerSample sim.Time `key:"agent_per_sample" check:">=0" doc:"agent thread's CPU to store a request's traces (costed mode)" src:"as jvmti: 20 us (both agents build a CCT, Hofer et al. §7)"`
+	AllocPerSample int64    `key:"alloc_per_sample" check:">=0" unit:"bytes" doc:"bytes the agent allocates per request (costed mode)" src:"as jvmti: 4 KiB"`
 }
 
 // DefaultSPSConfig is SPS as Hofer et al. evaluated it: 10 ms, K = CPUs,
@@ -61,26 +65,16 @@ func DefaultISPSConfig() HoferConfig {
 
 // Validate names the first invalid field.
 func (c HoferConfig) Validate() error {
-	switch {
-	case c.Interval <= 0:
-		return fmt.Errorf("interval: %v must be > 0", c.Interval)
-	case c.K < 0:
-		return fmt.Errorf("k: %d must be ≥ 0", c.K)
-	case c.Depth < 0:
-		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
-	case c.Incremental && c.RetrieveInterval <= 0:
-		return fmt.Errorf("retrieve_interval: %v must be > 0", c.RetrieveInterval)
-	case c.SampleBase < 0 || c.FrameCost < 0 || c.TrampolineCost < 0 || c.RetrievePerThread < 0 || c.AgentPerSample < 0 || c.AllocPerSample < 0:
-		return fmt.Errorf("costs must be ≥ 0")
-	}
-	return nil
+	return param.Check(&c)
 }
 
 func init() {
 	Register(Info{Name: "sps", Description: "Hofer's self-sampling partial safepoints: every 10 ms the first K (= CPUs) threads to reach a poll walk their own stacks (256 frames), waiting threads in proportion; nobody else stops",
-		New: func() Sampler { return NewHofer("sps", DefaultSPSConfig()) }})
+		Config: func() any { c := DefaultSPSConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewHofer(label, *cfg.(*HoferConfig)) }})
 	Register(Info{Name: "isps", Description: "Hofer's ISPS: SPS with incremental stack tracing — decode only the top frame, intercept returns to fill callers, share skeleton frames, retrieve at a full safepoint",
-		New: func() Sampler { return NewHofer("isps", DefaultISPSConfig()) }})
+		Config: func() any { c := DefaultISPSConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewHofer(label, *cfg.(*HoferConfig)) }})
 }
 
 // frameObj is one frame of an incremental stack trace: filled, or an empty

@@ -3,47 +3,47 @@ package samplers
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
 )
 
 // JFRConfig configures JDK Flight Recorder's method sampler.
 type JFRConfig struct {
 	// Period between sampling rounds (JFR's default 20 ms). > 0.
-	Period sim.Time
+	Period sim.Time `key:"period" check:">0" doc:"time between sampling rounds (jdk.ExecutionSample#period)" src:"JDK 17 default.jfc: jdk.ExecutionSample period 20 ms"`
 	// MaxThreads is how many running threads one round samples at most
 	// (JFR samples 5 Java threads per period). ≥ 1.
-	MaxThreads int
+	MaxThreads int `key:"max_threads" check:">=1" unit:"threads" doc:"running Java threads sampled per round at most" src:"jfrThreadSampler.cpp: MAX_NR_OF_JAVA_SAMPLES = 5"`
+	// Depth keeps at most this many frames nearest the leaf (0: all).
+	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"JFR: -XX:FlightRecorderOptions:stackdepth=64"`
+	// DebugInfo resolves compiled positions through debug information, as
+	// JFR's stack walk does; false records exact positions (an oracle).
+	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"jfrCallTrace.cpp resolves pcs through PcDescs"`
 	// SuspendCost + WalkPerFrame × frames is how long a sampled thread is
 	// suspended; the sampler thread spends the same.
-	SuspendCost, WalkPerFrame sim.Time
+	SuspendCost  sim.Time `key:"suspend_cost" check:">=0" doc:"suspending one thread (costed mode)" src:"our choice: ~10 us"`
+	WalkPerFrame sim.Time `key:"walk_per_frame" check:">=0" doc:"walking one frame (costed mode)" src:"our choice: ~50 ns"`
 	// RestartEachRound is an ablation, not JFR: every round starts again
 	// at the first running thread instead of where the previous one
 	// stopped, so with more running threads than MaxThreads the later
 	// ones are never sampled (claim X2 shows what the round-robin buys).
-	RestartEachRound bool
+	RestartEachRound bool `key:"restart_each_round" doc:"ablation, not JFR: start every round at the first running thread instead of round-robin" src:"off: JFR continues where the last round stopped"`
 }
 
 // DefaultJFRConfig is JFR's default method-sampling setting.
 func DefaultJFRConfig() JFRConfig {
-	return JFRConfig{Period: 20 * sim.Millisecond, MaxThreads: 5, SuspendCost: 10 * sim.Microsecond, WalkPerFrame: 50}
+	return JFRConfig{Period: 20 * sim.Millisecond, MaxThreads: 5, Depth: 64, DebugInfo: true, SuspendCost: 10 * sim.Microsecond, WalkPerFrame: 50}
 }
 
 // Validate names the first invalid field.
 func (c JFRConfig) Validate() error {
-	switch {
-	case c.Period <= 0:
-		return fmt.Errorf("period: %v must be > 0", c.Period)
-	case c.MaxThreads < 1:
-		return fmt.Errorf("max_threads: %d must be ≥ 1", c.MaxThreads)
-	case c.SuspendCost < 0 || c.WalkPerFrame < 0:
-		return fmt.Errorf("costs must be ≥ 0")
-	}
-	return nil
+	return param.Check(&c)
 }
 
 func init() {
 	Register(Info{Name: "jfr", Description: "JDK Flight Recorder method sampling: every 20 ms suspend at most 5 running threads at their exact position, no safepoint, debug-info attribution",
-		New: func() Sampler { return NewJFR("jfr", DefaultJFRConfig()) }})
+		Config: func() any { c := DefaultJFRConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewJFR(label, *cfg.(*JFRConfig)) }})
 }
 
 // JFR suspends up to MaxThreads running threads per period, continuing
@@ -102,8 +102,11 @@ func (s *JFR) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		if len(s.rec.buf) == 0 {
 			continue
 		}
-		stack := ResolveDebugInfo(s.rec.buf)
-		s.rec.add(s.rec.exact(stack, 0), id, s.cfg.Period)
+		stack := s.rec.buf
+		if s.cfg.DebugInfo {
+			stack = ResolveDebugInfo(stack)
+		}
+		s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Period)
 		if s.env.Mode == Costed {
 			d := s.cfg.SuspendCost + s.cfg.WalkPerFrame*sim.Time(len(stack))
 			vm.Stall(id, d)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
@@ -15,15 +16,17 @@ type KomoriumConfig struct {
 	// Granularity is the number of bytecodes between samples; Random, when
 	// > 0, adds U[0, Random) drawn from each thread's own seeded stream
 	// (Binder uses r < 100).
-	Granularity, Random int64
+	Granularity int64 `key:"granularity" check:">=1" unit:"bytecodes" doc:"bytecodes between samples" src:"Binder SPE'06: granularity 10 000"`
+	Random      int64 `key:"random" check:">=0" unit:"bytecodes" doc:"add U[0, random) to each granularity (0: constant)" src:"Binder: r < 100 when randomised; off by default"`
 	// Instrumentation is the rewriting (MaxPath, leaf optimisation, costs).
 	Instrumentation jit.Instrumentation
 	// CachedPath is §6.2's optimisation: the agent reuses the path of the
 	// thread's previous sample and walks only the frames pushed since.
-	CachedPath bool
+	CachedPath bool `key:"cached_path" doc:"reuse the previous sample's path, walk only frames pushed since" src:"Binder §6.2"`
 	// AgentBase + AgentPerFrame × frames walked is the agent's cost per
 	// sample, on the sampled thread (the agent runs synchronously).
-	AgentBase, AgentPerFrame sim.Time
+	AgentBase     sim.Time `key:"agent_base" check:">=0" doc:"agent's cost per sample on the sampled thread (costed mode)" src:"our choice: 300 ns"`
+	AgentPerFrame sim.Time `key:"agent_per_frame" check:">=0" doc:"agent's cost per frame walked (costed mode)" src:"our choice: 30 ns"`
 }
 
 // DefaultKomoriumConfig is the paper's setting: granularity 10 000,
@@ -43,20 +46,13 @@ func DefaultKomoriumConfig() KomoriumConfig {
 
 // Validate names the first invalid field.
 func (c KomoriumConfig) Validate() error {
-	switch {
-	case c.Granularity < 1:
-		return fmt.Errorf("granularity: %d must be ≥ 1", c.Granularity)
-	case c.Random < 0:
-		return fmt.Errorf("random: %d must be ≥ 0", c.Random)
-	case c.AgentBase < 0 || c.AgentPerFrame < 0:
-		return fmt.Errorf("costs must be ≥ 0")
-	}
-	return c.Instrumentation.Validate()
+	return param.Check(&c)
 }
 
 func init() {
 	Register(Info{Name: "komorium", Description: "Binder's Komorium: per-thread bytecode counter, granularity checks at returns, calls, loop heads and every MaxPath bytecodes, reified full stacks (granularity 10 000)",
-		New: func() Sampler { return NewKomorium(DefaultKomoriumConfig()) }})
+		Config: func() any { c := DefaultKomoriumConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewKomoriumNamed(label, *cfg.(*KomoriumConfig)) }})
 }
 
 // Komorium samples each thread synchronously every Granularity bytecodes,
@@ -64,6 +60,7 @@ func init() {
 // bytecodes; it reports the approximate total bytecode count the agent
 // saw (the sum of what each sample reported).
 type Komorium struct {
+	name     string
 	cfg      KomoriumConfig
 	env      *Env
 	rec      *recorder
@@ -78,12 +75,15 @@ type Komorium struct {
 }
 
 // NewKomorium creates a Komorium sampler.
-func NewKomorium(cfg KomoriumConfig) *Komorium {
-	return &Komorium{cfg: cfg, rngs: map[sim.ThreadID]*rand.Rand{}, gran: map[sim.ThreadID]int64{}}
+func NewKomorium(cfg KomoriumConfig) *Komorium { return NewKomoriumNamed("komorium", cfg) }
+
+// NewKomoriumNamed creates a Komorium sampler reported under name.
+func NewKomoriumNamed(name string, cfg KomoriumConfig) *Komorium {
+	return &Komorium{name: name, cfg: cfg, rngs: map[sim.ThreadID]*rand.Rand{}, gran: map[sim.ThreadID]int64{}}
 }
 
-// Name is "komorium".
-func (s *Komorium) Name() string { return "komorium" }
+// Name is the sampler's label ("komorium" unless labelled).
+func (s *Komorium) Name() string { return s.name }
 
 // Config returns the configuration.
 func (s *Komorium) Config() KomoriumConfig { return s.cfg }
@@ -123,7 +123,7 @@ func (s *Komorium) Attach(env *Env) error {
 		return err
 	}
 	s.env = env
-	s.rec = newRecorder(env, "komorium", 0)
+	s.rec = newRecorder(env, s.name, 0)
 	s.rec.b = profile.NewBuilder("komorium", "bytecodes", 0)
 	s.rec.fn = env.VM.Image().Functions(s.rec.b)
 	h, err := env.VM.AddHookHandler(s)
@@ -148,7 +148,7 @@ func (s *Komorium) next(id sim.ThreadID) int64 {
 // OnThreadStart registers the thread: its own random stream, seeded from
 // the run's seed, and its first granularity.
 func (s *Komorium) OnThreadStart(vm *sim.VM, id sim.ThreadID) {
-	s.rngs[id] = sim.Stream(s.env.Seed, "sampler/komorium/thread/"+strconv.Itoa(int(id)))
+	s.rngs[id] = sim.Stream(s.env.Seed, "sampler/"+s.name+"/thread/"+strconv.Itoa(int(id)))
 	vm.SetBytecodeCounter(s.hook, id, s.next(id))
 }
 

@@ -3,6 +3,7 @@ package samplers
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
@@ -10,27 +11,29 @@ import (
 // PCCTConfig configures Whaley's sampler.
 type PCCTConfig struct {
 	// Interval is the sampler thread's period. > 0.
-	Interval sim.Time
+	Interval sim.Time `key:"interval" check:">0" doc:"sampler thread's period" src:"Whaley JG'00: 10 ms timer"`
 	// DepthLimit stops the upward walk after this many frames (0: none);
 	// the frames walked are then attached at the root, wrongly.
-	DepthLimit int
+	DepthLimit int `key:"depth_limit" check:">=0" unit:"frames" doc:"stop the upward walk after this many frames (0: none); the walked frames then attach at the root" src:"Whaley: depth-limited walk, off by default"`
 	// HotMethods counts only the top method: the depth-0 case.
-	HotMethods bool
+	HotMethods bool `key:"hot_methods" doc:"count only the top method (the depth-0 case)"`
 	// FullWalk ignores marker bits and walks every frame each time: the
 	// exhaustive CCT the PCCT is compared with.
-	FullWalk bool
+	FullWalk bool `key:"full_walk" doc:"ignore marker bits, walk every frame (the exhaustive CCT)"`
 	// PerSample and PerFrame are the sampler thread's cost of a sample;
 	// the sampled thread is suspended for as long.
-	PerSample, PerFrame sim.Time
+	PerSample sim.Time `key:"per_sample" check:">=0" doc:"sampler thread's cost per sample; the sampled thread is suspended as long (costed mode)" src:"our choice: 2 us"`
+	PerFrame  sim.Time `key:"per_frame" check:">=0" doc:"cost per frame examined (costed mode)" src:"our choice: 40 ns"`
 	// NodeBytes is the size of one PCCT node (method, count, parent,
 	// children), for the size the profile occupies.
-	NodeBytes int
+	NodeBytes int `key:"node_bytes" check:">=0" unit:"bytes" doc:"size of one PCCT node (method, count, parent, children)" src:"our choice: 32 bytes"`
 	// CountFrom and CountUntil, when set, keep in the profile only the
 	// samples taken at CountFrom ≤ t < CountUntil (CountUntil 0: to the
 	// end): one of Whaley's profile data sets, which the controller reads
 	// and purges; his precision compares the second data set of two runs.
 	// Walks, marks and costs go on outside the window.
-	CountFrom, CountUntil sim.Time
+	CountFrom  sim.Time `key:"count_from" check:">=0" doc:"keep only samples taken at or after this time (a profile data set)"`
+	CountUntil sim.Time `key:"count_until" check:">=0" doc:"keep only samples taken before this time (0: to the end)"`
 }
 
 // DefaultPCCTConfig samples every 10 ms with no depth limit.
@@ -40,17 +43,10 @@ func DefaultPCCTConfig() PCCTConfig {
 
 // Validate names the first invalid field.
 func (c PCCTConfig) Validate() error {
+	if err := param.Check(&c); err != nil {
+		return err
+	}
 	switch {
-	case c.Interval <= 0:
-		return fmt.Errorf("interval: %v must be > 0", c.Interval)
-	case c.DepthLimit < 0:
-		return fmt.Errorf("depth_limit: %d must be ≥ 0", c.DepthLimit)
-	case c.PerSample < 0 || c.PerFrame < 0 || c.NodeBytes < 0:
-		return fmt.Errorf("costs must be ≥ 0")
-	case c.CountFrom < 0:
-		return fmt.Errorf("count_from: %v must be ≥ 0", c.CountFrom)
-	case c.CountUntil < 0:
-		return fmt.Errorf("count_until: %v must be ≥ 0", c.CountUntil)
 	case c.CountUntil > 0 && c.CountUntil <= c.CountFrom:
 		return fmt.Errorf("count_until: %v must be after count_from %v", c.CountUntil, c.CountFrom)
 	}
@@ -59,13 +55,15 @@ func (c PCCTConfig) Validate() error {
 
 func init() {
 	Register(Info{Name: "pcct", Description: "Whaley's partial calling context tree: every 10 ms walk each running thread up to the first marked frame, then update the tree downward",
-		New: func() Sampler { return NewPCCT("pcct", DefaultPCCTConfig()) }})
+		Config: func() any { c := DefaultPCCTConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewPCCT(label, *cfg.(*PCCTConfig)) }})
 	Register(Info{Name: "hotmethods", Description: "Whaley's hot-method counters: the depth-0 case of the PCCT sampler (top method only)",
-		New: func() Sampler {
+		Config: func() any {
 			c := DefaultPCCTConfig()
 			c.HotMethods = true
-			return NewPCCT("hotmethods", c)
-		}})
+			return &c
+		},
+		Build: func(label string, cfg any) Sampler { return NewPCCT(label, *cfg.(*PCCTConfig)) }})
 }
 
 type pcctNode struct {

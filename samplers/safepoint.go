@@ -3,6 +3,7 @@ package samplers
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
@@ -12,47 +13,44 @@ import (
 // were running Java code, each stopped at its next poll.
 type SafepointConfig struct {
 	// Interval is the nominal sampling period. > 0.
-	Interval sim.Time
+	Interval sim.Time `key:"interval" check:">0" doc:"sampling period"`
 	// FromEnd starts the next interval when the previous sample is
 	// finished (a sampler thread that sleeps between samples, as hprof's
 	// does) instead of on a fixed clock (xprof's WatcherThread).
-	FromEnd bool
+	FromEnd bool `key:"from_end" doc:"sleep a full interval after each sample is done instead of ticking on a fixed clock"`
 	// Paced subtracts the time the last sample took from the wait (Hofer
 	// et al.'s agents "incorporate the time that elapsed while taking the
 	// last sample"): the next request comes Interval after the previous
 	// one, or as soon as the previous sample is done if it took longer.
 	// Unlike a fixed clock, a slow safepoint never queues requests.
-	Paced bool
+	Paced bool `key:"paced" doc:"wait the interval less the last sample's time (never queue requests)"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
-	Depth int
+	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)"`
 	// Waiting also walks the application threads that wait (blocked, lock
 	// or join wait) at each safepoint, as JVMTI's GetThreadListStackTraces
 	// does for every thread asked for (Hofer et al. Fig. 2: the blocked T4
 	// is sampled); otherwise only threads in Java code are.
-	Waiting bool
+	Waiting bool `key:"waiting" doc:"also walk application threads that wait (blocked, lock or join wait)"`
 	// Flat records only the method of the leaf physical frame (xprof's
 	// flat profile; inlined callees are charged to the compiled method).
-	Flat bool
+	Flat bool `key:"flat" doc:"record only the leaf compiled method (inlined callees charged to it)"`
 	// WalkPerThread and WalkPerFrame are the VM thread's cost of a stack
 	// walk at the safepoint.
-	WalkPerThread, WalkPerFrame sim.Time
+	WalkPerThread sim.Time `key:"walk_per_thread" check:">=0" doc:"VM thread's cost per stack walked at the safepoint (costed mode)"`
+	WalkPerFrame  sim.Time `key:"walk_per_frame" check:">=0" doc:"VM thread's cost per frame walked (costed mode)"`
 	// AgentPerSample is the agent thread's CPU per sample (waking,
 	// storing traces); AllocPerSample the bytes it allocates for them.
-	AgentPerSample sim.Time
-	AllocPerSample int64
+	AgentPerSample sim.Time `key:"agent_per_sample" check:">=0" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
+	AllocPerSample int64    `key:"alloc_per_sample" check:">=0" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
 }
 
 // Validate names the first invalid field.
 func (c SafepointConfig) Validate() error {
-	switch {
-	case c.Interval <= 0:
-		return fmt.Errorf("interval: %v must be > 0", c.Interval)
-	case c.Depth < 0:
-		return fmt.Errorf("depth: %d must be ≥ 0", c.Depth)
-	case c.FromEnd && c.Paced:
+	if err := param.Check(&c); err != nil {
+		return err
+	}
+	if c.FromEnd && c.Paced {
 		return fmt.Errorf("paced: a sampler cannot both sleep a full interval after each sample (from_end) and subtract the sample's time from it")
-	case c.WalkPerThread < 0 || c.WalkPerFrame < 0 || c.AgentPerSample < 0 || c.AllocPerSample < 0:
-		return fmt.Errorf("costs must be ≥ 0")
 	}
 	return nil
 }
@@ -69,25 +67,28 @@ func (c SafepointConfig) Validate() error {
 var safepointVariants = []struct {
 	name, desc string
 	cfg        SafepointConfig
+	src        map[string]string
 }{
 	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": "our choice", "walk_per_frame": "our choice", "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
 	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
-		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10}, map[string]string{"interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
 	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}, map[string]string{"interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice"}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
 	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Paced: true, Depth: 256, Waiting: true, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Paced: true, Depth: 256, Waiting: true, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
-		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
 }
 
 func init() {
 	for _, v := range safepointVariants {
 		v := v
-		Register(Info{Name: v.name, Description: v.desc, New: func() Sampler { return NewSafepoint(v.name, v.cfg) }})
+		Register(Info{Name: v.name, Description: v.desc, Sources: v.src,
+			Config: func() any { c := v.cfg; return &c },
+			Build:  func(label string, cfg any) Sampler { return NewSafepoint(label, *cfg.(*SafepointConfig)) }})
 	}
 }
 

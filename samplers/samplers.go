@@ -114,7 +114,18 @@ type Result struct {
 type Info struct {
 	Name        string
 	Description string
-	New         func() Sampler
+	// Config returns a pointer to a fresh copy of the sampler's default
+	// configuration; its tagged fields (package param) are the sampler's
+	// keys. A config with a Validate() error method is validated after
+	// the keys' own ranges.
+	Config func() any
+	// Build creates the sampler reported under label from a configuration
+	// that Config returned (possibly modified).
+	Build func(label string, cfg any) Sampler
+	// Sources overrides a key's src tag for this sampler (the variants of
+	// the safepoint family share a config type, not their defaults'
+	// provenance).
+	Sources map[string]string
 }
 
 var registry = map[string]Info{}
@@ -123,6 +134,9 @@ var registry = map[string]Info{}
 func Register(i Info) {
 	if _, dup := registry[i.Name]; dup {
 		panic("samplers: duplicate " + i.Name)
+	}
+	if i.Config == nil || i.Build == nil {
+		panic("samplers: " + i.Name + " registered without Config or Build")
 	}
 	registry[i.Name] = i
 }
@@ -137,17 +151,27 @@ func List() []Info {
 	return out
 }
 
-// New creates a registered sampler with its default configuration.
-func New(name string) (Sampler, error) {
+// Lookup returns the registered sampler name.
+func Lookup(name string) (Info, error) {
 	i, ok := registry[name]
 	if !ok {
 		names := make([]string, 0, len(registry))
 		for _, x := range List() {
 			names = append(names, x.Name)
 		}
-		return nil, fmt.Errorf("unknown sampler %q (known: %s)", name, strings.Join(names, ", "))
+		return Info{}, fmt.Errorf("unknown sampler %q (known: %s)", name, strings.Join(names, ", "))
 	}
-	return i.New(), nil
+	return i, nil
+}
+
+// New creates a registered sampler with its default configuration,
+// reported under its name.
+func New(name string) (Sampler, error) {
+	i, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return i.Build(name, i.Config()), nil
 }
 
 // recorder builds a sampler's profile from VM stacks.

@@ -173,11 +173,11 @@ func TestConfigErrors(t *testing.T) {
 	cfg.Samplers = []string{"tprof", "async"}
 	cfg.Configure = func(s samplers.Sampler) {
 		if tp, ok := s.(*samplers.Tprof); ok {
-			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10, Jitter: 20})
+			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10, Random: 20})
 		}
 	}
 	_, err = harness.Run(p, cfg)
-	assert.ErrorContains(t, err, "sampler tprof: jitter: 20ns must be in [0, interval)")
+	assert.ErrorContains(t, err, "sampler tprof: random: 20ns must be < interval 10ns")
 }
 
 // The observer effect is mechanism, not noise: a costed profiler's pauses

@@ -4,42 +4,44 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
 
 // TprofConfig configures tprof, Mytkowicz et al.'s random sampler.
 type TprofConfig struct {
-	// Interval t and Jitter r: the next sample comes t + U(−r, r) after
-	// the previous one. Interval > 0, 0 ≤ Jitter < Interval.
-	Interval, Jitter sim.Time
+	// Interval t and Random r: the next sample comes t + U(−r, r) after
+	// the previous one. Interval > 0, 0 ≤ Random < Interval.
+	Interval sim.Time `key:"interval" check:">0" doc:"mean time between samples t" src:"Mytkowicz et al. PLDI'10 §6.1: t = 10 ms"`
+	Random   sim.Time `key:"random" check:">=0" doc:"half-width r of the uniform randomisation: the next sample comes t + U(-r, r) later" src:"Mytkowicz et al. §6.1: r = 3 ms"`
 	// SignalCost stalls each sampled thread (the signal handler);
 	// AgentPerSample is the sampling thread's CPU per tick.
-	SignalCost, AgentPerSample sim.Time
+	SignalCost     sim.Time `key:"signal_cost" check:">=0" doc:"signal handler cost on each sampled thread (costed mode)" src:"our choice: ~5 us"`
+	AgentPerSample sim.Time `key:"agent_per_sample" check:">=0" doc:"sampling thread's CPU per tick (costed mode)" src:"our choice: ~5 us"`
 }
 
 // DefaultTprofConfig is the paper's t = 10 ms, r = 3 ms.
 func DefaultTprofConfig() TprofConfig {
-	return TprofConfig{Interval: 10 * sim.Millisecond, Jitter: 3 * sim.Millisecond,
+	return TprofConfig{Interval: 10 * sim.Millisecond, Random: 3 * sim.Millisecond,
 		SignalCost: 5 * sim.Microsecond, AgentPerSample: 5 * sim.Microsecond}
 }
 
 // Validate names the first invalid field.
 func (c TprofConfig) Validate() error {
-	switch {
-	case c.Interval <= 0:
-		return fmt.Errorf("interval: %v must be > 0", c.Interval)
-	case c.Jitter < 0 || c.Jitter >= c.Interval:
-		return fmt.Errorf("jitter: %v must be in [0, interval)", c.Jitter)
-	case c.SignalCost < 0 || c.AgentPerSample < 0:
-		return fmt.Errorf("costs must be ≥ 0")
+	if err := param.Check(&c); err != nil {
+		return err
+	}
+	if c.Random >= c.Interval {
+		return fmt.Errorf("random: %v must be < interval %v", param.FormatDuration(c.Random), param.FormatDuration(c.Interval))
 	}
 	return nil
 }
 
 func init() {
 	Register(Info{Name: "tprof", Description: "Mytkowicz's tprof: random interval 10 ms ± 3 ms, exact position, leaf compiled method only, interpreted code as one bucket",
-		New: func() Sampler { return NewTprof(DefaultTprofConfig()) }})
+		Config: func() any { c := DefaultTprofConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return NewTprofNamed(label, *cfg.(*TprofConfig)) }})
 }
 
 // Tprof interrupts running threads at random times and records the method
@@ -47,6 +49,7 @@ func init() {
 // addresses to methods: samples in inlined code go to the method they were
 // compiled into, and interpreted code is one "<interpreted>" bucket.
 type Tprof struct {
+	name        string
 	cfg         TprofConfig
 	env         *Env
 	rec         *recorder
@@ -57,20 +60,23 @@ type Tprof struct {
 }
 
 // NewTprof creates a tprof sampler.
-func NewTprof(cfg TprofConfig) *Tprof { return &Tprof{cfg: cfg} }
+func NewTprof(cfg TprofConfig) *Tprof { return NewTprofNamed("tprof", cfg) }
 
-// Name is "tprof".
-func (s *Tprof) Name() string { return "tprof" }
+// NewTprofNamed creates a tprof sampler reported under name.
+func NewTprofNamed(name string, cfg TprofConfig) *Tprof { return &Tprof{name: name, cfg: cfg} }
+
+// Name is the sampler's label ("tprof" unless labelled).
+func (s *Tprof) Name() string { return s.name }
 
 // Attach starts the random timer.
 func (s *Tprof) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
-		return fmt.Errorf("sampler tprof: %w", err)
+		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
 	s.env = env
-	s.rec = newRecorder(env, "tprof", s.cfg.Interval)
+	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.interpreted = s.rec.b.Func(profile.Function{Name: "<interpreted>", Class: "<interpreted>", Method: "<interpreted>"})
-	s.rng = sim.Stream(env.Seed, "sampler/tprof")
+	s.rng = sim.Stream(env.Seed, "sampler/"+s.name)
 	s.timer = env.VM.AddTimer(s)
 	if env.Mode == Costed {
 		s.agent = env.VM.NewServiceThread("tprof sampler", s)
@@ -81,8 +87,8 @@ func (s *Tprof) Attach(env *Env) error {
 
 func (s *Tprof) next(now sim.Time) sim.Time {
 	d := s.cfg.Interval
-	if s.cfg.Jitter > 0 {
-		d += sim.Time(s.rng.Int64N(int64(2*s.cfg.Jitter)+1)) - s.cfg.Jitter
+	if s.cfg.Random > 0 {
+		d += sim.Time(s.rng.Int64N(int64(2*s.cfg.Random)+1)) - s.cfg.Random
 	}
 	return now + d
 }

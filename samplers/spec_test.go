@@ -1,0 +1,93 @@
+package samplers_test
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSpec(t *testing.T) {
+	s, err := samplers.ParseSpec("async:fast,interval=1ms,depth=64")
+	require.NoError(t, err)
+	assert.Equal(t, "async", s.Name)
+	assert.Equal(t, "fast", s.Label)
+	assert.Equal(t, "async:fast", s.ID())
+	assert.Equal(t, []param.KV{{Key: "interval", Value: "1ms"}, {Key: "depth", Value: "64"}}, s.Set)
+	assert.Equal(t, "async:fast,interval=1ms,depth=64", s.String())
+
+	plain, err := samplers.ParseSpec("safepoint")
+	require.NoError(t, err)
+	assert.Equal(t, "safepoint", plain.ID())
+
+	for text, want := range map[string]string{
+		"":                      `sampler spec "": empty sampler name (want NAME[:LABEL][,KEY=VALUE...])`,
+		"async:":                `sampler spec "async:": empty label after ':'`,
+		"async:a/b":             `sampler spec "async:a/b": label "a/b": use letters, digits, '-', '_' and '.' only`,
+		"async,interval":        `sampler async: "interval" is not KEY=VALUE`,
+		"async,=1ms":            `sampler async: "=1ms" is not KEY=VALUE`,
+		"async,depth=1,depth=2": `sampler async: key "depth" given twice`,
+	} {
+		_, err := samplers.ParseSpec(text)
+		require.Error(t, err, text)
+		assert.Equal(t, want, err.Error(), text)
+	}
+}
+
+// Every key of every sampler is named, typed, documented and sourced, and
+// its default passes its own range check.
+func TestEverySamplerDescribesItsKeys(t *testing.T) {
+	for _, info := range samplers.List() {
+		keys := info.Keys()
+		require.NotEmpty(t, keys, info.Name)
+		for _, k := range keys {
+			assert.NotEmpty(t, k.Doc, "%s.%s: doc", info.Name, k.Name)
+		}
+		r, err := samplers.Spec{Name: info.Name}.Resolve()
+		require.NoError(t, err, "%s: defaults must be valid", info.Name)
+		assert.Len(t, r.Params, len(keys))
+	}
+}
+
+func TestResolveErrorsNameSamplerAndKey(t *testing.T) {
+	for text, want := range map[string]string{
+		"async:x,intervl=1ms":     `sampler async:x: unknown key "intervl" (valid: debug_info, depth, handler_base, handler_per_frame, interval)`,
+		"async,interval=fast":     `sampler async: interval: "fast" is not a duration (Go syntax: 10ms, 250us, 1.5s)`,
+		"async,interval=-1ms":     `sampler async: interval: -1ms must be > 0`,
+		"tprof,random=20ms":       `sampler tprof: random: 20ms must be < interval 10ms`,
+		"jfr,max_threads=0":       `sampler jfr: max_threads: 0 must be ≥ 1`,
+		"cbs,stride=3.5":          `sampler cbs: stride: "3.5" is not an integer in range for 64 bits`,
+		"komorium,leaf_opt=maybe": `sampler komorium: leaf_opt: "maybe" is not a boolean (true or false)`,
+		"nosuch":                  `unknown sampler "nosuch"`,
+	} {
+		s, err := samplers.ParseSpec(text)
+		require.NoError(t, err)
+		_, err = s.Resolve()
+		require.Error(t, err, text)
+		assert.Contains(t, err.Error(), want, text)
+	}
+}
+
+// A resolved spec is the full configuration: its Spec, parsed and
+// resolved again, gives the same parameters, and the sampler it builds
+// carries the label and the values.
+func TestResolvedRoundTrip(t *testing.T) {
+	s, err := samplers.ParseSpec("jfr:quick,period=5ms,max_threads=2")
+	require.NoError(t, err)
+	r, err := s.Resolve()
+	require.NoError(t, err)
+	again, err := samplers.ParseSpec(r.Spec().String())
+	require.NoError(t, err)
+	r2, err := again.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, r.Params, r2.Params)
+	assert.Equal(t, "jfr:quick", r2.ID)
+	j := r.New().(*samplers.JFR)
+	assert.Equal(t, "jfr:quick", j.Name())
+	assert.Equal(t, 5*sim.Millisecond, j.Config().Period)
+	assert.Equal(t, 2, j.Config().MaxThreads)
+	assert.Equal(t, samplers.DefaultJFRConfig().SuspendCost, j.Config().SuspendCost, "unset keys keep their defaults")
+}
