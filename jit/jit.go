@@ -45,55 +45,63 @@ func ParseFlavour(s string) (Flavour, error) {
 	return 0, fmt.Errorf("unknown VM flavour %q (want hotspot or jikes)", s)
 }
 
-// Config is the JIT's policy. Sizes are in bytecodes (MethodSize).
+// Config is the JIT's policy. Sizes are in bytecodes (MethodSize). Every
+// field but Flavour (a VM preset sets it) is a param key, set from the
+// command line as jit.KEY; src names the HotSpot flag a default comes from.
 type Config struct {
 	Flavour Flavour
 	// Tiered starts every method in the interpreter and compiles it when a
-	// counter passes its threshold; false compiles everything up front
-	// (with only size-based inlining, as no profile exists yet).
-	Tiered bool
+	// counter passes its threshold (HotSpot's mixed mode: one compiled
+	// tier, C2, as with -XX:-TieredCompilation; HotSpot 17's C1 tier is not
+	// modelled); false compiles everything up front (with only size-based
+	// inlining, as no profile exists yet), which is closest to -Xcomp.
+	Tiered bool `key:"tiered" doc:"interpret first, compile when a counter passes its threshold (false: compile every method up front, like -Xcomp)" src:"HotSpot mixed mode (default; -Xcomp is false)"`
 	// CompileThreshold is the invocation count that queues a method for
 	// compilation (HotSpot's CompileThreshold, 10000 for C2).
-	CompileThreshold int64
+	CompileThreshold int64 `key:"compile_threshold" check:">=1" unit:"invocations" doc:"invocation count that queues a method for compilation" src:"HotSpot -XX:CompileThreshold (C2: 10000)"`
 	// BackedgeThreshold is the back-edge count that queues a method for
-	// on-stack replacement of its running loop.
-	BackedgeThreshold int64
+	// on-stack replacement of its running loop (HotSpot derives it:
+	// CompileThreshold × OnStackReplacePercentage / 100 = 14000).
+	BackedgeThreshold int64 `key:"backedge_threshold" check:">=1" unit:"back-edges" doc:"back-edge count that queues a method for on-stack replacement" src:"HotSpot CompileThreshold × -XX:OnStackReplacePercentage (140) / 100 = 14000"`
 	// Inline enables inlining.
-	Inline bool
+	Inline bool `key:"inline" doc:"let the JIT inline" src:"HotSpot -XX:+Inline (true)"`
 	// MaxInlineSize: callees this small are always inlined (35).
-	MaxInlineSize int64
+	MaxInlineSize int64 `key:"max_inline_size" check:">=0" unit:"bytecodes" doc:"callees this small are inlined at any call site" src:"HotSpot -XX:MaxInlineSize (35)"`
 	// FreqInlineSize: callees up to this size are inlined at hot call
 	// sites (325).
-	FreqInlineSize int64
+	FreqInlineSize int64 `key:"freq_inline_size" check:">=0" unit:"bytecodes" doc:"callees up to this size are inlined at hot call sites" src:"HotSpot -XX:FreqInlineSize (325 on x86-64)"`
 	// HotCallCount: a call site that ran at least this often when the
 	// caller is compiled is hot (HotSpot's InlineFrequencyCount, 100).
-	HotCallCount int64
-	// MaxInlineLevel bounds the depth of the inlining tree (9).
-	MaxInlineLevel int
+	HotCallCount int64 `key:"hot_call_count" check:">=0" unit:"calls" doc:"a call site that ran this often when its caller is compiled is hot" src:"HotSpot -XX:InlineFrequencyCount (100, diagnostic)"`
+	// MaxInlineLevel bounds the depth of the inlining tree (9; HotSpot 14
+	// and later: 15).
+	MaxInlineLevel int `key:"max_inline_level" check:">=0" unit:"levels" doc:"depth bound of the inlining tree" src:"HotSpot -XX:MaxInlineLevel (9 until JDK 13, 15 since JDK 14)"`
 	// ReceiverDominance: a virtual call site is inlined, with a guard, for
 	// a receiver seen at least this share of the time (0.9); a site that
-	// saw exactly two receivers inlines both (bimorphic).
-	ReceiverDominance float64
+	// saw exactly two receivers inlines both (bimorphic). Validate also
+	// rejects 0.
+	ReceiverDominance float64 `key:"receiver_dominance" check:"0..1" doc:"share of a virtual call site's receivers above which it is inlined with a guard (must be > 0)" src:"HotSpot -XX:TypeProfileMajorReceiverPercent (90)"`
 	// StripMiningIter, when > 0, keeps one poll every N iterations in
-	// counted loops (HotSpot's LoopStripMiningIter); 0 removes them.
-	StripMiningIter int64
+	// counted loops (HotSpot's LoopStripMiningIter); 0 removes them
+	// (-XX:-UseCountedLoopSafepoints).
+	StripMiningIter int64 `key:"strip_mining_iter" check:">=0" unit:"iterations" doc:"keep one poll every N iterations of counted loops (0: none)" src:"HotSpot -XX:LoopStripMiningIter (0 in the papers' era; 1000 with G1 since JDK 10)"`
 	// DebugNonSafepoints records debug information at every statement
 	// boundary, not only at polls and call sites.
-	DebugNonSafepoints bool
+	DebugNonSafepoints bool `key:"debug_non_safepoints" doc:"record debug information at every statement, not only at polls and calls" src:"HotSpot -XX:+DebugNonSafepoints (false; diagnostic)"`
 	// CompileNanosPerBytecode is the compiler thread's CPU time per
 	// bytecode compiled, inlined callees included.
-	CompileNanosPerBytecode int64
+	CompileNanosPerBytecode int64 `key:"compile_nanos_per_bytecode" check:">=0" unit:"ns" doc:"compiler thread CPU time per bytecode compiled, inlined callees included" src:"our choice (C2 compiles a few hundred bytecodes per ms)"`
 	// HotEdgeShare: with a sampled call-graph profile (SetProfile), a call
 	// edge carrying at least this share of the profile's total weight is
 	// hot and may inline callees up to FreqInlineSize; cooler edges get a
 	// proportionally smaller limit (Arnold & Grove: hot above 1 %, a
 	// linear size threshold below).
-	HotEdgeShare float64
+	HotEdgeShare float64 `key:"hot_edge_share" check:"0..1" doc:"with a sampled call graph, the edge share above which a call edge is hot" src:"Arnold & Grove, CGO 2005 (1 %)"`
 	// ProfileOverridesStatic: with a sampled profile, the profile's limit
 	// replaces MaxInlineSize instead of adding to it, so a call site the
 	// profile calls cold is not inlined (J9's dynamic heuristics, which
 	// an inaccurate profile turns into a slow-down).
-	ProfileOverridesStatic bool
+	ProfileOverridesStatic bool `key:"profile_overrides_static" doc:"with a sampled call graph, its size limit replaces max_inline_size (J9)" src:"Arnold & Grove, CGO 2005, Fig. 5 (J9: true; Jikes RVM: false)"`
 }
 
 // EdgeProfile is a call-graph profile the inliner can read instead of the

@@ -8,16 +8,20 @@ import (
 
 // GCConfig is a minimal generational collector: threads take TLABs from an
 // eden of EdenBytes; when it is full, a young collection runs at a global
-// safepoint and pauses every application thread.
+// safepoint and pauses every application thread. Its fields are param keys
+// (gc.KEY).
 type GCConfig struct {
 	// EdenBytes is the young generation's allocation space. > 0.
-	EdenBytes int64
-	// TLABBytes is the thread-local allocation buffer size. > 0.
-	TLABBytes int64
+	EdenBytes int64 `key:"eden_bytes" check:">0" unit:"bytes" doc:"young generation's allocation space; a collection runs when it is full" src:"our choice (64 MiB: a small young generation)"`
+	// TLABBytes is the thread-local allocation buffer size, in
+	// (0, EdenBytes] (Validate checks the upper bound).
+	TLABBytes int64 `key:"tlab_bytes" check:">0" unit:"bytes" doc:"thread-local allocation buffer size (≤ eden_bytes)" src:"our choice (256 KiB; HotSpot sizes TLABs adaptively, -XX:TLABSize=0)"`
 	// PauseBase and PausePerMB give the collection's cost on the VM
 	// thread: PauseBase + PausePerMB × EdenBytes/MiB (copying survivors
 	// scales with the space collected).
-	PauseBase, PausePerMB sim.Time
+	PauseBase sim.Time `key:"pause_base" check:">=0" doc:"fixed part of a young collection's pause" src:"our choice (~1 ms pauses on the default eden)"`
+	// PausePerMB is the pause's part per MiB of eden collected.
+	PausePerMB sim.Time `key:"pause_per_mb" check:">=0" doc:"pause per MiB of eden collected" src:"our choice"`
 }
 
 // DefaultGCConfig is a small young generation: allocation-heavy programs

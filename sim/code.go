@@ -161,21 +161,23 @@ func (c *Code) inlined(pc int32, callee int32) *Code {
 // independent of processor speed" needs a way to change it).
 type CostModel struct {
 	// InterpFactor multiplies Work costs in interpreted code (≥ 1).
-	InterpFactor int64
+	InterpFactor int64 `key:"interp_factor" check:">=1" doc:"interpreted code runs Work this many times slower" src:"our choice (HotSpot's template interpreter: ~10× slower than C2)"`
 	// CallCycles is the cost of a non-inlined call, charged to the caller.
-	CallCycles int64
+	CallCycles int64 `key:"call_cycles" check:">=0" unit:"cycles" doc:"cost of a non-inlined call, charged to the caller" src:"our choice (a direct call and frame set-up)"`
 	// PollCycles is the cost of one executed poll (yield point).
-	PollCycles int64
+	PollCycles int64 `key:"poll_cycles" check:">=0" unit:"cycles" doc:"cost of one executed poll (yield point)" src:"our choice (HotSpot's poll: one load of the polling page)"`
 	// AllocCycles is the cost of one allocation (a TLAB bump).
-	AllocCycles int64
+	AllocCycles int64 `key:"alloc_cycles" check:">=0" unit:"cycles" doc:"cost of one allocation (a TLAB bump and header set-up)" src:"our choice"`
 	// ThrowCycles is the cost of raising an exception, plus
 	// UnwindCycles per frame unwound.
-	ThrowCycles, UnwindCycles int64
+	ThrowCycles int64 `key:"throw_cycles" check:">=0" unit:"cycles" doc:"cost of raising an exception" src:"our choice (stack-trace filling dominates)"`
+	// UnwindCycles is the cost per frame an exception unwinds.
+	UnwindCycles int64 `key:"unwind_cycles" check:">=0" unit:"cycles" doc:"cost per frame an exception unwinds" src:"our choice"`
 	// MonitorCycles is the cost of an uncontended monitor enter or exit.
-	MonitorCycles int64
+	MonitorCycles int64 `key:"monitor_cycles" check:">=0" unit:"cycles" doc:"cost of an uncontended monitor enter or exit" src:"our choice (a CAS)"`
 	// SpeedPercent is the simulated CPU speed relative to 1 GHz (100 =
 	// 1 cycle per ns); > 0.
-	SpeedPercent int64
+	SpeedPercent int64 `key:"speed_percent" check:">0" unit:"%" doc:"CPU speed relative to 1 GHz (100: one cycle per ns)" src:"our choice"`
 }
 
 // DefaultCostModel is the cost model profsim runs with unless told
