@@ -72,3 +72,193 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	assert.EqualError(t, param.Set(&gotS, "cost.speed_percent", "0"), "cost.speed_percent: 0 must be > 0")
 	assert.EqualError(t, param.Set(&gotJ, "strip_mining_iter", "-1"), "strip_mining_iter: -1 must be ≥ 0")
 }
+
+func presetConfig(t *testing.T, name string) Config {
+	t.Helper()
+	cfg := DefaultConfig()
+	require.NoError(t, ApplyPreset(&cfg, name))
+	return cfg
+}
+
+func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+		assert.NotEmpty(t, p.Summary, p.Name)
+		assert.NotEmpty(t, p.StandsFor, p.Name)
+	}
+	assert.Equal(t, []string{"hotspot17", "hotspot6", "jikes", "j9"}, names)
+
+	d := DefaultConfig()
+	want := map[string]func(*jit.Config){
+		"hotspot6":  func(*jit.Config) {},
+		"hotspot17": func(j *jit.Config) { j.StripMiningIter, j.MaxInlineLevel = 1000, 15 },
+		"jikes":     func(j *jit.Config) { j.Flavour = jit.Jikes },
+		// study.a4Work's j9 settings, but the per-run profile source.
+		"j9": func(j *jit.Config) {
+			j.Flavour, j.ReceiverDominance, j.MaxInlineSize, j.ProfileOverridesStatic = jit.Jikes, 0.4, 100, true
+		},
+	}
+	for name, tweak := range want {
+		cfg := DefaultConfig()
+		cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration = 7, 2, 3*sim.Second
+		cfg.Sim.TimeSlice, cfg.JIT.CompileThreshold, cfg.GC = sim.Millisecond, 5, nil
+		cfg.Samplers, cfg.Mode, cfg.InlineFrom = []string{"async"}, 1, "exact"
+		require.NoError(t, ApplyPreset(&cfg, name))
+		j := d.JIT
+		tweak(&j)
+		assert.Equal(t, j, cfg.JIT, name)
+		s := d.Sim
+		s.Seed, s.CPUs, s.Duration = 7, 2, 3*sim.Second
+		assert.Equal(t, s, cfg.Sim, "%s: the VM's defaults but seed, cpus and duration", name)
+		require.NotNil(t, cfg.GC, name)
+		assert.Equal(t, *d.GC, *cfg.GC, name)
+		assert.Equal(t, []string{"async"}, cfg.Samplers, name)
+		assert.EqualValues(t, 1, cfg.Mode, name)
+		assert.Equal(t, "exact", cfg.InlineFrom, name)
+		require.NoError(t, cfg.JIT.Validate(), name)
+	}
+	h6 := presetConfig(t, "hotspot6")
+	assert.Equal(t, d.JIT, h6.JIT, "hotspot6 is DefaultConfig, which the studies use")
+	cfg := DefaultConfig()
+	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8" (valid: hotspot17, hotspot6, jikes, j9)`)
+}
+
+func TestApplyJVMFlagsEachFlag(t *testing.T) {
+	for _, tc := range []struct {
+		flags string
+		want  func(*jit.Config)
+	}{
+		{"", func(*jit.Config) {}},
+		{"-XX:+Inline", func(*jit.Config) {}},
+		{"-XX:-Inline", func(j *jit.Config) { j.Inline = false }},
+		{"-XX:-Inline -XX:+Inline", func(*jit.Config) {}},
+		{"-XX:LoopStripMiningIter=250", func(j *jit.Config) { j.StripMiningIter = 250 }},
+		{"-XX:-UseCountedLoopSafepoints", func(j *jit.Config) { j.StripMiningIter = 0 }},
+		{"-XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000", func(*jit.Config) {}},
+		{"-XX:+DebugNonSafepoints", func(j *jit.Config) { j.DebugNonSafepoints = true }},
+		{"-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints", func(j *jit.Config) { j.DebugNonSafepoints = true }},
+		{"-XX:+DebugNonSafepoints -XX:-DebugNonSafepoints", func(*jit.Config) {}},
+		{"-XX:+UnlockDiagnosticVMOptions", func(*jit.Config) {}},
+		{"-XX:+TieredCompilation", func(*jit.Config) {}},
+		{"-XX:-TieredCompilation", func(*jit.Config) {}},
+		{"-Xcomp", func(j *jit.Config) { j.Tiered = false }},
+		{"-Xcomp -XX:-TieredCompilation", func(j *jit.Config) { j.Tiered = false }},
+		{"-Xcomp -Xmixed", func(*jit.Config) {}},
+		// -XX:-TieredCompilation -XX:CompileThreshold=500 on the real JVM:
+		// Tier4CompileThreshold=500, Tier4BackEdgeThreshold=700.
+		{"-XX:CompileThreshold=500", func(j *jit.Config) { j.CompileThreshold, j.BackedgeThreshold = 500, 700 }},
+		// -XX:-TieredCompilation -XX:OnStackReplacePercentage=200:
+		// Tier4BackEdgeThreshold=20000.
+		{"-XX:OnStackReplacePercentage=200", func(j *jit.Config) { j.BackedgeThreshold = 20000 }},
+		{"-XX:OnStackReplacePercentage=200 -XX:CompileThreshold=500", func(j *jit.Config) { j.CompileThreshold, j.BackedgeThreshold = 500, 1000 }},
+		{"-XX:CompileThreshold=1 -XX:OnStackReplacePercentage=33", func(j *jit.Config) { j.CompileThreshold, j.BackedgeThreshold = 1, 1 }},
+		{"-XX:MaxInlineSize=100", func(j *jit.Config) { j.MaxInlineSize = 100 }},
+		{"-XX:FreqInlineSize=0", func(j *jit.Config) { j.FreqInlineSize = 0 }},
+		{"-XX:MaxInlineLevel=9", func(j *jit.Config) { j.MaxInlineLevel = 9 }},
+		{"-XX:MaxInlineLevel=9 -XX:MaxInlineLevel=3", func(j *jit.Config) { j.MaxInlineLevel = 3 }},
+		{"-XX:InlineFrequencyCount=5", func(j *jit.Config) { j.HotCallCount = 5 }},
+		{"-XX:TypeProfileMajorReceiverPercent=40", func(j *jit.Config) { j.ReceiverDominance = 0.4 }},
+		{"  -XX:-Inline\t\n-XX:MaxInlineSize=7 ", func(j *jit.Config) { j.Inline, j.MaxInlineSize = false, 7 }},
+	} {
+		cfg := presetConfig(t, "hotspot17")
+		want := cfg.JIT
+		tc.want(&want)
+		require.NoError(t, ApplyJVMFlags(&cfg, tc.flags), tc.flags)
+		assert.Equal(t, want, cfg.JIT, tc.flags)
+		require.NoError(t, cfg.JIT.Validate(), tc.flags)
+	}
+
+	a, b := DefaultConfig(), DefaultConfig()
+	require.NoError(t, ApplyJVMFlags(&a, "-XX:-Inline"))
+	b.JIT.Inline = false
+	a.GC, b.GC = nil, nil // distinct pointers to equal values
+	assert.Equal(t, b, a, "-XX:-Inline is jit.inline=false")
+}
+
+func TestApplyJVMFlagsErrors(t *testing.T) {
+	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:TypeProfileMajorReceiverPercent=N)"
+	for _, tc := range []struct{ preset, flags, want string }{
+		{"hotspot17", "-XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
+		{"hotspot17", "-Xmx1g", "-Xmx1g: not an option profsim models " + supported},
+		{"hotspot17", "-XX:Foo=1", "-XX:Foo=1: not an option profsim models " + supported},
+		{"hotspot17", "-Xint", "-Xint: not an option profsim models " + supported},
+		{"hotspot17", "Inline", "Inline: not an option profsim models " + supported},
+		{"hotspot17", "-XX:", "-XX:: not an option profsim models " + supported},
+		{"hotspot17", "-XX:+-Xcomp", "-XX:+-Xcomp: not an option profsim models " + supported},
+		{"hotspot17", "-XX:LoopStripMiningIter=x", `-XX:LoopStripMiningIter=x: "x" is not a decimal integer (LoopStripMiningIter takes 0 ... 4294967295)`},
+		{"hotspot17", "-XX:LoopStripMiningIter=", `-XX:LoopStripMiningIter=: "" is not a decimal integer (LoopStripMiningIter takes 0 ... 4294967295)`},
+		{"hotspot17", "-XX:LoopStripMiningIter=-1", "-XX:LoopStripMiningIter=-1: -1 is outside the allowed range [0 ... 4294967295]"},
+		{"hotspot17", "-XX:LoopStripMiningIter=4294967296", "-XX:LoopStripMiningIter=4294967296: 4294967296 is outside the allowed range [0 ... 4294967295]"},
+		{"hotspot17", "-XX:LoopStripMiningIter=4294967396", "-XX:LoopStripMiningIter=4294967396: 4294967396 is outside the allowed range [0 ... 4294967295]"},
+		{"hotspot17", "-XX:LoopStripMiningIter=99999999999999999999", "-XX:LoopStripMiningIter=99999999999999999999: 99999999999999999999 is outside the allowed range [0 ... 4294967295]"},
+		{"hotspot17", "-XX:CompileThreshold=0", "-XX:CompileThreshold=0: 0 is outside the allowed range [1 ... 1073741823]"},
+		{"hotspot17", "-XX:CompileThreshold=1073741824", "-XX:CompileThreshold=1073741824: 1073741824 is outside the allowed range [1 ... 1073741823]"},
+		{"hotspot17", "-XX:OnStackReplacePercentage=32", "-XX:OnStackReplacePercentage=32: 32 is outside the allowed range [33 ... 2147483647]"},
+		{"hotspot17", "-XX:OnStackReplacePercentage=99999999", "-XX:OnStackReplacePercentage=99999999: outside the allowed range [33 ... 21474869] with CompileThreshold=10000"},
+		{"hotspot17", "-XX:MaxInlineSize=2147483648", "-XX:MaxInlineSize=2147483648: 2147483648 is outside the allowed range [0 ... 2147483647]"},
+		{"hotspot17", "-XX:MaxInlineLevel=-1", "-XX:MaxInlineLevel=-1: -1 is outside the allowed range [0 ... 2147483647]"},
+		{"hotspot17", "-XX:FreqInlineSize=1.5", `-XX:FreqInlineSize=1.5: "1.5" is not a decimal integer (FreqInlineSize takes 0 ... 2147483647)`},
+		{"hotspot17", "-XX:InlineFrequencyCount=-5", "-XX:InlineFrequencyCount=-5: -5 is outside the allowed range [0 ... 2147483647]"},
+		{"hotspot17", "-XX:TypeProfileMajorReceiverPercent=0", "-XX:TypeProfileMajorReceiverPercent=0: 0 is outside the allowed range [1 ... 100]"},
+		{"hotspot17", "-XX:+CompileThreshold", "-XX:+CompileThreshold: CompileThreshold takes a value (-XX:CompileThreshold=N), not + or -"},
+		{"hotspot17", "-XX:-LoopStripMiningIter", "-XX:-LoopStripMiningIter: LoopStripMiningIter takes a value (-XX:LoopStripMiningIter=N), not + or -"},
+		{"hotspot17", "-XX:Inline=1", "-XX:Inline=1: Inline is a boolean option (-XX:+Inline or -XX:-Inline), not Inline=VALUE"},
+		{"hotspot17", "-XX:Inline", "-XX:Inline: Inline is a boolean option (-XX:+Inline or -XX:-Inline), not Inline=VALUE"},
+		{"hotspot17", "-XX:+Inline=true", "-XX:+Inline=true: not an option profsim models " + supported},
+		{"hotspot17", "-XX:CompileThreshold", "-XX:CompileThreshold: CompileThreshold needs a value (-XX:CompileThreshold=N)"},
+		{"jikes", "-XX:LoopStripMiningIter=500", "-XX:LoopStripMiningIter=500: only the hotspot flavour removes counted loops' polls; this configuration is jikes-flavoured (polls at every back-edge)"},
+		{"j9", "-XX:-UseCountedLoopSafepoints", "-XX:-UseCountedLoopSafepoints: only the hotspot flavour removes counted loops' polls; this configuration is jikes-flavoured (polls at every back-edge)"},
+		{"hotspot17", "-XX:-Inline -XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
+	} {
+		cfg := presetConfig(t, tc.preset)
+		before := cfg.JIT
+		err := ApplyJVMFlags(&cfg, tc.flags)
+		require.Error(t, err, tc.flags)
+		assert.Equal(t, tc.want, err.Error(), tc.flags)
+		assert.NotContains(t, err.Error(), "\n", "one line")
+		assert.Equal(t, before, cfg.JIT, "%s: an error leaves the configuration alone", tc.flags)
+	}
+}
+
+// TestJVMFlagsErgonomics pins HotSpot 17's strip-mining ergonomics to what
+// `java OPTIONS -XX:+PrintFlagsFinal -version` printed for
+// LoopStripMiningIter (OpenJDK 17.0.15, G1 by default; hotspot6 stands for
+// a collector that does not enable counted-loop safepoints, as
+// -XX:+UseSerialGC / -XX:+UseParallelGC).
+func TestJVMFlagsErgonomics(t *testing.T) {
+	for _, tc := range []struct {
+		preset, flags string
+		want          int64
+	}{
+		{"hotspot17", "", 1000},
+		{"hotspot17", "-XX:-UseCountedLoopSafepoints", 0},
+		{"hotspot17", "-XX:+UseCountedLoopSafepoints", 1},
+		{"hotspot17", "-XX:LoopStripMiningIter=0", 1},
+		{"hotspot17", "-XX:LoopStripMiningIter=500", 500},
+		{"hotspot17", "-XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=0", 1},
+		{"hotspot17", "-XX:-UseCountedLoopSafepoints -XX:LoopStripMiningIter=500", 0},
+		{"hotspot17", "-XX:LoopStripMiningIter=500 -XX:-UseCountedLoopSafepoints", 0},
+		{"hotspot17", "-XX:-UseCountedLoopSafepoints -XX:+UseCountedLoopSafepoints", 1},
+		{"hotspot17", "-XX:LoopStripMiningIter=4294967295", 4294967295},
+		{"hotspot6", "", 0},
+		{"hotspot6", "-XX:+UseCountedLoopSafepoints", 1},
+		{"hotspot6", "-XX:LoopStripMiningIter=500", 0},
+		{"hotspot6", "-XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=500", 500},
+		{"jikes", "-XX:-Inline", 0},
+	} {
+		cfg := presetConfig(t, tc.preset)
+		require.NoError(t, ApplyJVMFlags(&cfg, tc.flags), "%s %s", tc.preset, tc.flags)
+		assert.Equal(t, tc.want, cfg.JIT.StripMiningIter, "%s %s", tc.preset, tc.flags)
+	}
+}
+
+func TestSupportedJVMFlagsAreDocumented(t *testing.T) {
+	fs := SupportedJVMFlags()
+	assert.Len(t, fs, 15)
+	for _, f := range fs {
+		assert.NotEmpty(t, f.Option)
+		assert.NotEmpty(t, f.Model, f.Option)
+		assert.NotEmpty(t, f.HotSpot, f.Option)
+	}
+}

@@ -1,0 +1,418 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/profsim/profsim/jit"
+)
+
+// Preset is a named VM configuration standing for a real VM.
+type Preset struct {
+	Name    string
+	Summary string
+	// StandsFor is the real VM and the flags it stands for.
+	StandsFor string
+}
+
+type presetDef struct {
+	Preset
+	apply func(*Config)
+}
+
+// presets, in the order Presets lists them.
+//
+// hotspot17 was checked on the JVM installed here (OpenJDK 17.0.15+6-Debian,
+// 2 CPUs, 23 GB: a server-class machine, so G1 is chosen ergonomically).
+// `java -XX:+PrintFlagsFinal -version` printed, among others:
+//
+//	intx CompileThreshold           = 10000  {pd product} {default}
+//	intx FreqInlineSize             = 325    {C2 pd product} {default}
+//	bool Inline                     = true   {product} {default}
+//	uintx LoopStripMiningIter       = 1000   {C2 product} {default}
+//	intx MaxInlineLevel             = 15     {C2 product} {default}
+//	intx MaxInlineSize              = 35     {C2 product} {default}
+//	intx OnStackReplacePercentage   = 140    {pd product} {default}
+//	intx Tier3BackEdgeThreshold     = 60000  {product} {default}
+//	intx Tier3CompileThreshold      = 2000   {product} {default}
+//	intx Tier4BackEdgeThreshold     = 40000  {product} {default}
+//	intx Tier4CompileThreshold      = 15000  {product} {default}
+//	bool TieredCompilation          = true   {pd product} {default}
+//	bool UseCountedLoopSafepoints   = true   {C2 product} {default}
+//	bool UseG1GC                    = true   {product} {ergonomic}
+//
+// and, with -XX:+UnlockDiagnosticVMOptions, InlineFrequencyCount = 100
+// {pd diagnostic} and DebugNonSafepoints = false {diagnostic}.
+var presets = []presetDef{
+	{Preset{"hotspot17", "today's HotSpot: counted loops keep a poll every 1000 iterations",
+		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds)"},
+		func(c *Config) {
+			c.JIT.StripMiningIter = 1000
+			c.JIT.MaxInlineLevel = 15
+		}},
+	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (harness.DefaultConfig)",
+		"Sun HotSpot 6 server VM (-server, not tiered, Parallel GC): -XX:CompileThreshold=10000, -XX:MaxInlineLevel=9, counted loops without safepoint polls (-XX:-UseCountedLoopSafepoints)"},
+		func(*Config) {}},
+	{Preset{"jikes", "Jikes RVM-like yield points in every prologue, epilogue and back-edge",
+		"Jikes RVM's adaptive system (Arnold & Grove's base system): yield points in prologues, epilogues and loop back-edges, counted loops included; inlining and thresholds as hotspot6"},
+		func(c *Config) { c.JIT.Flavour = jit.Jikes }},
+	{Preset{"j9", "J9's inliner of Arnold & Grove Fig. 5: static limit 100, a sampled call graph overrides it",
+		"IBM J9 as Arnold & Grove (CGO 2005, Fig. 5) describe its inliner: static MaxInlineSize 100, a sampled call graph's verdict replaces the static heuristics, guarded inlining above 40 % of a site's receivers; Jikes-like yield points as in that study (not J9's own)"},
+		func(c *Config) {
+			// Exactly study.a4Work's j9 settings; the profile source
+			// (Config.InlineFrom) is per run and stays the caller's.
+			c.JIT.Flavour = jit.Jikes
+			c.JIT.ReceiverDominance = 0.4
+			c.JIT.MaxInlineSize = 100
+			c.JIT.ProfileOverridesStatic = true
+		}},
+}
+
+// Presets lists the VM presets.
+func Presets() []Preset {
+	out := make([]Preset, len(presets))
+	for i, p := range presets {
+		out[i] = p.Preset
+	}
+	return out
+}
+
+func presetNames() string {
+	var names []string
+	for _, p := range presets {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ApplyPreset resets cfg's JIT, VM (but Seed, CPUs and Duration) and GC
+// settings to harness.DefaultConfig()'s and applies the preset's. It
+// leaves Seed, CPUs, Duration, Samplers, Mode and the run's other fields
+// alone; cfg.GC becomes a fresh default collector (even if it was nil).
+func ApplyPreset(cfg *Config, name string) error {
+	var p *presetDef
+	for i := range presets {
+		if presets[i].Name == name {
+			p = &presets[i]
+		}
+	}
+	if p == nil {
+		return fmt.Errorf("unknown VM preset %q (valid: %s)", name, presetNames())
+	}
+	d := DefaultConfig()
+	seed, cpus, dur := cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration
+	cfg.Sim = d.Sim
+	cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration = seed, cpus, dur
+	cfg.JIT = d.JIT
+	cfg.GC = d.GC
+	p.apply(cfg)
+	return nil
+}
+
+// JVMFlag is one HotSpot option ApplyJVMFlags understands.
+type JVMFlag struct {
+	// Option as written on a java command line.
+	Option string
+	// Model is what it sets in the model.
+	Model string
+	// HotSpot is its HotSpot 17 default and where HotSpot defines and
+	// applies it.
+	HotSpot string
+}
+
+// jvmOpt is one supported option.
+type jvmOpt struct {
+	name     string // HotSpot's name, or the whole option for -X options
+	boolean  bool
+	min, max int64 // accepted range: HotSpot's, narrowed to the model's
+	set      func(st *jvmState, on bool, n int64)
+	info     JVMFlag
+}
+
+// jvmState collects the options in order; ergonomics then derives the
+// model's settings from the final values, as HotSpot does.
+type jvmState struct {
+	jit jit.Config
+	// tiered: nil unless -Xcomp, -Xmixed or ±TieredCompilation was given.
+	tiered         *bool
+	xcomp          bool
+	ucls, uclsSet  bool
+	lsmi           int64
+	lsmiSet        bool
+	ct, osrp       int64
+	ctSet, osrpSet bool
+	// written: the last option as written, by name, for ergonomics' errors
+	written map[string]string
+}
+
+const (
+	maxJint  = 1<<31 - 1 // intx flags' range(0, max_jint)
+	maxJuint = 1<<32 - 1 // uintx LoopStripMiningIter's range(0, max_juint)
+	// interpreterProfilePercentage is HotSpot's InterpreterProfilePercentage
+	// (33): OnStackReplacePercentage must not be below it.
+	interpreterProfilePercentage = 33
+	defaultOSRPercentage         = 140
+)
+
+func boolPtr(b bool) *bool { return &b }
+
+var jvmOpts = []jvmOpt{
+	{name: "Inline", boolean: true,
+		set:  func(st *jvmState, on bool, _ int64) { st.jit.Inline = on },
+		info: JVMFlag{"-XX:+Inline, -XX:-Inline", "jit.inline", "true; runtime/globals.hpp"}},
+	{name: "UseCountedLoopSafepoints", boolean: true,
+		set: func(st *jvmState, on bool, _ int64) { st.ucls, st.uclsSet = on, true },
+		info: JVMFlag{"-XX:+UseCountedLoopSafepoints, -XX:-UseCountedLoopSafepoints",
+			"jit.strip_mining_iter after the strip-mining ergonomics (- gives 0: no polls in counted loops)",
+			"false in opto/c2_globals.hpp; G1 sets true unless given (gc/g1/g1Arguments.cpp G1Arguments::initialize)"}},
+	{name: "LoopStripMiningIter", min: 0, max: maxJuint,
+		set: func(st *jvmState, _ bool, n int64) { st.lsmi, st.lsmiSet = n, true },
+		info: JVMFlag{"-XX:LoopStripMiningIter=N", "jit.strip_mining_iter after the strip-mining ergonomics (a poll every N iterations of a counted loop)",
+			"0 in opto/c2_globals.hpp, range 0..4294967295; G1 sets 1000 unless either flag is given (G1Arguments::initialize); coerced by LoopStripMiningIterConstraintFunc (runtime/flags/jvmFlagConstraintsCompiler.cpp, AfterErgo)"}},
+	{name: "DebugNonSafepoints", boolean: true,
+		set: func(st *jvmState, on bool, _ int64) { st.jit.DebugNonSafepoints = on },
+		info: JVMFlag{"-XX:+DebugNonSafepoints, -XX:-DebugNonSafepoints", "jit.debug_non_safepoints",
+			"false; diagnostic (runtime/globals.hpp): HotSpot requires -XX:+UnlockDiagnosticVMOptions before it, profsim does not"}},
+	{name: "UnlockDiagnosticVMOptions", boolean: true,
+		set: func(*jvmState, bool, int64) {},
+		info: JVMFlag{"-XX:+UnlockDiagnosticVMOptions, -XX:-UnlockDiagnosticVMOptions", "nothing (accepted so real command lines pass)",
+			"false; runtime/globals.hpp"}},
+	{name: "TieredCompilation", boolean: true,
+		set: func(st *jvmState, _ bool, _ int64) {
+			if !st.xcomp {
+				st.tiered = boolPtr(true)
+			}
+		},
+		info: JVMFlag{"-XX:+TieredCompilation, -XX:-TieredCompilation",
+			"jit.tiered=true for both (unless -Xcomp): the model interprets, then compiles into one tier at the C2 thresholds, which is -TieredCompilation's C2-only mode; +TieredCompilation's C1 tier and Tier3/Tier4 thresholds are not modelled",
+			"true on x86-64 (compiler/compiler_globals.hpp, pd); C2-only mode in compiler/compilerDefinitions.cpp CompilationModeFlag::initialize"}},
+	{name: "-Xcomp", boolean: true,
+		set: func(st *jvmState, _ bool, _ int64) { st.tiered, st.xcomp = boolPtr(false), true },
+		info: JVMFlag{"-Xcomp", "jit.tiered=false: every method compiled before it runs, no profile (size-only inlining); HotSpot compiles at the first call, and the model charges no compile time",
+			"off (mixed mode); runtime/arguments.cpp"}},
+	{name: "-Xmixed", boolean: true,
+		set:  func(st *jvmState, _ bool, _ int64) { st.tiered, st.xcomp = boolPtr(true), false },
+		info: JVMFlag{"-Xmixed", "jit.tiered=true", "the default mode; runtime/arguments.cpp"}},
+	{name: "CompileThreshold", min: 1, max: 1<<30 - 1,
+		set: func(st *jvmState, _ bool, n int64) { st.ct, st.ctSet = n, true },
+		info: JVMFlag{"-XX:CompileThreshold=N", "jit.compile_threshold=N and jit.backedge_threshold=N × OnStackReplacePercentage/100 (the model needs N ≥ 1; HotSpot allows 0)",
+			"10000 (cpu/x86/c2_globals_x86.hpp), range 0..1073741823; becomes Tier4CompileThreshold with -TieredCompilation and is ignored with +TieredCompilation (compiler/compilerDefinitions.cpp CompilerConfig::set_legacy_emulation_flags)"}},
+	{name: "OnStackReplacePercentage", min: interpreterProfilePercentage, max: maxJint,
+		set: func(st *jvmState, _ bool, n int64) { st.osrp, st.osrpSet = n, true },
+		info: JVMFlag{"-XX:OnStackReplacePercentage=P", "jit.backedge_threshold=CompileThreshold × P/100",
+			"140 (cpu/x86/c2_globals_x86.hpp), ≥ InterpreterProfilePercentage (33) and ≤ 2147483647×100/CompileThreshold + 33; Tier4BackEdgeThreshold = CompileThreshold × P/100 with -TieredCompilation (CompilerConfig::set_legacy_emulation_flags)"}},
+	{name: "MaxInlineSize", min: 0, max: maxJint,
+		set:  func(st *jvmState, _ bool, n int64) { st.jit.MaxInlineSize = n },
+		info: JVMFlag{"-XX:MaxInlineSize=N", "jit.max_inline_size", "35; opto/c2_globals.hpp"}},
+	{name: "FreqInlineSize", min: 0, max: maxJint,
+		set:  func(st *jvmState, _ bool, n int64) { st.jit.FreqInlineSize = n },
+		info: JVMFlag{"-XX:FreqInlineSize=N", "jit.freq_inline_size", "325 on x86-64 (cpu/x86/c2_globals_x86.hpp); opto/c2_globals.hpp"}},
+	{name: "MaxInlineLevel", min: 0, max: maxJint,
+		set:  func(st *jvmState, _ bool, n int64) { st.jit.MaxInlineLevel = int(n) },
+		info: JVMFlag{"-XX:MaxInlineLevel=N", "jit.max_inline_level", "15 (9 before JDK 14); opto/c2_globals.hpp"}},
+	{name: "InlineFrequencyCount", min: 0, max: maxJint,
+		set: func(st *jvmState, _ bool, n int64) { st.jit.HotCallCount = n },
+		info: JVMFlag{"-XX:InlineFrequencyCount=N", "jit.hot_call_count (a call site that ran N times is hot: callees up to FreqInlineSize)",
+			"100 (cpu/x86/globals_x86.hpp); diagnostic: HotSpot requires -XX:+UnlockDiagnosticVMOptions, profsim does not"}},
+	{name: "TypeProfileMajorReceiverPercent", min: 1, max: 100,
+		set: func(st *jvmState, _ bool, n int64) { st.jit.ReceiverDominance = float64(n) / 100 },
+		info: JVMFlag{"-XX:TypeProfileMajorReceiverPercent=P", "jit.receiver_dominance=P/100 (the model needs P ≥ 1; HotSpot allows 0)",
+			"90; opto/c2_globals.hpp, range 0..100"}},
+}
+
+// SupportedJVMFlags lists the HotSpot options ApplyJVMFlags understands.
+func SupportedJVMFlags() []JVMFlag {
+	out := make([]JVMFlag, len(jvmOpts))
+	for i, o := range jvmOpts {
+		out[i] = o.info
+	}
+	return out
+}
+
+func supportedList() string {
+	var s []string
+	for _, o := range jvmOpts {
+		switch {
+		case strings.HasPrefix(o.name, "-"):
+			s = append(s, o.name)
+		case o.boolean:
+			s = append(s, "-XX:±"+o.name)
+		default:
+			s = append(s, "-XX:"+o.name+"=N")
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+func lookupJVMOpt(name string) *jvmOpt {
+	for i := range jvmOpts {
+		if jvmOpts[i].name == name {
+			return &jvmOpts[i]
+		}
+	}
+	return nil
+}
+
+// ApplyJVMFlags reads flags, whitespace-separated real HotSpot options,
+// and sets what they mean in the model on top of cfg (normally a preset):
+// in order, the last of repeated options winning, then with HotSpot's
+// ergonomics on the final values (see ergonomics). Every option is either
+// modelled or an error; on an error cfg is unchanged. SupportedJVMFlags
+// lists the options.
+func ApplyJVMFlags(cfg *Config, flags string) error {
+	st := &jvmState{jit: cfg.JIT, written: map[string]string{}}
+	for _, tok := range strings.Fields(flags) {
+		if err := st.parse(tok); err != nil {
+			return err
+		}
+	}
+	if err := st.ergonomics(cfg.JIT); err != nil {
+		return err
+	}
+	cfg.JIT = st.jit
+	return nil
+}
+
+func (st *jvmState) parse(tok string) error {
+	unsupported := fmt.Errorf("%s: not an option profsim models (supported: %s)", tok, supportedList())
+	if tok == "-Xcomp" || tok == "-Xmixed" {
+		lookupJVMOpt(tok).set(st, true, 0)
+		return nil
+	}
+	body, ok := strings.CutPrefix(tok, "-XX:")
+	if !ok || body == "" || strings.HasPrefix(body[1:], "-") {
+		return unsupported
+	}
+	switch body[0] {
+	case '+', '-':
+		o := lookupJVMOpt(body[1:])
+		switch {
+		case o == nil:
+			return unsupported
+		case !o.boolean:
+			return fmt.Errorf("%s: %s takes a value (-XX:%s=N), not + or -", tok, o.name, o.name)
+		}
+		o.set(st, body[0] == '+', 0)
+		st.written[o.name] = tok
+		return nil
+	}
+	name, value, hasValue := strings.Cut(body, "=")
+	o := lookupJVMOpt(name)
+	switch {
+	case o == nil:
+		return unsupported
+	case o.boolean:
+		return fmt.Errorf("%s: %s is a boolean option (-XX:+%s or -XX:-%s), not %s=VALUE", tok, o.name, o.name, o.name, o.name)
+	case !hasValue:
+		return fmt.Errorf("%s: %s needs a value (-XX:%s=N)", tok, o.name, o.name)
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%s: %q is not a decimal integer (%s takes %d ... %d)", tok, value, o.name, o.min, o.max)
+	}
+	if err != nil || n < o.min || n > o.max {
+		return fmt.Errorf("%s: %s is outside the allowed range [%d ... %d]", tok, value, o.min, o.max)
+	}
+	o.set(st, false, n)
+	st.written[o.name] = tok
+	return nil
+}
+
+// ergonomics derives the model's settings from the final option values as
+// HotSpot 17 does after parsing its command line. base is the
+// configuration the options apply to.
+//
+// Counted-loop polls. c2_globals.hpp defaults UseCountedLoopSafepoints to
+// false and LoopStripMiningIter to 0. G1Arguments::initialize
+// (gc/g1/g1Arguments.cpp; ZGC, Shenandoah and Epsilon do the same) sets
+// UseCountedLoopSafepoints=true if it was not given, and then
+// LoopStripMiningIter=1000 if that was not given either; Serial and
+// Parallel GC leave both alone. LoopStripMiningIterConstraintFunc
+// (runtime/flags/jvmFlagConstraintsCompiler.cpp, run AfterErgo) then
+// coerces: UseCountedLoopSafepoints with LoopStripMiningIter=0 becomes 1,
+// and without UseCountedLoopSafepoints LoopStripMiningIter becomes 0
+// (with a warning if either was given). So with G1, giving only
+// -XX:+UseCountedLoopSafepoints yields 1, not 1000. A base with counted-loop
+// polls (hotspot17: jit.strip_mining_iter=1000) stands for G1 with that
+// default; a base without (hotspot6) for Serial/Parallel GC. The real JVM
+// printed (java OPTIONS -XX:+PrintFlagsFinal -version; TestJVMFlagsErgonomics
+// pins each case):
+//
+//	G1 (default):                                             UseCountedLoopSafepoints  LoopStripMiningIter
+//	(none)                                                    true                      1000
+//	-XX:-UseCountedLoopSafepoints                             false                     0
+//	-XX:+UseCountedLoopSafepoints                             true                      1  (warning)
+//	-XX:LoopStripMiningIter=0                                 true                      1  (warning)
+//	-XX:LoopStripMiningIter=500                               true                      500
+//	-XX:-UseCountedLoopSafepoints -XX:LoopStripMiningIter=500 false                     0  (warning; either order)
+//	-XX:-UseCountedLoopSafepoints -XX:+UseCountedLoopSafepoints true                    1  (warning)
+//	-XX:+UseSerialGC (or -XX:+UseParallelGC):                 false                     0
+//	-XX:+UseSerialGC -XX:+UseCountedLoopSafepoints            true                      1  (warning)
+//	-XX:+UseSerialGC -XX:LoopStripMiningIter=500              false                     0  (warning)
+//
+// Only the hotspot flavour removes counted loops' polls, so these two
+// options are an error on a Jikes-flavoured configuration.
+//
+// Compile thresholds. With -XX:-TieredCompilation,
+// CompilerConfig::set_legacy_emulation_flags
+// (compiler/compilerDefinitions.cpp) turns a given CompileThreshold or
+// OnStackReplacePercentage into Tier4CompileThreshold=CompileThreshold
+// and Tier4BackEdgeThreshold=CompileThreshold×OnStackReplacePercentage/100
+// (printed: -XX:-TieredCompilation -XX:CompileThreshold=500 gives 500 and
+// 700; -XX:OnStackReplacePercentage=200 gives 20000). The model's one
+// compiled tier takes them the same way whatever TieredCompilation says
+// (HotSpot ignores both while TieredCompilation is on).
+func (st *jvmState) ergonomics(base jit.Config) error {
+	if st.tiered != nil {
+		st.jit.Tiered = *st.tiered
+	}
+
+	if st.uclsSet || st.lsmiSet {
+		if base.Flavour != jit.HotSpot {
+			opt := st.written["LoopStripMiningIter"]
+			if opt == "" {
+				opt = st.written["UseCountedLoopSafepoints"]
+			}
+			return fmt.Errorf("%s: only the hotspot flavour removes counted loops' polls; this configuration is %s-flavoured (polls at every back-edge)", opt, base.Flavour)
+		}
+	}
+	ucls, lsmi := false, int64(0) // c2_globals.hpp defaults
+	if st.uclsSet {
+		ucls = st.ucls
+	}
+	if st.lsmiSet {
+		lsmi = st.lsmi
+	}
+	if base.StripMiningIter > 0 && !st.uclsSet { // G1Arguments::initialize
+		ucls = true
+		if !st.lsmiSet {
+			lsmi = base.StripMiningIter
+		}
+	}
+	switch { // LoopStripMiningIterConstraintFunc
+	case ucls && lsmi == 0:
+		lsmi = 1
+	case !ucls && lsmi > 0:
+		lsmi = 0
+	}
+	st.jit.StripMiningIter = lsmi
+
+	if st.ctSet || st.osrpSet {
+		ct, osrp := st.jit.CompileThreshold, int64(defaultOSRPercentage)
+		if st.ctSet {
+			ct = st.ct
+		}
+		if st.osrpSet {
+			osrp = st.osrp
+		}
+		// OnStackReplacePercentageConstraintFunc's upper bound.
+		if hi := int64(maxJint)*100/ct + interpreterProfilePercentage; osrp > hi {
+			return fmt.Errorf("%s: outside the allowed range [%d ... %d] with CompileThreshold=%d", st.written["OnStackReplacePercentage"], interpreterProfilePercentage, hi, ct)
+		}
+		st.jit.CompileThreshold = ct
+		st.jit.BackedgeThreshold = max(1, ct*osrp/100)
+	}
+	return nil
+}
