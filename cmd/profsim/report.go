@@ -3,13 +3,38 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 )
+
+// minSamples is the fewest samples a profile may be built from before its
+// overlap is flagged as meaning little. A share p estimated from n
+// samples has the binomial standard error √(p(1−p)/n); at p = 0.5 and
+// n = 30 that is 0.5/√30 ≈ 0.091, about 9 points of share, and more below.
+// 30 is the usual rule of thumb for when the normal approximation to a
+// sample mean becomes usable (e.g. Walpole, Myers, Myers and Ye,
+// Probability and Statistics for Engineers and Scientists, on the central
+// limit theorem: "generally good if n ≥ 30").
+const minSamples = 30
+
+// tickSynchronous lists the samplers that take every sample inside the
+// timer tick that requested it, at the tick's time (async.go, jfr.go,
+// pcct.go for pcct and hotmethods, tprof.go: OnTimer walks the running
+// threads there and then). For them a tick served at least one sample
+// exactly when a sample time equals the tick time, so "served" is known.
+// The others sample later, at a poll or a safepoint a request may share
+// with the next tick (safepoint family, sps, isps, cbs, jikes-timer) or
+// have no ticks at all (komorium): which tick a sample served is not
+// recorded, and the report does not guess.
+var tickSynchronous = []string{"async", "hotmethods", "jfr", "pcct", "tprof"}
 
 // report is the JSON contract of `profsim run --format json`; the table
 // prints the same data.
@@ -29,7 +54,10 @@ type report struct {
 	Incidents  []string                 `json:"incidents"`
 	Order      []string                 `json:"order"`
 	Profiles   map[string]profileReport `json:"profiles"`
-	names      []string
+	// Config is everything the run was made from, resolved (config.go;
+	// set by cmdRun).
+	Config *runConfig `json:"config,omitempty"`
+	names  []string
 }
 
 type threadReport struct {
@@ -51,16 +79,32 @@ type safepointReport struct {
 
 type profileReport struct {
 	// Samples is the number of samples; for truth, the number of ns of CPU
-	// time (truth is the limit of a sampler with a 1 ns period).
+	// time (truth is the limit of a sampler with a 1 ns period); for an
+	// edge-only profile, the number of edge samples.
 	Samples int64          `json:"samples"`
 	Methods []methodReport `json:"methods"`
-	Edges   []edgeReport   `json:"edges"`
+	// Lines is the flat profile by source line of the leaf frame (line 0:
+	// the profiler recorded no position), sorted like Methods.
+	Lines []lineReport `json:"lines"`
+	Edges []edgeReport `json:"edges"`
+	// EdgeOnly marks a call-graph profiler's profile (cbs, jikes-timer):
+	// call edges and no stack samples, so Methods and Lines are empty and
+	// OverlapVsTruth compares call graphs.
+	EdgeOnly bool `json:"edge_only,omitempty"`
 	// OverlapVsTruth is the overlap of the flat profile (self share per
 	// method) with truth's, in [0, 1] (absent for truth itself); for
-	// call-graph profilers (cbs, jikes-timer) the overlap of the dynamic
-	// call graphs (Arnold & Grove's accuracy).
-	OverlapVsTruth *float64    `json:"overlap_vs_truth,omitempty"`
-	Costs          *costReport `json:"costs,omitempty"`
+	// call-graph profilers (EdgeOnly) the overlap of the dynamic call
+	// graphs (Arnold & Grove's accuracy).
+	OverlapVsTruth *float64 `json:"overlap_vs_truth,omitempty"`
+	// LineOverlapVsTruth is the same overlap by (method, line) of the
+	// leaf; absent for truth, for edge-only profiles, and when truth
+	// records no source lines (sim's ground truth keeps self time per
+	// calling context of methods: every truth line is 0).
+	LineOverlapVsTruth *float64 `json:"line_overlap_vs_truth,omitempty"`
+	// FewSamples: the profile was built from fewer than minSamples (30)
+	// samples, so its overlap means little.
+	FewSamples bool        `json:"few_samples,omitempty"`
+	Costs      *costReport `json:"costs,omitempty"`
 	// Extra holds sampler-specific measurements (pcct's
 	// frames_examined_per_sample, pcct_nodes, pcct_bytes, …).
 	Extra map[string]float64 `json:"extra,omitempty"`
@@ -70,8 +114,13 @@ type costReport struct {
 	AgentCPUNS int64 `json:"agent_cpu_ns"`
 	StallNS    int64 `json:"stall_ns"`
 	PauseNS    int64 `json:"pause_ns"`
-	Requested  int64 `json:"requested"`
-	Taken      int64 `json:"taken"`
+	// Requested counts sample requests (timer ticks); Taken the thread
+	// samples (edge samples for call-graph profilers) recorded.
+	Requested int64 `json:"requested"`
+	Taken     int64 `json:"taken"`
+	// Served counts the ticks that produced at least one sample; present
+	// only where that is known exactly (see tickSynchronous).
+	Served *int64 `json:"served,omitempty"`
 }
 
 type methodReport struct {
@@ -80,12 +129,33 @@ type methodReport struct {
 	TotalShare float64 `json:"total_share"`
 }
 
+type lineReport struct {
+	Method    string  `json:"method"`
+	Line      int     `json:"line"`
+	SelfShare float64 `json:"self_share"`
+}
+
 type edgeReport struct {
 	Caller string `json:"caller"`
 	Site   int    `json:"site"`
 	Callee string `json:"callee"`
 	Count  int64  `json:"count"`
 }
+
+// label is how tables and tidy output name a line or an edge.
+func (l lineReport) label() string { return l.Method + ":" + strconv.Itoa(l.Line) }
+func (e edgeReport) label() string {
+	return e.Caller + ":" + strconv.Itoa(e.Site) + " → " + e.Callee
+}
+
+// hasLines reports whether the profile records any source line (a line
+// other than 0, "the method as a whole").
+func (pr profileReport) hasLines() bool {
+	return slices.ContainsFunc(pr.Lines, func(l lineReport) bool { return l.Line != 0 })
+}
+
+// edgeOnly reports whether p is a call-graph profiler's output.
+func edgeOnly(p *profile.Profile) bool { return len(p.Samples) == 0 && len(p.Edges) > 0 }
 
 func newReport(workload string, cfg harness.Config, out *harness.Outcome) *report {
 	res := out.Result
@@ -111,17 +181,35 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 		r.Safepoints.GCs = out.GC.Collections
 	}
 	truth := out.Profiles["truth"]
+	var truthLines []lineReport
+	if truth != nil {
+		if tr := summarize(truth); tr.hasLines() {
+			truthLines = tr.Lines
+		}
+	}
 	for _, name := range out.Names {
 		p := out.Profiles[name]
 		pr := summarize(p)
 		if name != "truth" {
-			o := profile.OverlapMethods(truth, p)
-			if len(p.Samples) == 0 && len(p.Edges) > 0 {
-				o = profile.OverlapEdges(truth, p) // a call-graph profiler: compare call graphs
+			if truth != nil {
+				var o float64
+				if pr.EdgeOnly {
+					o = profile.OverlapEdges(truth, p) // a call-graph profiler: compare call graphs
+				} else {
+					o = profile.OverlapMethods(truth, p)
+					if truthLines != nil {
+						lo := lineOverlap(truthLines, pr.Lines)
+						pr.LineOverlapVsTruth = &lo
+					}
+				}
+				pr.OverlapVsTruth = &o
 			}
-			pr.OverlapVsTruth = &o
+			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
 			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken}
+			if slices.Contains(tickSynchronous, samplerName(name)) {
+				pr.Costs.Served = served(c)
+			}
 			pr.Extra = c.Extra
 		}
 		r.Profiles[name] = pr
@@ -129,14 +217,76 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 	return r
 }
 
+// samplerName is the registry name in a profile's key, NAME or
+// NAME:LABEL (samplers.Spec.ID).
+func samplerName(id string) string {
+	name, _, _ := strings.Cut(id, ":")
+	return name
+}
+
+// served counts the ticks at whose time at least one sample was taken,
+// for a tick-synchronous sampler; nil if some sample was not taken at a
+// tick's time (then the premise fails and the count is unknown).
+func served(c samplers.Costs) *int64 {
+	ticks := slices.Clone(c.Ticks)
+	slices.Sort(ticks)
+	var n int64
+	hit := make([]bool, len(ticks))
+	for _, t := range c.SampleTimes {
+		i, ok := slices.BinarySearch(ticks, t)
+		if !ok {
+			return nil
+		}
+		if !hit[i] {
+			hit[i] = true
+			n++
+		}
+	}
+	return &n
+}
+
+// lineOverlap is profile.Overlap over the (method, line) rows of two
+// line-level profiles.
+func lineOverlap(a, b []lineReport) float64 {
+	type key struct {
+		method string
+		line   int
+	}
+	index := map[key]int{}
+	var x, y []float64
+	at := func(l lineReport) int {
+		k := key{l.Method, l.Line}
+		i, ok := index[k]
+		if !ok {
+			i = len(x)
+			index[k] = i
+			x, y = append(x, 0), append(y, 0)
+		}
+		return i
+	}
+	for _, l := range a {
+		x[at(l)] += l.SelfShare
+	}
+	for _, l := range b {
+		y[at(l)] += l.SelfShare
+	}
+	return profile.Overlap(x, y)
+}
+
 func summarize(p *profile.Profile) profileReport {
-	pr := profileReport{Samples: p.TotalCount(), Methods: []methodReport{}, Edges: []edgeReport{}}
+	pr := profileReport{Samples: p.TotalCount(), Methods: []methodReport{}, Lines: []lineReport{}, Edges: []edgeReport{}, EdgeOnly: edgeOnly(p)}
 	for _, m := range p.Flat() {
 		pr.Methods = append(pr.Methods, methodReport{Method: m.Name, SelfShare: m.SelfShare, TotalShare: m.TotalShare})
+	}
+	for _, l := range p.Lines() {
+		pr.Lines = append(pr.Lines, lineReport{Method: l.Method, Line: l.Line, SelfShare: l.SelfShare})
 	}
 	for _, e := range p.Edges {
 		pr.Edges = append(pr.Edges, edgeReport{Caller: p.Functions[e.Caller].Name, Site: e.Site,
 			Callee: p.Functions[e.Callee].Name, Count: e.Weight})
+		if pr.EdgeOnly {
+			pr.Samples += e.Weight // an edge sample per unit of weight (cbs.go: AddEdge(…, 1))
+		}
 	}
 	sort.SliceStable(pr.Edges, func(i, j int) bool {
 		a, b := pr.Edges[i], pr.Edges[j]
@@ -154,7 +304,29 @@ func summarize(p *profile.Profile) profileReport {
 	return pr
 }
 
-func (r *report) writeTable(w io.Writer, top int) {
+// stackNames are the profiles with stack samples, in order: the columns
+// of the method and line tables. edgeNames are the edge-only ones.
+func (r *report) stackNames() []string {
+	var out []string
+	for _, n := range r.names {
+		if !r.Profiles[n].EdgeOnly {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (r *report) edgeNames() []string {
+	var out []string
+	for _, n := range r.names {
+		if r.Profiles[n].EdgeOnly {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (r *report) writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "workload %s   seed %d   cpus %d   simulated %v   mode %s\n", r.Workload, r.Seed, r.CPUs, sim.Time(r.SimulatedNS), r.Mode)
 	fmt.Fprintf(w, "application CPU %v   VM CPU %v   statements %d   threads %d\n", sim.Time(r.AppCPUNS), sim.Time(r.VMCPUNS), r.Statements, len(r.Threads))
 	if sp := r.Safepoints; sp.Count > 0 {
@@ -164,71 +336,253 @@ func (r *report) writeTable(w io.Writer, top int) {
 	for _, inc := range r.Incidents {
 		fmt.Fprintf(w, "incident: %s\n", inc)
 	}
+}
 
-	// Methods side by side: the union of each profile's top methods, in
-	// truth's order, one self% column per profile.
-	share := map[string]map[string]float64{}
-	var rows []string
-	seen := map[string]bool{}
-	for _, n := range r.names {
-		share[n] = map[string]float64{}
-		for i, m := range r.Profiles[n].Methods {
-			share[n][m.Method] = m.SelfShare
-			if i < top && !seen[m.Method] && m.SelfShare > 0 {
-				seen[m.Method] = true
-				rows = append(rows, m.Method)
+// shareRow is one row of a share table: its label and each profile's
+// share (missing: 0).
+type shareRow struct {
+	label string
+	share map[string]float64
+}
+
+// shareTable is a section of the table: one share column per profile,
+// rows in truth's order, then the overlap and sample counts.
+type shareTable struct {
+	title, head  string
+	cols         []string
+	rows         []shareRow
+	overlapLabel string
+	overlap      func(profileReport) *float64
+}
+
+// topRows collects the union of each column's first top labels with a
+// positive share, sorted by truth's share (descending), ties in the order
+// first seen. each lists a profile's (label, share) rows, best first.
+func topRows(cols []string, top int, each func(name string) (labels []string, shares []float64)) []shareRow {
+	var rows []shareRow
+	index := map[string]int{}
+	for _, n := range cols {
+		labels, shares := each(n)
+		for i := 0; i < len(labels) && i < top; i++ {
+			if _, ok := index[labels[i]]; !ok && shares[i] > 0 {
+				index[labels[i]] = len(rows)
+				rows = append(rows, shareRow{label: labels[i], share: map[string]float64{}})
 			}
 		}
 	}
-	truth := share["truth"]
-	sort.SliceStable(rows, func(i, j int) bool { return truth[rows[i]] > truth[rows[j]] })
-	width := len("method")
-	if len(r.names) > 1 {
-		width = len("samples taken/requested")
+	for _, n := range cols {
+		labels, shares := each(n)
+		for i, l := range labels {
+			if k, ok := index[l]; ok {
+				rows[k].share[n] = shares[i]
+			}
+		}
 	}
-	for _, m := range rows {
-		width = max(width, len(m))
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].share["truth"] > rows[j].share["truth"] })
+	return rows
+}
+
+func (r *report) writeShares(w io.Writer, t shareTable) {
+	if len(t.cols) == 0 {
+		return
 	}
-	fmt.Fprintf(w, "\nSelf time by method (%%)\n  %-*s", width, "method")
-	for _, n := range r.names {
-		fmt.Fprintf(w, " %10s", n)
+	sampled := len(t.cols) > 1 || t.cols[0] != "truth"
+	// fmt pads to a width in runes ("→" is one).
+	width := utf8.RuneCountInString(t.head)
+	if sampled {
+		width = max(width, utf8.RuneCountInString(t.overlapLabel))
+	}
+	for _, row := range t.rows {
+		width = max(width, utf8.RuneCountInString(row.label))
+	}
+	cw := make([]int, len(t.cols))
+	for i, n := range t.cols {
+		cw[i] = max(10, utf8.RuneCountInString(n))
+	}
+	fmt.Fprintf(w, "\n%s\n  %-*s", t.title, width, t.head)
+	for i, n := range t.cols {
+		fmt.Fprintf(w, " %*s", cw[i], n)
 	}
 	fmt.Fprintln(w)
-	for _, m := range rows {
-		fmt.Fprintf(w, "  %-*s", width, m)
-		for _, n := range r.names {
-			fmt.Fprintf(w, " %10.2f", 100*share[n][m])
+	for _, row := range t.rows {
+		fmt.Fprintf(w, "  %-*s", width, row.label)
+		for i, n := range t.cols {
+			fmt.Fprintf(w, " %*.2f", cw[i], 100*row.share[n])
 		}
 		fmt.Fprintln(w)
 	}
-	if len(r.names) > 1 {
-		fmt.Fprintf(w, "  %-*s", width, "overlap vs truth")
-		for _, n := range r.names {
-			if o := r.Profiles[n].OverlapVsTruth; o != nil {
-				fmt.Fprintf(w, " %10.2f", 100**o)
-			} else {
-				fmt.Fprintf(w, " %10s", "")
-			}
-		}
-		fmt.Fprintf(w, "\n  %-*s", width, "samples taken/requested")
-		for _, n := range r.names {
-			if c := r.Profiles[n].Costs; c != nil {
-				fmt.Fprintf(w, " %10s", fmt.Sprintf("%d/%d", c.Taken, c.Requested))
-			} else {
-				fmt.Fprintf(w, " %10s", "")
-			}
+	if !sampled {
+		return
+	}
+	line := func(label string, cell func(profileReport) string) {
+		fmt.Fprintf(w, "  %-*s", width, label)
+		for i, n := range t.cols {
+			fmt.Fprintf(w, " %*s", cw[i], cell(r.Profiles[n]))
 		}
 		fmt.Fprintln(w)
-		if r.Mode == "costed" {
-			for _, n := range r.names {
-				if c := r.Profiles[n].Costs; c != nil {
-					fmt.Fprintf(w, "  costs of %s: agent CPU %v, stalls %v, safepoint pauses %v\n", n,
-						sim.Time(c.AgentCPUNS), sim.Time(c.StallNS), sim.Time(c.PauseNS))
+	}
+	few, anyOverlap, anyServed := false, false, false
+	for _, n := range t.cols {
+		anyOverlap = anyOverlap || t.overlap(r.Profiles[n]) != nil
+	}
+	if anyOverlap {
+		line(t.overlapLabel, func(p profileReport) string {
+			o := t.overlap(p)
+			if o == nil {
+				return ""
+			}
+			if p.FewSamples {
+				few = true
+				return fmt.Sprintf("%.2f*", 100**o)
+			}
+			return fmt.Sprintf("%.2f", 100**o)
+		})
+	}
+	count := func(f func(*costReport) *int64) func(profileReport) string {
+		return func(p profileReport) string {
+			if p.Costs == nil {
+				return ""
+			}
+			if v := f(p.Costs); v != nil {
+				return strconv.FormatInt(*v, 10)
+			}
+			return ""
+		}
+	}
+	line("requested", count(func(c *costReport) *int64 { return &c.Requested }))
+	// Served is shown where it is known and differs from requested for
+	// some profile: otherwise it repeats the requested row.
+	for _, n := range t.cols {
+		if c := r.Profiles[n].Costs; c != nil && c.Served != nil && *c.Served != c.Requested {
+			anyServed = true
+		}
+	}
+	if anyServed {
+		line("served", count(func(c *costReport) *int64 { return c.Served }))
+	}
+	line("samples", count(func(c *costReport) *int64 { return &c.Taken }))
+	if few {
+		fmt.Fprintf(w, "  * fewer than %d samples: overlap means little\n", minSamples)
+	}
+	if anyServed {
+		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(tickSynchronous, ", "))
+	}
+}
+
+func (r *report) methodTable(top int) shareTable {
+	cols := r.stackNames()
+	return shareTable{
+		title: "Self time by method (%)", head: "method", cols: cols,
+		rows: topRows(cols, top, func(n string) ([]string, []float64) {
+			var l []string
+			var s []float64
+			for _, m := range r.Profiles[n].Methods {
+				l, s = append(l, m.Method), append(s, m.SelfShare)
+			}
+			return l, s
+		}),
+		overlapLabel: "overlap vs truth",
+		overlap:      func(p profileReport) *float64 { return p.OverlapVsTruth },
+	}
+}
+
+func (r *report) lineTable(top int) shareTable {
+	cols := r.stackNames()
+	return shareTable{
+		title: "Self time by line (%)", head: "method:line", cols: cols,
+		rows: topRows(cols, top, func(n string) ([]string, []float64) {
+			var l []string
+			var s []float64
+			for _, x := range r.Profiles[n].Lines {
+				l, s = append(l, x.label()), append(s, x.SelfShare)
+			}
+			return l, s
+		}),
+		overlapLabel: "overlap vs truth (lines)",
+		overlap:      func(p profileReport) *float64 { return p.LineOverlapVsTruth },
+	}
+}
+
+// edgeTable compares call graphs: truth's and each edge-only profile's
+// share of its edge samples (for truth, of its call counts).
+func (r *report) edgeTable(top int) shareTable {
+	var cols []string
+	if slices.Contains(r.names, "truth") {
+		cols = append(cols, "truth")
+	}
+	cols = append(cols, r.edgeNames()...)
+	return shareTable{
+		title: "Call edges (share of edge samples, %; truth: of calls)", head: "caller:line → callee", cols: cols,
+		rows: topRows(cols, top, func(n string) ([]string, []float64) {
+			edges := r.Profiles[n].Edges
+			var total int64
+			for _, e := range edges {
+				total += e.Count
+			}
+			var l []string
+			var s []float64
+			for _, e := range edges {
+				if total > 0 {
+					l, s = append(l, e.label()), append(s, float64(e.Count)/float64(total))
 				}
 			}
+			return l, s
+		}),
+		overlapLabel: "overlap vs truth (call graph)",
+		overlap:      func(p profileReport) *float64 { return p.OverlapVsTruth },
+	}
+}
+
+// writeTable prints the run: the header, self time by method side by
+// side, and the call edges.
+func (r *report) writeTable(w io.Writer, top int) {
+	r.writeHeader(w)
+	r.writeShares(w, r.methodTable(top))
+	r.writeTail(w, top)
+}
+
+// writeLineTable is writeTable with self time by source line of the leaf
+// frame (Method:line) instead of by method.
+func (r *report) writeLineTable(w io.Writer, top int) {
+	r.writeHeader(w)
+	t := r.lineTable(top)
+	r.writeShares(w, t)
+	var none []string
+	for _, n := range t.cols {
+		if p := r.Profiles[n]; len(p.Lines) > 0 && !p.hasLines() {
+			none = append(none, n)
 		}
 	}
+	if len(none) > 0 {
+		fmt.Fprintf(w, "  %s: no source lines recorded (line 0: the method as a whole)\n", strings.Join(none, ", "))
+	}
+	if slices.Contains(none, "truth") {
+		fmt.Fprintln(w, "  no overlap by line: the ground truth has no lines to compare with")
+	}
+	r.writeTail(w, top)
+}
 
+// writeTail prints what follows the stack-sample table: which profiles it
+// left out, the call edges, and the costs.
+func (r *report) writeTail(w io.Writer, top int) {
+	edges := r.edgeNames()
+	if len(edges) > 0 && len(r.stackNames()) > 0 {
+		fmt.Fprintf(w, "  not shown: %s (call edges only, below)\n", strings.Join(edges, ", "))
+	}
+	if len(edges) > 0 {
+		r.writeShares(w, r.edgeTable(top))
+	}
+	if r.Mode == "costed" {
+		for _, n := range r.names {
+			if c := r.Profiles[n].Costs; c != nil {
+				fmt.Fprintf(w, "  costs of %s: agent CPU %v, stalls %v, safepoint pauses %v\n", n,
+					sim.Time(c.AgentCPUNS), sim.Time(c.StallNS), sim.Time(c.PauseNS))
+			}
+		}
+	}
+	if len(edges) > 0 || !slices.Contains(r.names, "truth") {
+		return
+	}
 	p := r.Profiles["truth"]
 	if len(p.Edges) == 0 {
 		return
@@ -239,7 +593,7 @@ func (r *report) writeTable(w io.Writer, top int) {
 			fmt.Fprintf(w, "  ... %d more\n", len(p.Edges)-top)
 			break
 		}
-		fmt.Fprintf(w, "  %12d  %s:%d → %s\n", e.Count, e.Caller, e.Site, e.Callee)
+		fmt.Fprintf(w, "  %12d  %s\n", e.Count, e.label())
 	}
 }
 
