@@ -6,17 +6,18 @@ GO ?= go
 
 ## demo: the safepoint-bias demo: four profilers watch one execution each of two paper programs
 demo:
-	@echo "== Mytkowicz et al. Listing 1 (hotcold): inlining off, as the paper ran tprof =="
-	$(GO) run ./cmd/profsim run --workload hotcold --samplers truth,safepoint,tprof,async --inline=false --out out/demo/hotcold
+	@echo "== Mytkowicz et al. Listing 1 (hotcold): a JVM of the paper's era (--vm hotspot6), inlining off, as the paper ran tprof =="
+	$(GO) run ./cmd/profsim run --workload hotcold --vm hotspot6 --samplers truth,safepoint,tprof,async --inline=false --out out/demo/hotcold
 	@echo
 	@echo "The safepoint sampler blames HotCold.cold: hot() has no poll of its own, so every sample waits for hot()'s return poll (which runs in the caller) or cold()'s back-edge."
 	@echo "tprof and async interrupt the thread where it really is and find HotCold.hot within a few points of the truth."
 	@echo
-	@echo "== Arnold & Grove Fig. 1 (callpair): Jikes-like yield points, no inlining =="
-	$(GO) run ./cmd/profsim run --workload callpair --samplers truth,safepoint,tprof,async --vm jikes --inline=false --out out/demo/callpair
+	@echo "== Arnold & Grove Fig. 1 (callpair): Jikes RVM-like yield points (--vm jikes), no inlining =="
+	$(GO) run ./cmd/profsim run --workload callpair --vm jikes --samplers truth,safepoint,tprof,async --inline=false --out out/demo/callpair
 	@echo
 	@echo "A yield-point sampler takes nearly every sample at call_1's prologue, the first yield point after M's long loop body, so call_1 looks hot and call_2 idle although both do the same tiny work."
-	@echo "async samples every 10 ms exactly and the loop's period divides it almost evenly, so it always lands in M's body: fixed intervals alias, which is why tprof randomizes its interval."
+	@echo "async interrupts the thread where it is and agrees with the truth: M's body, call_1 and call_2 alike. tprof does too, apart from the samples it takes"
+	@echo "before M is compiled, which it can only charge to <interpreted> (it maps code addresses to methods, as the paper's prototype did)."
 
 ## test: every test, vet included (what CI runs)
 test:

@@ -324,7 +324,7 @@ func checkOne(f reflect.Value, k Key) error {
 	return nil
 }
 
-// RangeText is a check in words.
+// RangeText is a check in words ("—" for none).
 func RangeText(check string) string {
 	switch check {
 	case ">0":
@@ -338,5 +338,5 @@ func RangeText(check string) string {
 	case "0..1)":
 		return "in [0, 1)"
 	}
-	return "any"
+	return "—"
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
@@ -30,20 +30,28 @@ type runFlags struct {
 	duration   time.Duration
 	cpus       int
 	format     string
+	by         string
 	out        string
 	top        int
-	samplers   []string
+	specs      []string
 	mode       samplers.Mode
-	flavour    jit.Flavour
-	inline     bool
-	strip      int64
-	dns        bool
-	noJIT      bool
+	vm         string
+	jvmFlags   string
+	sets       []param.KV
+	inline     *bool
+	strip      *int64
+	dns        *bool
+	baseline   bool
 	gc         bool
 	explainJIT bool
 	injections []workloads.Injection
 	speedups   []workloads.SpeedUp
+	// rawInject and rawSpeedup are the flags' values as given.
+	rawInject, rawSpeedup []string
 }
+
+// defaultVM is the preset of a plain `profsim run`: today's HotSpot.
+const defaultVM = "hotspot17"
 
 func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	def := sim.DefaultConfig()
@@ -54,22 +62,39 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "master seed: same seed, same output")
 	fs.DurationVar(&f.duration, "duration", time.Duration(def.Duration), "simulated time limit (the run ends earlier if the program does)")
 	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs")
-	fs.StringVar(&f.format, "format", "table", "output format: table or json")
-	fs.StringVar(&f.out, "out", "", "directory to write truth.pb.gz (pprof) and truth.folded to")
+	fs.StringVar(&f.format, "format", "table", "output format: table, json, csv (tidy, one row per profile and method) or jsonl (the csv rows as JSON lines)")
+	fs.StringVar(&f.by, "by", "method", "attribution in the table and csv/jsonl: method, or line (each sample's top frame by source line)")
+	fs.StringVar(&f.out, "out", "", "directory to write each profile's <id>.pb.gz (pprof) and <id>.folded to")
 	fs.IntVar(&f.top, "top", 10, "rows of methods and edges in the table")
-	samplerList := fs.String("samplers", "truth", "comma-separated profilers to run on the same execution (see 'profsim samplers')")
+	samplerList := fs.String("samplers", "", "comma-separated profiler names to run on the same execution (see 'profsim samplers'); default truth")
+	fs.Func("sampler", "a profiler instance NAME[:LABEL][,KEY=VALUE...], e.g. async:fast,interval=1ms (repeatable; keys: 'profsim samplers NAME')", func(v string) error {
+		f.specs = append(f.specs, v)
+		return nil
+	})
 	mode := fs.String("mode", "passive", "passive: samplers observe at no cost; costed: each sampler's costs and observer effect applied (several together perturb each other)")
-	vmFlavour := fs.String("vm", "hotspot", "yield-point placement: hotspot or jikes")
-	fs.BoolVar(&f.inline, "inline", true, "let the JIT inline")
-	fs.Int64Var(&f.strip, "strip-mining", 0, "keep one poll every N iterations of counted loops (0: none, the papers' JVMs)")
-	fs.BoolVar(&f.dns, "debug-non-safepoints", false, "record debug information at every statement (-XX:+DebugNonSafepoints)")
-	fs.BoolVar(&f.noJIT, "no-jit", false, "no JIT: every method runs compiled from the start, polls at every return and back-edge, nothing inlined")
+	fs.StringVar(&f.vm, "vm", defaultVM, "VM preset: "+presetNames()+" (see 'profsim run --help')")
+	fs.StringVar(&f.jvmFlags, "jvm-flags", "", "real HotSpot options mapped onto the model, applied after the preset, e.g. \"-XX:-Inline -XX:LoopStripMiningIter=100\"")
+	fs.Func("set", "set any VM, JIT or GC key: jit.KEY=V, sim.KEY=V, gc.KEY=V (repeatable; applied last; keys: 'profsim run --keys')", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%q is not KEY=VALUE", v)
+		}
+		f.sets = append(f.sets, param.KV{Key: k, Value: val})
+		return nil
+	})
+	keys := fs.Bool("keys", false, "list the keys --set takes, with type, default and source, and exit")
+	inline := fs.Bool("inline", true, "let the JIT inline (shorthand for -XX:+/-Inline)")
+	strip := fs.Int64("strip-mining", 0, "keep one poll every N iterations of counted loops, 0: none (shorthand for -XX:LoopStripMiningIter=N, 0 meaning -XX:-UseCountedLoopSafepoints)")
+	dns := fs.Bool("debug-non-safepoints", false, "record debug information at every statement (shorthand for -XX:+DebugNonSafepoints)")
+	fs.BoolVar(&f.baseline, "baseline-only", false, "no optimizing JIT: every method runs its baseline-compiled code from the start (polls at every return and back-edge, nothing inlined, no interpreter); like Jikes RVM's baseline compiler")
+	noJIT := fs.Bool("no-jit", false, "deprecated name of --baseline-only (not an interpreter)")
 	fs.BoolVar(&f.gc, "gc", true, "allocation-driven garbage collection at safepoints")
 	fs.BoolVar(&f.explainJIT, "explain-jit", false, "print each compiled method's tier, inlining tree and polls")
 	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
 		in, err := workloads.ParseInjection(v)
 		if err == nil {
 			f.injections = append(f.injections, in)
+			f.rawInject = append(f.rawInject, v)
 		}
 		return err
 	})
@@ -77,18 +102,33 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		sp, err := workloads.ParseSpeedUp(v)
 		if err == nil {
 			f.speedups = append(f.speedups, sp)
+			f.rawSpeedup = append(f.rawSpeedup, v)
 		}
 		return err
 	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: profsim run --workload NAME|FILE [flags]")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			runHelp(stdout, fs)
 			return nil, errHelp
 		}
 		return nil, usagef("run: %v", err)
 	}
+	if *keys {
+		printSettingKeys(stdout)
+		return nil, errHelp
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "inline":
+			f.inline = inline
+		case "strip-mining":
+			f.strip = strip
+		case "debug-non-safepoints":
+			f.dns = dns
+		case "no-jit":
+			f.baseline = f.baseline || *noJIT
+		}
+	})
 	switch {
 	case fs.NArg() > 0:
 		return nil, usagef("run: unexpected argument %q (flags only)", fs.Arg(0))
@@ -98,12 +138,14 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --duration %v must be > 0", f.duration)
 	case f.cpus < 1:
 		return nil, usagef("run: --cpus %d must be ≥ 1", f.cpus)
-	case f.format != "table" && f.format != "json":
-		return nil, usagef("run: --format %q: want table or json", f.format)
+	case !slices.Contains([]string{"table", "json", "csv", "jsonl"}, f.format):
+		return nil, usagef("run: --format %q: want table, json, csv or jsonl", f.format)
+	case f.by != "method" && f.by != "line":
+		return nil, usagef("run: --by %q: want method or line", f.by)
 	case f.top < 1:
 		return nil, usagef("run: --top %d must be ≥ 1", f.top)
-	case f.strip < 0:
-		return nil, usagef("run: --strip-mining %d must be ≥ 0", f.strip)
+	case f.strip != nil && *f.strip < 0:
+		return nil, usagef("run: --strip-mining %d must be ≥ 0", *f.strip)
 	}
 	switch *mode {
 	case "passive":
@@ -113,33 +155,47 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	default:
 		return nil, usagef("run: --mode %q: want passive or costed", *mode)
 	}
-	var err error
-	if f.flavour, err = jit.ParseFlavour(*vmFlavour); err != nil {
-		return nil, usagef("run: --vm: %v", err)
-	}
-	for _, name := range strings.Split(*samplerList, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return nil, usagef("run: --samplers %q: empty name", *samplerList)
-		}
-		if name != "truth" {
-			if _, err := samplers.New(name); err != nil {
-				return nil, usagef("run: --samplers: %v", err)
+	var names []string
+	if *samplerList != "" {
+		for _, name := range strings.Split(*samplerList, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				return nil, usagef("run: --samplers %q: empty name", *samplerList)
 			}
+			if strings.ContainsAny(name, ":=") {
+				return nil, usagef("run: --samplers %q: plain names only; give labels and keys with --sampler NAME[:LABEL][,KEY=VALUE...]", name)
+			}
+			names = append(names, name)
 		}
-		if slices.Contains(f.samplers, name) {
-			return nil, usagef("run: --samplers: %q listed twice", name)
-		}
-		f.samplers = append(f.samplers, name)
 	}
-	if f.mode == samplers.Costed {
-		n := len(f.samplers)
-		if slices.Contains(f.samplers, "truth") {
-			n--
+	f.specs = append(names, f.specs...)
+	if len(f.specs) == 0 {
+		f.specs = []string{"truth"}
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, text := range f.specs {
+		spec, err := samplers.ParseSpec(text)
+		if err != nil {
+			return nil, usagef("run: --sampler: %v", err)
 		}
-		if n == 0 {
-			return nil, usagef("run: --mode costed needs a sampler besides truth (--samplers)")
+		if seen[spec.ID()] {
+			return nil, usagef("run: --sampler: %q listed twice (give each instance its own label: NAME:LABEL)", spec.ID())
 		}
+		seen[spec.ID()] = true
+		if spec.Name == "truth" {
+			if spec.ID() != "truth" || len(spec.Set) > 0 {
+				return nil, usagef("run: --sampler %q: truth takes no label or keys", text)
+			}
+			continue
+		}
+		if _, err := spec.Resolve(); err != nil {
+			return nil, usagef("run: --sampler: %v", err)
+		}
+		n++
+	}
+	if f.mode == samplers.Costed && n == 0 {
+		return nil, usagef("run: --mode costed needs a sampler besides truth (--samplers or --sampler)")
 	}
 	return f, nil
 }
@@ -166,6 +222,41 @@ func loadWorkload(ref string) (*program.Program, error) {
 	return p, nil
 }
 
+// buildConfig resolves the run's configuration: the preset, then the
+// shorthand flags given, then --jvm-flags, then --set.
+func buildConfig(f *runFlags) (harness.Config, error) {
+	cfg := harness.DefaultConfig()
+	if err := harness.ApplyPreset(&cfg, f.vm); err != nil {
+		return cfg, usagef("run: --vm: %v", err)
+	}
+	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = f.seed, sim.Time(f.duration), f.cpus
+	if f.inline != nil {
+		cfg.JIT.Inline = *f.inline
+	}
+	if f.strip != nil {
+		cfg.JIT.StripMiningIter = *f.strip
+	}
+	if f.dns != nil {
+		cfg.JIT.DebugNonSafepoints = *f.dns
+	}
+	if err := harness.ApplyJVMFlags(&cfg, f.jvmFlags); err != nil {
+		return cfg, usagef("run: --jvm-flags: %v", err)
+	}
+	st := settingsOf(&cfg)
+	for _, kv := range f.sets {
+		if err := param.Set(st, kv.Key, kv.Value); err != nil {
+			return cfg, usagef("run: --set: %v", err)
+		}
+	}
+	st.into(&cfg)
+	cfg.NoJIT = f.baseline
+	if !f.gc {
+		cfg.GC = nil
+	}
+	cfg.Samplers, cfg.Mode = f.specs, f.mode
+	return cfg, nil
+}
+
 func cmdRun(args []string, stdout io.Writer) error {
 	f, err := parseRunFlags(args, stdout)
 	if err != nil {
@@ -175,6 +266,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	hash := programHash(p)
 	for _, in := range f.injections {
 		if err := workloads.Inject(p, in); err != nil {
 			return usagef("%v", err)
@@ -185,45 +277,67 @@ func cmdRun(args []string, stdout io.Writer) error {
 			return usagef("%v", err)
 		}
 	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = f.seed, sim.Time(f.duration), f.cpus
-	cfg.JIT.Flavour, cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = f.flavour, f.inline, f.strip, f.dns
-	cfg.NoJIT = f.noJIT
-	if !f.gc {
-		cfg.GC = nil
+	cfg, err := buildConfig(f)
+	if err != nil {
+		return err
 	}
-	cfg.Samplers, cfg.Mode = f.samplers, f.mode
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	rep := newReport(p.Name, cfg, out)
+	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
 	if f.out != "" {
+		files := map[string]string{}
 		for _, name := range out.Names {
-			if err := writeFiles(f.out, name, out.Profiles[name]); err != nil {
+			base := fileBase(name)
+			if other, dup := files[base]; dup {
+				return usagef("--out: profiles %q and %q would both be written as %s.*; relabel one", other, name, base)
+			}
+			files[base] = name
+			if err := writeFiles(f.out, base, out.Profiles[name]); err != nil {
 				return err
 			}
 		}
 	}
 	w := bufio.NewWriter(stdout)
-	if f.format == "json" {
+	byLine := f.by == "line"
+	switch f.format {
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-	} else {
-		rep.writeTable(w, f.top)
+	case "csv":
+		if err := writeCSV(w, rep, rep.Config.columns(), byLine); err != nil {
+			return err
+		}
+	case "jsonl":
+		if err := writeJSONL(w, rep, rep.Config.columns(), byLine); err != nil {
+			return err
+		}
+	default:
+		rep.Config.writeHeader(w)
+		if byLine {
+			rep.writeLineTable(w, f.top)
+		} else {
+			rep.writeTable(w, f.top)
+		}
 		if f.explainJIT {
 			explainJIT(w, out)
 		}
 		if f.out != "" {
 			fmt.Fprintf(w, "\nwrote <profile>.pb.gz and <profile>.folded for %s in %s (open with: go tool pprof -http=: %s)\n",
-				strings.Join(out.Names, ", "), f.out, filepath.Join(f.out, out.Names[0]+".pb.gz"))
+				strings.Join(out.Names, ", "), f.out, filepath.Join(f.out, fileBase(out.Names[0])+".pb.gz"))
 		}
 	}
 	return w.Flush()
 }
+
+// fileBase is the file name a profile is written under: its ID with the
+// label separator ':' as '-' (pprof reads "a:b" as a host and port).
+func fileBase(id string) string { return strings.ReplaceAll(id, ":", "-") }
 
 // writeFiles writes name.pb.gz and name.folded into dir.
 func writeFiles(dir, name string, p *profile.Profile) error {
@@ -254,12 +368,47 @@ func writeFiles(dir, name string, p *profile.Profile) error {
 }
 
 func cmdSamplers(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return usagef("samplers: unexpected argument %q", args[0])
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(stdout, "Usage: profsim samplers [NAME]\n\nWith no NAME, lists the profilers; with NAME, its keys (type, default, range, source)\nfor --sampler NAME[:LABEL][,KEY=VALUE...].")
+		return errHelp
 	}
-	fmt.Fprintf(stdout, "%-10s %s\n", "truth", "the exact ground truth: every ns of CPU in its calling context (always computed)")
+	if len(args) == 1 && args[0] == "--doc" {
+		return samplerKeysDoc(stdout)
+	}
+	switch len(args) {
+	case 0:
+		fmt.Fprintf(stdout, "%-11s %s\n", "truth", "the exact ground truth: every ns of CPU in its calling context (always computed)")
+		for _, i := range samplers.List() {
+			fmt.Fprintf(stdout, "%-11s %s\n", i.Name, i.Description)
+		}
+		fmt.Fprintln(stdout, "\n'profsim samplers NAME' lists NAME's keys for --sampler NAME[:LABEL][,KEY=VALUE...].")
+		return nil
+	case 1:
+		i, err := samplers.Lookup(args[0])
+		if err != nil {
+			return usagef("samplers: %v", err)
+		}
+		fmt.Fprintf(stdout, "%s: %s\n\nKeys of --sampler %s[:LABEL][,KEY=VALUE...] (durations in Go syntax: 1ms, 250us):\n", i.Name, i.Description, i.Name)
+		writeKeys(stdout, i.Keys())
+		return nil
+	}
+	return usagef("samplers: unexpected argument %q", args[1])
+}
+
+// samplerKeysDoc renders the keys section of docs/SAMPLERS.md.
+func samplerKeysDoc(w io.Writer) error {
+	fmt.Fprintln(w, "Generated by `profsim samplers --doc` (and checked by `go test ./cmd/profsim`); do not edit by hand.")
 	for _, i := range samplers.List() {
-		fmt.Fprintf(stdout, "%-10s %s\n", i.Name, i.Description)
+		fmt.Fprintf(w, "\n### `%s`\n\n| key | type | default | range | meaning | source of the default |\n|---|---|---|---|---|---|\n", i.Name)
+		for _, k := range i.Keys() {
+			typ := k.Kind.String()
+			if k.Unit != "" {
+				typ += " (" + k.Unit + ")"
+			}
+			rng := param.RangeText(k.Check)
+			fmt.Fprintf(w, "| `%s` | %s | `%s` | %s | %s | %s |\n", k.Name, typ, k.Default, rng,
+				strings.ReplaceAll(k.Doc, "|", "\\|"), strings.ReplaceAll(k.Source, "|", "\\|"))
+		}
 	}
 	return nil
 }

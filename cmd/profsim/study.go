@@ -22,6 +22,10 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
 			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--full]]")
+			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
+			for _, e := range study.Experiments() {
+				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
+			}
 			return errHelp
 		}
 		return usagef("study: unknown experiment %q (see 'profsim study')", name)

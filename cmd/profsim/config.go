@@ -1,0 +1,344 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/safepoint"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+)
+
+// settings are the VM, JIT and GC keys --set takes, under the prefixes
+// sim., jit. and gc.
+type settings struct {
+	Sim sim.Config         `key:"sim"`
+	JIT jit.Config         `key:"jit"`
+	GC  safepoint.GCConfig `key:"gc"`
+}
+
+func settingsOf(cfg *harness.Config) *settings {
+	st := &settings{Sim: cfg.Sim, JIT: cfg.JIT, GC: safepoint.DefaultGCConfig()}
+	if cfg.GC != nil {
+		st.GC = *cfg.GC
+	}
+	return st
+}
+
+func (st *settings) into(cfg *harness.Config) {
+	cfg.Sim, cfg.JIT = st.Sim, st.JIT
+	if cfg.GC != nil {
+		gc := st.GC
+		cfg.GC = &gc
+	}
+}
+
+// runConfig is the JSON result's `config`: everything the run was made
+// from, resolved. Two results with equal configs come from equal runs, and
+// Args reproduces the run.
+type runConfig struct {
+	Profsim  versionInfo  `json:"profsim"`
+	Workload workloadInfo `json:"workload"`
+	Seed     uint64       `json:"seed"`
+	Duration string       `json:"duration"`
+	CPUs     int          `json:"cpus"`
+	Mode     string       `json:"mode"`
+	// VM is the preset the settings started from; Settings are what
+	// the preset, shorthand flags, --jvm-flags and --set resolved to (how
+	// a setting was given is not recorded: equal settings, equal runs).
+	VM string `json:"vm"`
+	// BaselineOnly: no optimizing JIT (--baseline-only).
+	BaselineOnly bool `json:"baseline_only"`
+	GC           bool `json:"gc"`
+	// Settings is every sim., jit. and gc. key with its value.
+	Settings   map[string]string `json:"settings"`
+	Injections []string          `json:"injections"`
+	Speedups   []string          `json:"speedups"`
+	Samplers   []samplerConfig   `json:"samplers"`
+	// Args is a `profsim run` command line that reproduces this result.
+	Args []string `json:"args"`
+}
+
+type versionInfo struct {
+	Module   string `json:"module"`
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+type workloadInfo struct {
+	Name string `json:"name"`
+	// Ref is what --workload named: a built-in name or a file path.
+	Ref string `json:"ref"`
+	// SHA256 is of the program's canonical JSON, before interventions.
+	SHA256 string `json:"sha256"`
+}
+
+type samplerConfig struct {
+	ID     string            `json:"id"`
+	Name   string            `json:"name"`
+	Label  string            `json:"label,omitempty"`
+	Params map[string]string `json:"params"`
+	// Spec is the full spec, every key given.
+	Spec string `json:"spec"`
+}
+
+func version() versionInfo {
+	v := versionInfo{Module: "github.com/profsim/profsim", Version: "(unknown)"}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	v.Version = bi.Main.Version
+	if bi.Main.Path != "" {
+		v.Module = bi.Main.Path
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Revision = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+// programHash is the SHA-256 of p's canonical JSON.
+func programHash(p *program.Program) string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("profsim: program does not encode: " + err.Error())
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, hash string) *runConfig {
+	rc := &runConfig{
+		Profsim:  version(),
+		Workload: workloadInfo{Ref: f.workload, SHA256: hash},
+		Seed:     cfg.Sim.Seed, Duration: param.FormatDuration(cfg.Sim.Duration), CPUs: cfg.Sim.CPUs,
+		Mode: cfg.Mode.String(), VM: f.vm, BaselineOnly: cfg.NoJIT, GC: cfg.GC != nil,
+		Settings: map[string]string{}, Injections: []string{}, Speedups: []string{}, Samplers: []samplerConfig{},
+	}
+	rc.Workload.Name = name
+	for _, kv := range param.Values(settingsOf(&cfg)) {
+		rc.Settings[kv.Key] = kv.Value
+	}
+	rc.Injections = append(rc.Injections, f.rawInject...)
+	rc.Speedups = append(rc.Speedups, f.rawSpeedup...)
+	for _, r := range out.Samplers {
+		spec := r.Spec()
+		sc := samplerConfig{ID: r.ID, Name: r.Name, Label: spec.Label, Params: map[string]string{}, Spec: spec.String()}
+		for _, kv := range r.Params {
+			sc.Params[kv.Key] = kv.Value
+		}
+		rc.Samplers = append(rc.Samplers, sc)
+	}
+	rc.Args = rc.args(out.Names)
+	return rc
+}
+
+// args is a command line that reproduces the run: every setting given
+// explicitly, so that it does not depend on today's defaults.
+func (rc *runConfig) args(order []string) []string {
+	a := []string{"run", "--workload", rc.Workload.Ref, "--seed", strconv.FormatUint(rc.Seed, 10),
+		"--duration", rc.Duration, "--cpus", strconv.Itoa(rc.CPUs), "--mode", rc.Mode, "--vm", rc.VM}
+	if rc.BaselineOnly {
+		a = append(a, "--baseline-only")
+	}
+	if !rc.GC {
+		a = append(a, "--gc=false")
+	}
+	for _, k := range sortedKeys(rc.Settings) {
+		a = append(a, "--set", k+"="+rc.Settings[k])
+	}
+	for _, in := range rc.Injections {
+		a = append(a, "--inject", in)
+	}
+	for _, sp := range rc.Speedups {
+		a = append(a, "--speedup", sp)
+	}
+	specs := map[string]string{}
+	for _, s := range rc.Samplers {
+		specs[s.ID] = s.Spec
+	}
+	for _, id := range order {
+		if id == "truth" {
+			a = append(a, "--sampler", "truth")
+		} else {
+			a = append(a, "--sampler", specs[id])
+		}
+	}
+	return a
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// columns are the run's settings as tidy-table columns: numbers as plain
+// numbers (durations in ns, booleans 0/1).
+func (rc *runConfig) columns() []setting {
+	dur, _ := param.ParseDuration(rc.Duration)
+	cols := []setting{
+		{"workload", rc.Workload.Name}, {"workload_sha256", rc.Workload.SHA256},
+		{"seed", strconv.FormatUint(rc.Seed, 10)}, {"duration_ns", strconv.FormatInt(int64(dur), 10)},
+		{"cpus", strconv.Itoa(rc.CPUs)}, {"mode", rc.Mode}, {"vm", rc.VM},
+		{"baseline_only", boolNum(rc.BaselineOnly)}, {"gc", boolNum(rc.GC)},
+	}
+	var st settings
+	for k, v := range rc.Settings {
+		if err := param.Set(&st, k, v); err != nil {
+			panic("profsim: recorded setting does not set: " + err.Error())
+		}
+	}
+	for _, n := range param.Numbers(&st) {
+		name := strings.ReplaceAll(n.Key.Name, ".", "_")
+		if n.Key.Kind == param.Duration {
+			name += "_ns"
+		}
+		cols = append(cols, setting{name, strconv.FormatFloat(n.Value, 'g', -1, 64)})
+	}
+	cols = append(cols, setting{"profsim_version", rc.Profsim.Version}, setting{"profsim_revision", rc.Profsim.Revision})
+	return cols
+}
+
+func boolNum(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// writeHeader prints the VM and any sampler settings that differ from
+// their defaults, above the table.
+func (rc *runConfig) writeHeader(w io.Writer) {
+	fmt.Fprintf(w, "vm %s", rc.VM)
+	if rc.BaselineOnly {
+		fmt.Fprint(w, "   baseline only (no optimizing JIT)")
+	}
+	fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s\n",
+		rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"]), rc.Settings["jit.debug_non_safepoints"])
+	for _, s := range rc.Samplers {
+		if set := nonDefault(s); set != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.ID, set)
+		}
+	}
+}
+
+func stripText(n string) string {
+	switch n {
+	case "0":
+		return "none"
+	case "1":
+		return "every iteration"
+	}
+	return "every " + n + " iterations"
+}
+
+// nonDefault lists a sampler's keys that differ from its defaults.
+func nonDefault(s samplerConfig) string {
+	def, err := lookupDefaults(s.Name)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, kv := range def {
+		if v := s.Params[kv.Key]; v != kv.Value {
+			parts = append(parts, kv.Key+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// printSettingKeys lists the keys --set takes.
+func printSettingKeys(w io.Writer) {
+	cfg := harness.DefaultConfig()
+	if err := harness.ApplyPreset(&cfg, defaultVM); err != nil {
+		panic(err)
+	}
+	fmt.Fprintf(w, "Keys of --set KEY=VALUE (defaults of --vm %s):\n", defaultVM)
+	writeKeys(w, param.Keys(settingsOf(&cfg)))
+}
+
+// writeKeys prints keys as an aligned table.
+func writeKeys(w io.Writer, keys []param.Key) {
+	rows := [][4]string{{"key", "type", "default", "range"}}
+	for _, k := range keys {
+		typ := k.Kind.String()
+		if k.Unit != "" {
+			typ += " (" + k.Unit + ")"
+		}
+		rows = append(rows, [4]string{k.Name, typ, k.Default, param.RangeText(k.Check)})
+	}
+	var width [4]int
+	for _, r := range rows {
+		for c := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(r[c]))
+		}
+	}
+	for i, r := range rows {
+		for c := range r {
+			fmt.Fprintf(w, "  %s%s", r[c], strings.Repeat(" ", width[c]-utf8.RuneCountInString(r[c])))
+		}
+		if i == 0 {
+			fmt.Fprintln(w, "  meaning; source of the default")
+			continue
+		}
+		k := keys[i-1]
+		line := k.Doc
+		if k.Source != "" {
+			line += "; " + k.Source
+		}
+		fmt.Fprintln(w, "  "+line)
+	}
+}
+
+func presetNames() string {
+	var names []string
+	for _, p := range harness.Presets() {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func runHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "Usage: profsim run --workload NAME|FILE [flags]")
+	fmt.Fprintln(w, "\nVM presets (--vm):")
+	for _, p := range harness.Presets() {
+		fmt.Fprintf(w, "  %-10s %s\n             stands for: %s\n", p.Name, p.Summary, p.StandsFor)
+	}
+	fmt.Fprintln(w, "\nSettings apply in order: --vm preset, the shorthand flags given (--inline, --strip-mining, --debug-non-safepoints), --jvm-flags, --set.")
+	fmt.Fprintln(w, "\nFlags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// lookupDefaults is a sampler's keys with their default values.
+func lookupDefaults(name string) ([]param.KV, error) {
+	r, err := samplers.Spec{Name: name}.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return r.Params, nil
+}
