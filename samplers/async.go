@@ -11,6 +11,9 @@ import (
 type AsyncConfig struct {
 	// Interval is the CPU-time sampling period. > 0.
 	Interval sim.Time `key:"interval" check:">0" doc:"sampling period (a signal to every running thread each period)" src:"async-profiler: interval 10 ms (-i / interval=10ms)"`
+	// Jitter is the mean lateness of a tick (timerJitter); ticks re-arm
+	// on their grid, as a CPU-time itimer or perf event does.
+	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"default 0, a perfect grid (the studies compare samplers tick for tick); measured by tools/timer-jitter: a perf cpu-clock (hrtimer) tick lands within ±13 us of its grid (p5-p95), sd 10 us; itimer mode instead quantises to the 4 ms jiffy (jitter=2ms approximates it)"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"async-profiler: jstackdepth=2048"`
 	// DebugInfo resolves a compiled frame's position through the JIT's
@@ -47,6 +50,7 @@ func init() {
 type Async struct {
 	name  string
 	cfg   AsyncConfig
+	tick  gridTicker
 	env   *Env
 	rec   *recorder
 	timer sim.TimerID
@@ -69,7 +73,8 @@ func (s *Async) Attach(env *Env) error {
 	s.env = env
 	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
-	env.VM.ScheduleTimer(s.timer, s.cfg.Interval, 0)
+	s.tick = gridTicker{period: s.cfg.Interval, jitter: newTimerJitter(env, s.name, s.cfg.Jitter)}
+	env.VM.ScheduleTimer(s.timer, s.tick.first(), 0)
 	return nil
 }
 
@@ -93,7 +98,7 @@ func (s *Async) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 			s.rec.costs.Stall += d
 		}
 	}
-	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
 }
 
 // Result returns the profile and costs.

@@ -13,6 +13,9 @@ import (
 type CBSConfig struct {
 	// Interval is the timer that opens a sampling window (10 ms). > 0.
 	Interval sim.Time `key:"interval" check:">0" doc:"timer that opens a sampling window" src:"Arnold & Grove CGO'05: Jikes RVM's 10 ms timer (Linux's minimum for unprivileged processes)"`
+	// Jitter is the mean lateness of a timer tick (timerJitter); ticks
+	// keep their grid.
+	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"not measured (Jikes RVM is not available here): a perfect grid"`
 	// Stride: sample every Stride-th prologue/epilogue yield point once
 	// the window is open; Samples: how many samples close the window.
 	Stride  int `key:"stride" check:">=1" unit:"yield points" doc:"STRIDE: sample every STRIDE-th prologue/epilogue yield point in a window" src:"Arnold & Grove Table 2A: Stride=3, Samples=32 gives 0.3 % overhead, accuracy 66 in Jikes RVM"`
@@ -37,6 +40,7 @@ func (c CBSConfig) Validate() error {
 // JikesTimerConfig configures Jikes RVM's timer-based edge sampler.
 type JikesTimerConfig struct {
 	// Interval is the timer period. > 0.
+	Jitter   sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"not measured (Jikes RVM is not available here): a perfect grid"`
 	Interval sim.Time `key:"interval" check:">0" doc:"timer period: the next prologue/epilogue yield point after a tick records its call edge" src:"Jikes RVM: 10 ms timer (Arnold & Grove CGO'05)"`
 }
 
@@ -52,8 +56,9 @@ func init() {
 	Register(Info{Name: "jikes-timer", Description: "Jikes RVM base call-graph sampling: a 10 ms timer flag, taken at the next prologue/epilogue yield point, records that call edge; needs --vm jikes",
 		Config: func() any { c := DefaultJikesTimerConfig(); return &c },
 		Build: func(label string, cfg any) Sampler {
-			s := NewJikesTimer(cfg.(*JikesTimerConfig).Interval)
-			s.label = label
+			c := cfg.(*JikesTimerConfig)
+			s := NewJikesTimer(c.Interval)
+			s.label, s.jitter = label, c.Jitter
 			return s
 		}})
 }
@@ -71,6 +76,7 @@ type edgeSampler struct {
 	live   []float64
 	total  float64
 	edgeOf map[[3]int32]int
+	tick   gridTicker
 }
 
 // EdgeWeight is the samples recorded so far for static edge e.
@@ -84,7 +90,7 @@ func (e *edgeSampler) EdgeWeight(edge int) float64 {
 // TotalWeight is the number of edge samples so far.
 func (e *edgeSampler) TotalWeight() float64 { return e.total }
 
-func (e *edgeSampler) attach(env *Env, name string, interval sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
+func (e *edgeSampler) attach(env *Env, name string, interval, jitter sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
 	if err := checkWindow(env, name); err != nil {
 		return err
 	}
@@ -102,7 +108,8 @@ func (e *edgeSampler) attach(env *Env, name string, interval sim.Time, h sim.Hoo
 	}
 	e.hook = id
 	e.timer = env.VM.AddTimer(t)
-	env.VM.ScheduleTimer(e.timer, interval, 0)
+	e.tick = gridTicker{period: interval, jitter: newTimerJitter(env, name, jitter)}
+	env.VM.ScheduleTimer(e.timer, e.tick.first(), 0)
 	return nil
 }
 
@@ -176,7 +183,7 @@ func (s *CBS) Attach(env *Env) error {
 		return fmt.Errorf("sampler %s: %w", s.Name(), err)
 	}
 	s.rng = sim.Stream(env.Seed, "sampler/"+s.Name())
-	return s.attach(env, s.Name(), s.cfg.Interval, s, s)
+	return s.attach(env, s.Name(), s.cfg.Interval, s.cfg.Jitter, s, s)
 }
 
 // OnTimer opens a window on every running thread that has none open: the
@@ -192,7 +199,7 @@ func (s *CBS) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		s.left[id] = s.cfg.Samples
 		vm.Arm(s.hook, id, sim.HookPoll)
 	}
-	vm.ScheduleTimer(s.timer, at+s.cfg.Interval, 0)
+	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
 }
 
 // OnHook runs Figure 3's logic at each prologue/epilogue yield point of a
@@ -239,6 +246,7 @@ type JikesTimer struct {
 	edgeSampler
 	label    string
 	interval sim.Time
+	jitter   sim.Time
 	pending  map[sim.ThreadID]bool
 }
 
@@ -260,7 +268,7 @@ func (s *JikesTimer) Attach(env *Env) error {
 	if s.interval <= 0 {
 		return fmt.Errorf("sampler %s: interval: %v must be > 0", s.Name(), s.interval)
 	}
-	return s.attach(env, s.Name(), s.interval, s, s)
+	return s.attach(env, s.Name(), s.interval, s.jitter, s, s)
 }
 
 // OnTimer sets the flag of every running thread.
@@ -273,7 +281,7 @@ func (s *JikesTimer) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 			vm.Arm(s.hook, id, sim.HookPoll)
 		}
 	}
-	vm.ScheduleTimer(s.timer, at+s.interval, 0)
+	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
 }
 
 // OnHook records the edge at the first prologue/epilogue yield point.
