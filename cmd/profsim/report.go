@@ -328,6 +328,9 @@ func (r *report) edgeNames() []string {
 
 func (r *report) writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "workload %s   seed %d   cpus %d   simulated %v   mode %s\n", r.Workload, r.Seed, r.CPUs, sim.Time(r.SimulatedNS), r.Mode)
+	if r.Config != nil {
+		r.Config.writeHeader(w)
+	}
 	fmt.Fprintf(w, "application CPU %v   VM CPU %v   statements %d   threads %d\n", sim.Time(r.AppCPUNS), sim.Time(r.VMCPUNS), r.Statements, len(r.Threads))
 	if sp := r.Safepoints; sp.Count > 0 {
 		fmt.Fprintf(w, "safepoints %d (GCs %d)   time to safepoint mean %v max %v   total pause %v\n",

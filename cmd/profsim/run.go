@@ -318,7 +318,6 @@ func cmdRun(args []string, stdout io.Writer) error {
 			return err
 		}
 	default:
-		rep.Config.writeHeader(w)
 		if byLine {
 			rep.writeLineTable(w, f.top)
 		} else {
