@@ -217,7 +217,11 @@ func (rc *runConfig) columns() []setting {
 		if n.Key.Kind == param.Duration {
 			name += "_ns"
 		}
-		cols = append(cols, setting{name, strconv.FormatFloat(n.Value, 'g', -1, 64)})
+		v := strconv.FormatFloat(n.Value, 'g', -1, 64)
+		if n.Key.Kind != param.Float {
+			v = strconv.FormatInt(int64(n.Value), 10) // exact below 2^53, and no exponent
+		}
+		cols = append(cols, setting{name, v})
 	}
 	cols = append(cols, setting{"profsim_version", rc.Profsim.Version}, setting{"profsim_revision", rc.Profsim.Revision})
 	return cols
