@@ -259,6 +259,17 @@ type Image struct {
 	lockIndex map[string]int32
 }
 
+// lineCounts is, per method, the line slots the ground truth keeps for
+// one of its calling contexts: the base code's highest line + 1 (other
+// versions keep the base's lines; VM.Install checks).
+func (img *Image) lineCounts() []int32 {
+	out := make([]int32, len(img.Base))
+	for i, c := range img.Base {
+		out[i] = methodLines(c)
+	}
+	return out
+}
+
 // Receivers returns the methods the virtual call in can dispatch to, in
 // call-edge order (edge in.B + i is receiver i).
 func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.A].methods }

@@ -27,7 +27,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				cost = in.Cost
 				t.stmts++
 				if in.Op == OpWork {
-					tr.nodes[f.node].bytecodes += in.Bytecodes
+					tr.lineSelf[f.lines+in.Line].bytecodes += in.Bytecodes
 					if t.hooks&stopBytecodes != 0 && !f.code.Instrumented {
 						if t.counter -= in.Bytecodes; t.counter <= 0 {
 							f.workLeft = cost // entered: do not count it again
@@ -39,12 +39,12 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			}
 			if budget := int64(horizon - clock); cost > budget {
 				f.workLeft = cost - budget
-				tr.nodes[f.node].self += budget
+				tr.lineSelf[f.lines+in.Line].self += budget
 				t.clock = horizon
 				return stopHorizon
 			}
 			f.workLeft = 0
-			tr.nodes[f.node].self += cost
+			tr.lineSelf[f.lines+in.Line].self += cost
 			clock += Time(cost)
 			f.pc++
 			if in.Op == OpNative && t.hooks&stopPoll != 0 {
@@ -59,7 +59,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.nodes[f.node].self += vm.pollNanos
+					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -83,7 +83,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.nodes[f.node].self += vm.pollNanos
+					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -141,7 +141,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					}
 				}
 				if in.Flags&FlagPoll != 0 || (in.C > 0 && *ctr%int64(in.C) == 0) {
-					tr.nodes[f.node].self += vm.pollNanos
+					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					t.pollKind = PollBackedge
 					stop |= t.hooks & stopPoll
@@ -174,9 +174,8 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				return stopInteract
 			}
 			t.stmts++
-			n := &tr.nodes[f.node]
-			n.self += in.Cost
-			n.allocBytes += in.Cycles
+			tr.lineSelf[f.lines+in.Line].self += in.Cost
+			tr.nodes[f.node].allocBytes += in.Cycles
 			t.allocBytes += in.Cycles
 			clock += Time(in.Cost)
 			f.pc++
@@ -198,7 +197,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				if t.resumePoll {
 					t.resumePoll = false
 				} else {
-					tr.nodes[f.node].self += vm.pollNanos
+					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.resumePoll = true
@@ -234,7 +233,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 		case OpCount:
 			// Instrumentation: count the basic block down at its start,
 			// then (FlagCheck) the granularity check.
-			tr.nodes[f.node].self += in.Cost
+			tr.lineSelf[f.lines+in.Line].self += in.Cost
 			clock += Time(in.Cost)
 			f.pc++
 			if t.hooks&stopBytecodes != 0 {
@@ -308,6 +307,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	tr := vm.truth
 	code, flags := inl, fInlined
 	if inl == nil {
+		callLine := caller.lines + caller.code.Instrs[caller.pc].Line
 		// The call sequence runs in the caller; a horizon inside it stops
 		// the thread there, so an exact sampler sees the caller.
 		debt := t.callDebt
@@ -315,12 +315,12 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 			debt = vm.callNanos
 		}
 		if budget := int64(horizon - *clock); debt > budget {
-			tr.nodes[caller.node].self += budget
+			tr.lineSelf[callLine].self += budget
 			*clock = horizon
 			t.callDebt = debt - budget
 			return stopHorizon
 		}
-		tr.nodes[caller.node].self += debt
+		tr.lineSelf[callLine].self += debt
 		*clock += Time(debt)
 		t.callDebt = 0
 		code, flags = vm.code[callee], 0
@@ -328,11 +328,12 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	tr.edgeCounts[edge]++
 	node := tr.child(caller.node, callee)
 	tr.nodes[node].calls++
+	lines := tr.nodes[node].lineBase
 	base := int32(len(t.loops))
 	for i := int32(0); i < code.LoopSlots; i++ {
 		t.loops = append(t.loops, 0)
 	}
-	t.frames = append(t.frames, frame{code: code, node: node, loopBase: base, flags: flags})
+	t.frames = append(t.frames, frame{code: code, node: node, lines: lines, loopBase: base, flags: flags})
 	t.active[callee]++
 	var stop uint8
 	if code.Counting {
@@ -342,7 +343,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 		}
 	}
 	if code.PollEntry && inl == nil {
-		tr.nodes[node].self += vm.pollNanos
+		tr.lineSelf[lines+code.Instrs[0].Line].self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
 		t.pollKind = PollPrologue
 		stop |= t.hooks & stopPoll
@@ -405,9 +406,19 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	if f.code.Counting {
 		vm.backedges[f.code.Method] += k
 	}
-	n := &vm.truth.nodes[f.node]
-	n.self += k*enter.IterCost + strip*vm.pollNanos
-	n.bytecodes += k * enter.IterBytecodes
+	// The iterations' cost and bytecodes, split by line exactly as running them
+	// statement by statement would: each body Work its own line, the
+	// back-edge (its poll, strip-mined polls) the loop's line.
+	tr := vm.truth
+	body := f.code.Instrs[back.B : enter.C-1]
+	rest := enter.IterCost
+	for i := range body {
+		c := &tr.lineSelf[f.lines+body[i].Line]
+		c.self += k * body[i].Cost
+		c.bytecodes += k * body[i].Bytecodes
+		rest -= body[i].Cost
+	}
+	tr.lineSelf[f.lines+back.Line].self += k*rest + strip*vm.pollNanos
 	t.stmts += k * int64(enter.IterStmts)
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * enter.IterBytecodes

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/profsim/profsim/profile"
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/profile"
+)
 
 // ThreadState is what a thread is doing, for scheduling and for the
 // ground-truth time-per-state accounting.
@@ -37,24 +41,85 @@ type cctNode struct {
 	parent      int32
 	firstChild  int32
 	nextSibling int32
-	self        int64 // CPU ns spent in this context's own code
-	bytecodes   int64
-	calls       int64
-	allocBytes  int64
+	// The context's self time (CPU ns spent in its own code) and
+	// bytecodes are kept per source line: Truth.lineSelf[lineBase+line]
+	// for line 0 … lines-1.
+	lineBase   int32
+	lines      int32
+	calls      int64
+	allocBytes int64
 }
 
-// Truth is the ground-truth recorder: always on, exact to the nanosecond.
+// Truth is the ground-truth recorder: always on, exact to the nanosecond
+// and to the source line.
 type Truth struct {
-	nodes      []cctNode
+	nodes []cctNode
+	// lineSelf is the self time and bytecodes per (node, line), one slot
+	// per line of the node's method (Instr.Line indexes it directly),
+	// allocated when the node is created: memory grows with the calling
+	// contexts, never with the run's length. Frames keep their node's
+	// lineBase, so a charge is one add at lineSelf[frame.lines+Instr.Line]
+	// and a Work statement touches one 16-byte cell.
+	lineSelf   []lineCell
+	lineCount  []int32 // per method: slots a node of that method needs
 	edgeCounts []int64 // per Image.Edges
 	// Exceptions counts throws; Uncaught counts those that ended a thread.
 	Exceptions, Uncaught int64
 }
 
-func newTruth(edges int) *Truth {
-	t := &Truth{edgeCounts: make([]int64, edges)}
-	t.nodes = append(t.nodes, cctNode{method: -1, parent: -1, firstChild: -1, nextSibling: -1})
+// newTruth prepares the recorder for a program whose call edges and lines
+// per method (highest Instr.Line + 1) are given.
+func newTruth(edges int, lineCount []int32) *Truth {
+	t := &Truth{edgeCounts: make([]int64, edges), lineCount: lineCount}
+	t.nodes = append(t.nodes, cctNode{method: -1, parent: -1, firstChild: -1, nextSibling: -1, lines: 1})
+	t.lineSelf = append(t.lineSelf, lineCell{}) // the root's: service frames point here and never charge
 	return t
+}
+
+// lineCell is one (node, line)'s share of the truth.
+type lineCell struct {
+	self      int64 // CPU ns
+	bytecodes int64
+}
+
+// sums is node i's self time and bytecodes: its lines' sums.
+func (t *Truth) sums(i int) (self, bytecodes int64) {
+	n := &t.nodes[i]
+	for _, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
+		self += c.self
+		bytecodes += c.bytecodes
+	}
+	return self, bytecodes
+}
+
+// methodLines is the number of line slots code of method m needs: its
+// highest Instr.Line + 1, inlined versions' own lines being their
+// methods'.
+func methodLines(c *Code) int32 {
+	var n int32
+	for i := range c.Instrs {
+		if l := c.Instrs[i].Line; l >= n {
+			n = l + 1
+		}
+	}
+	return n
+}
+
+// checkLines panics if code c, or code inlined into it, has a line beyond
+// what the truth allocates for its method: a charge there would land in
+// another node's counters.
+func (t *Truth) checkLines(c *Code) {
+	if c.Method < 0 {
+		return
+	}
+	if n := methodLines(c); n > t.lineCount[c.Method] {
+		panic(fmt.Sprintf("sim: code for method %d has line %d beyond its %d lines", c.Method, n-1, t.lineCount[c.Method]-1))
+	}
+	for _, vs := range c.Inline {
+		for _, v := range vs {
+			t.checkLines(v)
+		}
+	}
 }
 
 // child returns the node for method under parent, creating it once.
@@ -65,7 +130,10 @@ func (t *Truth) child(parent, method int32) int32 {
 		}
 	}
 	id := int32(len(t.nodes))
-	t.nodes = append(t.nodes, cctNode{method: method, parent: parent, firstChild: -1, nextSibling: t.nodes[parent].firstChild})
+	base, n := int32(len(t.lineSelf)), t.lineCount[method]
+	t.lineSelf = append(t.lineSelf, make([]lineCell, n)...)
+	t.nodes = append(t.nodes, cctNode{method: method, parent: parent, firstChild: -1, nextSibling: t.nodes[parent].firstChild,
+		lineBase: base, lines: n})
 	t.nodes[parent].firstChild = id
 	return id
 }
@@ -85,8 +153,9 @@ type CCTNode struct {
 func (t *Truth) Nodes() []CCTNode {
 	out := make([]CCTNode, len(t.nodes))
 	for i, n := range t.nodes {
-		out[i] = CCTNode{ID: int32(i), Parent: n.parent, Method: n.method, Self: Time(n.self),
-			Bytecodes: n.bytecodes, Calls: n.calls, AllocBytes: n.allocBytes}
+		self, bc := t.sums(i)
+		out[i] = CCTNode{ID: int32(i), Parent: n.parent, Method: n.method, Self: Time(self),
+			Bytecodes: bc, Calls: n.calls, AllocBytes: n.allocBytes}
 	}
 	return out
 }
@@ -94,8 +163,8 @@ func (t *Truth) Nodes() []CCTNode {
 // SelfTotal is the CCT's self time summed over all nodes.
 func (t *Truth) SelfTotal() Time {
 	var s int64
-	for _, n := range t.nodes {
-		s += n.self
+	for _, c := range t.lineSelf {
+		s += c.self
 	}
 	return Time(s)
 }
@@ -103,8 +172,8 @@ func (t *Truth) SelfTotal() Time {
 // BytecodeTotal is the number of bytecodes executed by all threads.
 func (t *Truth) BytecodeTotal() int64 {
 	var s int64
-	for _, n := range t.nodes {
-		s += n.bytecodes
+	for _, c := range t.lineSelf {
+		s += c.bytecodes
 	}
 	return s
 }
@@ -144,8 +213,8 @@ func (t *Truth) BytecodeProfile(img *Image) *profile.Profile {
 	var buf []int32
 	var stack []profile.Frame
 	for i := range t.nodes {
-		n := &t.nodes[i]
-		if n.bytecodes == 0 {
+		_, bc := t.sums(i)
+		if bc == 0 {
 			continue
 		}
 		buf = t.path(int32(i), buf[:0])
@@ -153,14 +222,17 @@ func (t *Truth) BytecodeProfile(img *Image) *profile.Profile {
 		for _, m := range buf {
 			stack = append(stack, profile.Frame{Func: fn[m]})
 		}
-		b.AddSample(stack, n.bytecodes, n.bytecodes, "")
+		b.AddSample(stack, bc, bc, "")
 	}
 	return b.Build()
 }
 
-// Profile returns the ground truth as a profile: every CCT node with self
-// time becomes one sample (Count = Weight = its ns: the limit of a sampler
-// with a 1 ns period), plus every executed call edge with its exact count.
+// Profile returns the ground truth as a profile: every (CCT node, source
+// line) with self time becomes one sample (Count = Weight = its ns: the
+// limit of a sampler with a 1 ns period) whose leaf frame carries the line
+// (Instr.Line, as an exact sampler records it), plus every executed call
+// edge with its exact count. Callers' frames have Line 0: a CCT node does
+// not tell which call site of its parent entered it.
 func (t *Truth) Profile(img *Image) *profile.Profile {
 	b := profile.NewBuilder("truth", "nanoseconds", 0)
 	fn := img.Functions(b)
@@ -168,15 +240,24 @@ func (t *Truth) Profile(img *Image) *profile.Profile {
 	var stack []profile.Frame
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.self == 0 {
-			continue
+		if i == 0 {
+			continue // the root: no code of its own
 		}
-		buf = t.path(int32(i), buf[:0])
 		stack = stack[:0]
-		for _, m := range buf {
-			stack = append(stack, profile.Frame{Func: fn[m]})
+		for line, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
+			w := c.self
+			if w == 0 {
+				continue
+			}
+			if len(stack) == 0 {
+				buf = t.path(int32(i), buf[:0])
+				for _, m := range buf {
+					stack = append(stack, profile.Frame{Func: fn[m]})
+				}
+			}
+			stack[len(stack)-1].Line = line
+			b.AddSample(stack, w, w, "")
 		}
-		b.AddSample(stack, n.self, n.self, "")
 	}
 	for i := range img.Edges {
 		if c := t.edgeCounts[i]; c > 0 {

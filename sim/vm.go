@@ -85,6 +85,7 @@ const (
 type frame struct {
 	code     *Code
 	node     int32 // exact CCT node
+	lines    int32 // the node's Truth.lineBase: charges go to lineSelf[lines+Instr.Line]
 	pc       int32
 	loopBase int32 // this frame's loop counters start here in Thread.loops
 	flags    uint8
@@ -223,7 +224,7 @@ func New(img *Image, cfg Config) (*VM, error) {
 		cfg:     cfg,
 		img:     img,
 		code:    append([]*Code(nil), img.Base...),
-		truth:   newTruth(len(img.Edges)),
+		truth:   newTruth(len(img.Edges), img.lineCounts()),
 		end:     cfg.Duration,
 		cpus:    make([]cpu, cfg.CPUs),
 		locks:   make([]monitor, len(img.Locks)),
@@ -287,7 +288,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	node := vm.truth.child(0, entry)
 	vm.truth.nodes[node].calls++
 	code := vm.code[entry]
-	t.frames = append(t.frames, frame{code: code, node: node})
+	t.frames = append(t.frames, frame{code: code, node: node, lines: vm.truth.nodes[node].lineBase})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	t.active[entry]++
 	return t
@@ -311,6 +312,7 @@ func (vm *VM) Install(c *Code) {
 	if c.Method < 0 || int(c.Method) >= len(vm.code) {
 		panic(fmt.Sprintf("sim: Install for unknown method %d", c.Method))
 	}
+	vm.truth.checkLines(c)
 	vm.code[c.Method] = c
 }
 
@@ -677,9 +679,11 @@ func (vm *VM) exit(t *Thread) {
 	}
 }
 
-// charge adds an indivisible cost to t's current context.
+// charge adds an indivisible cost to t's current context, at the line of
+// the statement at its pc.
 func (vm *VM) charge(t *Thread, ns int64) {
-	vm.truth.nodes[t.frames[len(t.frames)-1].node].self += ns
+	f := &t.frames[len(t.frames)-1]
+	vm.truth.lineSelf[f.lines+f.code.Instrs[f.pc].Line].self += ns
 	t.clock += Time(ns)
 }
 

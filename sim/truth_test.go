@@ -1,0 +1,179 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Lines: main 1 loop, 2 work 100, 3 work 300, 4 work 600, 5 native (it
+// makes the loop run statement by statement), 6 return; leaf 1 work.
+const linesProgram = `
+name: lines
+methods:
+  - class: L
+    name: main
+    body:
+      - loop:
+          trips: 1000
+          body:
+            - work: {cycles: 100, bytecodes: 1}
+            - work: {cycles: 300, bytecodes: 1}
+            - work: {cycles: 600, bytecodes: 1}
+            - native: {cycles: 7}
+threads: [{name: main, entry: L.main}]
+`
+
+// Lines: main 1 work, 2 loop (pure: fast-forwarded), 3 work 250, 4 work
+// 750, 5 return.
+const pureLoopProgram = `
+name: pure
+methods:
+  - class: P
+    name: main
+    body:
+      - work: {cycles: 40, bytecodes: 1}
+      - loop:
+          trips: 5000
+          body:
+            - work: {cycles: 250, bytecodes: 2}
+            - work: {cycles: 750, bytecodes: 3}
+threads: [{name: main, entry: P.main}]
+`
+
+// lineWeights returns the truth profile's self ns per (method, line) of
+// the leaf, and its total.
+func lineWeights(p *profile.Profile) (map[string]map[int]int64, int64) {
+	out := map[string]map[int]int64{}
+	var sum int64
+	for _, s := range p.Samples {
+		leaf := s.Stack[len(s.Stack)-1]
+		name := p.Functions[leaf.Func].Name
+		if out[name] == nil {
+			out[name] = map[int]int64{}
+		}
+		out[name][leaf.Line] += s.Weight
+		sum += s.Weight
+	}
+	return out, sum
+}
+
+// lineShare finds (method, line) in Lines().
+func lineShare(t *testing.T, rows []profile.LineShare, method string, line int) float64 {
+	t.Helper()
+	for _, r := range rows {
+		if r.Method == method && r.Line == line {
+			return r.SelfShare
+		}
+	}
+	t.Fatalf("no row %s:%d in %v", method, line, rows)
+	return 0
+}
+
+func selfOf(nodes []CCTNode, m int32) Time {
+	var s Time
+	for _, n := range nodes {
+		if n.Method == m {
+			s += n.Self
+		}
+	}
+	return s
+}
+
+// The truth is exact per line: with no poll, call or native overhead the
+// work lines' shares are the cycle ratios; with the default costs every
+// line holds exactly its statements' ns, polls at the loop's line.
+func TestTruthLinesExact(t *testing.T) {
+	t.Run("shares", func(t *testing.T) {
+		// Short slices and horizons: Work split by the scheduler and
+		// MaxStep must still land whole on its line.
+		vm := newVM(t, parse(t, linesProgram), func(c *Config) {
+			c.Cost.PollCycles = 0
+			c.MaxStep = 777
+			c.Duration = Second
+		})
+		r := vm.Run()
+		p := r.Truth.Profile(r.Image)
+		rows := p.Lines()
+		l2, l3, l4 := lineShare(t, rows, "L.main", 2), lineShare(t, rows, "L.main", 3), lineShare(t, rows, "L.main", 4)
+		work := 100.0 + 300 + 600
+		total := 1000 * (work + 7)
+		assert.InDelta(t, 1000*100/total, l2, 1e-9)
+		assert.InDelta(t, 1000*300/total, l3, 1e-9)
+		assert.InDelta(t, 1000*600/total, l4, 1e-9)
+		assert.InDelta(t, 3.0, l3/l2, 1e-9)
+		assert.InDelta(t, 6.0, l4/l2, 1e-9)
+		assert.InDelta(t, 1000*7/total, lineShare(t, rows, "L.main", 5), 1e-9)
+		w, sum := lineWeights(p)
+		assert.Equal(t, int64(selfOf(r.Truth.Nodes(), 0)), sum)
+		assert.Equal(t, map[int]int64{2: 100_000, 3: 300_000, 4: 600_000, 5: 7_000}, w["L.main"])
+	})
+	t.Run("polls", func(t *testing.T) {
+		r := newVM(t, parse(t, linesProgram), func(c *Config) { c.MaxStep = 777; c.Duration = Second }).Run()
+		w, sum := lineWeights(r.Truth.Profile(r.Image))
+		// 999 back-edge polls (the last iteration exits) at the loop's
+		// line; HotSpot-style code has no poll at the entry method's return.
+		assert.Equal(t, map[int]int64{1: 999, 2: 100_000, 3: 300_000, 4: 600_000, 5: 7_000}, w["L.main"])
+		assert.Equal(t, int64(r.Truth.SelfTotal()), sum)
+		assert.Equal(t, r.AppCPU(), r.Truth.SelfTotal())
+	})
+}
+
+// A pure counted loop is fast-forwarded arithmetically; its per-iteration
+// cost must still be split by its body's lines exactly, whatever the
+// horizons.
+func TestTruthLinesPureLoop(t *testing.T) {
+	for _, step := range []Time{0, 333, 10 * Microsecond} {
+		r := newVM(t, parse(t, pureLoopProgram), func(c *Config) { c.MaxStep = step; c.Duration = Second }).Run()
+		p := r.Truth.Profile(r.Image)
+		w, sum := lineWeights(p)
+		assert.Equal(t, map[int]int64{1: 40, 2: 4999, 3: 1_250_000, 4: 3_750_000}, w["P.main"], "max step %v", step)
+		assert.Equal(t, int64(selfOf(r.Truth.Nodes(), 0)), sum)
+		rows := p.Lines()
+		l3, l4 := lineShare(t, rows, "P.main", 3), lineShare(t, rows, "P.main", 4)
+		assert.InDelta(t, 3.0, l4/l3, 1e-9)
+		assert.InDelta(t, 1_250_000/float64(sum), l3, 1e-9)
+	}
+}
+
+// The truth's line for the leaf is the line an exact sampler records at
+// the same instant: stop the thread at every ns and compare where VM.Stack
+// puts the leaf with where the next ns of truth lands. A thread stopped on
+// a zero-time statement (a loop's entry or exit, a branch) is seen there while the
+// next ns belongs to the statement after it: those instants are skipped.
+func TestTruthLineMatchesStack(t *testing.T) {
+	vm := newVM(t, parse(t, hookProgram), func(c *Config) { c.ContextSwitch = 0; c.Duration = Second })
+	var buf []StackFrame
+	checked := 0
+	for at := Time(1); at < 500; at++ {
+		vm.RunUntil(at)
+		if vm.Done() || vm.State(0) != Running {
+			break
+		}
+		buf = vm.Stack(0, buf[:0])
+		leaf := buf[len(buf)-1]
+		before := append([]lineCell(nil), vm.truth.lineSelf...)
+		vm.RunUntil(at + 1)
+		var grew []int
+		for i, v := range vm.truth.lineSelf {
+			if i >= len(before) && v.self != 0 || i < len(before) && v.self != before[i].self {
+				grew = append(grew, i)
+			}
+		}
+		n := vm.truth.nodes[leaf.Node]
+		want := []int{int(n.lineBase) + int(leaf.Line)}
+		switch leaf.Code.Instrs[leaf.PC].Op {
+		case OpLoopEnter, OpBranch, OpJump:
+			continue
+		case OpLoopBack:
+			if !assert.ObjectsAreEqual(want, grew) {
+				continue // the loop's exit: no back-edge, no poll
+			}
+		}
+		checked++
+		require.Equal(t, want, grew, "at %v: %s line %d", at, vm.img.Names[leaf.Method], leaf.Line)
+	}
+	assert.Greater(t, checked, 400)
+}
