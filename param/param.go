@@ -230,23 +230,28 @@ func Numbers(ptr any) []NumKV {
 	v := structValue(ptr)
 	var out []NumKV
 	for _, k := range Keys(ptr) {
-		f := v.FieldByIndex(k.index)
-		var x float64
-		switch k.Kind {
-		case Duration, Int:
-			x = float64(f.Int())
-		case Float:
-			x = f.Float()
-		case Bool:
-			if f.Bool() {
-				x = 1
-			}
-		default:
-			continue
+		if x, ok := number(v.FieldByIndex(k.index), k.Kind); ok {
+			out = append(out, NumKV{k, x})
 		}
-		out = append(out, NumKV{k, x})
 	}
 	return out
+}
+
+// number is a field's value as a float64: durations in ns, booleans 0/1;
+// false for strings.
+func number(f reflect.Value, k Kind) (float64, bool) {
+	switch k {
+	case Duration, Int:
+		return float64(f.Int()), true
+	case Float:
+		return f.Float(), true
+	case Bool:
+		if f.Bool() {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
 }
 
 // NumKV is a key and its value as a number.
@@ -294,13 +299,8 @@ func checkOne(f reflect.Value, k Key) error {
 	if k.Check == "" {
 		return nil
 	}
-	var x float64
-	switch k.Kind {
-	case Duration, Int:
-		x = float64(f.Int())
-	case Float:
-		x = f.Float()
-	default:
+	x, numeric := number(f, k.Kind)
+	if !numeric || k.Kind == Bool {
 		panic("param: check on a non-numeric key " + k.Name)
 	}
 	ok := true
