@@ -63,6 +63,14 @@ type Key struct {
 
 var timeType = reflect.TypeOf(sim.Time(0))
 
+// Type is the key's kind with its unit: "int (frames)".
+func (k Key) Type() string {
+	if k.Unit == "" {
+		return k.Kind.String()
+	}
+	return k.Kind.String() + " (" + k.Unit + ")"
+}
+
 // Keys lists the keys of the struct ptr points to, in field order, with
 // the struct's current values as defaults.
 func Keys(ptr any) []Key {

@@ -289,11 +289,7 @@ func printSettingKeys(w io.Writer) {
 func writeKeys(w io.Writer, keys []param.Key) {
 	rows := [][4]string{{"key", "type", "default", "range"}}
 	for _, k := range keys {
-		typ := k.Kind.String()
-		if k.Unit != "" {
-			typ += " (" + k.Unit + ")"
-		}
-		rows = append(rows, [4]string{k.Name, typ, k.Default, param.RangeText(k.Check)})
+		rows = append(rows, [4]string{k.Name, k.Type(), k.Default, param.RangeText(k.Check)})
 	}
 	var width [4]int
 	for _, r := range rows {

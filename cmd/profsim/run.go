@@ -400,11 +400,7 @@ func samplerKeysDoc(w io.Writer) error {
 	for _, i := range samplers.List() {
 		fmt.Fprintf(w, "\n### `%s`\n\n| key | type | default | range | meaning | source of the default |\n|---|---|---|---|---|---|\n", i.Name)
 		for _, k := range i.Keys() {
-			typ := k.Kind.String()
-			if k.Unit != "" {
-				typ += " (" + k.Unit + ")"
-			}
-			rng := param.RangeText(k.Check)
+			typ, rng := k.Type(), param.RangeText(k.Check)
 			fmt.Fprintf(w, "| `%s` | %s | `%s` | %s | %s | %s |\n", k.Name, typ, k.Default, rng,
 				strings.ReplaceAll(k.Doc, "|", "\\|"), strings.ReplaceAll(k.Source, "|", "\\|"))
 		}
