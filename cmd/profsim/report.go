@@ -25,6 +25,11 @@ import (
 // limit theorem: "generally good if n ≥ 30").
 const minSamples = 30
 
+// hotEdgeThreshold is the hot-edge coverage's T: an edge is hot when its
+// weight is at least T times the heaviest edge's. 0.1 is Hofer et al.'s
+// choice (ICPE 2015, after Zhuang et al., PLDI 2006).
+const hotEdgeThreshold = 0.1
+
 // tickSynchronous lists the samplers that take every sample inside the
 // timer tick that requested it, at the tick's time (async.go, jfr.go,
 // pcct.go for pcct and hotmethods, tprof.go: OnTimer walks the running
@@ -101,6 +106,11 @@ type profileReport struct {
 	// records no source lines (sim's ground truth keeps self time per
 	// calling context of methods: every truth line is 0).
 	LineOverlapVsTruth *float64 `json:"line_overlap_vs_truth,omitempty"`
+	// HotEdgeCoverageVsTruth is the share of truth's hot calling-context
+	// edges that are hot in this profile too (profile.HotEdgeCoverage, T =
+	// hotEdgeThreshold); for call-graph profilers (EdgeOnly) the same over
+	// call-graph edges. Absent for truth.
+	HotEdgeCoverageVsTruth *float64 `json:"hot_edge_coverage_vs_truth,omitempty"`
 	// FewSamples: the profile was built from fewer than minSamples (30)
 	// samples, so its overlap means little.
 	FewSamples bool        `json:"few_samples,omitempty"`
@@ -203,6 +213,14 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 					}
 				}
 				pr.OverlapVsTruth = &o
+				var hc float64
+				if pr.EdgeOnly {
+					_, x, y := profile.Align(truth.EdgeWeights(), p.EdgeWeights())
+					hc = profile.HotEdgeCoverage(x, y, hotEdgeThreshold)
+				} else {
+					hc = profile.HotEdgeCoverageContexts(truth, p, hotEdgeThreshold)
+				}
+				pr.HotEdgeCoverageVsTruth = &hc
 			}
 			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
