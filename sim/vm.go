@@ -211,6 +211,10 @@ type VM struct {
 	hold bool
 	held []ThreadID
 
+	// rounds counts the scheduling rounds of RunUntil: the work a run did
+	// besides executing statements.
+	rounds int64
+
 	observers    []ThreadObserver
 	endObservers []ThreadEndObserver
 }
@@ -471,11 +475,15 @@ func (vm *VM) RunUntil(limit Time) bool {
 			vm.halt()
 			break
 		}
+		vm.rounds++
 		h, isEvent := limit, false
 		if vm.q.len() > 0 && vm.q.peek().at < h {
 			h, isEvent = vm.q.peek().at, true
 		}
-		if vm.cfg.MaxStep > 0 && vm.now+vm.cfg.MaxStep < h {
+		// MaxStep bounds how far running threads get ahead of each other;
+		// with every CPU idle nothing runs between events, and time
+		// jumps to the next one however far it is.
+		if vm.cfg.MaxStep > 0 && vm.now+vm.cfg.MaxStep < h && vm.anyRunning() {
 			h, isEvent = vm.now+vm.cfg.MaxStep, false
 		}
 		// A service thread's job ends at a known time, and what it does
