@@ -128,6 +128,12 @@ func programHash(p *program.Program) string {
 }
 
 func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, hash string) *runConfig {
+	return runConfigOf(f, cfg, out.Names, out.Samplers, name, hash)
+}
+
+// runConfigOf is the config of a run with the given profiles (names, in
+// order) and resolved samplers: before the run (a sweep's key) or after.
+func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*samplers.Resolved, name, hash string) *runConfig {
 	rc := &runConfig{
 		Profsim:  version(),
 		Workload: workloadInfo{Ref: f.workload, SHA256: hash},
@@ -141,7 +147,7 @@ func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, h
 	}
 	rc.Injections = append(rc.Injections, f.rawInject...)
 	rc.Speedups = append(rc.Speedups, f.rawSpeedup...)
-	for _, r := range out.Samplers {
+	for _, r := range resolved {
 		spec := r.Spec()
 		sc := samplerConfig{ID: r.ID, Name: r.Name, Label: spec.Label, Params: map[string]string{}, Spec: spec.String()}
 		for _, kv := range r.Params {
@@ -149,7 +155,7 @@ func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, h
 		}
 		rc.Samplers = append(rc.Samplers, sc)
 	}
-	rc.Args = rc.args(out.Names)
+	rc.Args = rc.args(names)
 	return rc
 }
 

@@ -5,9 +5,12 @@
 //	profsim run --workload hotcold [--samplers truth,safepoint,tprof,async] [--seed N] [--duration 2s] [--cpus K] [--format table|json] [--out DIR]
 //	profsim workloads
 //	profsim samplers
+//	profsim study [NAME --out DIR]
+//	profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N] | merge DIR... --out DIR | status DIR
 //
 // Exit status: 0 on success, 2 on bad input (unknown workload, bad flag
-// value, unreadable or invalid workload file), 1 if writing output fails.
+// value, unreadable or invalid workload file), 1 if writing output fails
+// or a sweep's run failed, 130/143 after SIGINT/SIGTERM.
 package main
 
 import (
@@ -36,6 +39,7 @@ Usage:
   profsim workloads                          list the built-in workloads
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
+  profsim sweep GRID.yaml --out DIR          run a parameter grid (docs/SWEEPS.md)
 
 Run 'profsim run -h' for the run flags.
 `
@@ -56,11 +60,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdSamplers(args[1:], stdout)
 	case "study":
 		err = cmdStudy(args[1:], stdout)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q (want run, workloads, samplers or study)", args[0])
+		err = usagef("unknown command %q (want run, workloads, samplers, study or sweep)", args[0])
 	}
 	if err == nil {
 		return 0
@@ -72,6 +78,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
+	}
+	var ec exitCodeError
+	if errors.As(err, &ec) {
+		return ec.code
 	}
 	return 1
 }

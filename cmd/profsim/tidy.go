@@ -7,7 +7,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -160,34 +159,22 @@ func writeCSV(w io.Writer, r *report, settings []setting, byLine bool) error {
 	if err != nil {
 		return err
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
+	return writeTidyCSV(w, header, rows)
+}
+
+// cellText is a cell as CSV text: "" when missing, numbers unrounded.
+func cellText(c tidyCell) (string, error) {
+	switch v := c.value.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		return formatFloat(c.name, v)
 	}
-	rec := make([]string, len(header))
-	for _, row := range rows {
-		for i, c := range row {
-			switch v := c.value.(type) {
-			case nil:
-				rec[i] = ""
-			case string:
-				rec[i] = v
-			case int64:
-				rec[i] = strconv.FormatInt(v, 10)
-			case float64:
-				if rec[i], err = formatFloat(c.name, v); err != nil {
-					return err
-				}
-			default:
-				panic(fmt.Sprintf("tidy: cell %s of type %T", c.name, v))
-			}
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	panic(fmt.Sprintf("tidy: cell %s of type %T", c.name, c.value))
 }
 
 // writeJSONL writes the rows of tidyRows as JSON Lines: one object per

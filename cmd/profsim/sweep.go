@@ -1,0 +1,636 @@
+package main
+
+// profsim sweep: a grid of `profsim run`s (package sweep), results in
+// DIR/results.jsonl, tidy tables in DIR/runs.csv and DIR/methods.csv.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sweep"
+	"github.com/profsim/profsim/workloads"
+)
+
+// exitCodeError is an error with its own exit status (130 after SIGINT,
+// 143 after SIGTERM, 1 when runs of a sweep failed).
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e exitCodeError) Error() string { return e.err.Error() }
+func (e exitCodeError) Unwrap() error { return e.err }
+
+const sweepUsage = `Usage:
+  profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N|auto] [--keep-profiles] [--fail-fast]
+  profsim sweep merge DIR... --out DIR
+  profsim sweep status DIR
+
+Runs every point of a parameter grid (docs/SWEEPS.md): results append to
+DIR/results.jsonl as each run finishes; at the end DIR/runs.csv (one row per
+run and profile) and DIR/methods.csv (one row per run, profile and method).
+Running the same command again resumes: finished runs are skipped.
+`
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return cmdSweepMerge(args[1:], stdout, stderr)
+		case "status":
+			return cmdSweepStatus(args[1:], stdout)
+		}
+	}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "output directory (created; a sweep into a directory that has results resumes)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "runs at once (each run is single-threaded)")
+	shardText := fs.String("shard", "", "run only shard I/N of the points (by point index), or auto: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX")
+	shardCount := fs.Int("shard-count", 0, "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or PROFSIM_SHARD_COUNT)")
+	keep := fs.Bool("keep-profiles", false, "also write each run's profiles (pprof and folded) to DIR/profiles/KEY/")
+	failFast := fs.Bool("fail-fast", false, "stop at the first failed run")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, sweepUsage+"\nFlags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return errHelp
+		}
+		return usagef("sweep: %v", err)
+	}
+	switch {
+	case len(pos) == 0:
+		return usagef("sweep: no grid file (profsim sweep GRID.yaml --out DIR)")
+	case len(pos) > 1:
+		return usagef("sweep: one grid file, not %d (%s)", len(pos), strings.Join(pos, " "))
+	case *out == "":
+		return usagef("sweep: --out DIR is required")
+	case *jobs < 1:
+		return usagef("sweep: --jobs %d must be ≥ 1", *jobs)
+	case *shardCount < 0:
+		return usagef("sweep: --shard-count %d must be ≥ 0", *shardCount)
+	case *shardCount > 0 && *shardText != "auto":
+		return usagef("sweep: --shard-count is for --shard auto")
+	}
+	var shard sweep.Shard
+	if *shardText != "" {
+		if shard, err = sweep.ParseShard(*shardText, *shardCount, os.Getenv); err != nil {
+			return usagef("sweep: %v", err)
+		}
+	}
+	plan, err := planSweep(pos[0])
+	if err != nil {
+		return err
+	}
+	ctx, sig, stop := signalContext()
+	defer stop()
+	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, shard: shard, keep: *keep, failFast: *failFast}, stderr)
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments (profsim sweep GRID --out DIR).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM; sig reports which.
+func signalContext() (ctx context.Context, sig func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case s := <-ch:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() os.Signal {
+			mu.Lock()
+			defer mu.Unlock()
+			return got
+		}, func() {
+			signal.Stop(ch)
+			cancel()
+		}
+}
+
+// interrupted is the error of a command stopped by a signal: exit status
+// 128 + the signal's number, as a shell reports it.
+func interrupted(s os.Signal, format string, args ...any) error {
+	code := 130
+	if s == syscall.SIGTERM {
+		code = 143
+	}
+	return exitCodeError{code, fmt.Errorf(format, args...)}
+}
+
+// runSettingNames are the `profsim run` flags a grid may set, and the
+// repeatable ones among them. Output flags (format, out, ...) are the
+// sweep's own business.
+func runSettingNames() (names []string, repeatable map[string]bool) {
+	var help bytes.Buffer
+	if _, err := parseRunFlags([]string{"-h"}, &help); !errors.Is(err, errHelp) {
+		panic("profsim: run -h did not print help")
+	}
+	for _, line := range strings.Split(help.String(), "\n") {
+		if !strings.HasPrefix(line, "  -") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+		if !slices.Contains(sweepOutputFlags, name) {
+			names = append(names, name)
+		}
+	}
+	return names, map[string]bool{"sampler": true, "set": true, "inject": true, "speedup": true}
+}
+
+// sweepOutputFlags are `profsim run` flags about presenting one result,
+// which a grid may not set.
+var sweepOutputFlags = []string{"by", "explain-jit", "format", "keys", "out", "top"}
+
+// setPrefixes are the --set key prefixes: a grid setting sim.X, jit.X or
+// gc.X is --set X=...; any other dotted name is LABEL.KEY of a sampler.
+var setPrefixes = []string{"sim.", "jit.", "gc."}
+
+// sweepPlan is a grid resolved into jobs, one per point.
+type sweepPlan struct {
+	file     string
+	grid     *sweep.Grid
+	jobs     []sweep.Job
+	manifest *sweep.Manifest
+	// runs holds each point's resolved run, for --keep-profiles.
+	runs []*plannedRun
+}
+
+// plannedRun is one point as a `profsim run`.
+type plannedRun struct {
+	args   []string
+	flags  *runFlags
+	cfg    harness.Config
+	config *runConfig
+	keep   string // directory for its profiles, "" for none
+}
+
+// planSweep reads and checks a grid file and resolves every point: bad
+// names and values fail here, before anything runs, naming the grid path;
+// a workload that does not load is that point's failure.
+func planSweep(file string) (*sweepPlan, error) {
+	data, err := readInput(file)
+	if err != nil {
+		return nil, usagef("sweep: %v", err)
+	}
+	g, err := sweep.Parse(file, data)
+	if err != nil {
+		return nil, usagef("sweep: %v", err)
+	}
+	names, repeatable := runSettingNames()
+	setKeys := param.Names(settingsOf(&harness.Config{}))
+	// checkName checks a setting's name, reported at its name's path;
+	// checkValue that a list is given only to a repeatable setting.
+	checkName := func(s sweep.Setting) error {
+		switch {
+		case slices.Contains(names, s.Name):
+		case slices.Contains(sweepOutputFlags, s.Name):
+			return fmt.Errorf("%s:%d: %s: --%s is about presenting one run; a sweep writes its own tables", file, s.Line, s.NamePath, s.Name)
+		case hasSetPrefix(s.Name):
+			if !slices.Contains(setKeys, s.Name) {
+				return fmt.Errorf("%s:%d: %s: unknown VM setting%s (see 'profsim run --keys')", file, s.Line, s.NamePath, sweep.Suggest(s.Name, setKeys))
+			}
+		case strings.Contains(s.Name, "."):
+			// LABEL.KEY: checked per point, where the samplers are known.
+		default:
+			return fmt.Errorf("%s:%d: %s: unknown setting%s; a grid sets `profsim run` flags by long name (%s), VM keys (jit.X, sim.X, gc.X) or a sampler's keys as LABEL.KEY",
+				file, s.Line, s.NamePath, sweep.Suggest(s.Name, names), strings.Join(names, ", "))
+		}
+		return nil
+	}
+	checkValue := func(s sweep.Setting) error {
+		if len(s.Value) > 1 && !repeatable[s.Name] {
+			return fmt.Errorf("%s:%d: %s: %s takes one value, not a list", file, s.Line, s.Path, s.Name)
+		}
+		return nil
+	}
+	for _, s := range g.Run {
+		if err := checkName(s); err != nil {
+			return nil, usagef("sweep: %v", err)
+		}
+		if err := checkValue(s); err != nil {
+			return nil, usagef("sweep: %v", err)
+		}
+	}
+	for _, a := range g.Axes {
+		for i := range a.Levels {
+			for j, name := range a.Names {
+				s := sweep.Setting{Name: name, Value: a.Levels[i][j], Path: a.LevelPaths[i][j], NamePath: a.Paths[j], Line: a.Lines[i][j]}
+				if i == 0 {
+					if err := checkName(s); err != nil {
+						return nil, usagef("sweep: %v", err)
+					}
+				}
+				if err := checkValue(s); err != nil {
+					return nil, usagef("sweep: %v", err)
+				}
+			}
+		}
+	}
+	if g.Name == "" {
+		g.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	plan := &sweepPlan{file: file, grid: g, manifest: &sweep.Manifest{Name: g.Name, Axes: g.AxisNames()}}
+	loaded := map[string]workloadInfo{}
+	loadErr := map[string]error{}
+	dir := filepath.Dir(file)
+	for _, pt := range g.Points() {
+		pr, err := planPoint(file, dir, pt)
+		if err != nil {
+			return nil, err
+		}
+		job := sweep.Job{Point: pt}
+		ref := pr.flags.workload
+		if _, ok := loaded[ref]; !ok && loadErr[ref] == nil {
+			if p, err := loadWorkload(ref); err != nil {
+				loadErr[ref] = err
+			} else {
+				loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
+			}
+		}
+		w := loaded[ref]
+		names, resolved, err := plannedSamplers(pr.cfg.Samplers)
+		if err != nil {
+			return nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
+		}
+		pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
+		job.Config, err = json.Marshal(pr.config)
+		if err != nil {
+			return nil, err
+		}
+		job.Key = runKey(pr.config)
+		if err := loadErr[ref]; err != nil {
+			job.Err = err
+		}
+		plan.jobs = append(plan.jobs, job)
+		plan.runs = append(plan.runs, pr)
+		plan.manifest.Points = append(plan.manifest.Points, sweep.ManifestPoint{Point: pt.Index, Key: job.Key, Coords: pt.Coords})
+	}
+	return plan, nil
+}
+
+func hasSetPrefix(name string) bool {
+	return slices.ContainsFunc(setPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
+}
+
+func coordText(cs []sweep.Coord) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.Name+"="+c.Value.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// planPoint turns a point's settings into `profsim run` flags and parses
+// them.
+func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
+	var specs []samplers.Spec
+	var specPaths []string
+	var args []string
+	var labelKeys []sweep.Setting
+	for _, s := range pt.Settings {
+		switch {
+		case s.Name == "samplers":
+			for _, n := range strings.Split(s.Value[0], ",") {
+				specs = append(specs, samplers.Spec{Name: strings.TrimSpace(n)})
+				specPaths = append(specPaths, s.Path)
+			}
+		case s.Name == "sampler":
+			for i, text := range s.Value {
+				sp, err := samplers.ParseSpec(text)
+				path := s.Path
+				if len(s.Value) > 1 {
+					path = fmt.Sprintf("%s[%d]", s.Path, i)
+				}
+				if err != nil {
+					return nil, usagef("sweep: %s:%d: %s: %v", file, s.Line, path, err)
+				}
+				specs = append(specs, sp)
+				specPaths = append(specPaths, path)
+			}
+		case hasSetPrefix(s.Name):
+			args = append(args, "--set="+s.Name+"="+s.Value[0])
+		case strings.Contains(s.Name, "."):
+			labelKeys = append(labelKeys, s)
+		case s.Name == "workload":
+			ref := s.Value[0]
+			if !slices.Contains(workloads.Names(), ref) && !filepath.IsAbs(ref) {
+				ref = filepath.Join(dir, ref) // a file, relative to the grid file
+			}
+			args = append(args, "--workload="+ref)
+		default:
+			for _, v := range s.Value {
+				args = append(args, "--"+s.Name+"="+v)
+			}
+		}
+	}
+	for _, s := range labelKeys {
+		i := strings.LastIndex(s.Name, ".")
+		label, key := s.Name[:i], s.Name[i+1:]
+		var match []int
+		var ids []string
+		for j, sp := range specs {
+			ids = append(ids, sp.ID())
+			if sp.Label == label || (sp.Label == "" && sp.Name == label) || sp.ID() == label {
+				match = append(match, j)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return nil, usagef("sweep: %s:%d: %s: no sampler labelled %q at point %d, whose samplers are %s (LABEL.KEY sets a key of the sampler with that label or name)",
+				file, s.Line, s.NamePath, label, pt.Index, strings.Join(ids, ", "))
+		case 1:
+		default:
+			return nil, usagef("sweep: %s:%d: %s: %q names several samplers at point %d (%s); label them apart", file, s.Line, s.NamePath, label, pt.Index, strings.Join(ids, ", "))
+		}
+		sp := &specs[match[0]]
+		info, err := samplers.Lookup(sp.Name)
+		if err != nil {
+			return nil, usagef("sweep: %s: %s: %v", file, specPaths[match[0]], err)
+		}
+		var keys []string
+		for _, k := range info.Keys() {
+			keys = append(keys, k.Name)
+		}
+		if !slices.Contains(keys, key) {
+			return nil, usagef("sweep: %s:%d: %s: sampler %s has no key %q%s; its keys: %s", file, s.Line, s.NamePath, sp.ID(), key, sweep.Suggest(key, keys), strings.Join(keys, ", "))
+		}
+		replaced := false
+		for k := range sp.Set {
+			if sp.Set[k].Key == key {
+				sp.Set[k].Value, replaced = s.Value[0], true
+			}
+		}
+		if !replaced {
+			sp.Set = append(sp.Set, param.KV{Key: key, Value: s.Value[0]})
+		}
+	}
+	for _, sp := range specs {
+		args = append(args, "--sampler="+sp.String())
+	}
+	f, err := parseRunFlags(args, io.Discard)
+	if err != nil {
+		return nil, pointError(file, pt, err)
+	}
+	cfg, err := buildConfig(f)
+	if err != nil {
+		return nil, pointError(file, pt, err)
+	}
+	return &plannedRun{args: args, flags: f, cfg: cfg}, nil
+}
+
+// pointError is a bad value at a point: the whole sweep stops before
+// running, naming the point and the settings given there.
+func pointError(file string, pt sweep.Point, err error) error {
+	var where []string
+	for _, s := range pt.Settings {
+		where = append(where, fmt.Sprintf("%s=%s", s.Path, s.Value.String()))
+	}
+	msg := strings.TrimPrefix(err.Error(), "run: ")
+	return usagef("sweep: %s: point %d: %s (settings: %s)", file, pt.Index, msg, strings.Join(where, " "))
+}
+
+// plannedSamplers resolves a run's sampler specs as harness.Run will:
+// profile names in order, truth first unless listed.
+func plannedSamplers(specs []string) (names []string, resolved []*samplers.Resolved, err error) {
+	hasTruth := false
+	for _, text := range specs {
+		sp, err := samplers.ParseSpec(text)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = append(names, sp.ID())
+		if sp.ID() == "truth" {
+			hasTruth = true
+			continue
+		}
+		r, err := sp.Resolve()
+		if err != nil {
+			return nil, nil, err
+		}
+		resolved = append(resolved, r)
+	}
+	if !hasTruth {
+		names = append([]string{"truth"}, names...)
+	}
+	return names, resolved, nil
+}
+
+// runKey names a run by its resolved config: the SHA-256 of the config's
+// JSON without the two fields that say how it was asked for rather than
+// what ran (args and the workload's path: the workload is its content
+// hash), so that a sweep resumes from another directory. 16 hex digits:
+// 64 bits, a collision chance of about n²/2⁶⁵ for n runs.
+func runKey(rc *runConfig) string {
+	c := *rc
+	c.Args = nil
+	if c.Workload.SHA256 != "" { // a workload that did not load is named by its path
+		c.Workload.Ref = ""
+	}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		panic("profsim: config does not encode: " + err.Error())
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// run performs a planned run and returns its report as JSON (without the
+// config, which the record carries).
+func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := loadWorkload(pr.flags.workload)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range pr.flags.injections {
+		if err := workloads.Inject(p, in); err != nil {
+			return nil, err
+		}
+	}
+	for _, sp := range pr.flags.speedups {
+		if err := workloads.ApplySpeedUp(p, sp); err != nil {
+			return nil, err
+		}
+	}
+	out, err := harness.Run(p, pr.cfg)
+	if err != nil {
+		return nil, err
+	}
+	got := newRunConfig(pr.flags, pr.cfg, out, pr.config.Workload.Name, pr.config.Workload.SHA256)
+	if runKey(got) != runKey(pr.config) {
+		return nil, fmt.Errorf("profsim: internal error: the run's config differs from the planned one")
+	}
+	if pr.keep != "" {
+		for _, name := range out.Names {
+			if err := writeFiles(pr.keep, fileBase(name), out.Profiles[name]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rep := newReport(p.Name, pr.cfg, out)
+	return json.Marshal(rep)
+}
+
+type sweepOptions struct {
+	out      string
+	jobs     int
+	shard    sweep.Shard
+	keep     bool
+	failFast bool
+	// now fixes the clock (tests); nil: time.Now.
+	now func() time.Time
+	// stored, if set, is called after each record is stored (tests).
+	stored func(sweep.Record)
+}
+
+// execute runs the plan's points of the shard not yet done in the output
+// directory, then writes the tables.
+func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o sweepOptions, stderr io.Writer) error {
+	store, err := sweep.OpenStore(o.out)
+	if err != nil {
+		return usagef("sweep: --out: %v", err)
+	}
+	defer store.Close()
+	if store.Repaired > 0 {
+		fmt.Fprintf(stderr, "profsim sweep: discarded a truncated last line of %s (%d bytes); its run is redone\n", filepath.Join(o.out, sweep.ResultsFile), store.Repaired)
+	}
+	plan.manifest.Shard = o.shard.String()
+	if err := sweep.WriteManifest(o.out, plan.manifest); err != nil {
+		return err
+	}
+	var todo []sweep.Job
+	inShard, skipped := 0, 0
+	queued := map[string]bool{}
+	for i, j := range plan.jobs {
+		if !o.shard.Contains(j.Point.Index) {
+			continue
+		}
+		inShard++
+		if store.Done(j.Key) || queued[j.Key] {
+			skipped++ // done before, or the same run as an earlier point
+			continue
+		}
+		queued[j.Key] = true
+		pr := plan.runs[i]
+		if o.keep {
+			pr.keep = filepath.Join(o.out, "profiles", j.Key)
+		}
+		if j.Err == nil {
+			j.Run = pr.run
+		}
+		todo = append(todo, j)
+	}
+	prog := newProgress(stderr, len(todo))
+	emit := store.Append
+	if o.stored != nil {
+		emit = func(r sweep.Record) error {
+			if err := store.Append(r); err != nil {
+				return err
+			}
+			o.stored(r)
+			return nil
+		}
+	}
+	sum, err := sweep.Execute(ctx, todo, sweep.Options{Jobs: o.jobs, FailFast: o.failFast, Progress: prog.update, Now: o.now}, emit)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	if sum.Interrupted && ctx.Err() != nil {
+		s := sig()
+		name := "cancelled"
+		if s != nil {
+			name = strings.ToUpper(s.String())
+			if s == os.Interrupt {
+				name = "SIGINT"
+			} else if s == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+		}
+		return interrupted(s, "sweep interrupted (%s) after %d of %d runs; they are in %s: run the same command to resume",
+			name, sum.Ran, len(todo), filepath.Join(o.out, sweep.ResultsFile))
+	}
+	recs, err := sweep.ReadResults(filepath.Join(o.out, sweep.ResultsFile))
+	if err != nil {
+		return err
+	}
+	m := *plan.manifest
+	m.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !o.shard.Contains(p.Point) })
+	got, _ := sweep.Collect(&m, recs)
+	if err := writeSweepTables(o.out, plan.manifest, got); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range got {
+		if r.Status != sweep.StatusOK {
+			failed++
+		}
+	}
+	fmt.Fprintf(stderr, "profsim sweep: %d points (shard %s of %d): %d run now, %d already done; %d failed; tables in %s\n",
+		inShard, o.shard, len(plan.jobs), sum.Ran, skipped, failed, o.out)
+	switch {
+	case sum.Interrupted: // --fail-fast
+		return exitCodeError{1, fmt.Errorf("sweep stopped at the first failed run (--fail-fast); see %s", filepath.Join(o.out, "runs.csv"))}
+	case failed > 0:
+		return exitCodeError{1, fmt.Errorf("%d of %d runs failed; see the status and error columns of %s", failed, inShard, filepath.Join(o.out, "runs.csv"))}
+	}
+	return nil
+}
+
+// readInput reads a regular file.
+func readInput(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return os.ReadFile(path)
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/sweep"
+)
+
+// exampleGrid is issue 13's example with short runs.
+const exampleGrid = `name: interval-vs-bias
+run:                       # any 'profsim run' setting, by its long flag name
+  duration: 30ms
+  vm: hotspot17
+  sampler: [truth, safepoint, "async:exact,interval=10ms"]
+grid:                      # the cross product of these axes
+  workload: [hotcold, callpair, lusearch]
+  safepoint.interval: [1ms, 3ms, 10ms]
+  seed: 1..3
+`
+
+// writeGrid writes a grid file into a fresh directory and returns its path.
+func writeGrid(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "grid.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+// sweepMain runs `profsim ARGS` in process.
+func sweepMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// tables reads a sweep directory's tables and manifest.
+func tables(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range []string{"runs.csv", "methods.csv", sweep.ManifestFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		out[f] = string(b)
+	}
+	return out
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	var out []map[string]string
+	for _, r := range rows[1:] {
+		m := map[string]string{}
+		for i, h := range rows[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestSweepExampleGridIndependentOfJobs(t *testing.T) {
+	grid := writeGrid(t, exampleGrid)
+	d1, d2 := filepath.Join(t.TempDir(), "j1"), filepath.Join(t.TempDir(), "j2")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", d1, "--jobs", "1")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = sweepMain(t, "sweep", "--jobs", "2", grid, "--out", d2)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "27 points (shard 1/1 of 27): 27 run now, 0 already done; 0 failed")
+	assert.Equal(t, tables(t, d1), tables(t, d2), "tables do not depend on --jobs")
+
+	runs := readCSV(t, filepath.Join(d1, "runs.csv"))
+	require.Len(t, runs, 27*3, "one row per run and profile")
+	perPoint := map[string]int{}
+	for _, r := range runs {
+		perPoint[r["point"]]++
+		assert.Equal(t, "ok", r["status"])
+		for _, col := range []string{"samples", "simulated_ns", "safepoint.interval_ns", "seed"} {
+			_, err := strconv.ParseFloat(r[col], 64)
+			assert.NoError(t, err, "%s of %v", col, r)
+		}
+	}
+	assert.Len(t, perPoint, 27)
+	// The axis reached the sampler: a 1 ms safepoint sampler over 30 ms
+	// takes about 30 samples, a 10 ms one about 3.
+	for _, r := range runs {
+		if r["profile"] != "safepoint" || r["workload"] != "hotcold" {
+			continue
+		}
+		iv, _ := strconv.ParseFloat(r["safepoint.interval_ns"], 64)
+		req, _ := strconv.ParseFloat(r["requested"], 64)
+		assert.InDelta(t, 30e6/iv, req, 1, "%v", r)
+	}
+	methods := readCSV(t, filepath.Join(d1, "methods.csv"))
+	assert.NotEmpty(t, methods)
+	assert.Equal(t, "0", methods[0]["point"])
+
+	// Results are self-contained lines: key, coordinates, config, result.
+	recs, err := sweep.ReadResults(filepath.Join(d1, sweep.ResultsFile))
+	require.NoError(t, err)
+	require.Len(t, recs, 27)
+	var rc runConfig
+	require.NoError(t, json.Unmarshal(recs[0].Config, &rc))
+	assert.Equal(t, runKey(&rc), recs[0].Key, "the key is the config's hash")
+	var rep report
+	require.NoError(t, json.Unmarshal(recs[0].Result, &rep))
+	assert.Equal(t, []string{"truth", "safepoint", "async:exact"}, rep.Order)
+
+	// The same command again resumes: nothing to run, same tables.
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", d1)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "0 run now, 27 already done")
+	assert.Equal(t, tables(t, d2), tables(t, d1))
+
+	code, stdout, _ := sweepMain(t, "sweep", "status", d1)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "done 27, failed 0, missing 0")
+}
+
+func TestSweepResumesAfterCancellationAndTruncation(t *testing.T) {
+	grid := writeGrid(t, exampleGrid)
+	want := filepath.Join(t.TempDir(), "whole")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", want, "--jobs", "2")
+	require.Equal(t, 0, code, stderr)
+
+	dir := filepath.Join(t.TempDir(), "cut")
+	plan, err := planSweep(grid)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	var e bytes.Buffer
+	err = plan.execute(ctx, func() os.Signal { return nil }, sweepOptions{out: dir, jobs: 2, stored: func(sweep.Record) {
+		if n++; n == 5 {
+			cancel()
+		}
+	}}, &e)
+	var ec exitCodeError
+	require.ErrorAs(t, err, &ec)
+	assert.Equal(t, 130, ec.code)
+	assert.Contains(t, err.Error(), "after 5 of 27 runs")
+	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	require.NoError(t, err)
+	assert.Len(t, recs, 5)
+	_, err = os.Stat(filepath.Join(dir, "runs.csv"))
+	assert.True(t, os.IsNotExist(err), "no tables from an interrupted sweep")
+
+	// A write cut short: the last line loses its end.
+	path := filepath.Join(dir, sweep.ResultsFile)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b[:len(b)-40], 0o644))
+
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir, "--jobs", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "discarded a truncated last line")
+	assert.Contains(t, stderr, "23 run now, 4 already done", "the truncated run is redone")
+	assert.Equal(t, tables(t, want), tables(t, dir))
+}
+
+func TestSweepShardsMergeToTheWhole(t *testing.T) {
+	grid := writeGrid(t, exampleGrid)
+	root := t.TempDir()
+	whole := filepath.Join(root, "whole")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", whole)
+	require.Equal(t, 0, code, stderr)
+	var shards []string
+	for i := 1; i <= 3; i++ {
+		d := filepath.Join(root, "shard"+strconv.Itoa(i))
+		code, _, stderr := sweepMain(t, "sweep", grid, "--out", d, "--shard", strconv.Itoa(i)+"/3")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, "9 points (shard "+strconv.Itoa(i)+"/3 of 27)")
+		shards = append(shards, d)
+	}
+	code, stdout, _ := sweepMain(t, "sweep", "status", shards[1])
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "shard 2/3: 9 points")
+
+	// A missing shard is reported, and nothing is written.
+	merged := filepath.Join(root, "merged")
+	code, _, stderr = sweepMain(t, "sweep", "merge", shards[0], shards[2], "--out", merged)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "9 of 27 points missing: 1, 4, 7, 10")
+	_, err := os.Stat(merged)
+	assert.True(t, os.IsNotExist(err))
+	// A shard given twice duplicates its points.
+	code, _, stderr = sweepMain(t, "sweep", "merge", shards[0], shards[1], shards[2], shards[0]+"/", "--out", merged)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "9 points in more than one directory: 0 (in ")
+
+	code, _, stderr = sweepMain(t, "sweep", "merge", shards[0], shards[1], shards[2], "--out", merged)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, tables(t, whole), tables(t, merged), "shards merged equal the unsharded sweep")
+
+	// Shards of different grids do not merge.
+	other := writeGrid(t, strings.Replace(exampleGrid, "seed: 1..3", "seed: 4..6", 1))
+	d := filepath.Join(root, "other")
+	code, _, stderr = sweepMain(t, "sweep", other, "--out", d, "--shard", "2/3")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = sweepMain(t, "sweep", "merge", shards[0], d, shards[2], "--out", filepath.Join(root, "m2"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "hold different grids")
+}
+
+func TestSweepRecordsAFailedRunAndGoesOn(t *testing.T) {
+	grid := writeGrid(t, `run: {duration: 10ms, sampler: [truth, async]}
+grid: {workload: [hotcold, broken.yaml, callpair]}
+`)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(grid), "broken.yaml"), []byte("name: x\nmethods: 7\n"), 0o644))
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir)
+	assert.Equal(t, 1, code, "a failed run makes the exit status non-zero")
+	assert.Contains(t, stderr, "1 of 3 runs failed")
+	runs := readCSV(t, filepath.Join(dir, "runs.csv"))
+	require.Len(t, runs, 2+1+2)
+	assert.Equal(t, "failed", runs[2]["status"])
+	assert.Equal(t, "broken.yaml", runs[2]["workload"])
+	assert.Contains(t, runs[2]["error"], "broken.yaml")
+	assert.Equal(t, "", runs[2]["profile"])
+	assert.Equal(t, "ok", runs[3]["status"], "the sweep went on")
+
+	code, _, _ = sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "ff"), "--fail-fast", "--jobs", "1")
+	assert.Equal(t, 1, code)
+}
+
+func TestSweepWorkloadFilesAreRelativeToTheGrid(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "w"), 0o755))
+	threads, err := os.ReadFile("testdata/threads.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w", "threads.yaml"), threads, 0o644))
+	grid := filepath.Join(dir, "g.yaml")
+	require.NoError(t, os.WriteFile(grid, []byte("run: {workload: w/threads.yaml, duration: 10ms}\ngrid: {cpus: [1, 2]}\n"), 0o644))
+	out := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", out, "--keep-profiles")
+	require.Equal(t, 0, code, stderr)
+	runs := readCSV(t, filepath.Join(out, "runs.csv"))
+	require.Len(t, runs, 2)
+	_, err = os.Stat(filepath.Join(out, "profiles", runs[1]["key"], "truth.pb.gz"))
+	assert.NoError(t, err, "--keep-profiles writes each run's profiles under its key")
+}
+
+func TestSweepBadGridsExit2NamingThePath(t *testing.T) {
+	for _, c := range []struct{ grid, want string }{
+		{"run: {sampler: [truth, safepoint], duration: 10ms}\ngrid: {safepoint.intervl: [1ms, 2ms]}",
+			`grid.yaml:2: grid["safepoint.intervl"]: sampler safepoint has no key "intervl" (did you mean "interval"?); its keys: interval,`},
+		{"grid: {dration: [1ms]}", `grid["dration"]: unknown setting (did you mean "duration"?)`},
+		{"run: {format: json}", `run["format"]: --format is about presenting one run`},
+		{"grid: {jit.inlin: [true]}", `grid["jit.inlin"]: unknown VM setting (did you mean "jit.inline"?)`},
+		{"run: {sampler: [async]}\ngrid: {exact.interval: [1ms]}", `grid["exact.interval"]: no sampler labelled "exact" at point 0, whose samplers are async`},
+		{"run: {sampler: [async:x, jfr:x]}\ngrid: {x.interval: [1ms]}", `"x" names several samplers at point 0 (async:x, jfr:x)`},
+		{"run: {workload: hotcold}\ngrid: {seed: [1, x]}", `point 1: invalid value "x" for flag -seed`},
+		{"run: {workload: [hotcold, callpair]}", `run["workload"]: workload takes one value, not a list`},
+		{"run: {workload: hotcold}\ngrid: {sim.time_slice: [1ms, 0s]}", `point 1: --set: sim.time_slice`},
+		{"grid: {seed: 1..2}\nzip: {cpus: [1, 2], seed: [1, 2]}", `axis "seed" is also grid["seed"]`},
+	} {
+		grid := writeGrid(t, c.grid)
+		code, _, stderr := sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
+		assert.Equal(t, 2, code, c.grid)
+		assert.Contains(t, stderr, c.want, c.grid)
+		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
+	}
+	for _, args := range [][]string{
+		{"sweep"}, {"sweep", "g.yaml"}, {"sweep", "a.yaml", "b.yaml", "--out", "o"}, {"sweep", "nosuch.yaml", "--out", "o"},
+		{"sweep", "g.yaml", "--out", "o", "--jobs", "0"}, {"sweep", "g.yaml", "--out", "o", "--shard", "4/3"},
+		{"sweep", "merge", "--out", "o"}, {"sweep", "status"}, {"sweep", "status", t.TempDir()},
+	} {
+		code, _, stderr := sweepMain(t, args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+}
+
+// TestSweepSIGINT interrupts a real `profsim sweep` process with SIGINT,
+// resumes it, and compares the tables with an uninterrupted sweep's.
+func TestSweepSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := filepath.Join(t.TempDir(), "profsim")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	grid := writeGrid(t, "run: {workload: lusearch, duration: 100ms, sampler: [truth, async, safepoint]}\ngrid: {seed: 1..60}\n")
+	root := t.TempDir()
+	whole, cut := filepath.Join(root, "whole"), filepath.Join(root, "cut")
+	require.NoError(t, exec.Command(bin, "sweep", grid, "--out", whole, "--jobs", "1").Run())
+
+	cmd := exec.Command(bin, "sweep", grid, "--out", cut, "--jobs", "1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	results := filepath.Join(cut, sweep.ResultsFile)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, _ := os.ReadFile(results)
+		if bytes.Count(b, []byte("\n")) >= 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+	assert.Contains(t, stderr.String(), "sweep interrupted (SIGINT)")
+	recs, err := sweep.ReadResults(results)
+	require.NoError(t, err)
+	assert.Less(t, len(recs), 60, "interrupted before the end")
+
+	resume := exec.Command(bin, "sweep", grid, "--out", cut, "--jobs", "2")
+	msg, err := resume.CombinedOutput()
+	require.NoError(t, err, string(msg))
+	assert.Equal(t, tables(t, whole), tables(t, cut))
+}
