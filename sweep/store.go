@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // The files of a sweep's output directory.
@@ -37,26 +38,27 @@ type ManifestPoint struct {
 	Coords Coords `json:"coords"`
 }
 
-// Store is a sweep's results file, opened for appending.
+// Store is a sweep's results file, opened for appending. It holds an
+// Index, not the records: a sweep's memory does not grow with its
+// results.
 type Store struct {
 	dir string
 	f   *os.File
-	// latest is each key's last record.
-	latest map[string]Record
+	ix  *Index
 	// Repaired is the number of bytes of a truncated last line that
 	// OpenStore discarded.
 	Repaired int
 }
 
-// OpenStore opens (creating if needed) dir's results file, reads the
-// records already there and cuts off a truncated last line — the trace of
-// a sweep killed while writing — so that its run is redone.
+// OpenStore opens (creating if needed) dir's results file, indexes the
+// records already there and cuts off a truncated last line — the trace
+// of a sweep killed while writing — so that its run is redone.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, ResultsFile)
-	recs, good, err := readRecords(path)
+	ix, err := ReadIndex(path)
 	if err != nil {
 		return nil, err
 	}
@@ -69,101 +71,247 @@ func OpenStore(dir string) (*Store, error) {
 		f.Close()
 		return nil, err
 	}
-	s := &Store{dir: dir, f: f, latest: map[string]Record{}}
-	if st.Size() > good {
-		s.Repaired = int(st.Size() - good)
-		if err := f.Truncate(good); err != nil {
+	s := &Store{dir: dir, f: f, ix: ix}
+	if st.Size() > ix.size {
+		s.Repaired = int(st.Size() - ix.size)
+		if err := f.Truncate(ix.size); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: cutting off a truncated last line: %v", path, err)
 		}
 	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
+	if _, err := f.Seek(ix.size, io.SeekStart); err != nil {
 		f.Close()
 		return nil, err
-	}
-	for _, r := range recs {
-		s.latest[r.Key] = r
 	}
 	return s, nil
 }
 
 // Done reports whether key has a successful record.
 func (s *Store) Done(key string) bool {
-	r, ok := s.latest[key]
-	return ok && r.Status == StatusOK
+	st, ok := s.ix.Status(key)
+	return ok && st == StatusOK
 }
 
-// Latest is key's last record.
-func (s *Store) Latest(key string) (Record, bool) {
-	r, ok := s.latest[key]
-	return r, ok
-}
+// Index is the store's index, kept up to date by Append.
+func (s *Store) Index() *Index { return s.ix }
 
 // Append writes r as one line, in one write, and syncs it to disk: a
 // crash leaves either the whole line or a truncated one that OpenStore
 // discards.
 func (s *Store) Append(r Record) error {
-	b, err := json.Marshal(r)
+	b, err := marshalRecord(r)
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
+	path := filepath.Join(s.dir, ResultsFile)
 	if _, err := s.f.Write(b); err != nil {
-		return fmt.Errorf("%s: %v", filepath.Join(s.dir, ResultsFile), err)
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("%s: %v", filepath.Join(s.dir, ResultsFile), err)
+		return fmt.Errorf("%s: %v", path, err)
 	}
-	s.latest[r.Key] = r
+	s.ix.add(r.Key, r.Status, s.ix.size, len(b)-1)
+	s.ix.size += int64(len(b))
 	return nil
 }
 
-// Close closes the results file.
-func (s *Store) Close() error { return s.f.Close() }
-
-// ReadResults reads a results file's records, in file order, ignoring a
-// truncated last line.
-func ReadResults(path string) ([]Record, error) {
-	recs, _, err := readRecords(path)
-	return recs, err
+// marshalRecord is json.Marshal(r) without re-encoding the result, which
+// the encoder would compact into a copy: the result is checked and
+// spliced in as given.
+func marshalRecord(r Record) ([]byte, error) {
+	res := r.Result
+	r.Result = nil
+	b, err := json.Marshal(r)
+	if err != nil || len(res) == 0 {
+		return b, err
+	}
+	if !json.Valid(res) { // a scan without the copy
+		return nil, fmt.Errorf("record %s: the result is not valid JSON", r.Key)
+	}
+	b = append(b[:len(b)-1], `,"result":`...)
+	b = append(b, res...)
+	return append(b, '}'), nil
 }
 
-// readRecords reads path's records and the length of its well-formed
-// prefix. Only the last line may be malformed (a write cut short); a
+// Close closes the results file and the index's reader.
+func (s *Store) Close() error {
+	s.ix.Close()
+	return s.f.Close()
+}
+
+// Index locates each key's chosen record in a results file — its last
+// successful one, else its last failed one — without holding records.
+type Index struct {
+	path  string
+	r     *os.File // opened by Record, closed by Close
+	spans map[string]span
+	// size is the length of the file's well-formed prefix.
+	size int64
+}
+
+type span struct {
+	off    int64
+	n      int
+	status string
+}
+
+func (ix *Index) add(key, status string, off int64, n int) {
+	if prev, ok := ix.spans[key]; ok && prev.status == StatusOK && status != StatusOK {
+		return // a success is not undone by a later failure
+	}
+	ix.spans[key] = span{off, n, status}
+}
+
+// Status is key's chosen record's status.
+func (ix *Index) Status(key string) (string, bool) {
+	sp, ok := ix.spans[key]
+	return sp.status, ok
+}
+
+// Keys are the keys with a record, sorted.
+func (ix *Index) Keys() []string {
+	keys := make([]string, 0, len(ix.spans))
+	for k := range ix.spans {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Record reads key's chosen record from the file.
+func (ix *Index) Record(key string) (Record, error) {
+	var r Record
+	err := ix.Decode(key, &r)
+	return r, err
+}
+
+// Decode reads key's chosen record from the file into v, with
+// json.Unmarshal: v may be a struct with Record's fields and its own
+// type for the result, decoded in one pass.
+func (ix *Index) Decode(key string, v any) error {
+	sp, ok := ix.spans[key]
+	if !ok {
+		return fmt.Errorf("%s: no record of key %s", ix.path, key)
+	}
+	if ix.r == nil {
+		f, err := os.Open(ix.path)
+		if err != nil {
+			return err
+		}
+		ix.r = f
+	}
+	b := make([]byte, sp.n)
+	if _, err := ix.r.ReadAt(b, sp.off); err != nil {
+		return fmt.Errorf("%s: %v", ix.path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: the record of key %s: %v", ix.path, key, err)
+	}
+	return nil
+}
+
+// Close closes the file Record reads from (if open).
+func (ix *Index) Close() error {
+	if ix.r == nil {
+		return nil
+	}
+	err := ix.r.Close()
+	ix.r = nil
+	return err
+}
+
+// ReadIndex indexes a results file (a missing file is an empty index). Only
+// the last line may be malformed (a write cut short) and is left out; a
 // malformed line before it is an error, since a record that was once
 // whole must never be silently dropped.
-func readRecords(path string) ([]Record, int64, error) {
-	data, err := os.ReadFile(path)
+func ReadIndex(path string) (*Index, error) {
+	ix := &Index{path: path, spans: map[string]span{}}
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
+		return ix, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	var recs []Record
-	var good int64
-	line := 0
-	for len(data) > 0 {
-		line++
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 { // no newline: a write cut short
-			return recs, good, nil
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	var off int64
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err == io.EOF { // no newline: a write cut short (or the end)
+			return ix, nil
 		}
-		var r Record
-		if err := json.Unmarshal(data[:i], &r); err != nil || r.Key == "" {
-			if i == len(data)-1 {
-				return recs, good, nil // a damaged last line
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		var head struct {
+			Key    string `json:"key"`
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil || head.Key == "" {
+			if _, perr := br.Peek(1); perr == io.EOF {
+				return ix, nil // a damaged last line
 			}
 			if err == nil {
 				err = errors.New("no key")
 			}
-			return nil, 0, fmt.Errorf("%s:%d: a corrupt record before the last line (%v); move the file aside to start over", path, line, err)
+			return nil, fmt.Errorf("%s:%d: a corrupt record before the last line (%v); move the file aside to start over", path, line, err)
+		}
+		ix.add(head.Key, head.Status, off, len(b)-1)
+		off += int64(len(b))
+		ix.size = off
+	}
+}
+
+// Located is a point of a manifest and the key of its record.
+type Located struct {
+	Point  int
+	Coords Coords
+	Key    string
+	Status string
+}
+
+// Collect locates, for each point of m in order, its record in ix.
+// Missing lists the points with none.
+func Collect(m *Manifest, ix *Index) (got []Located, missing []int) {
+	for _, p := range m.Points {
+		st, ok := ix.Status(p.Key)
+		if !ok {
+			missing = append(missing, p.Point)
+			continue
+		}
+		got = append(got, Located{Point: p.Point, Coords: p.Coords, Key: p.Key, Status: st})
+	}
+	return got, missing
+}
+
+// ReadResults reads a results file's records, in file order, ignoring a
+// truncated last line. It holds them all: for small files and tests.
+func ReadResults(path string) ([]Record, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var recs []Record
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i, line := range lines {
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			break // a write cut short
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			if i == len(lines)-2 { // the last line (SplitAfter leaves "" after it)
+				break
+			}
+			return nil, fmt.Errorf("%s:%d: a corrupt record before the last line (%v)", path, i+1, err)
 		}
 		recs = append(recs, r)
-		good += int64(i + 1)
-		data = data[i+1:]
 	}
-	return recs, good, nil
+	return recs, nil
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the
@@ -183,10 +331,17 @@ func WriteAtomic(path string, fn func(w io.Writer) error) error {
 		return err
 	}
 	name := tmp.Name()
+	mode := os.FileMode(0o644) // CreateTemp's is 0600; keep an existing file's
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
 	bw := bufio.NewWriter(tmp)
 	err = fn(bw)
 	if err == nil {
 		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(mode)
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -228,27 +383,4 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &m, nil
-}
-
-// Collect picks, for each point of m in order, its record from recs: the
-// last successful one, else the last failed one. Missing lists the points
-// with no record.
-func Collect(m *Manifest, recs []Record) (got []Record, missing []int) {
-	latest := map[string]Record{}
-	for _, r := range recs {
-		if prev, ok := latest[r.Key]; ok && prev.Status == StatusOK && r.Status != StatusOK {
-			continue
-		}
-		latest[r.Key] = r
-	}
-	for _, p := range m.Points {
-		r, ok := latest[p.Key]
-		if !ok {
-			missing = append(missing, p.Point)
-			continue
-		}
-		r.Point, r.Coords = p.Point, p.Coords
-		got = append(got, r)
-	}
-	return got, missing
 }

@@ -204,6 +204,7 @@ func TestStoreResumesAndRepairsATruncatedLine(t *testing.T) {
 		require.NoError(t, s.Append(Record{Key: j.Key, Point: j.Point.Index, Coords: j.Point.Coords, Status: StatusOK, Result: res}))
 	}
 	require.NoError(t, s.Append(Record{Key: "k009", Point: 9, Status: StatusFailed, Error: "x"}))
+	assert.Error(t, s.Append(Record{Key: "bad", Status: StatusOK, Result: json.RawMessage(`{"x":`)}), "a result that is not JSON is not stored")
 	require.NoError(t, s.Close())
 
 	// A sweep killed while writing: half a line at the end.
@@ -239,17 +240,41 @@ func TestStoreResumesAndRepairsATruncatedLine(t *testing.T) {
 }
 
 func TestCollectPrefersSuccessAndReportsMissing(t *testing.T) {
-	m := &Manifest{Points: []ManifestPoint{{Point: 0, Key: "a"}, {Point: 1, Key: "b"}, {Point: 2, Key: "c"}, {Point: 3, Key: "a"}}}
-	recs := []Record{
-		{Key: "b", Status: StatusFailed}, {Key: "a", Status: StatusOK, Result: json.RawMessage(`1`)},
-		{Key: "b", Status: StatusOK}, {Key: "a", Status: StatusFailed}, {Key: "zz", Status: StatusOK},
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	require.NoError(t, err)
+	for _, r := range []Record{
+		{Key: "b", Status: StatusFailed, Error: "first"}, {Key: "a", Status: StatusOK, Result: json.RawMessage(`1`)},
+		{Key: "b", Status: StatusOK, Result: json.RawMessage(`2`)}, {Key: "a", Status: StatusFailed}, {Key: "zz", Status: StatusOK},
+		{Key: "c", Status: StatusFailed, Error: "one"}, {Key: "c", Status: StatusFailed, Error: "two"},
+	} {
+		require.NoError(t, s.Append(r))
 	}
-	got, missing := Collect(m, recs)
-	assert.Equal(t, []int{2}, missing)
-	require.Len(t, got, 3)
-	assert.Equal(t, StatusOK, got[0].Status, "a success is not undone by a later failure")
-	assert.Equal(t, StatusOK, got[1].Status)
-	assert.Equal(t, 3, got[2].Point, "points of equal config share the run")
+	require.NoError(t, s.Close())
+	m := &Manifest{Points: []ManifestPoint{{Point: 0, Key: "a"}, {Point: 1, Key: "b"}, {Point: 2, Key: "d"}, {Point: 3, Key: "a"}, {Point: 4, Key: "c"}}}
+	for _, ix := range []*Index{s.Index(), must(ReadIndex(filepath.Join(dir, ResultsFile)))} {
+		got, missing := Collect(m, ix)
+		assert.Equal(t, []int{2}, missing)
+		require.Len(t, got, 4)
+		assert.Equal(t, StatusOK, got[0].Status, "a success is not undone by a later failure")
+		assert.Equal(t, StatusOK, got[1].Status)
+		assert.Equal(t, 3, got[2].Point, "points of equal config share the run")
+		assert.Equal(t, StatusFailed, got[3].Status)
+		r, err := ix.Record("a")
+		require.NoError(t, err)
+		assert.Equal(t, `1`, string(r.Result))
+		r, err = ix.Record("c")
+		require.NoError(t, err)
+		assert.Equal(t, "two", r.Error, "the last failure")
+		assert.Equal(t, []string{"a", "b", "c", "zz"}, ix.Keys())
+	}
+}
+
+func must[T any](x T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return x
 }
 
 func TestShards(t *testing.T) {

@@ -596,19 +596,15 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		return interrupted(s, "sweep interrupted (%s) after %d of %d runs; they are in %s: run the same command to resume",
 			name, sum.Ran, len(todo), filepath.Join(o.out, sweep.ResultsFile))
 	}
-	recs, err := sweep.ReadResults(filepath.Join(o.out, sweep.ResultsFile))
-	if err != nil {
-		return err
-	}
 	m := *plan.manifest
 	m.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !o.shard.Contains(p.Point) })
-	got, _ := sweep.Collect(&m, recs)
-	if err := writeSweepTables(o.out, plan.manifest, got); err != nil {
+	got, _ := sweep.Collect(&m, store.Index())
+	if err := writeSweepTables(o.out, plan.manifest, got, store.Index()); err != nil {
 		return err
 	}
 	failed := 0
-	for _, r := range got {
-		if r.Status != sweep.StatusOK {
+	for _, l := range got {
+		if l.Status != sweep.StatusOK {
 			failed++
 		}
 	}

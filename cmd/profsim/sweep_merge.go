@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -37,12 +36,13 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		return usagef("sweep merge: --out DIR is required")
 	}
 	var ref *sweep.Manifest
-	type found struct {
-		rec sweep.Record
+	// source is where a point's record is: a directory's index and key.
+	type source struct {
+		ix  *sweep.Index
 		dir string
 	}
-	byPoint := map[int][]found{}
-	failedOnly := map[int]found{}
+	byPoint := map[int][]source{}
+	failedOnly := map[int]source{}
 	for _, dir := range dirs {
 		if abs(dir) == abs(*out) {
 			return usagef("sweep merge: --out %s is also an input", *out)
@@ -56,29 +56,26 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		} else if why := sameGrid(ref, m); why != "" {
 			return usagef("sweep merge: %s and %s hold different grids (%s)", dirs[0], dir, why)
 		}
-		recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+		ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 		if err != nil {
 			return err
 		}
-		mine := *m
-		shard, _ := sweep.ParseShard(m.Shard, 0, nil)
-		mine.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !shard.Contains(p.Point) })
-		got, _ := sweep.Collect(&mine, recs)
-		for _, r := range got {
-			if r.Status == sweep.StatusOK {
-				byPoint[r.Point] = append(byPoint[r.Point], found{r, dir})
+		got, _ := sweep.Collect(shardOf(m), ix)
+		for _, l := range got {
+			if l.Status == sweep.StatusOK {
+				byPoint[l.Point] = append(byPoint[l.Point], source{ix, dir})
 			} else {
-				failedOnly[r.Point] = found{r, dir}
+				failedOnly[l.Point] = source{ix, dir}
 			}
 		}
 	}
-	var merged []sweep.Record
+	var chosen []source
 	var missing, dup []string
 	for _, p := range ref.Points {
 		f := byPoint[p.Point]
 		switch {
 		case len(f) == 1:
-			merged = append(merged, f[0].rec)
+			chosen = append(chosen, f[0])
 		case len(f) > 1:
 			var where []string
 			for _, x := range f {
@@ -87,7 +84,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			dup = append(dup, fmt.Sprintf("%d (in %s)", p.Point, strings.Join(where, ", ")))
 		default:
 			if x, ok := failedOnly[p.Point]; ok {
-				merged = append(merged, x.rec)
+				chosen = append(chosen, x)
 			} else {
 				missing = append(missing, strconv.Itoa(p.Point))
 			}
@@ -106,11 +103,51 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	m := *ref
 	m.Shard = sweep.Shard{}.String()
-	if err := writeMerged(*out, &m, merged); err != nil {
+	if err := mkdirOut(*out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "profsim sweep merge: %d points from %d directories into %s\n", len(merged), len(dirs), *out)
+	// The merged results: each point's record, in point order.
+	err = sweep.WriteAtomic(filepath.Join(*out, sweep.ResultsFile), func(w io.Writer) error {
+		for i, p := range m.Points {
+			r, err := chosen[i].ix.Record(p.Key)
+			if err != nil {
+				return err
+			}
+			r.Point, r.Coords = p.Point, p.Coords
+			line, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(line, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := sweep.WriteManifest(*out, &m); err != nil {
+		return err
+	}
+	ix, err := sweep.ReadIndex(filepath.Join(*out, sweep.ResultsFile))
+	if err != nil {
+		return err
+	}
+	got, _ := sweep.Collect(&m, ix)
+	if err := writeSweepTables(*out, &m, got, ix); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "profsim sweep merge: %d points from %d directories into %s\n", len(got), len(dirs), *out)
 	return nil
+}
+
+// shardOf is m with only the points of the shard its directory ran.
+func shardOf(m *sweep.Manifest) *sweep.Manifest {
+	shard, _ := sweep.ParseShard(m.Shard, 0, nil)
+	mine := *m
+	mine.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !shard.Contains(p.Point) })
+	return &mine
 }
 
 func abs(p string) string {
@@ -145,30 +182,6 @@ func sameGrid(a, b *sweep.Manifest) string {
 	return ""
 }
 
-// writeMerged writes a merged directory: the records in point order, the
-// manifest and the tables, each file atomically.
-func writeMerged(dir string, m *sweep.Manifest, recs []sweep.Record) error {
-	if err := mkdirOut(dir); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := sweep.WriteFileAtomic(filepath.Join(dir, sweep.ResultsFile), b.Bytes()); err != nil {
-		return err
-	}
-	if err := sweep.WriteManifest(dir, m); err != nil {
-		return err
-	}
-	return writeSweepTables(dir, m, recs)
-}
-
 // cmdSweepStatus says how far a sweep directory is.
 func cmdSweepStatus(args []string, stdout io.Writer) error {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
@@ -183,20 +196,18 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("sweep status: %v", err)
 	}
-	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 	if err != nil {
 		return err
 	}
-	shard, err := sweep.ParseShard(m.Shard, 0, nil)
-	if err != nil {
+	if _, err := sweep.ParseShard(m.Shard, 0, nil); err != nil {
 		return fmt.Errorf("%s: shard: %v", dir, err)
 	}
-	mine := *m
-	mine.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !shard.Contains(p.Point) })
-	got, missing := sweep.Collect(&mine, recs)
+	mine := shardOf(m)
+	got, missing := sweep.Collect(mine, ix)
 	ok, failed := 0, 0
-	for _, r := range got {
-		if r.Status == sweep.StatusOK {
+	for _, l := range got {
+		if l.Status == sweep.StatusOK {
 			ok++
 		} else {
 			failed++
@@ -207,8 +218,8 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 		keys[p.Key] = true
 	}
 	stale := 0
-	for _, r := range recs {
-		if !keys[r.Key] {
+	for _, k := range ix.Keys() {
+		if !keys[k] {
 			stale++
 		}
 	}
@@ -222,7 +233,7 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "missing points: %s\n", listSome(ms))
 	}
 	if stale > 0 {
-		fmt.Fprintf(stdout, "%d records of points not in this grid (an earlier grid's; kept, not in the tables)\n", stale)
+		fmt.Fprintf(stdout, "%d runs of points not in this grid (an earlier grid's; kept, not in the tables)\n", stale)
 	}
 	return nil
 }

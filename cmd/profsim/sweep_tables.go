@@ -8,7 +8,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -69,82 +68,100 @@ var runColumns = []string{
 	"simulated_ns", "app_cpu_ns", "vm_cpu_ns", "safepoints", "mean_ttsp_ns", "gcs",
 }
 
-// decodeReport reads a record's result.
-func decodeReport(r sweep.Record) (*report, error) {
-	var rep report
-	if err := json.Unmarshal(r.Result, &rep); err != nil {
-		return nil, fmt.Errorf("point %d (key %s): result: %v", r.Point, r.Key, err)
-	}
-	rep.names = rep.Order
-	return &rep, nil
+// tableRecord is a record as the tables read it: the result decoded in
+// the same pass, only what the tables use (the threads and the profiles'
+// lines and edges are skipped).
+type tableRecord struct {
+	sweep.Record
+	Result struct {
+		report
+		Threads  json.RawMessage `json:"threads"`
+		Profiles map[string]struct {
+			profileReport
+			Lines json.RawMessage `json:"lines"`
+			Edges json.RawMessage `json:"edges"`
+		} `json:"profiles"`
+	} `json:"result"`
 }
 
-// runRows lays out runs.csv: per record, one row per profile in the run's
-// order; a failed run is one row with its error and no profile.
-func runRows(m *sweep.Manifest, recs []sweep.Record) (header []string, rows [][]tidyCell, err error) {
-	axes, ns := axisColumns(m)
+// report is the record's result as a report (nil for a failed run).
+func (t *tableRecord) report() *report {
+	if t.Status != sweep.StatusOK {
+		return nil
+	}
+	rep := t.Result.report
+	rep.Profiles = map[string]profileReport{}
+	for name, p := range t.Result.Profiles {
+		rep.Profiles[name] = p.profileReport
+	}
+	rep.names = rep.Order
+	return &rep
+}
+
+// runHeader is runs.csv's header.
+func runHeader(axes []string, ns []bool) []string {
+	var header []string
 	for _, c := range pointCells(sweep.Record{}, axes, ns) {
 		header = append(header, c.name)
 	}
-	header = append(header, runColumns...)
-	for _, r := range recs {
-		lead := pointCells(r, axes, ns)
-		if r.Status != sweep.StatusOK {
-			row := append([]tidyCell{}, lead...)
-			for _, c := range runColumns {
-				row = append(row, tidyCell{c, nil})
-			}
-			rows = append(rows, row)
-			continue
+	return append(header, runColumns...)
+}
+
+// runRows are a record's rows of runs.csv: one per profile in the run's
+// order; a failed run (rep nil) is one row with its error and no profile.
+func runRows(r sweep.Record, rep *report, axes []string, ns []bool) [][]tidyCell {
+	lead := pointCells(r, axes, ns)
+	if rep == nil {
+		row := append([]tidyCell{}, lead...)
+		for _, c := range runColumns {
+			row = append(row, tidyCell{c, nil})
 		}
-		rep, err := decodeReport(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		truthTop := topMethod(rep.Profiles["truth"])
-		for _, name := range rep.Order {
-			p := rep.Profiles[name]
-			row := append([]tidyCell{}, lead...)
-			row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", p.Samples})
-			var req, taken, served any
-			var agent, stall, pause, overhead any
-			if c := p.Costs; c != nil {
-				req, taken = c.Requested, c.Taken
-				if c.Served != nil {
-					served = *c.Served
-				}
-				agent, stall, pause = c.AgentCPUNS, c.StallNS, c.PauseNS
-				if rep.AppCPUNS > 0 {
-					overhead = float64(c.AgentCPUNS+c.StallNS+c.PauseNS) / float64(rep.AppCPUNS)
-				}
-			}
-			few := int64(0)
-			if p.FewSamples {
-				few = 1
-			}
-			var top, agrees any
-			if t := topMethod(p); t != "" {
-				top = t
-				if truthTop != "" {
-					agrees = flag01(t == truthTop)
-				}
-			}
-			var tt any
-			if truthTop != "" {
-				tt = truthTop
-			}
-			row = append(row,
-				tidyCell{"requested", req}, tidyCell{"taken", taken}, tidyCell{"served", served}, tidyCell{"few_samples", few},
-				tidyCell{"overlap_vs_truth", optFloat(p.OverlapVsTruth)}, tidyCell{"line_overlap_vs_truth", optFloat(p.LineOverlapVsTruth)},
-				tidyCell{"hot_edge_coverage_vs_truth", optFloat(p.HotEdgeCoverageVsTruth)},
-				tidyCell{"top_method", top}, tidyCell{"truth_top_method", tt}, tidyCell{"top_method_agrees", agrees},
-				tidyCell{"agent_cpu_ns", agent}, tidyCell{"stall_ns", stall}, tidyCell{"pause_ns", pause}, tidyCell{"overhead", overhead},
-				tidyCell{"simulated_ns", rep.SimulatedNS}, tidyCell{"app_cpu_ns", rep.AppCPUNS}, tidyCell{"vm_cpu_ns", rep.VMCPUNS},
-				tidyCell{"safepoints", int64(rep.Safepoints.Count)}, tidyCell{"mean_ttsp_ns", rep.Safepoints.MeanTTSPNS}, tidyCell{"gcs", int64(rep.Safepoints.GCs)})
-			rows = append(rows, row)
-		}
+		return [][]tidyCell{row}
 	}
-	return header, rows, nil
+	var rows [][]tidyCell
+	truthTop := topMethod(rep.Profiles["truth"])
+	for _, name := range rep.Order {
+		p := rep.Profiles[name]
+		row := append([]tidyCell{}, lead...)
+		row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", p.Samples})
+		var req, taken, served any
+		var agent, stall, pause, overhead any
+		if c := p.Costs; c != nil {
+			req, taken = c.Requested, c.Taken
+			if c.Served != nil {
+				served = *c.Served
+			}
+			agent, stall, pause = c.AgentCPUNS, c.StallNS, c.PauseNS
+			if rep.AppCPUNS > 0 {
+				overhead = float64(c.AgentCPUNS+c.StallNS+c.PauseNS) / float64(rep.AppCPUNS)
+			}
+		}
+		few := int64(0)
+		if p.FewSamples {
+			few = 1
+		}
+		var top, agrees any
+		if t := topMethod(p); t != "" {
+			top = t
+			if truthTop != "" {
+				agrees = flag01(t == truthTop)
+			}
+		}
+		var tt any
+		if truthTop != "" {
+			tt = truthTop
+		}
+		row = append(row,
+			tidyCell{"requested", req}, tidyCell{"taken", taken}, tidyCell{"served", served}, tidyCell{"few_samples", few},
+			tidyCell{"overlap_vs_truth", optFloat(p.OverlapVsTruth)}, tidyCell{"line_overlap_vs_truth", optFloat(p.LineOverlapVsTruth)},
+			tidyCell{"hot_edge_coverage_vs_truth", optFloat(p.HotEdgeCoverageVsTruth)},
+			tidyCell{"top_method", top}, tidyCell{"truth_top_method", tt}, tidyCell{"top_method_agrees", agrees},
+			tidyCell{"agent_cpu_ns", agent}, tidyCell{"stall_ns", stall}, tidyCell{"pause_ns", pause}, tidyCell{"overhead", overhead},
+			tidyCell{"simulated_ns", rep.SimulatedNS}, tidyCell{"app_cpu_ns", rep.AppCPUNS}, tidyCell{"vm_cpu_ns", rep.VMCPUNS},
+			tidyCell{"safepoints", int64(rep.Safepoints.Count)}, tidyCell{"mean_ttsp_ns", rep.Safepoints.MeanTTSPNS}, tidyCell{"gcs", int64(rep.Safepoints.GCs)})
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // topMethod is the method with the largest self share ("" for none: an
@@ -171,38 +188,14 @@ func flag01(b bool) int64 {
 	return 0
 }
 
-// methodRows lays out methods.csv: the tidy rows of `profsim run
-// --format csv` (tidyRows) for each successful run, with the point cells
-// first.
-func methodRows(m *sweep.Manifest, recs []sweep.Record) (header []string, rows [][]tidyCell, err error) {
-	axes, ns := axisColumns(m)
-	for _, r := range recs {
-		if r.Status != sweep.StatusOK {
-			continue
-		}
-		rep, err := decodeReport(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		var settings []setting
-		for _, c := range pointCells(r, axes, ns) {
-			settings = append(settings, setting{c.name, cellString(c)})
-		}
-		h, rs, err := tidyRows(rep, settings, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		header = h
-		rows = append(rows, rs...)
+// methodSettings are a record's leading cells of methods.csv, as the
+// settings tidyRows puts first.
+func methodSettings(r sweep.Record, axes []string, ns []bool) []setting {
+	var settings []setting
+	for _, c := range pointCells(r, axes, ns) {
+		settings = append(settings, setting{c.name, cellString(c)})
 	}
-	if header == nil { // no successful run: the header alone
-		var settings []setting
-		for _, c := range pointCells(sweep.Record{}, axes, ns) {
-			settings = append(settings, setting{c.name, ""})
-		}
-		header, _, err = tidyRows(&report{}, settings, false)
-	}
-	return header, rows, err
+	return settings
 }
 
 // cellString is a point cell's text (they are strings and integers).
@@ -216,19 +209,69 @@ func cellString(c tidyCell) string {
 	return ""
 }
 
-// writeSweepTables writes dir's runs.csv and methods.csv from records in
-// point order, each file atomically.
-func writeSweepTables(dir string, m *sweep.Manifest, recs []sweep.Record) error {
-	for _, t := range []struct {
-		file string
-		rows func(*sweep.Manifest, []sweep.Record) ([]string, [][]tidyCell, error)
-	}{{"runs.csv", runRows}, {"methods.csv", methodRows}} {
-		header, rows, err := t.rows(m, recs)
-		if err != nil {
-			return err
+// writeSweepTables writes dir's runs.csv and methods.csv from the records
+// of the located points, in point order, one record at a time (read from
+// the results file and decoded in one pass, none kept), each file
+// atomically.
+func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *sweep.Index) error {
+	axes, ns := axisColumns(m)
+	methodHeader, _, err := tidyRows(&report{}, methodSettings(sweep.Record{}, axes, ns), false)
+	if err != nil {
+		return err
+	}
+	return sweep.WriteAtomic(filepath.Join(dir, "runs.csv"), func(rw io.Writer) error {
+		return sweep.WriteAtomic(filepath.Join(dir, "methods.csv"), func(mw io.Writer) error {
+			runs, methods := csv.NewWriter(rw), csv.NewWriter(mw)
+			if err := runs.Write(runHeader(axes, ns)); err != nil {
+				return err
+			}
+			if err := methods.Write(methodHeader); err != nil {
+				return err
+			}
+			for _, l := range locs {
+				var t tableRecord
+				if err := ix.Decode(l.Key, &t); err != nil {
+					return err
+				}
+				r := t.Record
+				r.Point, r.Coords = l.Point, l.Coords // a run shared by points of equal config
+				rep := t.report()
+				if err := writeRows(runs, runRows(r, rep, axes, ns)); err != nil {
+					return err
+				}
+				if rep == nil {
+					continue
+				}
+				_, rows, err := tidyRows(rep, methodSettings(r, axes, ns), false)
+				if err != nil {
+					return err
+				}
+				if err := writeRows(methods, rows); err != nil {
+					return err
+				}
+			}
+			runs.Flush()
+			methods.Flush()
+			if err := runs.Error(); err != nil {
+				return err
+			}
+			return methods.Error()
+		})
+	})
+}
+
+// writeRows writes tidy rows as CSV records.
+func writeRows(cw *csv.Writer, rows [][]tidyCell) error {
+	for _, row := range rows {
+		rec := make([]string, len(row))
+		for i, c := range row {
+			s, err := cellText(c)
+			if err != nil {
+				return err
+			}
+			rec[i] = s
 		}
-		err = sweep.WriteAtomic(filepath.Join(dir, t.file), func(w io.Writer) error { return writeTidyCSV(w, header, rows) })
-		if err != nil {
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
@@ -241,21 +284,8 @@ func writeTidyCSV(w io.Writer, header []string, rows [][]tidyCell) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	rec := make([]string, len(header))
-	for _, row := range rows {
-		if len(row) != len(header) {
-			panic(fmt.Sprintf("tidy: a row of %d cells under %d columns", len(row), len(header)))
-		}
-		for i, c := range row {
-			s, err := cellText(c)
-			if err != nil {
-				return err
-			}
-			rec[i] = s
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
+	if err := writeRows(cw, rows); err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
