@@ -342,3 +342,32 @@ func TestProgressLine(t *testing.T) {
 	assert.Equal(t, 60*time.Second, p.ETA())
 	assert.Equal(t, "10/40 runs done, 1 failed, elapsed 20s, ETA 1m0s", p.Line())
 }
+
+// FuzzParse feeds arbitrary grid files to Parse: an error or a grid whose
+// every point expands, never a panic or a hang.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(example))
+	for _, s := range []string{
+		"grid: {seed: 1..9223372036854775807}", "grid: {seed: -9223372036854775808..9223372036854775807}",
+		"grid: {a: 1..2147483648}", "grid: {a: [1e308, 2]}", "zip: [{a: [1, 2], b: [3, 4]}, {c: 1..3}]",
+		"run: {sampler: [a, b]}\ngrid: {x: [[1, 2], [3]]}", "grid: {a: &x [1]\n  b: *x}", "grid: {a: 1..1000, b: 1..1000, c: 1..11}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := Parse("f.yaml", data)
+		if err != nil {
+			return
+		}
+		n := g.Size()
+		if n < 1 || n > MaxPoints {
+			t.Fatalf("a parsed grid of %d points", n)
+		}
+		for _, i := range []int{0, n / 2, n - 1} {
+			p := g.Point(i)
+			if len(p.Coords) != len(g.AxisNames()) {
+				t.Fatalf("point %d has %d coords for %d axes", i, len(p.Coords), len(g.AxisNames()))
+			}
+		}
+	})
+}
