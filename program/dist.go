@@ -1,13 +1,11 @@
 package program
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -61,7 +59,8 @@ func (d *Dist) Mean() float64 {
 	}
 }
 
-// Sample draws one value from r. It never returns a negative number.
+// Sample draws one value from r, in [0, MaxNanos] for the unbounded
+// kinds (a longer time means nothing to a run, which is shorter).
 func (d *Dist) Sample(r *rand.Rand) int64 {
 	switch d.Kind {
 	case Constant:
@@ -70,8 +69,8 @@ func (d *Dist) Sample(r *rand.Rand) int64 {
 		return d.A + r.Int64N(d.B-d.A+1)
 	case Exponential:
 		v := r.ExpFloat64() * float64(d.A)
-		if v >= math.MaxInt64/2 {
-			return math.MaxInt64 / 2
+		if v >= MaxNanos {
+			return MaxNanos
 		}
 		return int64(v)
 	case Normal:
@@ -79,40 +78,12 @@ func (d *Dist) Sample(r *rand.Rand) int64 {
 		if v < 0 {
 			return 0
 		}
-		if v >= math.MaxInt64/2 {
-			return math.MaxInt64 / 2
+		if v >= MaxNanos {
+			return MaxNanos
 		}
 		return int64(v)
 	}
 	panic(fmt.Sprintf("program: Sample on invalid distribution kind %d", d.Kind))
-}
-
-// validate checks the parameters; nonNegative is always required.
-func (d *Dist) validate() error {
-	switch d.Kind {
-	case Constant:
-		if d.A < 0 {
-			return fmt.Errorf("constant %d is negative", d.A)
-		}
-	case Uniform:
-		if d.A < 0 || d.B < d.A {
-			return fmt.Errorf("uniform [%d, %d] needs 0 ≤ min ≤ max", d.A, d.B)
-		}
-		if d.B-d.A >= math.MaxInt64-1 {
-			return fmt.Errorf("uniform [%d, %d] is too wide", d.A, d.B)
-		}
-	case Exponential:
-		if d.A <= 0 {
-			return fmt.Errorf("exponential mean %d must be > 0", d.A)
-		}
-	case Normal:
-		if d.A < 0 || d.B < 0 {
-			return fmt.Errorf("normal [%d, %d] needs mean ≥ 0 and stddev ≥ 0", d.A, d.B)
-		}
-	default:
-		return fmt.Errorf("unknown distribution kind %d", d.Kind)
-	}
-	return nil
 }
 
 func (d Dist) String() string {
@@ -149,123 +120,46 @@ func (d Dist) MarshalJSON() ([]byte, error) { return json.Marshal(d.generic()) }
 // MarshalYAML writes the form UnmarshalYAML reads.
 func (d Dist) MarshalYAML() (any, error) { return d.generic(), nil }
 
-// UnmarshalJSON reads a constant or a one-key distribution map.
+// UnmarshalJSON reads a constant or a one-key distribution map, with
+// values in nanoseconds or Go duration strings.
 func (d *Dist) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	n, err := parseJSON(b)
+	if err != nil {
 		return err
 	}
-	return d.fromGeneric(v)
+	return d.fromNode(n)
 }
 
-// UnmarshalYAML reads a constant or a one-key distribution map.
-func (d *Dist) UnmarshalYAML(n *yaml.Node) error {
-	var v any
-	if err := n.Decode(&v); err != nil {
+// UnmarshalYAML reads what UnmarshalJSON reads.
+func (d *Dist) UnmarshalYAML(y *yaml.Node) error {
+	n, err := fromYAMLNode(y)
+	if err != nil {
 		return err
 	}
-	return d.fromGeneric(v)
+	return d.fromNode(n)
 }
 
-func (d *Dist) fromGeneric(v any) error {
-	m, isMap := v.(map[string]any)
-	if !isMap {
-		x, err := toInt(v)
-		if err != nil {
-			return err
-		}
-		*d = Dist{Kind: Constant, A: x}
-		return nil
+func (d *Dist) fromNode(n *node) error {
+	dec := &decoder{}
+	x := dec.dist(n, true)
+	if len(dec.errs) > 0 {
+		return &ValidationError{Errors: dec.errs}
 	}
-	if len(m) != 1 {
-		return fmt.Errorf("distribution map needs exactly one of constant, uniform, exponential, normal (got %d keys)", len(m))
+	if x == nil {
+		return fmt.Errorf("line %d: missing distribution", n.line)
 	}
-	for k, val := range m { // exactly one entry
-		switch k {
-		case "constant", "exponential":
-			x, err := toInt(val)
-			if err != nil {
-				return fmt.Errorf("%s: %w", k, err)
-			}
-			kind := Constant
-			if k == "exponential" {
-				kind = Exponential
-			}
-			*d = Dist{Kind: kind, A: x}
-		case "uniform", "normal":
-			pair, ok := val.([]any)
-			if !ok || len(pair) != 2 {
-				return fmt.Errorf("%s: want a list of two values", k)
-			}
-			a, err := toInt(pair[0])
-			if err != nil {
-				return fmt.Errorf("%s[0]: %w", k, err)
-			}
-			b, err := toInt(pair[1])
-			if err != nil {
-				return fmt.Errorf("%s[1]: %w", k, err)
-			}
-			kind := Uniform
-			if k == "normal" {
-				kind = Normal
-			}
-			*d = Dist{Kind: kind, A: a, B: b}
-		default:
-			return fmt.Errorf("unknown distribution %q (want constant, uniform, exponential or normal)", k)
-		}
-	}
+	*d = *x
 	return nil
 }
 
-// toInt accepts integers, integral floats, numeric strings and Go duration
-// strings (converted to nanoseconds).
-func toInt(v any) (int64, error) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), nil
-	case int64:
-		return x, nil
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0, fmt.Errorf("value %d overflows int64", x)
-		}
-		return int64(x), nil
-	case float64:
-		return floatToInt(x)
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i, nil
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return 0, fmt.Errorf("bad number %q", x.String())
-		}
-		return floatToInt(f)
-	case string:
-		if i, err := strconv.ParseInt(x, 10, 64); err == nil {
-			return i, nil
-		}
-		dur, err := time.ParseDuration(x)
-		if err != nil {
-			return 0, fmt.Errorf("%q is neither an integer nor a duration like \"5ms\"", x)
-		}
-		return int64(dur), nil
-	case nil:
-		return 0, fmt.Errorf("missing value")
+// fromYAMLNode converts one yaml.v3 node (from a custom unmarshaler).
+func fromYAMLNode(y *yaml.Node) (*node, error) {
+	c := &yamlConverter{budget: 100_000}
+	n := &node{}
+	if err := c.convert(y, n, 0); err != nil {
+		return nil, err
 	}
-	return 0, fmt.Errorf("want a number or a duration, got %T", v)
-}
-
-func floatToInt(f float64) (int64, error) {
-	if f != math.Trunc(f) || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("%v is not an integer", f)
-	}
-	if f >= math.MaxInt64 || f < math.MinInt64 {
-		return 0, fmt.Errorf("%v overflows int64", f)
-	}
-	return int64(f), nil
+	return n, nil
 }
 
 // Duration is a time in nanoseconds written as an integer or a Go duration
@@ -277,24 +171,28 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(int64(d)) 
 
 // UnmarshalJSON reads nanoseconds or a duration string.
 func (d *Duration) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	n, err := parseJSON(b)
+	if err != nil {
 		return err
 	}
-	x, err := toInt(v)
-	*d = Duration(x)
-	return err
+	return d.fromNode(n)
 }
 
 // UnmarshalYAML reads nanoseconds or a duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	var v any
-	if err := n.Decode(&v); err != nil {
+func (d *Duration) UnmarshalYAML(y *yaml.Node) error {
+	n, err := fromYAMLNode(y)
+	if err != nil {
 		return err
 	}
-	x, err := toInt(v)
+	return d.fromNode(n)
+}
+
+func (d *Duration) fromNode(n *node) error {
+	dec := &decoder{}
+	x := dec.nanos(n, rangeNanos)
+	if len(dec.errs) > 0 {
+		return &ValidationError{Errors: dec.errs}
+	}
 	*d = Duration(x)
-	return err
+	return nil
 }

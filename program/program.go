@@ -20,6 +20,8 @@ type Program struct {
 	Description string   `json:"description,omitempty" yaml:"description,omitempty"`
 	Methods     []Method `json:"methods" yaml:"methods"`
 	Threads     []Thread `json:"threads" yaml:"threads"`
+	// valid: Validate found the program valid (see Validate).
+	valid bool
 }
 
 // Method is one source method. Class, Name and Signature identify it, so
@@ -49,7 +51,8 @@ type Thread struct {
 	// "name-0", "name-1", ...
 	Name  string `json:"name" yaml:"name"`
 	Entry string `json:"entry" yaml:"entry"`
-	// Count defaults to 1 when omitted (0); negative is an error.
+	// Count is how many, in [1, MaxCount]; the decoders set 1 when a file
+	// omits it.
 	Count int `json:"count,omitempty" yaml:"count,omitempty"`
 	// Start is when the threads become runnable: nanoseconds or a Go
 	// duration string ("5ms").
@@ -165,9 +168,9 @@ type Native struct {
 	Cycles int64 `json:"cycles" yaml:"cycles"`
 }
 
-// Spawn starts Count (default 1) new threads running Entry, like
-// Thread.start(). With Join the spawning thread then waits until all of
-// them have finished.
+// Spawn starts Count new threads running Entry, like Thread.start(): in
+// [1, MaxCount], 1 when a file omits it. With Join the spawning thread then
+// waits until all of them have finished.
 type Spawn struct {
 	Name   string `json:"name" yaml:"name"`
 	Entry  string `json:"entry" yaml:"entry"`

@@ -79,23 +79,23 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 	}
 	cases := []struct{ name, src, want string }{
 		{"unknown callee", base("      - call: {method: A.nope}\n"), `methods[0].body[0].call.method: unknown method "A.nope"`},
-		{"zero cycles", base("      - work: {cycles: 0, bytecodes: 1}\n"), "methods[0].body[0].work.cycles: 0 must be > 0"},
-		{"negative bytecodes", base("      - work: {cycles: 1, bytecodes: -2}\n"), "methods[0].body[0].work.bytecodes: -2 is negative"},
+		{"zero cycles", base("      - work: {cycles: 0, bytecodes: 1}\n"), "methods[0].body[0].work.cycles: 0 is not in [1, 10^12]"},
+		{"negative bytecodes", base("      - work: {cycles: 1, bytecodes: -2}\n"), "methods[0].body[0].work.bytecodes: -2 is not in [0, 65535]"},
 		{"loop without trips", base("      - loop: {body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: missing"},
 		{"unbounded loop", base("      - loop: {trips: {exponential: 10}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: exponential(mean 10) is unbounded"},
 		{"nested path", base("      - loop:\n          trips: 3\n          body:\n            - branch: {probability: 0.5, then: [{alloc: {bytes: 0}}]}\n"),
-			"methods[0].body[0].loop.body[0].branch.then[0].alloc.bytes: 0 must be > 0"},
+			"methods[0].body[0].loop.body[0].branch.then[0].alloc.bytes: 0 is not in [1, 2^34]"},
 		{"probability", base("      - branch: {probability: 1.5}\n"), "methods[0].body[0].branch.probability: 1.5 is not in [0, 1]"},
 		{"empty statement", base("      - {}\n"), "methods[0].body[0]: empty statement"},
 		{"two kinds", base("      - {work: {cycles: 1, bytecodes: 1}, call: {method: A.g}}\n"), "methods[0].body[0]: statement sets 2 kinds"},
 		{"block kind", base("      - block: {kind: disk, duration: 5}\n"), `methods[0].body[0].block.kind: unknown block kind "disk"`},
 		{"sleep without duration", base("      - block: {kind: sleep}\n"), "methods[0].body[0].block.duration: missing"},
 		{"lock with duration", base("      - block: {kind: lock, lock: L, duration: 5}\n"), "methods[0].body[0].block.duration: not allowed on lock blocks"},
-		{"negative native", base("      - native: {cycles: -1}\n"), "methods[0].body[0].native.cycles: -1 must be > 0"},
-		{"throw depth", base("      - throw: {depth: -1}\n"), "methods[0].body[0].throw.depth: -1 is negative"},
+		{"negative native", base("      - native: {cycles: -1}\n"), "methods[0].body[0].native.cycles: -1 is not in [1, 10^12]"},
+		{"throw depth", base("      - throw: {depth: -1}\n"), "methods[0].body[0].throw.depth: -1 is not in [0, 2^31−1]"},
 		{"spawn entry", base("      - spawn: {name: w, entry: B.x}\n"), `methods[0].body[0].spawn.entry: unknown method "B.x"`},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
-		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs 0 ≤ min ≤ max"},
+		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},
 		{"mutual recursion", "name: x\nmethods:\n  - {class: A, name: a, body: [{call: {method: A.b}}]}\n  - {class: A, name: b, body: [{call: {method: A.a}}]}\nthreads: [{name: m, entry: A.a}]\n",
 			"unbounded recursion A.a → A.b → A.a"},
@@ -108,7 +108,7 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"ambiguous overload", "name: x\nmethods: [{class: A, name: a, signature: (I)V, body: []}, {class: A, name: a, signature: ()V, body: []}]\nthreads: [{name: m, entry: A.a}]\n",
 			`threads[0].entry: ambiguous method "A.a": 2 overloads`},
 		{"bad name", "name: x\nmethods: [{class: A, name: 'a;b', body: []}]\nthreads: [{name: m, entry: A.a}]\n", `methods[0].name: "a;b" contains one of ;`},
-		{"negative start", "name: x\nmethods: [{class: A, name: a, body: []}]\nthreads: [{name: m, entry: A.a, start: -5}]\n", "threads[0].start: -5 is negative"},
+		{"negative start", "name: x\nmethods: [{class: A, name: a, body: []}]\nthreads: [{name: m, entry: A.a, start: -5}]\n", "threads[0].start: -5 is not in [0, 10^18]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

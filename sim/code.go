@@ -274,9 +274,10 @@ func (img *Image) lineCounts() []int32 {
 // call-edge order (edge in.B + i is receiver i).
 func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.A].methods }
 
-// NewImage resolves and flattens a validated program.
+// NewImage resolves and flattens a program, validating it unless Validate
+// already found it valid.
 func NewImage(p *program.Program, cost CostModel) (*Image, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.EnsureValid(); err != nil {
 		return nil, err
 	}
 	if err := cost.Validate(); err != nil {

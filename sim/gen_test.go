@@ -76,9 +76,9 @@ func genProgram(seed uint64, methods int, blocking bool) *program.Program {
 	}
 	p.Methods = append(p.Methods, program.Method{Class: "Main", Name: "main", Body: mainBody})
 	p.Threads = []program.Thread{
-		{Name: "main", Entry: "Main.main"},
+		{Name: "main", Entry: "Main.main", Count: 1},
 		{Name: "bg", Entry: name(0), Count: 2, Start: 1000},
-		{Name: "daemon", Entry: name(methods - 1), Daemon: true},
+		{Name: "daemon", Entry: name(methods - 1), Count: 1, Daemon: true},
 	}
 	return p
 }

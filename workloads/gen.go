@@ -144,7 +144,7 @@ func generate(prefix, class string, k Knobs, seed uint64) (*program.Program, err
 		g.methods = append(g.methods, g.method(i))
 	}
 	g.driver(prefix)
-	p := &program.Program{Name: prefix, Methods: g.methods, Threads: []program.Thread{{Name: "main", Entry: g.class + ".main"}}}
+	p := &program.Program{Name: prefix, Methods: g.methods, Threads: []program.Thread{{Name: "main", Entry: g.class + ".main", Count: 1}}}
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("generator bug for %s: %w", prefix, err)
 	}

@@ -169,7 +169,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--seed", "-3"}, `invalid value "-3" for flag -seed`},
 		{[]string{"run", "--workload", "hotcold", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"run", "--workload", bad}, "methods[0].body[0].loop.trips: missing"},
-		{[]string{"run", "--workload", garbage}, "garbage.json: json:"},
+		{[]string{"run", "--workload", garbage}, "garbage.json: invalid program: line 1: JSON syntax:"},
 		{[]string{"run", "--workload", txt}, `unknown workload file extension ".txt"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--workload", "hotcold", "--samplers", "truth,gprof"}, `unknown sampler "gprof"`},
