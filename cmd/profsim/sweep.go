@@ -206,6 +206,8 @@ type plannedRun struct {
 	cfg    harness.Config
 	config *runConfig
 	keep   string // directory for its profiles, "" for none
+	// cache receives the run's table rows (nil: none kept).
+	cache *rowCache
 }
 
 // planSweep reads and checks a grid file and resolves every point: bad
@@ -514,6 +516,13 @@ func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
 		}
 	}
 	rep := newReport(p.Name, pr.cfg, out)
+	if pr.cache != nil {
+		rr, err := renderRows(rep)
+		if err != nil {
+			return nil, err
+		}
+		pr.cache.put(runKey(pr.config), rr)
+	}
 	return json.Marshal(rep)
 }
 
@@ -544,6 +553,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	if err := sweep.WriteManifest(o.out, plan.manifest); err != nil {
 		return err
 	}
+	cache := newRowCache(rowCacheBudget)
 	var todo []sweep.Job
 	inShard, skipped := 0, 0
 	queued := map[string]bool{}
@@ -561,6 +571,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		if o.keep {
 			pr.keep = filepath.Join(o.out, "profiles", j.Key)
 		}
+		pr.cache = cache
 		if j.Err == nil {
 			j.Run = pr.run
 		}
@@ -599,7 +610,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	m := *plan.manifest
 	m.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !o.shard.Contains(p.Point) })
 	got, _ := sweep.Collect(&m, store.Index())
-	if err := writeSweepTables(o.out, plan.manifest, got, store.Index()); err != nil {
+	if err := writeSweepTables(o.out, plan.manifest, got, store.Index(), cache); err != nil {
 		return err
 	}
 	failed := 0

@@ -135,7 +135,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	got, _ := sweep.Collect(&m, ix)
-	if err := writeSweepTables(*out, &m, got, ix); err != nil {
+	if err := writeSweepTables(*out, &m, got, ix, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "profsim sweep merge: %d points from %d directories into %s\n", len(got), len(dirs), *out)

@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
-	"strconv"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/profsim/profsim/sweep"
@@ -107,12 +109,11 @@ func runHeader(axes []string, ns []bool) []string {
 	return append(header, runColumns...)
 }
 
-// runRows are a record's rows of runs.csv: one per profile in the run's
-// order; a failed run (rep nil) is one row with its error and no profile.
-func runRows(r sweep.Record, rep *report, axes []string, ns []bool) [][]tidyCell {
-	lead := pointCells(r, axes, ns)
+// runTails are a run's rows of runs.csv after the point cells: one per
+// profile in the run's order; a failed run (rep nil) one empty row.
+func runTails(rep *report) [][]tidyCell {
 	if rep == nil {
-		row := append([]tidyCell{}, lead...)
+		var row []tidyCell
 		for _, c := range runColumns {
 			row = append(row, tidyCell{c, nil})
 		}
@@ -122,7 +123,7 @@ func runRows(r sweep.Record, rep *report, axes []string, ns []bool) [][]tidyCell
 	truthTop := topMethod(rep.Profiles["truth"])
 	for _, name := range rep.Order {
 		p := rep.Profiles[name]
-		row := append([]tidyCell{}, lead...)
+		var row []tidyCell
 		row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", p.Samples})
 		var req, taken, served any
 		var agent, stall, pause, overhead any
@@ -188,82 +189,189 @@ func flag01(b bool) int64 {
 	return 0
 }
 
-// methodSettings are a record's leading cells of methods.csv, as the
-// settings tidyRows puts first.
-func methodSettings(r sweep.Record, axes []string, ns []bool) []setting {
-	var settings []setting
-	for _, c := range pointCells(r, axes, ns) {
-		settings = append(settings, setting{c.name, cellString(c)})
-	}
-	return settings
+// renderedRows are a run's table rows after the point cells, as CSV text
+// (each row's fields joined, without a line end): what the tables need of
+// a run, whichever point it is written under.
+type renderedRows struct {
+	runs, methods []string
 }
 
-// cellString is a point cell's text (they are strings and integers).
-func cellString(c tidyCell) string {
-	switch v := c.value.(type) {
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case string:
-		return v
+// renderRows renders a run's rows (rep nil: a failed run).
+func renderRows(rep *report) (*renderedRows, error) {
+	rr := &renderedRows{}
+	var err error
+	if rr.runs, err = csvLines(runTails(rep)); err != nil || rep == nil {
+		return rr, err
 	}
-	return ""
+	_, rows, err := tidyRows(rep, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	rr.methods, err = csvLines(rows)
+	return rr, err
 }
 
-// writeSweepTables writes dir's runs.csv and methods.csv from the records
-// of the located points, in point order, one record at a time (read from
-// the results file and decoded in one pass, none kept), each file
-// atomically.
-func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *sweep.Index) error {
+func (rr *renderedRows) size() int64 {
+	n := int64(len(rr.runs)+len(rr.methods)) * 16
+	for _, l := range rr.runs {
+		n += int64(len(l))
+	}
+	for _, l := range rr.methods {
+		n += int64(len(l))
+	}
+	return n
+}
+
+// csvLines is each row as one CSV line without its line end.
+func csvLines(rows [][]tidyCell) ([]string, error) {
+	out := make([]string, 0, len(rows))
+	for _, row := range rows {
+		line, err := csvLine(row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+// csvLine encodes cells as CSV fields (encoding/csv's quoting) without a
+// line end: fields quote one by one, so lines of cells join with ','.
+func csvLine(cells []tidyCell) (string, error) {
+	rec := make([]string, len(cells))
+	for i, c := range cells {
+		s, err := cellText(c)
+		if err != nil {
+			return "", err
+		}
+		rec[i] = s
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	if err := cw.Write(rec); err != nil {
+		return "", err
+	}
+	cw.Flush()
+	return strings.TrimSuffix(b.String(), "\n"), cw.Error()
+}
+
+// rowCache keeps the rendered rows of runs made by this process, up to a
+// byte budget, so that the tables need not decode their results again;
+// past the budget, runs are decoded from results.jsonl. The budget bounds
+// a sweep's memory whatever its size.
+type rowCache struct {
+	mu     sync.Mutex
+	budget int64
+	used   int64
+	rows   map[string]*renderedRows
+}
+
+// rowCacheBudget is the rendered rows a sweep keeps in memory: 256 MiB,
+// the tables of about 5 000 runs of a stand-in with three profilers.
+const rowCacheBudget = 256 << 20
+
+func newRowCache(budget int64) *rowCache {
+	return &rowCache{budget: budget, rows: map[string]*renderedRows{}}
+}
+
+func (c *rowCache) put(key string, rr *renderedRows) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := rr.size(); c.used+n <= c.budget {
+		c.rows[key] = rr
+		c.used += n
+	}
+}
+
+func (c *rowCache) get(key string) *renderedRows {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rows[key]
+}
+
+// writeSweepTables writes dir's runs.csv and methods.csv for the located
+// points, in point order, each file atomically: a run's rows come from
+// cache if it holds them, else from its record in the results file,
+// decoded in one pass (none kept).
+func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *sweep.Index, cache *rowCache) error {
 	axes, ns := axisColumns(m)
-	methodHeader, _, err := tidyRows(&report{}, methodSettings(sweep.Record{}, axes, ns), false)
+	var leadNames []string
+	for _, c := range pointCells(sweep.Record{}, axes, ns) {
+		leadNames = append(leadNames, c.name)
+	}
+	methodHeader, _, err := tidyRows(&report{}, nil, false)
 	if err != nil {
 		return err
 	}
 	return sweep.WriteAtomic(filepath.Join(dir, "runs.csv"), func(rw io.Writer) error {
 		return sweep.WriteAtomic(filepath.Join(dir, "methods.csv"), func(mw io.Writer) error {
-			runs, methods := csv.NewWriter(rw), csv.NewWriter(mw)
-			if err := runs.Write(runHeader(axes, ns)); err != nil {
+			if err := writeHeaderLine(rw, append(slices.Clone(leadNames), runColumns...)); err != nil {
 				return err
 			}
-			if err := methods.Write(methodHeader); err != nil {
+			if err := writeHeaderLine(mw, append(slices.Clone(leadNames), methodHeader...)); err != nil {
 				return err
 			}
 			for _, l := range locs {
-				var t tableRecord
-				if err := ix.Decode(l.Key, &t); err != nil {
-					return err
+				rr := cache.get(l.Key)
+				status, errText := l.Status, ""
+				if rr == nil || l.Status != sweep.StatusOK {
+					var t tableRecord
+					if err := ix.Decode(l.Key, &t); err != nil {
+						return err
+					}
+					status, errText = t.Status, t.Error
+					if rr, err = renderRows(t.report()); err != nil {
+						return err
+					}
 				}
-				r := t.Record
-				r.Point, r.Coords = l.Point, l.Coords // a run shared by points of equal config
-				rep := t.report()
-				if err := writeRows(runs, runRows(r, rep, axes, ns)); err != nil {
-					return err
-				}
-				if rep == nil {
-					continue
-				}
-				_, rows, err := tidyRows(rep, methodSettings(r, axes, ns), false)
+				lead, err := csvLine(pointCells(sweep.Record{Point: l.Point, Key: l.Key, Coords: l.Coords, Status: status, Error: errText}, axes, ns))
 				if err != nil {
 					return err
 				}
-				if err := writeRows(methods, rows); err != nil {
-					return err
+				for _, f := range []struct {
+					w     io.Writer
+					lines []string
+				}{{rw, rr.runs}, {mw, rr.methods}} {
+					for _, line := range f.lines {
+						if _, err := io.WriteString(f.w, lead+","+line+"\n"); err != nil {
+							return err
+						}
+					}
 				}
 			}
-			runs.Flush()
-			methods.Flush()
-			if err := runs.Error(); err != nil {
-				return err
-			}
-			return methods.Error()
+			return nil
 		})
 	})
 }
 
-// writeRows writes tidy rows as CSV records.
-func writeRows(cw *csv.Writer, rows [][]tidyCell) error {
+// writeHeaderLine writes a CSV header row.
+func writeHeaderLine(w io.Writer, names []string) error {
+	cells := make([]tidyCell, len(names))
+	for i, n := range names {
+		cells[i] = tidyCell{n, n}
+	}
+	line, err := csvLine(cells)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, line+"\n")
+	return err
+}
+
+// writeTidyCSV writes a header and tidy rows as CSV.
+func writeTidyCSV(w io.Writer, header []string, rows [][]tidyCell) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	rec := make([]string, len(header))
 	for _, row := range rows {
-		rec := make([]string, len(row))
 		for i, c := range row {
 			s, err := cellText(c)
 			if err != nil {
@@ -274,18 +382,6 @@ func writeRows(cw *csv.Writer, rows [][]tidyCell) error {
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeTidyCSV writes a header and tidy rows as CSV.
-func writeTidyCSV(w io.Writer, header []string, rows [][]tidyCell) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := writeRows(cw, rows); err != nil {
-		return err
 	}
 	cw.Flush()
 	return cw.Error()
