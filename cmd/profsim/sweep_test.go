@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -329,4 +330,47 @@ func TestSweepSIGINT(t *testing.T) {
 	msg, err := resume.CombinedOutput()
 	require.NoError(t, err, string(msg))
 	assert.Equal(t, tables(t, whole), tables(t, cut))
+}
+
+func TestSweepSettingsReachTheRun(t *testing.T) {
+	grid := writeGrid(t, `run:
+  workload: hotcold
+  duration: 10ms
+  samplers: truth,safepoint
+  safepoint.depth: 7
+zip:
+  jit.inline: [true, false]
+  seed: [4, 5]
+`)
+	dir := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "profsim sweep: 2/2 runs done", "a plain progress line when stderr is not a terminal")
+	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	slices.SortFunc(recs, func(a, b sweep.Record) int { return a.Point - b.Point }) // records are in completion order
+	for i, want := range []struct {
+		inline string
+		seed   uint64
+	}{{"true", 4}, {"false", 5}} {
+		var rc runConfig
+		require.NoError(t, json.Unmarshal(recs[i].Config, &rc))
+		assert.Equal(t, want.inline, rc.Settings["jit.inline"])
+		assert.Equal(t, want.seed, rc.Seed)
+		require.Len(t, rc.Samplers, 1)
+		assert.Equal(t, "7", rc.Samplers[0].Params["depth"], "LABEL.KEY reached the sampler named by --samplers")
+	}
+}
+
+func TestSweepShardAuto(t *testing.T) {
+	grid := writeGrid(t, "run: {workload: hotcold, duration: 5ms}\ngrid: {seed: 1..5}\n")
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	dir := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir, "--shard", "auto", "--shard-count", "2")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2 points (shard 2/2 of 5)", "points 1 and 3")
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir, "--shard", "auto")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "no shard count")
 }
