@@ -4,6 +4,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/profsim/profsim/jit"
@@ -117,8 +118,14 @@ type Outcome struct {
 	WarmUpBytecodes int64
 }
 
-// Run executes program p under cfg.
+// Run executes program p under cfg. A run that reaches one of
+// cfg.Sim.Limits returns a *sim.LimitError.
 func Run(p *program.Program, cfg Config) (*Outcome, error) {
+	return RunContext(context.Background(), p, cfg)
+}
+
+// RunContext is Run, stopped with ctx's error once ctx is done.
+func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, error) {
 	names := append([]string{}, cfg.Samplers...)
 	switch {
 	case cfg.NoTruthProfile && containsName(names, "truth"):
@@ -190,6 +197,12 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Done() != nil {
+		vm.SetContext(ctx)
+	}
+	if cfg.NoTruthProfile {
+		vm.NoTruthProfile()
+	}
 	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}, Windows: map[string][]*profile.Profile{}}
 	if !cfg.NoJIT {
 		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
@@ -254,8 +267,14 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 		vm.ScheduleTimer(vm.AddTimer(recompiler{out.JIT}), cfg.RecompileAt, 0)
 	}
 	out.Result = vm.Run()
+	if err := vm.Err(); err != nil {
+		return nil, err
+	}
 	out.Names, out.Samplers = names, resolved
 	if !cfg.NoTruthProfile {
+		if err := vm.CheckProfile(); err != nil {
+			return nil, err
+		}
 		out.Profiles["truth"] = out.Result.Truth.Profile(img)
 	}
 	for _, s := range attached {

@@ -87,10 +87,10 @@ func presetNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ApplyPreset resets cfg's JIT, VM (but Seed, CPUs and Duration) and GC
-// settings to harness.DefaultConfig()'s and applies the preset's. It
-// leaves Seed, CPUs, Duration, Samplers, Mode and the run's other fields
-// alone; cfg.GC becomes a fresh default collector (even if it was nil).
+// ApplyPreset resets cfg's JIT, VM (but Seed, CPUs, Duration and Limits)
+// and GC settings to harness.DefaultConfig()'s and applies the preset's.
+// It leaves Seed, CPUs, Duration, Limits, Samplers, Mode and the run's
+// other fields alone; cfg.GC becomes a fresh default collector (even if it was nil).
 func ApplyPreset(cfg *Config, name string) error {
 	var p *presetDef
 	for i := range presets {
@@ -102,9 +102,9 @@ func ApplyPreset(cfg *Config, name string) error {
 		return fmt.Errorf("unknown VM preset %q (valid: %s)", name, presetNames())
 	}
 	d := DefaultConfig()
-	seed, cpus, dur := cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration
+	seed, cpus, dur, lim := cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration, cfg.Sim.Limits
 	cfg.Sim = d.Sim
-	cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration = seed, cpus, dur
+	cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration, cfg.Sim.Limits = seed, cpus, dur, lim
 	cfg.JIT = d.JIT
 	cfg.GC = d.GC
 	p.apply(cfg)

@@ -257,6 +257,11 @@ type Image struct {
 	limits    []int32 // recursion limit per method, 0 = none
 	entries   []int32 // entry method per program thread spec
 	lockIndex map[string]int32
+
+	// limitSlot numbers the methods with a recursion limit (-1: none),
+	// indexing a thread's active-frame counts; limited is their number.
+	limitSlot []int32
+	limited   int
 }
 
 // lineCounts is, per method, the line slots the ground truth keeps for
@@ -290,6 +295,12 @@ func NewImage(p *program.Program, cost CostModel) (*Image, error) {
 		img.Methods = append(img.Methods, m)
 		img.Names = append(img.Names, res.DisplayName(m))
 		img.limits = append(img.limits, int32(m.RecursionLimit))
+		slot := int32(-1)
+		if m.RecursionLimit > 0 {
+			slot = int32(img.limited)
+			img.limited++
+		}
+		img.limitSlot = append(img.limitSlot, slot)
 	}
 	for i := range p.Methods {
 		fl := &flattener{img: img, res: res, methodID: int32(i), cost: cost}

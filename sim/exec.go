@@ -210,7 +210,9 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			// pop, inlined: this is the hottest path after Work.
 			last := len(t.frames) - 1
 			flags, retHandlers, epilogue := f.flags, f.retHandlers, f.code.EpiloguePoll
-			t.active[f.code.Method]--
+			if s := vm.img.limitSlot[f.code.Method]; s >= 0 {
+				t.active[s]--
+			}
 			t.loops = t.loops[:f.loopBase]
 			t.frames = t.frames[:last]
 			if last == 0 {
@@ -291,7 +293,8 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 // that fired, or stopExit on stack overflow.
 func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizon Time) uint8 {
 	caller := &t.frames[len(t.frames)-1]
-	if lim := vm.img.limits[callee]; lim > 0 && t.active[callee] >= lim {
+	slot := vm.img.limitSlot[callee]
+	if slot >= 0 && t.active[slot] >= vm.img.limits[callee] {
 		caller.pc++ // the recursion's base case: the call is not made
 		return 0
 	}
@@ -326,7 +329,11 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 		code, flags = vm.code[callee], 0
 	}
 	tr.edgeCounts[edge]++
+	n := len(tr.nodes)
 	node := tr.child(caller.node, callee)
+	if len(tr.nodes) > n && vm.newContext(tr.nodes[node].lines, len(t.frames)+1) {
+		return stopHorizon // a limit stopped the run
+	}
 	tr.nodes[node].calls++
 	lines := tr.nodes[node].lineBase
 	base := int32(len(t.loops))
@@ -334,7 +341,12 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 		t.loops = append(t.loops, 0)
 	}
 	t.frames = append(t.frames, frame{code: code, node: node, lines: lines, loopBase: base, flags: flags})
-	t.active[callee]++
+	if slot >= 0 {
+		t.active[slot]++
+	}
+	if len(t.frames) > t.peakFrames && vm.deeper(t) {
+		return stopHorizon
+	}
 	var stop uint8
 	if code.Counting {
 		if vm.invocations[callee]++; vm.invocations[callee] == vm.invocationTrigger[callee] {

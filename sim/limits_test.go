@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,4 +41,265 @@ threads: [{name: main, entry: A.main}]
 	r = vm.Run()
 	assert.Equal(t, 15000*Second, r.End)
 	assert.LessOrEqual(t, vm.rounds, int64(maxRounds), "scheduling rounds")
+}
+
+// limitErr runs p under limits and returns the error that stopped it.
+func limitErr(t *testing.T, src string, l Limits, tweak func(*Config)) (*VM, *LimitError) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Duration = 1000 * Second
+	cfg.Limits = l
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	img, err := NewImage(parse(t, src), cfg.Cost)
+	require.NoError(t, err)
+	vm, err := New(img, cfg)
+	if err == nil {
+		vm.Run()
+		err = vm.Err()
+	}
+	var le *LimitError
+	require.ErrorAs(t, err, &le)
+	return vm, le
+}
+
+// spawnTree is a program whose thread at level i spawns fan threads of
+// level i+1: fan^levels threads in all.
+func spawnTree(levels, fan int, join bool) string {
+	src := "name: tree\nmethods:\n"
+	for i := 0; i < levels; i++ {
+		src += fmt.Sprintf("  - {class: T, name: m%d, body: [{spawn: {name: t%d, entry: T.m%d, count: %d, join: %v}}, {work: {cycles: 100000, bytecodes: 1}}]}\n", i, i, i+1, fan, join)
+	}
+	src += fmt.Sprintf("  - {class: T, name: m%d, body: [{work: {cycles: 100000, bytecodes: 1}}]}\n", levels)
+	return src + "threads: [{name: main, entry: T.m0}]\n"
+}
+
+// The thread limit counts the program's threads before any is created,
+// and spawned ones as they are spawned: the run stops at the spawn that
+// would exceed it, in simulated time.
+func TestThreadLimit(t *testing.T) {
+	many := `
+name: many
+methods: [{class: A, name: main, body: [{work: {cycles: 1000, bytecodes: 1}}]}]
+threads: [{name: main, entry: A.main, count: 2000000000}]
+`
+	vm, le := limitErr(t, many, DefaultLimits(), nil)
+	assert.Nil(t, vm, "no VM, so no two billion threads")
+	assert.Equal(t, "threads", le.Limit)
+	assert.Equal(t, int64(2000000000), le.Value)
+	assert.Equal(t, int64(DefaultLimits().MaxThreads), le.Max)
+	assert.Zero(t, le.At)
+
+	// A spawn storm: 10^9 threads in nine levels; 1000 allowed.
+	vm, le = limitErr(t, spawnTree(9, 10, false), Limits{MaxThreads: 1000}, nil)
+	assert.Equal(t, "threads", le.Limit)
+	assert.Equal(t, int64(1000), le.Max)
+	assert.Greater(t, le.Value, int64(1000))
+	assert.LessOrEqual(t, le.Value, int64(1000+10), "stopped at the first spawn over the limit")
+	assert.Positive(t, le.At)
+	assert.Contains(t, le.Detail, "spawning 10 × T.m")
+	assert.Equal(t, int(le.Value)-10, vm.appThreads, "threads created: none of the refused spawn")
+
+	// Exactly at the limit is allowed: 1 + 10 + 100 threads.
+	src := spawnTree(2, 10, true)
+	cfg := DefaultConfig()
+	cfg.Limits.MaxThreads = 111
+	img, err := NewImage(parse(t, src), cfg.Cost)
+	require.NoError(t, err)
+	vm, err = New(img, cfg)
+	require.NoError(t, err)
+	r := vm.Run()
+	require.NoError(t, vm.Err())
+	assert.Len(t, r.Threads, 111)
+}
+
+// A chain of threads each spawning and joining the next keeps every one
+// alive at once; a thread costs the same whatever the program's size (no
+// per-method array), and the limit stops the chain.
+func TestSpawnChain(t *testing.T) {
+	chain := func(n int) string {
+		src := "name: chain\nmethods:\n"
+		for i := 0; i < n-1; i++ {
+			src += fmt.Sprintf("  - {class: C, name: m%d, body: [{spawn: {name: t%d, entry: C.m%d, join: true}}]}\n", i, i, i+1)
+		}
+		src += fmt.Sprintf("  - {class: C, name: m%d, body: [{work: {cycles: 10, bytecodes: 1}}]}\n", n-1)
+		return src + "threads: [{name: main, entry: C.m0}]\n"
+	}
+	vm, le := limitErr(t, chain(1500), Limits{MaxThreads: 1000}, nil)
+	assert.Equal(t, "threads", le.Limit)
+	assert.Equal(t, int64(1001), le.Value)
+	assert.Equal(t, int64(threadBytes), vm.foot.ThreadBytes, "no recursion limits: nothing per method")
+
+	cfg := DefaultConfig()
+	img, err := NewImage(parse(t, chain(1500)), cfg.Cost)
+	require.NoError(t, err)
+	vm, err = New(img, cfg)
+	require.NoError(t, err)
+	r := vm.Run()
+	require.NoError(t, vm.Err())
+	require.Empty(t, r.Incidents)
+	assert.Len(t, r.Threads, 1500)
+	assert.Zero(t, vm.foot.Frames, "finished threads keep no stack")
+}
+
+// Recursion through virtual calls with three receivers makes a new
+// calling context at nearly every call (3^depth of them); the memory
+// limit stops it as soon as the estimate passes the limit.
+func TestMemoryLimitStopsContextExplosion(t *testing.T) {
+	src := `
+name: virt
+methods:
+  - {class: A, name: f, recursion_limit: 12, body: [{work: {cycles: 10, bytecodes: 1}}, {virtual_call: {receivers: {A.f: 1, B.f: 1, C.f: 1}}}]}
+  - {class: B, name: f, recursion_limit: 12, body: [{virtual_call: {receivers: {A.f: 1, B.f: 1, C.f: 1}}}]}
+  - {class: C, name: f, recursion_limit: 12, body: [{virtual_call: {receivers: {A.f: 1, B.f: 1, C.f: 1}}}]}
+  - {class: M, name: main, body: [{loop: {trips: 100000000, body: [{call: {method: A.f}}]}}]}
+threads: [{name: main, entry: M.main}]
+`
+	const max = 32 << 20
+	vm, le := limitErr(t, src, Limits{MaxMemory: max}, nil)
+	assert.Equal(t, "memory", le.Limit)
+	assert.Equal(t, int64(max), le.Max)
+	assert.Greater(t, le.Value, int64(max))
+	// One more context (at most 36 frames deep, 2 lines) is all it
+	// passed the limit by.
+	assert.LessOrEqual(t, le.Value, int64(max+contextBytes+2*lineBytes+sampleBytes+36*stackFrameBytes))
+	assert.Equal(t, vm.foot.Bytes(), le.Value)
+	assert.Contains(t, le.Detail, "calling contexts")
+	assert.Positive(t, le.At)
+	assert.Equal(t, int64(3*activeBytes), vm.foot.ThreadBytes-threadBytes, "three methods with a recursion limit")
+
+	// The same run without a truth profile holds less per context and
+	// gets further.
+	cfg := DefaultConfig()
+	cfg.Duration, cfg.Limits = 1000*Second, Limits{MaxMemory: max}
+	img, err := NewImage(parse(t, src), cfg.Cost)
+	require.NoError(t, err)
+	bare, err := New(img, cfg)
+	require.NoError(t, err)
+	bare.NoTruthProfile()
+	bare.Run()
+	var le2 *LimitError
+	require.ErrorAs(t, bare.Err(), &le2)
+	assert.Greater(t, le2.At, le.At)
+	assert.Zero(t, bare.foot.Samples)
+}
+
+// Deep stacks count: a thread recursing 4000 frames deep, many times
+// over.
+func TestMemoryLimitCountsStacks(t *testing.T) {
+	src := `
+name: deep
+methods:
+  - {class: A, name: f, recursion_limit: 4000, body: [{work: {cycles: 10, bytecodes: 1}}, {call: {method: A.f}}]}
+threads: [{name: main, entry: A.f, count: 50}]
+`
+	// 50 threads × 4000 frames: 19 MB of stacks alone (frameBytes each).
+	_, le := limitErr(t, src, Limits{MaxMemory: 16 << 20}, func(c *Config) { c.MaxStackDepth = 5000 })
+	assert.Equal(t, "memory", le.Limit)
+	assert.Contains(t, le.Detail, "frames on their stacks")
+}
+
+// The truth profile is checked as built: one sample per (context, line)
+// with self time, each with its whole stack.
+func TestCheckProfile(t *testing.T) {
+	src := `
+name: lines
+methods:
+  - {class: A, name: main, body: [{work: {cycles: 100, bytecodes: 1}}, {call: {method: A.g}}, {work: {cycles: 100, bytecodes: 1}}]}
+  - {class: A, name: g, body: [{work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}]}
+threads: [{name: main, entry: A.main}]
+`
+	vm := newVM(t, parse(t, src), nil)
+	r := vm.Run()
+	require.NoError(t, vm.Err())
+	p := r.Truth.Profile(r.Image)
+	f := vm.Footprint()
+	assert.Equal(t, int64(len(p.Samples)), f.Samples)
+	var frames int64
+	for _, s := range p.Samples {
+		frames += int64(len(s.Stack))
+	}
+	assert.Equal(t, frames, f.StackFrames)
+	assert.Equal(t, int64(2), f.Contexts)
+	require.NoError(t, vm.CheckProfile())
+
+	cfg := DefaultConfig()
+	cfg.Limits.MaxMemory = f.Bytes() - 1
+	img, err := NewImage(parse(t, src), cfg.Cost)
+	require.NoError(t, err)
+	vm, err = New(img, cfg)
+	require.NoError(t, err)
+	vm.Run()
+	require.NoError(t, vm.Err(), "one sample per context so far: under the limit")
+	var le *LimitError
+	require.ErrorAs(t, vm.CheckProfile(), &le)
+	assert.Equal(t, f.Bytes(), le.Value)
+}
+
+func TestCPULimit(t *testing.T) {
+	for _, n := range []int{0, MaxCPUs + 1, 100_000_000, 2_000_000_000} {
+		c := DefaultConfig()
+		c.CPUs = n
+		assert.ErrorContains(t, c.Validate(), "cpus", n)
+	}
+	c := DefaultConfig()
+	c.CPUs = MaxCPUs
+	assert.NoError(t, c.Validate())
+	for _, l := range []Limits{{MaxThreads: -1}, {MaxMemory: -1}, {MaxThreads: math.MaxInt32}} {
+		c := DefaultConfig()
+		c.Limits = l
+		assert.Error(t, c.Validate(), "%+v", l)
+	}
+}
+
+// Every uncaught exception is an incident; beyond maxIncidents they are
+// counted, not listed.
+func TestIncidentsAreBounded(t *testing.T) {
+	src := `
+name: throwers
+methods:
+  - {class: A, name: main, body: [{spawn: {name: w, entry: A.fail, count: 250, join: true}}]}
+  - {class: A, name: fail, body: [{work: {cycles: 10, bytecodes: 1}}, {throw: {depth: 3}}]}
+threads: [{name: main, entry: A.main}]
+`
+	r := newVM(t, parse(t, src), nil).Run()
+	require.Len(t, r.Incidents, maxIncidents+1)
+	assert.Contains(t, r.Incidents[0], "uncaught exception thrown in A.fail")
+	assert.Contains(t, r.Incidents[0], "thread w-")
+	assert.Equal(t, "150 more incidents not listed (a run lists the first 100)", r.Incidents[maxIncidents])
+	assert.Equal(t, int64(250), r.Truth.Uncaught)
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0B", 100: "100B", 1024: "1KiB", 12 << 30: "12GiB", 1536 << 20: "1536MiB", 12<<30 + 1: "12.0GiB", 10241: "10.0KiB"} {
+		assert.Equal(t, want, FormatBytes(n), n)
+	}
+}
+
+func TestRunQueue(t *testing.T) {
+	var q runQueue
+	var want []ThreadID
+	for i := 0; i < 5000; i++ {
+		q.push(ThreadID(i))
+		want = append(want, ThreadID(i))
+		if i%3 == 0 {
+			assert.Equal(t, want[0], q.pop())
+			want = want[1:]
+		}
+	}
+	q.moveToFront(4000)
+	want = append([]ThreadID{4000}, slices.DeleteFunc(want, func(id ThreadID) bool { return id == 4000 })...)
+	q.pushFront(-7)
+	want = append([]ThreadID{-7}, want...)
+	require.Equal(t, len(want), q.len())
+	for q.len() > 0 {
+		assert.Equal(t, want[0], q.pop())
+		want = want[1:]
+		assert.LessOrEqual(t, cap(q.ids), 2*4096+2048, "the queue reuses its space")
+	}
+	q.pushFront(3)
+	q.push(4)
+	assert.Equal(t, ThreadID(3), q.pop())
+	assert.Equal(t, ThreadID(4), q.pop())
 }

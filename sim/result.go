@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // ThreadStats is the ground truth about one thread.
 type ThreadStats struct {
 	Name   string
@@ -68,6 +70,9 @@ func (r *Result) VMCPU() Time {
 func (vm *VM) Result() *Result {
 	r := &Result{Image: vm.img, Seed: vm.cfg.Seed, End: vm.now, Truth: vm.truth,
 		Overhead: vm.overhead, Incidents: append([]string(nil), vm.incidents...)}
+	if vm.unlisted > 0 {
+		r.Incidents = append(r.Incidents, fmt.Sprintf("%d more incidents not listed (a run lists the first %d)", vm.unlisted, maxIncidents))
+	}
 	if vm.done {
 		r.End = vm.end
 	}

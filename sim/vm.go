@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -35,6 +36,9 @@ type Config struct {
 	MaxStep Time `key:"max_step" check:">=0" doc:"how far threads run ahead between scheduling rounds (0: to the next event); a GC reaches threads at most this late" src:"our choice"`
 	// Cost is the cost model of the base (compiled) code (keys cost.KEY).
 	Cost CostModel `key:"cost"`
+	// Limits bound the run's threads and memory. They are not settings
+	// of the model: a run within them does not depend on them.
+	Limits Limits
 }
 
 // DefaultConfig is what `profsim run` uses unless told otherwise.
@@ -48,14 +52,15 @@ func DefaultConfig() Config {
 		MaxStackDepth: 4096,
 		MaxStep:       100 * Microsecond,
 		Cost:          DefaultCostModel(),
+		Limits:        DefaultLimits(),
 	}
 }
 
 // Validate names the first invalid field.
 func (c Config) Validate() error {
 	switch {
-	case c.CPUs < 1:
-		return fmt.Errorf("cpus: %d must be ≥ 1", c.CPUs)
+	case c.CPUs < 1 || c.CPUs > MaxCPUs:
+		return fmt.Errorf("cpus: %d must be in [1, %d]", c.CPUs, MaxCPUs)
 	case c.Duration <= 0:
 		return fmt.Errorf("duration: %v must be > 0", c.Duration)
 	case c.TimeSlice <= 0:
@@ -66,6 +71,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("max_stack_depth: %d must be ≥ 1", c.MaxStackDepth)
 	case c.MaxStep < 0:
 		return fmt.Errorf("max_step: %v must be ≥ 0", c.MaxStep)
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return err
 	}
 	return c.Cost.Validate()
 }
@@ -119,8 +127,10 @@ type Thread struct {
 	cpu    int32
 	frames []frame
 	loops  []int64
-	active []int32 // active frames per method, for recursion limits
-	rng    *rand.Rand
+	active []int32 // active frames per method with a recursion limit (Image.limitSlot)
+	// peakFrames is the deepest the stack has been (Footprint.Frames).
+	peakFrames int
+	rng        *rand.Rand
 
 	stop       uint8 // pending stop reasons, handled in global time order
 	hooks      uint8 // hook kinds armed on this thread
@@ -187,13 +197,25 @@ type VM struct {
 	done    bool
 	threads []*Thread
 	cpus    []cpu
-	runq    []ThreadID
+	runq    runQueue
 	locks   []monitor
 
 	liveNonDaemon int
 	overhead      Time
 	incidents     []string
-	nameSeq       map[string]int
+	// unlisted counts the incidents beyond maxIncidents.
+	unlisted int
+
+	// appThreads counts the application threads created; foot is the
+	// run's estimated memory; err is set when a limit stopped the run.
+	appThreads int
+	foot       Footprint
+	err        error
+	// noTruthProfile: the truth profile is not counted (NoTruthProfile).
+	noTruthProfile bool
+	// ctx, when set, stops the run with its error once done.
+	ctx     context.Context
+	nameSeq map[string]int
 
 	pollNanos, monitorNanos, throwNanos, unwindNanos, callNanos int64
 
@@ -249,6 +271,17 @@ func New(img *Image, cfg Config) (*VM, error) {
 	for i := range vm.locks {
 		vm.locks[i].owner = -1
 	}
+	vm.foot.ThreadBytes = vm.threadCost()
+	var total int64
+	for _, spec := range img.Prog.Threads {
+		total += max(int64(spec.Count), 1)
+	}
+	if total > math.MaxInt32 || !vm.allowThreads(int(total), "the program's threads") {
+		if vm.err == nil {
+			vm.stopAt(&LimitError{Limit: "threads", Value: total, Max: int64(cfg.Limits.MaxThreads), Detail: "the program's threads"})
+		}
+		return nil, vm.err
+	}
 	for i, spec := range img.Prog.Threads {
 		n := spec.Count
 		if n == 0 {
@@ -261,6 +294,9 @@ func New(img *Image, cfg Config) (*VM, error) {
 			}
 			t := vm.newThread(name, img.entries[i], spec.Daemon, Time(spec.Start))
 			vm.q.push(event{at: Time(spec.Start), kind: evStart, a: int32(t.ID)})
+			if vm.err != nil {
+				return nil, vm.err
+			}
 		}
 	}
 	return vm, nil
@@ -270,31 +306,40 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	id := ThreadID(len(vm.threads))
 	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1, tlabEnd: math.MaxInt64,
 		state: NotStarted, stateSince: at, start: at, clock: at,
-		active: make([]int32, len(vm.img.Methods)),
+		active: make([]int32, vm.img.limited),
 		rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
 	}
 	if vm.allocs != nil {
 		t.tlabEnd = 0 // the first allocation takes a TLAB
 	}
 	vm.threads = append(vm.threads, t)
+	vm.foot.Threads++
 	if !daemon {
 		vm.liveNonDaemon++
 	}
 	if entry < 0 {
 		return t // a service thread: the caller gives it its code
 	}
+	vm.appThreads++
 	defer func() {
 		for _, o := range vm.observers {
 			o.OnThreadStart(vm, id)
 		}
 	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
+	n := len(vm.truth.nodes)
 	node := vm.truth.child(0, entry)
+	if len(vm.truth.nodes) > n {
+		vm.newContext(vm.truth.nodes[node].lines, 1)
+	}
 	vm.truth.nodes[node].calls++
 	code := vm.code[entry]
 	t.frames = append(t.frames, frame{code: code, node: node, lines: vm.truth.nodes[node].lineBase})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
-	t.active[entry]++
+	if s := vm.img.limitSlot[entry]; s >= 0 {
+		t.active[s]++
+	}
+	vm.deeper(t)
 	return t
 }
 
@@ -346,7 +391,7 @@ func (vm *VM) makeRunnable(t *Thread, at Time) {
 			return
 		}
 	}
-	vm.runq = append(vm.runq, t.ID)
+	vm.runq.push(t.ID)
 	if t.service != nil {
 		// A VM service thread (VM thread, compiler, profiler agent) wakes
 		// from a sleep; the OS's fair scheduler runs a woken sleeper almost
@@ -396,18 +441,10 @@ func (vm *VM) preempt(s *Thread) {
 		vm.q.push(event{at: vm.now + vm.preemptDelay(), kind: evPreempt, a: int32(s.ID)})
 		return
 	}
-	for i, id := range vm.runq {
-		if id == s.ID {
-			copy(vm.runq[1:i+1], vm.runq[:i])
-			vm.runq[0] = s.ID
-			break
-		}
-	}
+	vm.runq.moveToFront(s.ID)
 	t := vm.threads[vm.cpus[victim].thread]
 	vm.offCPU(t, Runnable) // dispatches s, the run queue's head
-	vm.runq = append(vm.runq, 0)
-	copy(vm.runq[1:], vm.runq)
-	vm.runq[0] = t.ID
+	vm.runq.pushFront(t.ID)
 }
 
 // dispatch starts t on CPU c at time at, after the context switch.
@@ -444,13 +481,10 @@ func (vm *VM) offCPU(t *Thread, s ThreadState) {
 }
 
 func (vm *VM) dispatchNext(c int32, at Time) {
-	if len(vm.runq) == 0 {
+	if vm.runq.len() == 0 {
 		return
 	}
-	next := vm.threads[vm.runq[0]]
-	copy(vm.runq, vm.runq[1:])
-	vm.runq = vm.runq[:len(vm.runq)-1]
-	vm.dispatch(c, next, at)
+	vm.dispatch(c, vm.threads[vm.runq.pop()], at)
 }
 
 // Done reports whether the run has ended.
@@ -476,6 +510,14 @@ func (vm *VM) RunUntil(limit Time) bool {
 			break
 		}
 		vm.rounds++
+		if vm.ctx != nil {
+			select {
+			case <-vm.ctx.Done():
+				vm.err, vm.done = vm.ctx.Err(), true
+				return false
+			default:
+			}
+		}
 		h, isEvent := limit, false
 		if vm.q.len() > 0 && vm.q.peek().at < h {
 			h, isEvent = vm.q.peek().at, true
@@ -519,6 +561,9 @@ func (vm *VM) RunUntil(limit Time) bool {
 					t.stop = r
 				}
 			}
+		}
+		if vm.err != nil {
+			return false // a limit stopped the run
 		}
 		// Handle the earliest stop; ties go to the lower thread ID.
 		var first *Thread
@@ -576,7 +621,18 @@ func (vm *VM) anyRunning() bool {
 	return false
 }
 
-func (vm *VM) incident(s string) { vm.incidents = append(vm.incidents, s) }
+// maxIncidents is how many incidents a run lists; beyond it they are
+// counted (a storm of failing threads would otherwise grow the list
+// without bound).
+const maxIncidents = 100
+
+func (vm *VM) incident(s string) {
+	if len(vm.incidents) < maxIncidents {
+		vm.incidents = append(vm.incidents, s)
+		return
+	}
+	vm.unlisted++
+}
 
 func (vm *VM) fire(e event) {
 	switch e.kind {
@@ -592,12 +648,12 @@ func (vm *VM) fire(e event) {
 		if c.gen != e.b || c.thread < 0 {
 			return // the thread left the CPU since
 		}
-		if len(vm.runq) == 0 {
+		if vm.runq.len() == 0 {
 			vm.q.push(event{at: e.at + vm.cfg.TimeSlice, kind: evSlice, a: e.a, b: c.gen})
 			return
 		}
 		t := vm.threads[c.thread]
-		vm.runq = append(vm.runq, t.ID)
+		vm.runq.push(t.ID)
 		vm.offCPU(t, Runnable)
 	case evTimer:
 		vm.timers[e.a].OnTimer(vm, e.at, e.b)
@@ -673,7 +729,9 @@ func (vm *VM) exit(t *Thread) {
 		vm.release(t, t.held[len(t.held)-1].lock)
 	}
 	vm.offCPU(t, Terminated)
-	t.frames = t.frames[:0]
+	// A finished thread keeps no stack.
+	vm.foot.Frames -= int64(t.peakFrames)
+	t.frames, t.loops, t.active, t.peakFrames = nil, nil, nil, 0
 	if t.parent >= 0 {
 		p := vm.threads[t.parent]
 		if p.joinPending--; p.joinPending == 0 && p.state == JoinWait {
@@ -727,6 +785,9 @@ func (vm *VM) interact(t *Thread) {
 	case OpSpawn:
 		t.stmts++
 		sp := &vm.img.spawns[in.A]
+		if !vm.allowThreads(sp.count, fmt.Sprintf("thread %s spawning %d × %s", t.Name, sp.count, vm.img.Names[sp.entry])) {
+			return
+		}
 		f.pc++
 		for k := 0; k < sp.count; k++ {
 			seq := vm.nameSeq[sp.name]
@@ -736,6 +797,9 @@ func (vm *VM) interact(t *Thread) {
 				c.parent = t.ID
 			}
 			vm.makeRunnable(c, t.clock)
+			if vm.err != nil {
+				return
+			}
 		}
 		if sp.join {
 			t.joinPending += sp.count
@@ -798,6 +862,8 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 	keep := len(t.frames) - depth
 	if keep < 0 {
 		keep = 0
+		vm.incident(fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
+			t.Name, vm.img.Names[f.code.Method], t.clock))
 	}
 	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
 		vm.release(t, t.held[len(t.held)-1].lock)
@@ -820,7 +886,9 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 func (vm *VM) pop(t *Thread) {
 	last := len(t.frames) - 1
 	f := &t.frames[last]
-	t.active[f.code.Method]--
+	if s := vm.img.limitSlot[f.code.Method]; s >= 0 {
+		t.active[s]--
+	}
 	t.loops = t.loops[:f.loopBase]
 	t.frames = t.frames[:last]
 }

@@ -1,0 +1,286 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Limits bound what one run may hold, so that a hostile or mistaken
+// program (a spawn storm, a recursion through virtual calls with a new
+// calling context at every call, a million threads) stops with an error
+// naming the limit instead of exhausting the machine's memory. They are
+// checked as the run goes, in simulated-time order: the same program,
+// seed and limits stop at the same point. A zero field is no limit.
+type Limits struct {
+	// MaxThreads bounds the application threads created over the run: the
+	// program's threads and every spawned one (the VM's service threads
+	// are not counted). ≥ 0.
+	MaxThreads int
+	// MaxMemory bounds the run's estimated memory in bytes (Footprint):
+	// the exact calling-context tree with the truth profile built from
+	// it, the threads and their stacks. ≥ 0.
+	MaxMemory int64
+}
+
+// MaxCPUs is the most simulated CPUs a run may have. The scheduler visits
+// every CPU in every round, so a run's cost grows with the count; the
+// largest servers have a few hundred hardware threads.
+const MaxCPUs = 1024
+
+// maxThreadsCap is the largest MaxThreads: thread IDs are int32, and a
+// run keeps a few VM service threads besides the application's.
+const maxThreadsCap = math.MaxInt32 - 1024
+
+// DefaultLimits are sized for a machine with 24 GiB of memory: a run's
+// estimate stays within half of it (profsim run also sets Go's soft
+// memory limit to MaxMemory, so the collector keeps the process near the
+// estimate). 100 000 threads cost about 150 MiB; real Java programs run
+// hundreds to a few thousand.
+func DefaultLimits() Limits {
+	return Limits{MaxThreads: 100_000, MaxMemory: 12 << 30}
+}
+
+// Validate names the first invalid field.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxThreads < 0 || l.MaxThreads > maxThreadsCap:
+		return fmt.Errorf("max_threads: %d must be in [0, %d]", l.MaxThreads, maxThreadsCap)
+	case l.MaxMemory < 0:
+		return fmt.Errorf("max_memory: %d must be ≥ 0", l.MaxMemory)
+	}
+	return nil
+}
+
+// LimitError stops a run that reached one of its Limits.
+type LimitError struct {
+	// Limit is "threads" (Limits.MaxThreads) or "memory" (Limits.MaxMemory).
+	Limit string
+	// Value is what the run would have reached; Max the limit.
+	Value, Max int64
+	// At is the simulated time the run stopped at.
+	At Time
+	// Detail says what was reached, in the model's terms.
+	Detail string
+}
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case "memory":
+		return fmt.Sprintf("memory limit: the run would hold %s (%s) at %v simulated, over the limit of %s",
+			FormatBytes(e.Value), e.Detail, e.At, FormatBytes(e.Max))
+	default:
+		return fmt.Sprintf("thread limit: the run would create %d application threads (%s) at %v simulated, over the limit of %d",
+			e.Value, e.Detail, e.At, e.Max)
+	}
+}
+
+// FormatBytes writes n bytes in the largest binary unit that keeps a
+// whole number, as --max-memory reads it ("8GiB", "1536MiB", "100B").
+func FormatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for n != 0 && n%1024 == 0 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	if i == 0 && n >= 10*1024 {
+		// Not a whole number of KiB: say roughly how much.
+		f, j := float64(n), 0
+		for f >= 1024 && j < len(units)-1 {
+			f /= 1024
+			j++
+		}
+		return fmt.Sprintf("%.1f%s", f, units[j])
+	}
+	return fmt.Sprintf("%d%s", n, units[i])
+}
+
+// The footprint model: what one unit of the run costs in bytes of Go
+// heap. The estimate covers what the run, the truth profile built from it
+// and that profile's export (--out) keep live, not the samplers'
+// profiles. Measured with profsim run (GOGC=25, so that the peak RSS is
+// close to the live heap): the javac stand-in for 1 s, 1.2 M contexts and
+// 78 M stack frames in 3.5 M truth samples, is estimated at 6.3 GiB and
+// peaked at 5.6 GiB with --out, 3.2 GiB without; 10⁵ threads that each
+// run one statement peaked at 159 MiB with --out and --format json,
+// estimated at 146 MiB.
+const (
+	// contextBytes: a calling context's node, twice its 40 bytes (the
+	// slice holding the nodes grows by doubling).
+	contextBytes = 80
+	// lineBytes: one line slot of a context (self time and bytecodes),
+	// doubled likewise.
+	lineBytes = 32
+	// sampleBytes and stackFrameBytes: one sample of the truth profile
+	// (a context's line with self time), with its stack of depth frames:
+	// the sample, its merge key, its slot in the builder's map and, on
+	// export, its pprof sample and folded line.
+	sampleBytes     = 320
+	stackFrameBytes = 64
+	// threadBytes: a thread (its state, random stream, name, statistics
+	// and a row of the report), besides its stack.
+	threadBytes = 1536
+	// frameBytes: one frame of a thread's deepest stack so far (stacks
+	// keep their capacity), its loop counters included.
+	frameBytes = 96
+	// activeBytes: a thread's count of active frames of one method with a
+	// recursion limit.
+	activeBytes = 4
+)
+
+// Footprint is a run's estimated memory, by part (Limits.MaxMemory).
+type Footprint struct {
+	Contexts, Lines, Samples, StackFrames int64
+	Threads, Frames                       int64
+	// ThreadBytes is what one thread costs besides its frames.
+	ThreadBytes int64
+}
+
+// Bytes is the estimate.
+func (f Footprint) Bytes() int64 {
+	return satAdd(satMul(f.Contexts, contextBytes), satMul(f.Lines, lineBytes), satMul(f.Samples, sampleBytes),
+		satMul(f.StackFrames, stackFrameBytes), satMul(f.Threads, f.ThreadBytes), satMul(f.Frames, frameBytes))
+}
+
+func (f Footprint) String() string {
+	return fmt.Sprintf("%d calling contexts, %d stack frames in the truth profile, %d threads, %d frames on their stacks",
+		f.Contexts, f.StackFrames, f.Threads, f.Frames)
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAdd(xs ...int64) int64 {
+	var s int64
+	for _, x := range xs {
+		if s > math.MaxInt64-x {
+			return math.MaxInt64
+		}
+		s += x
+	}
+	return s
+}
+
+// Err is why the run stopped early: a *LimitError, the error of the
+// context given to SetContext, or nil.
+func (vm *VM) Err() error { return vm.err }
+
+// SetContext makes the run stop, with ctx's error (Err), once ctx is
+// done: RunUntil looks at it once per scheduling round.
+func (vm *VM) SetContext(ctx context.Context) { vm.ctx = ctx }
+
+// stopAt ends the run at the present with err.
+func (vm *VM) stopAt(err *LimitError) {
+	err.At = vm.now
+	vm.err = err
+	vm.done = true
+}
+
+// threadCost is what one more thread adds to the footprint.
+func (vm *VM) threadCost() int64 { return threadBytes + activeBytes*int64(vm.img.limited) }
+
+// overMemory reports whether the footprint is over the limit, and if so
+// stops the run.
+func (vm *VM) overMemory() bool {
+	if vm.cfg.Limits.MaxMemory == 0 || vm.foot.Bytes() <= vm.cfg.Limits.MaxMemory {
+		return false
+	}
+	vm.stopAt(&LimitError{Limit: "memory", Value: vm.foot.Bytes(), Max: vm.cfg.Limits.MaxMemory, Detail: vm.foot.String()})
+	return true
+}
+
+// newContext accounts a calling context created at stack depth depth
+// (the entry method's is 1) with lines line slots, expecting one sample
+// of the truth profile from it. It reports whether the run must stop.
+func (vm *VM) newContext(lines int32, depth int) bool {
+	vm.foot.Contexts++
+	vm.foot.Lines += int64(lines)
+	if !vm.noTruthProfile {
+		vm.foot.Samples++
+		vm.foot.StackFrames += int64(depth)
+	}
+	return vm.overMemory()
+}
+
+// NoTruthProfile tells the footprint estimate that nobody will build the
+// truth profile (Truth.Profile) of this run: its samples are not counted.
+// Call it before Run.
+func (vm *VM) NoTruthProfile() {
+	vm.noTruthProfile = true
+	vm.foot.Samples, vm.foot.StackFrames = 0, 0
+}
+
+// deeper accounts t's stack reaching a new depth. It reports whether the
+// run must stop.
+func (vm *VM) deeper(t *Thread) bool {
+	vm.foot.Frames += int64(len(t.frames) - t.peakFrames)
+	t.peakFrames = len(t.frames)
+	return vm.overMemory()
+}
+
+// allowThreads checks that n more application threads fit the limits; if
+// not, it stops the run and reports false.
+func (vm *VM) allowThreads(n int, what string) bool {
+	total := int64(vm.appThreads) + int64(n)
+	if max := vm.cfg.Limits.MaxThreads; max > 0 && total > int64(max) {
+		vm.stopAt(&LimitError{Limit: "threads", Value: total, Max: int64(max), Detail: what})
+		return false
+	}
+	f := vm.foot
+	f.Threads = satAdd(f.Threads, int64(n))
+	if max := vm.cfg.Limits.MaxMemory; max > 0 && f.Bytes() > max {
+		vm.stopAt(&LimitError{Limit: "memory", Value: f.Bytes(), Max: max, Detail: f.String() + "; " + what})
+		return false
+	}
+	return true
+}
+
+// CheckProfile checks, before the truth profile is built from the
+// finished run, that it fits Limits.MaxMemory: the estimate so far
+// expected one sample per calling context, and the profile has one per
+// (context, line) with self time, each with the context's whole stack.
+func (vm *VM) CheckProfile() error {
+	if vm.err != nil {
+		return vm.err
+	}
+	max := vm.cfg.Limits.MaxMemory
+	if max == 0 {
+		return nil
+	}
+	if f := vm.Footprint(); f.Bytes() > max {
+		return &LimitError{Limit: "memory", Value: f.Bytes(), Max: max, At: vm.now, Detail: f.String()}
+	}
+	return nil
+}
+
+// Footprint is the run's estimated memory so far, the truth profile
+// counted as Profile would build it now.
+func (vm *VM) Footprint() Footprint {
+	f := vm.foot
+	if !vm.noTruthProfile {
+		f.Samples, f.StackFrames = vm.truth.profileSize()
+	}
+	return f
+}
+
+// profileSize is how many samples Profile makes and how many frames
+// their stacks hold.
+func (t *Truth) profileSize() (samples, frames int64) {
+	depth := make([]int32, len(t.nodes)) // parents precede their children
+	for i := 1; i < len(t.nodes); i++ {
+		n := &t.nodes[i]
+		depth[i] = depth[n.parent] + 1
+		for _, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
+			if c.self != 0 {
+				samples++
+				frames += int64(depth[i])
+			}
+		}
+	}
+	return samples, frames
+}
