@@ -24,7 +24,11 @@
 //   drift         slope of (t_i - t_0 - k_i*P) against k_i, us per tick.
 //                 ~= mean dev for a sleep loop (errors accumulate);
 //                 ~= 0 for a timer re-armed on a grid.
-//   grid-lateness for grid timers: (t_i - t_0 - k_i*P) - min over i, quantiles
+//   grid-lateness for grid timers: (t_i - t_0 - k_i*P) - min over i: mean, sd,
+//                 quantiles (how late each tick is beyond the earliest one)
+//   lateness      for the monotonic timer, whose file gives start_ns (when it was
+//                 armed): t_i - start - k*P, each tick's time past its due
+//                 instant: mean, sd, quantiles
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -143,13 +147,39 @@ public class TimerJitter {
 
     static void ts(Path file, int col, double periodUs, String label) throws IOException {
         List<Long> v = new ArrayList<>();
+        long start = -1;
         try (BufferedReader br = Files.newBufferedReader(file)) {
             for (String line; (line = br.readLine()) != null; ) {
                 line = line.trim();
-                if (!line.isEmpty() && !line.startsWith("#")) v.add(Long.parseLong(line.split("\\s+")[col]));
+                if (line.startsWith("#")) {
+                    for (String f : line.split("\\s+")) {
+                        if (f.startsWith("start_ns=")) start = Long.parseLong(f.substring(9));
+                    }
+                } else if (!line.isEmpty()) {
+                    v.add(Long.parseLong(line.split("\\s+")[col]));
+                }
             }
         }
-        analyse(label, v.stream().mapToLong(Long::longValue).toArray(), periodUs);
+        long[] t = v.stream().mapToLong(Long::longValue).toArray();
+        analyse(label, t, periodUs);
+        if (start >= 0 && col == 0 && label.contains("monotonic")) lateness(t, start, periodUs);
+    }
+
+    // lateness: a wall-clock timer armed at start is due at start + k*P; each
+    // tick's lateness is its time past the last due instant (a tick later than
+    // a whole period is an overrun: the kernel folds it into the next one).
+    static void lateness(long[] t, long start, double periodUs) {
+        double[] late = new double[t.length];
+        for (int i = 0; i < t.length; i++) {
+            double us = (t[i] - start) / 1000.0;
+            late[i] = us - Math.floor(us / periodUs) * periodUs;
+        }
+        double mean = Arrays.stream(late).average().orElse(Double.NaN);
+        double sd = Math.sqrt(Arrays.stream(late).map(d -> (d - mean) * (d - mean)).sum() / Math.max(1, late.length - 1));
+        double[] s = late.clone();
+        Arrays.sort(s);
+        System.out.printf("  lateness us (t - start - k*P): mean %.1f sd %.1f | p1 %.1f p5 %.1f p50 %.1f p95 %.1f p99 %.1f | min %.1f max %.1f%n%n",
+                mean, sd, q(s, .01), q(s, .05), q(s, .5), q(s, .95), q(s, .99), s[0], s[s.length - 1]);
     }
 
     // ---- statistics --------------------------------------------------------
@@ -198,8 +228,10 @@ public class TimerJitter {
         System.out.printf("  dev us: mean %.1f sd %.1f | p1 %.1f p5 %.1f p50 %.1f p95 %.1f p99 %.1f | min %.1f max %.1f%n",
                 mean, sd, q(s, .01), q(s, .05), q(s, .5), q(s, .95), q(s, .99), s[0], s[m - 1]);
         System.out.printf("  drift %.2f us/tick (phase after %d periods: %.0f us)%n", slope, k[t.length - 1], ph[t.length - 1]);
-        System.out.printf("  grid-lateness us (phase - min): p1 %.1f p5 %.1f p50 %.1f p95 %.1f p99 %.1f max %.1f%n",
-                q(late, .01), q(late, .05), q(late, .5), q(late, .95), q(late, .99), late[late.length - 1]);
+        double lateMean = Arrays.stream(late).average().orElse(Double.NaN);
+        double lateSd = Math.sqrt(Arrays.stream(late).map(d -> (d - lateMean) * (d - lateMean)).sum() / Math.max(1, late.length - 1));
+        System.out.printf("  grid-lateness us (phase - min): mean %.1f sd %.1f | p1 %.1f p5 %.1f p50 %.1f p95 %.1f p99 %.1f max %.1f%n",
+                lateMean, lateSd, q(late, .01), q(late, .05), q(late, .5), q(late, .95), q(late, .99), late[late.length - 1]);
         // distribution of the interval rounded to 0.5 ms, to expose tick quantisation
         java.util.TreeMap<Double, Integer> hist = new java.util.TreeMap<>();
         for (int i = 1; i < t.length; i++) {

@@ -9,7 +9,10 @@
 // Usage: itimer <mode> <period_us> <ticks> <extra_busy_threads> <out_file>
 // Writes one line per tick to out_file: "<CLOCK_MONOTONIC ns> <cpu-clock ns>", where the
 // cpu clock is the one the timer counts (process CPU time for itimer/proc-cpu, the
-// thread's CPU time for thread-cpu; for monotonic it is the process CPU time).
+// thread's CPU time for thread-cpu; for monotonic it is the process CPU time). The
+// header gives start_ns, CLOCK_MONOTONIC read just before the timer is armed: for the
+// monotonic timer tick k is due at start_ns + k*period, so its lateness is measured
+// (over by the arming call's own time, about a microsecond).
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -82,6 +85,9 @@ int main(int argc, char **argv) {
     pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
 
     struct timespec per = {period_us / 1000000, (period_us % 1000000) * 1000};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long start = (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec;
     if (strcmp(mode, "itimer") == 0) {
         struct itimerval it = {{per.tv_sec, per.tv_nsec / 1000}, {per.tv_sec, per.tv_nsec / 1000}};
         if (setitimer(ITIMER_PROF, &it, NULL) != 0) { perror("setitimer"); return 1; }
@@ -110,7 +116,7 @@ int main(int argc, char **argv) {
 
     FILE *f = fopen(argv[5], "w");
     if (!f) { perror(argv[5]); return 1; }
-    fprintf(f, "# mode=%s period_us=%ld extra_busy=%d\n", mode, period_us, extra);
+    fprintf(f, "# mode=%s period_us=%ld extra_busy=%d start_ns=%lld\n", mode, period_us, extra, start);
     for (int i = 0; i < n; i++) fprintf(f, "%lld %lld\n", ts[i], cs[i]);
     fclose(f);
     return 0;
