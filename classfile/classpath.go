@@ -26,7 +26,7 @@ type Classpath struct {
 }
 
 type cpEntry struct {
-	dir string              // a directory, or
+	dir string               // a directory, or
 	jar map[string]*zip.File // a jar's .class entries by binary name
 }
 
