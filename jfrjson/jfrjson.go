@@ -1,0 +1,727 @@
+// Package jfrjson streams the JSON that the JDK's `jfr print --json`
+// writes for a Java Flight Recorder recording, and turns the events a
+// profile is made of into Go values: execution samples (thread, stack of
+// method, line, bytecode index and frame type), compilations and inlining
+// decisions, thread starts and the recording's own extent.
+//
+// The shape read is JDK 17's (jdk.jfr.tool.PrettyWriter's JSON mode):
+//
+//	{"recording": {"events": [{"type": "jdk.ExecutionSample", "values": {...}}, ...]}}
+//
+// Recordings are large (a 1 ms sampling period gives ~1 KB of JSON per
+// sample per thread and second), so Read decodes one event at a time with
+// a json.Decoder and hands each to a callback; nothing holds the whole
+// document. Unknown event types and unknown fields are skipped, so the
+// output of any --events selection is accepted. Write emits the same shape
+// with only the fields Read uses: a compact copy of a recording that Read
+// reads back to equal values.
+package jfrjson
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Event type names (JDK 17's jdk.jfr event metadata).
+const (
+	TypeExecutionSample = "jdk.ExecutionSample"
+	TypeCompilation     = "jdk.Compilation"
+	TypeInlining        = "jdk.CompilerInlining"
+	TypeThreadStart     = "jdk.ThreadStart"
+	TypeActiveRecording = "jdk.ActiveRecording"
+)
+
+// FrameType is how a frame was executing, as JFR names it.
+type FrameType string
+
+// JDK 17's frame types (jfrStackTrace.cpp, JfrStackFrame::_type names in
+// the FrameType constant pool).
+const (
+	Interpreted FrameType = "Interpreted"
+	JITCompiled FrameType = "JIT compiled"
+	Inlined     FrameType = "Inlined"
+	Native      FrameType = "Native"
+)
+
+// Method identifies a Java method. Class is the binary name with '/'
+// separators, as JFR prints it ("java/lang/String").
+type Method struct {
+	Class, Name, Descriptor string
+	// Hidden marks hidden frames (lambda forms and the like).
+	Hidden bool
+}
+
+// String is "Class.name(descriptor)" with '.' separators.
+func (m Method) String() string {
+	return strings.ReplaceAll(m.Class, "/", ".") + "." + m.Name + m.Descriptor
+}
+
+// Frame is one stack frame of a sample.
+type Frame struct {
+	Method Method
+	// Line is the source line, 0 or negative when unknown.
+	Line int
+	// BCI is the bytecode index: the current instruction in the leaf frame,
+	// the invoke instruction in its callers.
+	BCI  int
+	Type FrameType
+}
+
+// Thread is a Java thread as JFR identifies it.
+type Thread struct {
+	Name   string // javaName (osName if it has none)
+	JavaID int64
+	OSID   int64
+	IsJava bool // JavaID is set (a Java thread)
+}
+
+// Sample is a jdk.ExecutionSample: a thread seen running Java code.
+type Sample struct {
+	Time   time.Time
+	Thread Thread
+	// Frames are leaf first, as JFR records them.
+	Frames []Frame
+	// Truncated: the stack was deeper than the recording's stack depth
+	// (-XX:FlightRecorderOptions:stackdepth, 64 by default) and lost its
+	// root end.
+	Truncated bool
+	State     string
+}
+
+// Compilation is a jdk.Compilation event.
+type Compilation struct {
+	Time         time.Time
+	Duration     time.Duration
+	ID           int64
+	Compiler     string // "c1", "c2"
+	Method       Method
+	Level        int // 1–3 C1, 4 C2
+	Succeeded    bool
+	OSR          bool
+	CodeSize     int64
+	InlinedBytes int64
+}
+
+// Inlining is a jdk.CompilerInlining event: one decision of compilation
+// ID about the call at BCI in Caller.
+type Inlining struct {
+	Time      time.Time
+	ID        int64
+	Caller    Method
+	Callee    Method
+	Succeeded bool
+	Message   string
+	BCI       int
+}
+
+// ThreadStart is a jdk.ThreadStart event.
+type ThreadStart struct {
+	Time           time.Time
+	Thread, Parent Thread
+}
+
+// Recording is a jdk.ActiveRecording event: the recording's extent.
+type Recording struct {
+	Start    time.Time
+	Duration time.Duration
+	Name     string
+}
+
+// Event is one event; exactly one pointer is set, or none for a type this
+// package does not decode (Type says which).
+type Event struct {
+	Type        string
+	Sample      *Sample
+	Compilation *Compilation
+	Inlining    *Inlining
+	ThreadStart *ThreadStart
+	Recording   *Recording
+}
+
+// ErrShape reports JSON that is not `jfr print --json` output.
+var ErrShape = errors.New("not the JSON of `jfr print --json`")
+
+// Read streams the events of r to fn in file order. It stops at the first
+// error, fn's included (returned as is).
+func Read(r io.Reader, fn func(*Event) error) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	dec.UseNumber()
+	expect := func(want json.Delim, where string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fmt.Errorf("%w: %s: got %v, want %v", ErrShape, where, tok, want)
+		}
+		return nil
+	}
+	// findKey reads keys of the current object until key, skipping the
+	// values of the others.
+	findKey := func(key, where string) error {
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+			}
+			if k, _ := tok.(string); k == key {
+				return nil
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+			}
+		}
+		return fmt.Errorf("%w: %s: no %q", ErrShape, where, key)
+	}
+	if err := expect('{', "document"); err != nil {
+		return err
+	}
+	if err := findKey("recording", "document"); err != nil {
+		return err
+	}
+	if err := expect('{', "recording"); err != nil {
+		return err
+	}
+	if err := findKey("events", "recording"); err != nil {
+		return err
+	}
+	if err := expect('[', "recording.events"); err != nil {
+		return err
+	}
+	for i := 0; dec.More(); i++ {
+		var raw wireEvent
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("recording.events[%d]: %v", i, err)
+		}
+		ev, err := raw.event()
+		if err != nil {
+			return fmt.Errorf("recording.events[%d] (%s): %w", i, raw.Type, err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	if err := expect(']', "recording.events"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ReadAll reads every sample, compilation and inlining event into memory:
+// for small recordings and tests (Read streams).
+func ReadAll(r io.Reader) ([]*Event, error) {
+	var out []*Event
+	err := Read(r, func(e *Event) error {
+		if e.Type != "" {
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// The wire structures: JDK 17's field names. Fields Read does not use are
+// not declared and so skipped by encoding/json.
+
+type wireEvent struct {
+	Type   string          `json:"type"`
+	Values json.RawMessage `json:"values"`
+}
+
+type wireClass struct {
+	Name string `json:"name"`
+}
+
+type wireMethod struct {
+	Type       *wireClass `json:"type"`
+	Name       string     `json:"name"`
+	Descriptor string     `json:"descriptor"`
+	Hidden     bool       `json:"hidden,omitempty"`
+}
+
+// wireCallee is jdk.CompilerInlining's callee: a struct whose type is a
+// plain string (JDK 17's CalleeMethod).
+type wireCallee struct {
+	Type       string `json:"type"`
+	Name       string `json:"name"`
+	Descriptor string `json:"descriptor"`
+}
+
+type wireThread struct {
+	OSName       string       `json:"osName,omitempty"`
+	OSThreadID   *json.Number `json:"osThreadId,omitempty"`
+	JavaName     string       `json:"javaName,omitempty"`
+	JavaThreadID *json.Number `json:"javaThreadId,omitempty"`
+}
+
+type wireFrame struct {
+	Method        *wireMethod  `json:"method"`
+	LineNumber    *json.Number `json:"lineNumber,omitempty"`
+	BytecodeIndex *json.Number `json:"bytecodeIndex,omitempty"`
+	Type          string       `json:"type"`
+}
+
+type wireStack struct {
+	Truncated bool        `json:"truncated"`
+	Frames    []wireFrame `json:"frames"`
+}
+
+type wireSample struct {
+	StartTime     string      `json:"startTime"`
+	SampledThread *wireThread `json:"sampledThread"`
+	StackTrace    *wireStack  `json:"stackTrace"`
+	State         string      `json:"state,omitempty"`
+}
+
+type wireCompilation struct {
+	StartTime    string      `json:"startTime"`
+	Duration     string      `json:"duration,omitempty"`
+	CompileID    json.Number `json:"compileId"`
+	Compiler     string      `json:"compiler,omitempty"`
+	Method       *wireMethod `json:"method"`
+	CompileLevel json.Number `json:"compileLevel"`
+	// JDK 17 spells it "succeded" (jdk.Compilation's field name); later
+	// JDKs may correct it.
+	Succeded     *bool        `json:"succeded,omitempty"`
+	Succeeded    *bool        `json:"succeeded,omitempty"`
+	IsOsr        bool         `json:"isOsr"`
+	CodeSize     *json.Number `json:"codeSize,omitempty"`
+	InlinedBytes *json.Number `json:"inlinedBytes,omitempty"`
+}
+
+type wireInlining struct {
+	StartTime string      `json:"startTime"`
+	CompileID json.Number `json:"compileId"`
+	Caller    *wireMethod `json:"caller"`
+	Callee    *wireCallee `json:"callee"`
+	Succeeded bool        `json:"succeeded"`
+	Message   string      `json:"message,omitempty"`
+	BCI       json.Number `json:"bci"`
+}
+
+type wireThreadStart struct {
+	StartTime    string      `json:"startTime"`
+	Thread       *wireThread `json:"thread"`
+	ParentThread *wireThread `json:"parentThread,omitempty"`
+}
+
+type wireRecording struct {
+	StartTime         string `json:"startTime,omitempty"`
+	Name              string `json:"name,omitempty"`
+	RecordingStart    string `json:"recordingStart"`
+	RecordingDuration string `json:"recordingDuration"`
+}
+
+func (w *wireEvent) event() (*Event, error) {
+	ev := &Event{Type: w.Type}
+	var err error
+	switch w.Type {
+	case TypeExecutionSample:
+		var v wireSample
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.Sample, err = v.sample()
+		}
+	case TypeCompilation:
+		var v wireCompilation
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.Compilation, err = v.compilation()
+		}
+	case TypeInlining:
+		var v wireInlining
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.Inlining, err = v.inlining()
+		}
+	case TypeThreadStart:
+		var v wireThreadStart
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.ThreadStart, err = v.threadStart()
+		}
+	case TypeActiveRecording:
+		var v wireRecording
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.Recording, err = v.recording()
+		}
+	default:
+		ev.Type = ""
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+func (m *wireMethod) method(field string) (Method, error) {
+	if m == nil || m.Type == nil {
+		return Method{}, fmt.Errorf("%s: missing method or its type", field)
+	}
+	if m.Type.Name == "" || m.Name == "" {
+		return Method{}, fmt.Errorf("%s: method without a class or a name", field)
+	}
+	return Method{Class: m.Type.Name, Name: m.Name, Descriptor: m.Descriptor, Hidden: m.Hidden}, nil
+}
+
+func toWireMethod(m Method) *wireMethod {
+	return &wireMethod{Type: &wireClass{Name: m.Class}, Name: m.Name, Descriptor: m.Descriptor, Hidden: m.Hidden}
+}
+
+func (t *wireThread) thread(field string) (Thread, error) {
+	if t == nil {
+		return Thread{}, fmt.Errorf("%s: missing", field)
+	}
+	th := Thread{Name: t.JavaName}
+	if th.Name == "" {
+		th.Name = t.OSName
+	}
+	var err error
+	if t.JavaThreadID != nil {
+		if th.JavaID, err = t.JavaThreadID.Int64(); err != nil {
+			return th, fmt.Errorf("%s.javaThreadId: %v", field, err)
+		}
+		th.IsJava = true
+	}
+	if t.OSThreadID != nil {
+		if th.OSID, err = t.OSThreadID.Int64(); err != nil {
+			return th, fmt.Errorf("%s.osThreadId: %v", field, err)
+		}
+	}
+	return th, nil
+}
+
+func toWireThread(t Thread) *wireThread {
+	w := &wireThread{JavaName: t.Name, OSName: t.Name}
+	os := json.Number(strconv.FormatInt(t.OSID, 10))
+	w.OSThreadID = &os
+	if t.IsJava {
+		id := json.Number(strconv.FormatInt(t.JavaID, 10))
+		w.JavaThreadID = &id
+	}
+	return w
+}
+
+// intOf reads an optional integer field, def when absent.
+func intOf(n *json.Number, field string, def int) (int, error) {
+	if n == nil {
+		return def, nil
+	}
+	v, err := n.Int64()
+	if err != nil || v < -1<<31 || v > 1<<31-1 {
+		return 0, fmt.Errorf("%s: %q is not a 32-bit integer", field, n.String())
+	}
+	return int(v), nil
+}
+
+func num(v int64) *json.Number {
+	n := json.Number(strconv.FormatInt(v, 10))
+	return &n
+}
+
+func (v *wireSample) sample() (*Sample, error) {
+	s := &Sample{State: v.State}
+	var err error
+	if s.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if s.Thread, err = v.SampledThread.thread("sampledThread"); err != nil {
+		return nil, err
+	}
+	if v.StackTrace == nil {
+		return s, nil
+	}
+	s.Truncated = v.StackTrace.Truncated
+	s.Frames = make([]Frame, len(v.StackTrace.Frames))
+	for i := range v.StackTrace.Frames {
+		w := &v.StackTrace.Frames[i]
+		f := &s.Frames[i]
+		field := fmt.Sprintf("stackTrace.frames[%d]", i)
+		if f.Method, err = w.Method.method(field + ".method"); err != nil {
+			return nil, err
+		}
+		if f.Line, err = intOf(w.LineNumber, field+".lineNumber", 0); err != nil {
+			return nil, err
+		}
+		if f.BCI, err = intOf(w.BytecodeIndex, field+".bytecodeIndex", -1); err != nil {
+			return nil, err
+		}
+		f.Type = FrameType(w.Type)
+	}
+	return s, nil
+}
+
+func (v *wireCompilation) compilation() (*Compilation, error) {
+	c := &Compilation{Compiler: v.Compiler, OSR: v.IsOsr}
+	var err error
+	if c.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if v.Duration != "" {
+		if c.Duration, err = ParseDuration(v.Duration); err != nil {
+			return nil, fmt.Errorf("duration: %w", err)
+		}
+	}
+	if c.ID, err = v.CompileID.Int64(); err != nil {
+		return nil, fmt.Errorf("compileId: %v", err)
+	}
+	if c.Method, err = v.Method.method("method"); err != nil {
+		return nil, err
+	}
+	level, err := v.CompileLevel.Int64()
+	if err != nil || level < 0 || level > 4 {
+		return nil, fmt.Errorf("compileLevel: %q is not in [0, 4]", v.CompileLevel.String())
+	}
+	c.Level = int(level)
+	switch {
+	case v.Succeeded != nil:
+		c.Succeeded = *v.Succeeded
+	case v.Succeded != nil:
+		c.Succeeded = *v.Succeded
+	}
+	if v.CodeSize != nil {
+		if c.CodeSize, err = v.CodeSize.Int64(); err != nil {
+			return nil, fmt.Errorf("codeSize: %v", err)
+		}
+	}
+	if v.InlinedBytes != nil {
+		if c.InlinedBytes, err = v.InlinedBytes.Int64(); err != nil {
+			return nil, fmt.Errorf("inlinedBytes: %v", err)
+		}
+	}
+	return c, nil
+}
+
+func (v *wireInlining) inlining() (*Inlining, error) {
+	in := &Inlining{Succeeded: v.Succeeded, Message: v.Message}
+	var err error
+	if in.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if in.ID, err = v.CompileID.Int64(); err != nil {
+		return nil, fmt.Errorf("compileId: %v", err)
+	}
+	if in.Caller, err = v.Caller.method("caller"); err != nil {
+		return nil, err
+	}
+	if v.Callee == nil || v.Callee.Type == "" || v.Callee.Name == "" {
+		return nil, fmt.Errorf("callee: missing class or name")
+	}
+	in.Callee = Method{Class: v.Callee.Type, Name: v.Callee.Name, Descriptor: v.Callee.Descriptor}
+	b, err := v.BCI.Int64()
+	if err != nil || b < -1 || b > 65535 {
+		return nil, fmt.Errorf("bci: %q is not a bytecode index", v.BCI.String())
+	}
+	in.BCI = int(b)
+	return in, nil
+}
+
+func (v *wireThreadStart) threadStart() (*ThreadStart, error) {
+	ts := &ThreadStart{}
+	var err error
+	if ts.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if ts.Thread, err = v.Thread.thread("thread"); err != nil {
+		return nil, err
+	}
+	if v.ParentThread != nil {
+		if ts.Parent, err = v.ParentThread.thread("parentThread"); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+func (v *wireRecording) recording() (*Recording, error) {
+	r := &Recording{Name: v.Name}
+	var err error
+	if r.Start, err = parseTime(v.RecordingStart, "recordingStart"); err != nil {
+		return nil, err
+	}
+	if r.Duration, err = ParseDuration(v.RecordingDuration); err != nil {
+		return nil, fmt.Errorf("recordingDuration: %w", err)
+	}
+	return r, nil
+}
+
+func parseTime(s, field string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, fmt.Errorf("%s: %q is not an RFC 3339 time", field, s)
+	}
+	return t, nil
+}
+
+// ParseDuration reads the ISO-8601 durations JFR prints (Java's
+// Duration.toString: "PT0.00012796S", "PT1H2M3.5S", "PT-0.5S"), exactly to
+// the nanosecond.
+func ParseDuration(s string) (time.Duration, error) {
+	bad := fmt.Errorf("%q is not an ISO-8601 duration like PT1.5S", s)
+	rest, ok := strings.CutPrefix(s, "PT")
+	if !ok || rest == "" {
+		return 0, bad
+	}
+	var total int64
+	for rest != "" {
+		i := strings.IndexAny(rest, "HMS")
+		if i <= 0 {
+			return 0, bad
+		}
+		unit := int64(time.Second)
+		switch rest[i] {
+		case 'H':
+			unit = int64(time.Hour)
+		case 'M':
+			unit = int64(time.Minute)
+		}
+		v, err := decimalTimes(rest[:i], unit)
+		if err != nil {
+			return 0, fmt.Errorf("%q: %v", s, err)
+		}
+		if (v > 0 && total > math.MaxInt64-v) || (v < 0 && total < math.MinInt64-v) {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		total += v
+		rest = rest[i+1:]
+	}
+	return time.Duration(total), nil
+}
+
+// decimalTimes is the decimal number s ("-12.345") times unit
+// nanoseconds, truncated to whole nanoseconds.
+func decimalTimes(s string, unit int64) (int64, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" {
+		return 0, fmt.Errorf("no digits")
+	}
+	for _, part := range []string{whole, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("%q is not a decimal number", s)
+			}
+		}
+	}
+	var w int64
+	if whole != "" {
+		var err error
+		if w, err = strconv.ParseInt(whole, 10, 64); err != nil || w >= math.MaxInt64/unit {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+	}
+	v := w * unit
+	// The fraction: at most 18 digits matter below one unit (≤ 1 h).
+	if len(frac) > 18 {
+		frac = frac[:18]
+	}
+	if frac != "" {
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		scale := int64(1)
+		for range frac {
+			scale *= 10
+		}
+		// f/scale × unit without overflow: unit ≤ 3.6e12, so split it.
+		v += f / scale * unit
+		v += new(big.Int).Div(new(big.Int).Mul(big.NewInt(f%scale), big.NewInt(unit)), big.NewInt(scale)).Int64()
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+// formatDuration is Java's Duration.toString for what Write emits.
+func formatDuration(d time.Duration) string {
+	return "PT" + strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "S"
+}
+
+// Writer writes events in `jfr print --json`'s shape, with only the
+// fields Read uses: a compact recording that Read reads back to the same
+// values.
+type Writer struct {
+	w     *bufio.Writer
+	n     int
+	err   error
+	ended bool
+}
+
+// NewWriter starts the document.
+func NewWriter(w io.Writer) *Writer {
+	bw := bufio.NewWriter(w)
+	_, err := bw.WriteString("{\"recording\": {\"events\": [")
+	return &Writer{w: bw, err: err}
+}
+
+// Write appends one event (events with no decoded payload are skipped).
+func (wr *Writer) Write(e *Event) error {
+	if wr.err != nil {
+		return wr.err
+	}
+	var values any
+	switch {
+	case e.Sample != nil:
+		s := e.Sample
+		v := wireSample{StartTime: s.Time.Format(time.RFC3339Nano), SampledThread: toWireThread(s.Thread), State: s.State,
+			StackTrace: &wireStack{Truncated: s.Truncated, Frames: make([]wireFrame, len(s.Frames))}}
+		for i, f := range s.Frames {
+			v.StackTrace.Frames[i] = wireFrame{Method: toWireMethod(f.Method), LineNumber: num(int64(f.Line)), BytecodeIndex: num(int64(f.BCI)), Type: string(f.Type)}
+		}
+		values = v
+	case e.Compilation != nil:
+		c := e.Compilation
+		ok := c.Succeeded
+		values = wireCompilation{StartTime: c.Time.Format(time.RFC3339Nano), Duration: formatDuration(c.Duration),
+			CompileID: json.Number(strconv.FormatInt(c.ID, 10)), Compiler: c.Compiler, Method: toWireMethod(c.Method),
+			CompileLevel: json.Number(strconv.Itoa(c.Level)), Succeded: &ok, IsOsr: c.OSR, CodeSize: num(c.CodeSize), InlinedBytes: num(c.InlinedBytes)}
+	case e.Inlining != nil:
+		in := e.Inlining
+		values = wireInlining{StartTime: in.Time.Format(time.RFC3339Nano), CompileID: json.Number(strconv.FormatInt(in.ID, 10)),
+			Caller: toWireMethod(in.Caller), Callee: &wireCallee{Type: in.Callee.Class, Name: in.Callee.Name, Descriptor: in.Callee.Descriptor},
+			Succeeded: in.Succeeded, Message: in.Message, BCI: json.Number(strconv.Itoa(in.BCI))}
+	case e.ThreadStart != nil:
+		ts := e.ThreadStart
+		values = wireThreadStart{StartTime: ts.Time.Format(time.RFC3339Nano), Thread: toWireThread(ts.Thread), ParentThread: toWireThread(ts.Parent)}
+	case e.Recording != nil:
+		r := e.Recording
+		values = wireRecording{Name: r.Name, RecordingStart: r.Start.Format(time.RFC3339Nano), RecordingDuration: formatDuration(r.Duration)}
+	default:
+		return nil
+	}
+	b, err := json.Marshal(struct {
+		Type   string `json:"type"`
+		Values any    `json:"values"`
+	}{e.Type, values})
+	if err != nil {
+		wr.err = err
+		return err
+	}
+	if wr.n > 0 {
+		wr.w.WriteString(",")
+	}
+	wr.w.WriteString("\n")
+	_, wr.err = wr.w.Write(b)
+	wr.n++
+	return wr.err
+}
+
+// Close ends the document and flushes it.
+func (wr *Writer) Close() error {
+	if wr.ended {
+		return wr.err
+	}
+	wr.ended = true
+	if wr.err != nil {
+		return wr.err
+	}
+	if _, err := wr.w.WriteString("\n]}}\n"); err != nil {
+		return err
+	}
+	return wr.w.Flush()
+}
