@@ -1,0 +1,792 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
+)
+
+// builder turns the aggregated recording into a program.
+type builder struct {
+	rec    *recording
+	cp     *classfile.Classpath
+	opt    Options
+	period float64 // ns per sample
+
+	methods []*mmethod // rec.meths order, then the synthetic thread entries
+	entries []string   // per recorded thread: its model entry method's reference
+	prog    *program.Program
+	report  Report
+}
+
+// mmethod is one method of the model being built.
+type mmethod struct {
+	data   *methodData
+	class  string // model form, '.' separators
+	name   string
+	desc   string
+	ref    string // "Class.name(desc)": unambiguous
+	native bool
+	// body holds the class file's analysis; nil when the method is
+	// modelled from the samples alone.
+	body    *classfile.Body
+	regions []*region // [0] is the method body; loops after, outer first
+
+	incl    float64 // inclusive samples, occurrence counted
+	callers []incoming
+	entry   bool // a thread's entry method: called once
+	calls   float64
+	limit   int // recursion limit, 0 if none
+
+	selfItem map[int]*item // bytecode index → the segment its self samples went to
+	siteItem map[int]*item // call-site bytecode index → its site item
+	line     int           // next statement line while realizing
+}
+
+type incoming struct {
+	caller *mmethod
+	bci    int
+	w      float64 // inclusive samples through this edge
+}
+
+// region is a method body or a loop: the code [head, end).
+type region struct {
+	head, end int
+	parent    int // index in regions, -1 for the body
+	items     []*item
+	x         float64 // planned executions over the run
+}
+
+type itemKind uint8
+
+const (
+	itemSeg itemKind = iota
+	itemSite
+	itemLoop
+)
+
+// item is a region's part: a straight-line segment, an observed call site
+// or a nested loop.
+type item struct {
+	kind       itemKind
+	start, end int
+	self       float64     // samples (segments)
+	callees    map[int]int // method index → inclusive samples (sites)
+	loop       int         // region index (loops)
+	line       int         // model line (segments: the work; sites: the call)
+}
+
+func (b *builder) build() error {
+	rec := b.rec
+	for _, md := range rec.meths {
+		m := &mmethod{data: md, class: className(md.m.Class), name: safeIdent(md.m.Name, false), desc: md.m.Descriptor,
+			native: md.native, selfItem: map[int]*item{}, siteItem: map[int]*item{}}
+		m.ref = m.class + "." + m.name + m.desc
+		b.methods = append(b.methods, m)
+	}
+	b.threadEntries()
+	for _, m := range b.methods {
+		if err := b.structure(m); err != nil {
+			return err
+		}
+	}
+	for _, m := range b.methods {
+		for _, it := range m.items() {
+			if it.kind != itemSite {
+				continue
+			}
+			for callee, w := range it.callees {
+				c := b.methods[callee]
+				c.callers = append(c.callers, incoming{caller: m, bci: it.start, w: float64(w)})
+				c.incl += float64(w)
+			}
+		}
+	}
+	for _, m := range b.methods {
+		if m.entry {
+			m.incl += float64(m.data.roots)
+		}
+	}
+	b.fitCalls()
+	for _, m := range b.methods {
+		b.fitRegions(m)
+	}
+	return b.realize()
+}
+
+// items lists every item of every region.
+func (m *mmethod) items() []*item {
+	var out []*item
+	for _, r := range m.regions {
+		out = append(out, r.items...)
+	}
+	return out
+}
+
+// threadEntries gives each thread its entry: its root method when the
+// thread has one root that nothing else enters, else a synthetic method
+// that calls the thread's roots in the order they were first sampled.
+func (b *builder) threadEntries() {
+	rec := b.rec
+	rootThreads := map[int]int{}
+	for _, th := range rec.threads {
+		for _, r := range th.order {
+			rootThreads[r]++
+		}
+	}
+	called := map[int]bool{}
+	for _, md := range rec.meths {
+		for k := range md.sites {
+			called[k.callee] = true
+		}
+	}
+	used := map[string]bool{}
+	for _, th := range rec.threads {
+		if len(th.order) == 1 && rootThreads[th.order[0]] == 1 && !called[th.order[0]] {
+			m := b.methods[th.order[0]]
+			m.entry = true
+			b.entries = append(b.entries, m.ref)
+			continue
+		}
+		name := safeIdent(th.name, false)
+		for base, k := name, 1; used[name]; k++ {
+			name = fmt.Sprintf("%s_%d", base, k)
+		}
+		used[name] = true
+		md := &methodData{self: map[int]int{}, sites: map[siteKey]int{}, roots: th.samples}
+		for i, r := range th.order {
+			md.sites[siteKey{bci: i, callee: r}] = th.roots[r]
+		}
+		m := &mmethod{data: md, class: SyntheticClass, name: name, desc: "()V", entry: true,
+			selfItem: map[int]*item{}, siteItem: map[int]*item{}}
+		m.ref = m.class + "." + m.name + m.desc
+		// A synthetic entry's structure: one call per root, in order.
+		m.regions = []*region{{head: 0, end: len(th.order), parent: -1}}
+		for i, r := range th.order {
+			it := &item{kind: itemSite, start: i, end: i + 1, callees: map[int]int{r: th.roots[r]}}
+			m.regions[0].items = append(m.regions[0].items, it)
+			m.siteItem[i] = it
+		}
+		b.methods = append(b.methods, m)
+		b.entries = append(b.entries, m.ref)
+	}
+}
+
+// structure finds the method's regions and items: from its class file
+// when the classpath has it, else from the samples alone.
+func (b *builder) structure(m *mmethod) error {
+	if m.regions != nil {
+		return nil // synthetic
+	}
+	md := m.data
+	if b.cp != nil && !m.native {
+		c, err := b.cp.Class(md.m.Class)
+		switch {
+		case errors.Is(err, classfile.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			if cm := c.Method(md.m.Name, md.m.Descriptor); cm != nil {
+				if cm.IsNative() {
+					m.native = true
+				} else if cm.Code != nil {
+					body, err := classfile.Analyze(c.Pool, cm.Code)
+					if err != nil {
+						return fmt.Errorf("%s: %w", m.ref, err)
+					}
+					m.body = body
+				}
+			}
+		}
+	}
+	if m.body == nil && !m.native {
+		b.report.NoClassFile = append(b.report.NoClassFile, m.ref)
+	}
+	// The code's extent and loops.
+	length := 1
+	var loops []classfile.Loop
+	if m.body != nil {
+		length = m.body.Length
+		loops = m.body.Loops
+	} else {
+		for bci := range md.self {
+			length = max(length, bci+1)
+		}
+		for k := range md.sites {
+			length = max(length, k.bci+3)
+		}
+	}
+	m.regions = []*region{{head: 0, end: length, parent: -1}}
+	for _, l := range loops {
+		parent := 0
+		for i := len(m.regions) - 1; i > 0; i-- {
+			if r := m.regions[i]; r.head <= l.Head && l.End <= r.end {
+				parent = i
+				break
+			}
+		}
+		m.regions = append(m.regions, &region{head: l.Head, end: l.End, parent: parent})
+	}
+	innermost := func(bci int) int {
+		best := 0
+		for i := 1; i < len(m.regions); i++ {
+			if r := m.regions[i]; r.head <= bci && bci < r.end {
+				best = i // regions are outer first: the last match is innermost
+			}
+		}
+		return best
+	}
+	// Items: child loops and observed call sites, then the gaps.
+	for i := 1; i < len(m.regions); i++ {
+		r := m.regions[i]
+		m.regions[r.parent].items = append(m.regions[r.parent].items, &item{kind: itemLoop, start: r.head, end: r.end, loop: i})
+	}
+	sites := map[int]*item{}
+	var siteBCIs []int
+	for k, w := range md.sites {
+		it := sites[k.bci]
+		if it == nil {
+			end := k.bci + 3
+			if m.body != nil {
+				in := m.body.InstrAt(k.bci)
+				switch {
+				case in == nil || !in.IsInvoke():
+					b.report.Mismatched += w
+					if in != nil {
+						end = k.bci + in.Length
+					} else {
+						end = k.bci + 1
+					}
+				default:
+					end = k.bci + in.Length
+				}
+			}
+			it = &item{kind: itemSite, start: k.bci, end: min(end, length), callees: map[int]int{}}
+			if it.end <= it.start {
+				it.end = it.start + 1
+			}
+			sites[k.bci] = it
+			siteBCIs = append(siteBCIs, k.bci)
+		}
+		it.callees[k.callee] += w
+	}
+	sort.Ints(siteBCIs)
+	for _, bci := range siteBCIs {
+		r := m.regions[innermost(bci)]
+		r.items = append(r.items, sites[bci])
+		m.siteItem[bci] = sites[bci]
+	}
+	for _, r := range m.regions {
+		sort.SliceStable(r.items, func(i, j int) bool { return r.items[i].start < r.items[j].start })
+		var items []*item
+		pc := r.head
+		for _, it := range r.items {
+			if it.start < pc { // overlapping sites (a mismatched class): drop the later one's overlap
+				it.start = pc
+				if it.end <= it.start {
+					it.end = it.start
+				}
+			}
+			if it.start > pc {
+				items = append(items, &item{kind: itemSeg, start: pc, end: it.start})
+			}
+			items = append(items, it)
+			pc = max(pc, it.end)
+		}
+		if pc < r.end || len(items) == 0 {
+			items = append(items, &item{kind: itemSeg, start: pc, end: max(pc, r.end)})
+		}
+		r.items = items
+	}
+	// Self samples: to the segment that holds the bytecode index, or the
+	// nearest segment of the same region.
+	for bci, n := range md.self {
+		r := m.regions[innermost(bci)]
+		var seg *item
+		for _, it := range r.items {
+			if it.kind == itemSeg && (seg == nil || it.start <= bci) {
+				seg = it
+			}
+			if it.start > bci {
+				break
+			}
+		}
+		if seg == nil { // a region of sites only: give it a segment
+			seg = &item{kind: itemSeg, start: r.end, end: r.end}
+			r.items = append(r.items, seg)
+		}
+		seg.self += float64(n)
+		m.selfItem[bci] = seg
+	}
+	return nil
+}
+
+// bytes is a segment's size in bytecode bytes.
+func (it *item) bytes() int { return it.end - it.start }
+
+// regionSelf sums a region's own segments: samples and bytes.
+func regionSelf(r *region) (self float64, bytes int) {
+	for _, it := range r.items {
+		if it.kind == itemSeg {
+			self += it.self
+			bytes += it.bytes()
+		}
+	}
+	return self, bytes
+}
+
+// siteCalls is the planned number of calls at a site: each callee's share
+// of its own calls (the site's share of the callee's inclusive samples).
+func (b *builder) siteCalls(it *item) (total float64, per map[int]float64) {
+	per = map[int]float64{}
+	for callee, w := range it.callees {
+		c := b.methods[callee]
+		e := c.calls * float64(w) / c.incl
+		per[callee] = e
+		total += e
+	}
+	return total, per
+}
+
+// fitCalls decides how often each method is called, callers first (the
+// call graph's strongly connected components in topological order). A
+// method's preferred count makes its top-level code cost NanosPerByte per
+// byte per call (half a sample when the samples never saw that code); a
+// call site outside loops bounds its callees' counts by its caller's, and
+// a thread's entry method is called once.
+func (b *builder) fitCalls() {
+	index := map[*mmethod]int{}
+	for i, m := range b.methods {
+		index[m] = i
+	}
+	succ := func(i int) []int {
+		var out []int
+		for _, it := range b.methods[i].items() {
+			if it.kind == itemSite {
+				for c := range it.callees {
+					out = append(out, c)
+				}
+			}
+		}
+		sort.Ints(out)
+		return out
+	}
+	comps := tarjan(len(b.methods), succ)
+	decided := make([]bool, len(b.methods))
+	for k := len(comps) - 1; k >= 0; k-- { // Tarjan emits callees first
+		comp := comps[k]
+		cyclic := len(comp) > 1
+		for _, i := range comp {
+			for _, c := range succ(i) {
+				if c == i {
+					cyclic = true
+				}
+			}
+		}
+		for _, i := range comp {
+			m := b.methods[i]
+			if cyclic {
+				m.limit = max(1, m.data.maxDepth)
+			}
+			if m.entry {
+				m.calls = 1
+				decided[i] = true
+				continue
+			}
+			self, bytes := regionSelf(m.regions[0])
+			pref := math.Max(self, 0.5) * b.period / (b.opt.NanosPerByte * float64(max(bytes, 1)))
+			upper := math.Inf(1)
+			for _, in := range m.callers {
+				ci := index[in.caller]
+				if !decided[ci] || in.caller.regionOf(in.bci) != 0 {
+					continue
+				}
+				site := in.caller.siteItem[in.bci]
+				siteW := 0
+				for _, w := range site.callees {
+					siteW += w
+				}
+				// calls(m) × w/incl ≤ calls(caller) × w/siteW.
+				upper = math.Min(upper, in.caller.calls*m.incl/float64(siteW))
+			}
+			m.calls = math.Max(1, math.Min(pref, upper))
+			decided[i] = true
+		}
+	}
+}
+
+// regionOf is the index of the innermost region holding bci.
+func (m *mmethod) regionOf(bci int) int {
+	best := 0
+	for i := 1; i < len(m.regions); i++ {
+		if r := m.regions[i]; r.head <= bci && bci < r.end {
+			best = i
+		}
+	}
+	return best
+}
+
+// fitRegions plans each loop's executions: enough for its own samples at
+// NanosPerByte per byte, for the calls made in it, and at least one trip
+// per entry.
+func (b *builder) fitRegions(m *mmethod) {
+	m.regions[0].x = m.calls
+	for i := 1; i < len(m.regions); i++ {
+		r := m.regions[i]
+		x := m.regions[r.parent].x
+		if self, bytes := regionSelf(r); self > 0 {
+			x = math.Max(x, self*b.period/(b.opt.NanosPerByte*float64(max(bytes, 1))))
+		}
+		for _, it := range r.items {
+			if it.kind == itemSite {
+				e, _ := b.siteCalls(it)
+				x = math.Max(x, e)
+			}
+		}
+		r.x = x
+	}
+}
+
+// tarjan returns the strongly connected components of a graph, each
+// component after every component it reaches (callees first).
+func tarjan(n int, succ func(int) []int) [][]int {
+	index := make([]int, n)
+	low := make([]int, n)
+	on := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	var comps [][]int
+	next := 0
+	type frame struct {
+		v    int
+		succ []int
+		k    int
+	}
+	for s := 0; s < n; s++ {
+		if index[s] >= 0 {
+			continue
+		}
+		work := []frame{{v: s, succ: succ(s)}}
+		index[s], low[s] = next, next
+		next++
+		stack = append(stack, s)
+		on[s] = true
+		for len(work) > 0 {
+			f := &work[len(work)-1]
+			if f.k < len(f.succ) {
+				w := f.succ[f.k]
+				f.k++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					on[w] = true
+					work = append(work, frame{v: w, succ: succ(w)})
+				} else if on[w] {
+					low[f.v] = min(low[f.v], index[w])
+				}
+				continue
+			}
+			v := f.v
+			work = work[:len(work)-1]
+			if len(work) > 0 {
+				p := work[len(work)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == index[v] {
+				var comp []int
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					on[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				sort.Ints(comp)
+				comps = append(comps, comp)
+			}
+		}
+	}
+	return comps
+}
+
+// realize writes the program: each method's regions as statements whose
+// expected costs and call counts are the fitted ones.
+func (b *builder) realize() error {
+	p := &program.Program{Name: b.opt.Name}
+	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
+		b.report.Samples, len(b.rec.threads), b.report.Period)
+	for _, m := range b.methods {
+		m.line = 1
+		body := b.region(m, 0, m.calls)
+		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit, Body: body})
+	}
+	var first int64 = math.MaxInt64
+	for _, th := range b.rec.threads {
+		first = min(first, th.first)
+	}
+	names := map[string]bool{}
+	for i, th := range b.rec.threads {
+		name := strings.TrimSpace(th.name)
+		if name == "" {
+			name = "thread"
+		}
+		for base, k := name, 1; names[name]; k++ {
+			name = fmt.Sprintf("%s#%d", base, k)
+		}
+		names[name] = true
+		p.Threads = append(p.Threads, program.Thread{Name: name, Entry: b.entries[i], Count: 1, Start: program.Duration(th.first - first)})
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("imported program: %w", err)
+	}
+	b.prog = p
+	return nil
+}
+
+// nextLine takes the next statement line of m (statements are created in
+// source order, parents before their bodies, as the simulator numbers
+// them).
+func (m *mmethod) nextLine() int {
+	l := m.line
+	m.line++
+	return l
+}
+
+// region realizes region ri of m, executed x times in expectation.
+func (b *builder) region(m *mmethod, ri int, x float64) []program.Stmt {
+	r := m.regions[ri]
+	var out []program.Stmt
+	for _, it := range r.items {
+		switch it.kind {
+		case itemSeg:
+			out = append(out, b.segment(m, it, x)...)
+		case itemSite:
+			out = append(out, b.site(m, it, x))
+		case itemLoop:
+			out = append(out, b.loop(m, it, x))
+		}
+	}
+	if len(out) == 0 && ri > 0 {
+		out = append(out, program.Stmt{Work: &program.Work{Cycles: 1}})
+		m.nextLine()
+	}
+	return out
+}
+
+// segment realizes a straight-line segment: its samples' time spread
+// over x executions, exact in expectation (a fraction of a cycle becomes
+// a branch around one more cycle).
+func (b *builder) segment(m *mmethod, it *item, x float64) []program.Stmt {
+	ns := 0.0
+	if x > 0 {
+		ns = it.self * b.period / x
+	}
+	bc := int64(it.bytes())
+	if ns == 0 && bc == 0 {
+		return nil
+	}
+	ns = math.Min(ns, program.MaxCycles)
+	one := func(cycles int64, bc int64) program.Stmt {
+		if m.native {
+			return program.Stmt{Native: &program.Native{Cycles: cycles}}
+		}
+		return program.Stmt{Work: &program.Work{Cycles: cycles, Bytecodes: bc}}
+	}
+	k := math.Floor(ns)
+	f := ns - k
+	switch {
+	case ns == 0: // never sampled: the least a block can cost
+		it.line = m.nextLine()
+		return []program.Stmt{one(1, bc)}
+	case k >= 20 || f < 0.05*ns:
+		it.line = m.nextLine()
+		return []program.Stmt{one(int64(math.Max(1, math.Round(ns))), bc)}
+	case k == 0:
+		m.nextLine() // the branch
+		it.line = m.nextLine()
+		return []program.Stmt{{Branch: &program.Branch{Probability: f, Then: []program.Stmt{one(1, bc)}}}}
+	default:
+		it.line = m.nextLine()
+		m.nextLine() // the branch
+		m.nextLine() // its extra cycle
+		return []program.Stmt{one(int64(k), bc), {Branch: &program.Branch{Probability: f, Then: []program.Stmt{one(1, 0)}}}}
+	}
+}
+
+// site realizes a call site executed x times: n = calls/x calls per
+// execution, as a plain call, a branch around it, or — when n > 1 and no
+// loop of the code encloses it — an inferred loop.
+func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
+	total, per := b.siteCalls(it)
+	n := 0.0
+	if x > 0 {
+		n = total / x
+	}
+	var trips *program.Dist
+	tripsMean := 1.0
+	if n > 1 {
+		// More calls than executions: the rounding of an enclosing loop's
+		// trips (≤ 1/4 trip per entry) when n is within that of 1, else a
+		// loop the code does not have.
+		if t, mean := realizeTrips(n); mean > 1 {
+			trips, tripsMean = t, mean
+			b.report.InferredLoops++
+		} else {
+			n = 1
+		}
+	}
+	var outer program.Stmt
+	var body *[]program.Stmt
+	if trips != nil {
+		outer = program.Stmt{Loop: &program.Loop{Trips: trips}}
+		m.nextLine()
+		body = &outer.Loop.Body
+	}
+	p := n / tripsMean
+	var call program.Stmt
+	wrap := p < 1-1e-9
+	if wrap {
+		call = program.Stmt{Branch: &program.Branch{Probability: math.Max(0, p)}}
+		m.nextLine()
+	}
+	var stmt program.Stmt
+	callees := make([]int, 0, len(per))
+	for c := range per {
+		callees = append(callees, c)
+	}
+	sort.Ints(callees)
+	if len(callees) == 1 {
+		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref}}
+	} else {
+		rc := map[string]float64{}
+		for _, c := range callees {
+			w := per[c]
+			if w <= 0 {
+				w = 1e-12
+			}
+			rc[b.methods[c].ref] = w
+		}
+		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc}}
+	}
+	it.line = m.nextLine()
+	if wrap {
+		call.Branch.Then = []program.Stmt{stmt}
+	} else {
+		call = stmt
+	}
+	if body != nil {
+		*body = []program.Stmt{call}
+		return outer
+	}
+	return call
+}
+
+// loop realizes a nested loop entered x times.
+func (b *builder) loop(m *mmethod, it *item, x float64) program.Stmt {
+	r := m.regions[it.loop]
+	t := 0.0
+	if x > 0 {
+		t = r.x / x
+	}
+	if t < 1-1e-9 {
+		// Fewer trips than entries: the loop runs once on a share t of them.
+		br := program.Stmt{Branch: &program.Branch{Probability: math.Max(0, t)}}
+		m.nextLine()
+		lp := program.Stmt{Loop: &program.Loop{Trips: program.Const(1)}}
+		m.nextLine()
+		lp.Loop.Body = b.region(m, it.loop, x*t)
+		br.Branch.Then = []program.Stmt{lp}
+		return br
+	}
+	trips, mean := realizeTrips(t)
+	lp := program.Stmt{Loop: &program.Loop{Trips: trips}}
+	m.nextLine()
+	lp.Loop.Body = b.region(m, it.loop, x*mean)
+	return lp
+}
+
+// realizeTrips is the bounded trip distribution nearest to mean t ≥ 1: a
+// constant, or uniform over two neighbours for a half-integer; it returns
+// the distribution's own mean.
+func realizeTrips(t float64) (*program.Dist, float64) {
+	if t >= program.MaxTrips {
+		return program.Const(program.MaxTrips), program.MaxTrips
+	}
+	h := math.Round(2*t) / 2
+	if h < 1 {
+		h = 1
+	}
+	if h == math.Floor(h) {
+		return program.Const(int64(h)), h
+	}
+	lo := int64(math.Floor(h))
+	return &program.Dist{Kind: program.Uniform, A: lo, B: lo + 1}, h
+}
+
+// recorded is the recording's profile under the model's names.
+func (b *builder) recorded() *profile.Profile {
+	pb := profile.NewBuilder("jfr", "nanoseconds", int64(b.report.Period))
+	res := program.NewResolver(b.prog)
+	fn := make([]int, len(b.methods))
+	for i := range b.methods {
+		pm := &b.prog.Methods[i]
+		fn[i] = pb.Func(profile.Function{Name: res.DisplayName(pm), Class: pm.Class, Method: pm.Name, Signature: pm.Signature, File: pm.Class + ".java"})
+	}
+	synth := map[int]int{} // recorded thread → synthetic entry method index
+	for i, ref := range b.entries {
+		for k, m := range b.methods {
+			if m.ref == ref && m.class == SyntheticClass {
+				synth[i] = k
+			}
+		}
+	}
+	w := int64(b.report.Period)
+	var stack []profile.Frame
+	for _, key := range b.rec.order {
+		sd := b.rec.stacks[key]
+		stack = stack[:0]
+		if k, ok := synth[sd.thread]; ok {
+			line := 0
+			if it := b.methods[k].siteItem[rootIndex(b.rec.threads[sd.thread], sd.frames[0].method)]; it != nil {
+				line = it.line
+			}
+			stack = append(stack, profile.Frame{Func: fn[k], Line: line})
+		}
+		for i, f := range sd.frames {
+			m := b.methods[f.method]
+			var it *item
+			if i+1 < len(sd.frames) {
+				it = m.siteItem[f.bci]
+			} else {
+				it = m.selfItem[f.bci]
+			}
+			line := 0
+			if it != nil {
+				line = it.line
+			}
+			stack = append(stack, profile.Frame{Func: fn[f.method], Line: line})
+		}
+		pb.AddSample(stack, int64(sd.count), int64(sd.count)*w, b.prog.Threads[sd.thread].Name)
+	}
+	return pb.Build()
+}
+
+func rootIndex(th *threadData, root int) int {
+	for i, r := range th.order {
+		if r == root {
+			return i
+		}
+	}
+	return -1
+}

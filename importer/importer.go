@@ -1,0 +1,335 @@
+// Package importer builds a profsim workload — a program.Program — that
+// models a real Java application from two sources: a JFR recording of it
+// (the JSON of `jfr print --json`, read by jfrjson) and its class files
+// (read by classfile). The recording gives where the time went: each
+// method's self time by bytecode index and the calling contexts. The class
+// files give the structure a profile cannot: each method's bytecode size,
+// its loops and the bytecode positions of its calls, which decide where a
+// JIT puts its polls and so how a safepoint-biased profiler misleads.
+//
+// Import fits call frequencies, loop trip counts and the cycles of work
+// blocks so that the model's expected self time per method — and per
+// bytecode region — equals the recording's. docs/IMPORT.md says what is
+// inferred and what a recording cannot tell.
+package importer
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/jfrjson"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
+)
+
+// Options tune an import. The zero value gives the defaults.
+type Options struct {
+	// Name is the program's name (default "imported").
+	Name string
+	// Period is the CPU time one execution sample stands for; 0 estimates
+	// it from the sample times (EstimatePeriod).
+	Period time.Duration
+	// NanosPerByte is the assumed cost of one byte of bytecode executed
+	// once, in ns of compiled code (default DefaultNanosPerByte). It sets
+	// how often methods are called: a recording shows time, not calls.
+	NanosPerByte float64
+}
+
+// DefaultNanosPerByte is one cycle per byte of bytecode, the scale of
+// profsim's built-in workloads (hotcold.yaml: 100 cycles for hot()'s 50
+// bytes). C2 runs Listing 1's hot() at 0.14 ns per byte on this machine;
+// a slower scale keeps the model's call rate, and so its simulation cost
+// and the share of fixed per-call costs, moderate (docs/IMPORT.md).
+const DefaultNanosPerByte = 1.0
+
+// TickGap separates JFR's sampling ticks: samples closer than this to the
+// previous one belong to the same tick (the sampler thread walks up to
+// five threads per tick, each in tens of µs, and its period is at least
+// 1 ms plus its oversleep: docs/ARCHITECTURE.md, JFRJitter).
+const TickGap = 300 * time.Microsecond
+
+// SyntheticClass is the class of the entry methods made for threads whose
+// samples have more than one root method.
+const SyntheticClass = "jfr.thread"
+
+// Model is an imported program with what it was fitted to.
+type Model struct {
+	Program *program.Program
+	// Recorded is the recording's profile with the model's names: one
+	// sample per distinct (thread, stack), weight Period per JFR sample,
+	// leaf line the model statement that holds the sample's bytecode index.
+	Recorded *profile.Profile
+	Report   Report
+}
+
+// Report summarizes an import.
+type Report struct {
+	Samples int // execution samples used
+	// Truncated samples lost their root frames (the recording's stack
+	// depth was too small) and are not used.
+	Truncated int
+	Empty     int // samples with no frames
+	Threads   int
+	Period    time.Duration // per sample
+	Span      time.Duration // first to last sample
+	Methods   int
+	// NoClassFile lists the methods modelled from the samples alone: their
+	// class was not on the classpath, or had no such method.
+	NoClassFile []string
+	// Mismatched counts caller frames whose bytecode index is not an invoke
+	// instruction in the class file (a different version of the class).
+	Mismatched int
+	// InferredLoops counts call sites that needed more calls per
+	// execution of their code than its loops allow: each got a loop of its
+	// own (a limit of the fit, not the program's structure).
+	InferredLoops int
+	Compilations  int // jdk.Compilation events seen
+	Inlinings     int // jdk.CompilerInlining events seen
+	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
+	// Native) over all samples.
+	FrameTypes map[jfrjson.FrameType]int
+}
+
+// Import reads a recording's JSON from r, the class files from cp (nil:
+// none) and builds the model.
+func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
+	if opt.Name == "" {
+		opt.Name = "imported"
+	}
+	if opt.NanosPerByte == 0 {
+		opt.NanosPerByte = DefaultNanosPerByte
+	}
+	if !(opt.NanosPerByte > 0) || math.IsInf(opt.NanosPerByte, 0) {
+		return nil, fmt.Errorf("nanos per byte: %v must be > 0", opt.NanosPerByte)
+	}
+	if opt.Period < 0 {
+		return nil, fmt.Errorf("period: %v must be ≥ 0", opt.Period)
+	}
+	rec, err := aggregate(r)
+	if err != nil {
+		return nil, err
+	}
+	if rec.samples == 0 {
+		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d empty", rec.truncated, rec.empty)
+	}
+	period := opt.Period
+	if period == 0 {
+		period = EstimatePeriod(rec.times)
+	}
+	b := &builder{rec: rec, cp: cp, opt: opt, period: float64(period)}
+	b.report = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
+		Period: period, Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes}
+	if len(rec.times) > 0 {
+		b.report.Span = time.Duration(rec.times[len(rec.times)-1] - rec.times[0])
+	}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+	b.report.Methods = len(b.methods)
+	return &Model{Program: b.prog, Recorded: b.recorded(), Report: b.report}, nil
+}
+
+// EstimatePeriod is the CPU time one sample stands for: the recording's
+// span over its number of sampling ticks (samples less than TickGap apart
+// are one tick). It is the sampling period plus the sampler's mean
+// lateness when every sampled thread runs Java code throughout; threads
+// that block or run native code are simply not sampled, which this
+// estimate does not need to know. times are sorted Unix nanoseconds.
+func EstimatePeriod(times []int64) time.Duration {
+	if len(times) < 2 {
+		return 10 * time.Millisecond // JFR's default period; one sample tells nothing
+	}
+	ticks := 1
+	for i := 1; i < len(times); i++ {
+		if times[i]-times[i-1] >= int64(TickGap) {
+			ticks++
+		}
+	}
+	if ticks < 2 {
+		return time.Duration(times[len(times)-1] - times[0])
+	}
+	return time.Duration((times[len(times)-1] - times[0]) / int64(ticks-1))
+}
+
+// recording is the aggregate of a recording's samples.
+type recording struct {
+	methods  map[jfrjson.Method]int // → index in meths
+	meths    []*methodData
+	threads  []*threadData
+	byThread map[threadKey]int
+	stacks   map[string]*stackData
+	order    []string // stack keys in first-seen order
+	times    []int64  // sample times, sorted at the end
+
+	samples, truncated, empty int
+	compilations, inlinings   int
+	frameTypes                map[jfrjson.FrameType]int
+}
+
+type threadKey struct {
+	name string
+	id   int64
+}
+
+type threadData struct {
+	name    string
+	samples int
+	first   int64 // Unix ns of the first sample
+	roots   map[int]int
+	order   []int // roots in first-seen order
+}
+
+// methodData is what the samples say about one method.
+type methodData struct {
+	m jfrjson.Method
+	// self: samples with the method as leaf, by bytecode index.
+	self map[int]int
+	// sites: inclusive samples below each call site, by (bci, callee),
+	// counted once per occurrence of the edge on a stack.
+	sites map[siteKey]int
+	// roots: samples with the method as a thread's root frame.
+	roots    int
+	maxDepth int // most frames of this method on one stack
+	native   bool
+}
+
+type siteKey struct {
+	bci    int
+	callee int
+}
+
+type stackData struct {
+	thread int
+	frames []frameRef // root first
+	count  int
+}
+
+type frameRef struct {
+	method, bci int
+}
+
+func aggregate(r io.Reader) (*recording, error) {
+	rec := &recording{methods: map[jfrjson.Method]int{}, byThread: map[threadKey]int{}, stacks: map[string]*stackData{},
+		frameTypes: map[jfrjson.FrameType]int{}}
+	var key []byte
+	var frames []frameRef
+	depth := map[int]int{}
+	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
+		switch {
+		case e.Compilation != nil:
+			rec.compilations++
+		case e.Inlining != nil:
+			rec.inlinings++
+		case e.Sample != nil:
+			s := e.Sample
+			switch {
+			case s.Truncated:
+				rec.truncated++
+				return nil
+			case len(s.Frames) == 0:
+				rec.empty++
+				return nil
+			}
+			rec.samples++
+			rec.times = append(rec.times, s.Time.UnixNano())
+			th := rec.thread(s.Thread, s.Time.UnixNano())
+			th.samples++
+			frames = frames[:0]
+			for i := len(s.Frames) - 1; i >= 0; i-- {
+				f := &s.Frames[i]
+				rec.frameTypes[f.Type]++
+				mi := rec.method(f.Method)
+				if f.Type == jfrjson.Native {
+					rec.meths[mi].native = true
+				}
+				frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
+			}
+			root := frames[0].method
+			rec.meths[root].roots++
+			if _, ok := th.roots[root]; !ok {
+				th.order = append(th.order, root)
+			}
+			th.roots[root]++
+			clear(depth)
+			for i, f := range frames {
+				depth[f.method]++
+				md := rec.meths[f.method]
+				md.maxDepth = max(md.maxDepth, depth[f.method])
+				if i+1 < len(frames) {
+					md.sites[siteKey{bci: f.bci, callee: frames[i+1].method}]++
+				} else {
+					md.self[f.bci]++
+				}
+			}
+			key = fmt.Appendf(key[:0], "%d", rec.byThread[threadKey{s.Thread.Name, threadID(s.Thread)}])
+			for _, f := range frames {
+				key = fmt.Appendf(key, ";%d@%d", f.method, f.bci)
+			}
+			sd, ok := rec.stacks[string(key)]
+			if !ok {
+				sd = &stackData{thread: rec.byThread[threadKey{s.Thread.Name, threadID(s.Thread)}], frames: append([]frameRef(nil), frames...)}
+				rec.stacks[string(key)] = sd
+				rec.order = append(rec.order, string(key))
+			}
+			sd.count++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(rec.times, func(i, j int) bool { return rec.times[i] < rec.times[j] })
+	return rec, nil
+}
+
+func threadID(t jfrjson.Thread) int64 {
+	if t.IsJava {
+		return t.JavaID
+	}
+	return -t.OSID - 1
+}
+
+func (rec *recording) thread(t jfrjson.Thread, at int64) *threadData {
+	k := threadKey{t.Name, threadID(t)}
+	if i, ok := rec.byThread[k]; ok {
+		th := rec.threads[i]
+		th.first = min(th.first, at)
+		return th
+	}
+	rec.byThread[k] = len(rec.threads)
+	th := &threadData{name: t.Name, first: at, roots: map[int]int{}}
+	rec.threads = append(rec.threads, th)
+	return th
+}
+
+func (rec *recording) method(m jfrjson.Method) int {
+	m.Hidden = false // the same method, whatever the frame says
+	if i, ok := rec.methods[m]; ok {
+		return i
+	}
+	rec.methods[m] = len(rec.meths)
+	rec.meths = append(rec.meths, &methodData{m: m, self: map[int]int{}, sites: map[siteKey]int{}})
+	return len(rec.meths) - 1
+}
+
+// className is a JFR class name in the model's form: '.' separators.
+func className(c string) string { return strings.ReplaceAll(c, "/", ".") }
+
+// safeIdent replaces what a workload name may not contain (whitespace,
+// ; | ( ) and, in method names, '.') with '_'.
+func safeIdent(s string, dots bool) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '|' || r == '(' || r == ')':
+			return '_'
+		case r == '.' && !dots:
+			return '_'
+		}
+		return r
+	}, s)
+}
