@@ -28,8 +28,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 
 	assert.Equal(t, []string{"tiered", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
 		"freq_inline_size", "hot_call_count", "max_inline_level", "receiver_dominance", "strip_mining_iter",
-		"debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
-		"compile_commands"}, param.Names(&d.JIT))
+		"debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static"}, param.Names(&d.JIT))
 	assert.Equal(t, []string{"time_slice", "context_switch", "max_stack_depth", "max_step",
 		"cost.interp_factor", "cost.call_cycles", "cost.poll_cycles", "cost.alloc_cycles", "cost.throw_cycles",
 		"cost.unwind_cycles", "cost.monitor_cycles", "cost.speed_percent"}, param.Names(&d.Sim),
@@ -50,7 +49,6 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	j.CompileThreshold, j.BackedgeThreshold, j.MaxInlineSize, j.FreqInlineSize = 11, 12, 13, 14
 	j.HotCallCount, j.MaxInlineLevel, j.StripMiningIter, j.CompileNanosPerBytecode = 15, 16, 17, 18
 	j.ReceiverDominance, j.HotEdgeShare = 0.375, 0.125
-	j.CompileCommands = "dontinline,A.b exclude,pkg/C.*"
 	gotJ := jit.Config{Flavour: jit.Jikes}
 	roundTrip(t, &j, &gotJ)
 	assert.Equal(t, j, gotJ)
