@@ -40,6 +40,7 @@ Usage:
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
   profsim sweep GRID.yaml --out DIR          run a parameter grid (docs/SWEEPS.md)
+  profsim import --jfr-json REC.json --out M.yaml   model a recorded Java program (docs/IMPORT.md)
 
 Run 'profsim run -h' for the run flags.
 `
@@ -62,11 +63,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdStudy(args[1:], stdout)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "import":
+		err = cmdImport(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q (want run, workloads, samplers, study or sweep)", args[0])
+		err = usagef("unknown command %q (want run, workloads, samplers, study, sweep or import)", args[0])
 	}
 	if err == nil {
 		return 0
