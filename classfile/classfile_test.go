@@ -251,6 +251,24 @@ func TestClasspath(t *testing.T) {
 	_, err = cp.Class("Wrong")
 	require.ErrorContains(t, err, "holds class HotCold")
 
+	// A JDK module file: the magic "JM" 1 0, then a zip with classes/.
+	var jm bytes.Buffer
+	jm.WriteString("JM\x01\x00")
+	z = zip.NewWriter(&jm)
+	w, err = z.Create("classes/HotCold.class")
+	require.NoError(t, err)
+	_, err = w.Write(load(t, "HotCold.class"))
+	require.NoError(t, err)
+	require.NoError(t, z.Close())
+	jmod := filepath.Join(dir, "hot.jmod")
+	require.NoError(t, os.WriteFile(jmod, jm.Bytes(), 0o644))
+	mcp, err := OpenClasspath(jmod)
+	require.NoError(t, err)
+	defer mcp.Close()
+	c, err = mcp.Class("HotCold")
+	require.NoError(t, err)
+	assert.Equal(t, "HotCold", c.Name)
+
 	_, err = OpenClasspath(filepath.Join(dir, "missing.jar"))
 	require.Error(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.jar"), []byte("not a zip"), 0o644))

@@ -30,7 +30,8 @@ type cpEntry struct {
 	jar map[string]*zip.File // a jar's .class entries by binary name
 }
 
-// OpenClasspath opens jars (files ending in .jar or .zip) and directories.
+// OpenClasspath opens jars (and other zip files), the JDK's modules
+// (.jmod files: their classes/ folder) and directories.
 func OpenClasspath(paths ...string) (*Classpath, error) {
 	cp := &Classpath{cache: map[string]*Class{}, errs: map[string]error{}}
 	for _, p := range paths {
@@ -50,8 +51,13 @@ func OpenClasspath(paths ...string) (*Classpath, error) {
 		}
 		cp.closers = append(cp.closers, z)
 		e := cpEntry{jar: map[string]*zip.File{}}
+		jmod := strings.HasSuffix(p, ".jmod")
 		for _, f := range z.File {
-			if name, ok := strings.CutSuffix(f.Name, ".class"); ok && !strings.HasPrefix(name, "META-INF/") {
+			name, ok := strings.CutSuffix(f.Name, ".class")
+			if jmod { // a JDK module: a 4-byte header, then a zip with the classes under classes/
+				name, ok = strings.CutPrefix(name, "classes/")
+			}
+			if ok && !strings.HasPrefix(name, "META-INF/") {
 				if _, dup := e.jar[name]; !dup {
 					e.jar[name] = f
 				}

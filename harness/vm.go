@@ -128,7 +128,9 @@ type jvmOpt struct {
 	boolean  bool
 	min, max int64 // accepted range: HotSpot's, narrowed to the model's
 	set      func(st *jvmState, on bool, n int64)
-	info     JVMFlag
+	// text, for an option whose value is not a number, reads the value.
+	text func(st *jvmState, value string) error
+	info JVMFlag
 }
 
 // jvmState collects the options in order; ergonomics then derives the
@@ -216,6 +218,21 @@ var jvmOpts = []jvmOpt{
 		set: func(st *jvmState, _ bool, n int64) { st.jit.HotCallCount = n },
 		info: JVMFlag{"-XX:InlineFrequencyCount=N", "jit.hot_call_count (a call site that ran N times is hot: callees up to FreqInlineSize)",
 			"100 (cpu/x86/globals_x86.hpp); diagnostic: HotSpot requires -XX:+UnlockDiagnosticVMOptions, profsim does not"}},
+	{name: "CompileCommand",
+		text: func(st *jvmState, v string) error {
+			c, err := jit.ParseCompileCommand(v)
+			if err != nil {
+				return err
+			}
+			if st.jit.CompileCommands != "" {
+				st.jit.CompileCommands += " "
+			}
+			st.jit.CompileCommands += jit.CompileCommands(c.String())
+			return nil
+		},
+		info: JVMFlag{"-XX:CompileCommand=dontinline,PATTERN, -XX:CompileCommand=inline,PATTERN, -XX:CompileCommand=exclude,PATTERN",
+			"appended to jit.compile_commands (every occurrence counts; for each kind the last matching command decides): dontinline keeps a method from being inlined, inline inlines it at any size, exclude never compiles it (interpreted) nor inlines it; PATTERN is Class::method or package/Class.method with * wildcards and an optional signature",
+			"none; compiler/compilerOracle.cpp (CompilerOracle::parse_from_line, should_inline, should_not_inline, should_exclude), compiler/methodMatcher.cpp (MethodMatcher::parse_method_pattern), opto/bytecodeInfo.cpp (InlineTree::should_inline, should_not_inline), compiler/compileBroker.cpp (CompileBroker::compilation_is_prohibited)"}},
 	{name: "TypeProfileMajorReceiverPercent", min: 1, max: 100,
 		set: func(st *jvmState, _ bool, n int64) { st.jit.ReceiverDominance = float64(n) / 100 },
 		info: JVMFlag{"-XX:TypeProfileMajorReceiverPercent=P", "jit.receiver_dominance=P/100 (the model needs P ≥ 1; HotSpot allows 0)",
@@ -239,11 +256,21 @@ func supportedList() string {
 			s = append(s, o.name)
 		case o.boolean:
 			s = append(s, "-XX:±"+o.name)
+		case o.text != nil:
+			s = append(s, "-XX:"+o.name+"=dontinline|inline|exclude,PATTERN")
 		default:
 			s = append(s, "-XX:"+o.name+"=N")
 		}
 	}
 	return strings.Join(s, ", ")
+}
+
+// valueText is the value an option takes, as its usage shows it.
+func (o *jvmOpt) valueText() string {
+	if o.text != nil {
+		return "KIND,PATTERN"
+	}
+	return "N"
 }
 
 func lookupJVMOpt(name string) *jvmOpt {
@@ -257,7 +284,8 @@ func lookupJVMOpt(name string) *jvmOpt {
 
 // ApplyJVMFlags reads flags, whitespace-separated real HotSpot options,
 // and sets what they mean in the model on top of cfg (normally a preset):
-// in order, the last of repeated options winning, then with HotSpot's
+// in order, the last of repeated options winning (each
+// -XX:CompileCommand is appended to jit.compile_commands), then with HotSpot's
 // ergonomics on the final values (see ergonomics). Every option is either
 // modelled or an error; on an error cfg is unchanged. SupportedJVMFlags
 // lists the options.
@@ -292,7 +320,7 @@ func (st *jvmState) parse(tok string) error {
 		case o == nil:
 			return unsupported
 		case !o.boolean:
-			return fmt.Errorf("%s: %s takes a value (-XX:%s=N), not + or -", tok, o.name, o.name)
+			return fmt.Errorf("%s: %s takes a value (-XX:%s=%s), not + or -", tok, o.name, o.name, o.valueText())
 		}
 		o.set(st, body[0] == '+', 0)
 		st.written[o.name] = tok
@@ -306,7 +334,12 @@ func (st *jvmState) parse(tok string) error {
 	case o.boolean:
 		return fmt.Errorf("%s: %s is a boolean option (-XX:+%s or -XX:-%s), not %s=VALUE", tok, o.name, o.name, o.name, o.name)
 	case !hasValue:
-		return fmt.Errorf("%s: %s needs a value (-XX:%s=N)", tok, o.name, o.name)
+		return fmt.Errorf("%s: %s needs a value (-XX:%s=%s)", tok, o.name, o.name, o.valueText())
+	case o.text != nil:
+		if err := o.text(st, value); err != nil {
+			return fmt.Errorf("%s: %w", tok, err)
+		}
+		return nil
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

@@ -28,7 +28,8 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 
 	assert.Equal(t, []string{"tiered", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
 		"freq_inline_size", "hot_call_count", "max_inline_level", "receiver_dominance", "strip_mining_iter",
-		"debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static"}, param.Names(&d.JIT))
+		"debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
+		"compile_commands"}, param.Names(&d.JIT))
 	assert.Equal(t, []string{"time_slice", "context_switch", "max_stack_depth", "max_step",
 		"cost.interp_factor", "cost.call_cycles", "cost.poll_cycles", "cost.alloc_cycles", "cost.throw_cycles",
 		"cost.unwind_cycles", "cost.monitor_cycles", "cost.speed_percent"}, param.Names(&d.Sim),
@@ -49,6 +50,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	j.CompileThreshold, j.BackedgeThreshold, j.MaxInlineSize, j.FreqInlineSize = 11, 12, 13, 14
 	j.HotCallCount, j.MaxInlineLevel, j.StripMiningIter, j.CompileNanosPerBytecode = 15, 16, 17, 18
 	j.ReceiverDominance, j.HotEdgeShare = 0.375, 0.125
+	j.CompileCommands = "dontinline,A.b exclude,pkg/C.*"
 	gotJ := jit.Config{Flavour: jit.Jikes}
 	roundTrip(t, &j, &gotJ)
 	assert.Equal(t, j, gotJ)
@@ -160,6 +162,10 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 		{"-XX:InlineFrequencyCount=5", func(j *jit.Config) { j.HotCallCount = 5 }},
 		{"-XX:TypeProfileMajorReceiverPercent=40", func(j *jit.Config) { j.ReceiverDominance = 0.4 }},
 		{"  -XX:-Inline\t\n-XX:MaxInlineSize=7 ", func(j *jit.Config) { j.Inline, j.MaxInlineSize = false, 7 }},
+		// Compile commands accumulate, in HotSpot's print form.
+		{"-XX:CompileCommand=dontinline,Foo::bar", func(j *jit.Config) { j.CompileCommands = "dontinline,Foo.bar" }},
+		{"-XX:CompileCommand=DontInline,Foo::bar -XX:CompileCommand=exclude,pkg.Baz::* -XX:CompileCommand=inline,*Map.get*,false",
+			func(j *jit.Config) { j.CompileCommands = "dontinline,Foo.bar exclude,pkg/Baz.* inline,*Map.get*,false" }},
 	} {
 		cfg := presetConfig(t, "hotspot17")
 		want := cfg.JIT
@@ -177,7 +183,7 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 }
 
 func TestApplyJVMFlagsErrors(t *testing.T) {
-	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:TypeProfileMajorReceiverPercent=N)"
+	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
 	for _, tc := range []struct{ preset, flags, want string }{
 		{"hotspot17", "-XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
 		{"hotspot17", "-Xmx1g", "-Xmx1g: not an option profsim models " + supported},
@@ -210,6 +216,14 @@ func TestApplyJVMFlagsErrors(t *testing.T) {
 		{"jikes", "-XX:LoopStripMiningIter=500", "-XX:LoopStripMiningIter=500: only the hotspot flavour removes counted loops' polls; this configuration is jikes-flavoured (polls at every back-edge)"},
 		{"j9", "-XX:-UseCountedLoopSafepoints", "-XX:-UseCountedLoopSafepoints: only the hotspot flavour removes counted loops' polls; this configuration is jikes-flavoured (polls at every back-edge)"},
 		{"hotspot17", "-XX:-Inline -XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
+		{"hotspot17", "-XX:CompileCommand=option,Foo::bar,PrintInlining", `-XX:CompileCommand=option,Foo::bar,PrintInlining: compile command "option,Foo::bar,PrintInlining": "option" is not a command profsim models (supported: dontinline, inline, exclude)`},
+		{"hotspot17", "-XX:CompileCommand=compileonly,Foo.bar", `-XX:CompileCommand=compileonly,Foo.bar: compile command "compileonly,Foo.bar": "compileonly" is not a command profsim models (supported: dontinline, inline, exclude)`},
+		{"hotspot17", "-XX:CompileCommand=dontinline,Foo", `-XX:CompileCommand=dontinline,Foo: compile command "dontinline,Foo": could not parse the method pattern (want Class::method or package/Class.method)`},
+		{"hotspot17", "-XX:CompileCommand=dontinline,A.b -XX:CompileCommand=dontinline,a/B::c", `-XX:CompileCommand=dontinline,a/B::c: compile command "dontinline,a/B::c": method pattern uses '/' together with '::'`},
+		{"hotspot17", "-XX:CompileCommand", "-XX:CompileCommand: CompileCommand needs a value (-XX:CompileCommand=KIND,PATTERN)"},
+		{"hotspot17", "-XX:+CompileCommand", "-XX:+CompileCommand: CompileCommand takes a value (-XX:CompileCommand=KIND,PATTERN), not + or -"},
+		{"hotspot17", "-XX:CompileCommandFile=.hotspot_compiler", "-XX:CompileCommandFile=.hotspot_compiler: not an option profsim models " + supported},
+		{"hotspot17", "-XX:CompileOnly=Foo.bar", "-XX:CompileOnly=Foo.bar: not an option profsim models " + supported},
 	} {
 		cfg := presetConfig(t, tc.preset)
 		before := cfg.JIT
@@ -255,7 +269,7 @@ func TestJVMFlagsErgonomics(t *testing.T) {
 
 func TestSupportedJVMFlagsAreDocumented(t *testing.T) {
 	fs := SupportedJVMFlags()
-	assert.Len(t, fs, 15)
+	assert.Len(t, fs, 16)
 	for _, f := range fs {
 		assert.NotEmpty(t, f.Option)
 		assert.NotEmpty(t, f.Model, f.Option)

@@ -105,11 +105,24 @@ func (j *JIT) edgeWeight(e int) float64 {
 }
 
 // shouldInline accepts a callee no larger than limit, never recursively.
+// Compile commands come first, as in C2's InlineTree::should_inline and
+// should_not_inline (opto/bytecodeInfo.cpp): a callee the inline command
+// matches is inlined whatever its size ("force inline by CompileCommand"),
+// even if dontinline or exclude also match it; otherwise one that
+// dontinline or exclude matches is not ("disallowed by CompileCommand").
+// Recursion and MaxInlineLevel (checked by the caller) still bound forced
+// inlining, as InlineTree::try_to_inline checks them after the filters.
 func (j *JIT) shouldInline(callee int32, path []int32, limit int64) bool {
 	for _, p := range path {
 		if p == callee {
 			return false
 		}
+	}
+	switch {
+	case j.oracle.forceInline[callee]:
+		return true
+	case j.oracle.dontInline[callee] || j.oracle.exclude[callee]:
+		return false
 	}
 	return j.sizes[callee] <= limit
 }

@@ -19,6 +19,23 @@ func (j *JIT) Explain() string {
 			j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)
 		j.explainCode(&b, j.vm.Code(e.Method), "    ", false)
 	}
+	for _, c := range j.cmds {
+		var matched []string
+		for m, meth := range j.img.Methods {
+			if c.Matches(meth) {
+				matched = append(matched, j.img.Names[m])
+			}
+		}
+		if len(matched) == 0 {
+			matched = []string{"no method"}
+		}
+		fmt.Fprintf(&b, "CompileCommand %s matches %s\n", c, strings.Join(matched, ", "))
+	}
+	for m, ex := range j.oracle.exclude {
+		if ex {
+			fmt.Fprintf(&b, "%s: excluded by CompileCommand, never compiled (interpreted)\n", j.img.Names[m])
+		}
+	}
 	return b.String()
 }
 

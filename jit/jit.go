@@ -102,6 +102,11 @@ type Config struct {
 	// profile calls cold is not inlined (J9's dynamic heuristics, which
 	// an inaccurate profile turns into a slow-down).
 	ProfileOverridesStatic bool `key:"profile_overrides_static" doc:"with a sampled call graph, its size limit replaces max_inline_size (J9)" src:"Arnold & Grove, CGO 2005, Fig. 5 (J9: true; Jikes RVM: false)"`
+	// CompileCommands are HotSpot's -XX:CompileCommand options
+	// (dontinline, inline, exclude; see CompileCommands and
+	// CompileCommand), applied in order: for each kind the last command
+	// matching a method decides.
+	CompileCommands CompileCommands `key:"compile_commands" doc:"HotSpot compile commands separated by spaces, each KIND,PATTERN: dontinline, inline or exclude, and Class::method or package/Class.method with * wildcards" src:"HotSpot -XX:CompileCommand (none)"`
 }
 
 // EdgeProfile is a call-graph profile the inliner can read instead of the
@@ -162,6 +167,9 @@ func (c Config) Validate() error {
 	case c.CompileNanosPerBytecode < 0:
 		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be ≥ 0", c.CompileNanosPerBytecode)
 	}
+	if _, err := ParseCompileCommands(c.CompileCommands); err != nil {
+		return fmt.Errorf("jit.compile_commands: %w", err)
+	}
 	return nil
 }
 
@@ -188,6 +196,8 @@ type JIT struct {
 	events   []Event
 	sizes    []int64
 	profile  EdgeProfile
+	cmds     []CompileCommand
+	oracle   oracle
 }
 
 type pendingCompile struct {
@@ -209,9 +219,20 @@ func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
 	for i := range img.Methods {
 		j.sizes = append(j.sizes, MethodSize(img.Base[i]))
 	}
+	j.cmds, _ = ParseCompileCommands(cfg.CompileCommands) // Validate parsed them
+	j.oracle = newOracle(j.cmds, img.Methods)
 	j.compiler = vm.NewServiceThread("C2 CompilerThread0", j)
 	vm.SetCounterHandler(j)
 	for m := range img.Methods {
+		if j.oracle.exclude[m] {
+			// CompileBroker::compilation_is_prohibited
+			// (compiler/compileBroker.cpp) refuses every compilation of
+			// an excluded method, OSR included: it stays interpreted
+			// and its counters never queue it.
+			vm.ReplaceCode(j.interpreted(int32(m)))
+			j.queued[m] = true
+			continue
+		}
 		if cfg.Tiered {
 			vm.ReplaceCode(j.interpreted(int32(m))) // entry frames too
 			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
@@ -298,7 +319,7 @@ func (j *JIT) OnJobStart(vm *sim.VM, _ sim.ThreadID, tag int64) sim.Time {
 func (j *JIT) RecompileAll() int {
 	n := 0
 	for m, q := range j.queued {
-		if q {
+		if q && !j.oracle.exclude[m] {
 			j.queue(int32(m), "recompile", false)
 			n++
 		}
