@@ -116,6 +116,8 @@ type Outcome struct {
 	Windows map[string][]*profile.Profile
 	// WarmUpBytecodes: bytecodes executed by Config.WarmUp (0 without).
 	WarmUpBytecodes int64
+	// Footprint is the run's estimated memory (Config.Sim.Limits).
+	Footprint sim.Footprint
 }
 
 // Run executes program p under cfg. A run that reaches one of
@@ -271,6 +273,7 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 		return nil, err
 	}
 	out.Names, out.Samplers = names, resolved
+	out.Footprint = vm.Footprint()
 	if !cfg.NoTruthProfile {
 		if err := vm.CheckProfile(); err != nil {
 			return nil, err

@@ -28,9 +28,9 @@ type Limits struct {
 // largest servers have a few hundred hardware threads.
 const MaxCPUs = 1024
 
-// maxThreadsCap is the largest MaxThreads: thread IDs are int32, and a
+// MaxThreadsLimit is the largest MaxThreads: thread IDs are int32, and a
 // run keeps a few VM service threads besides the application's.
-const maxThreadsCap = math.MaxInt32 - 1024
+const MaxThreadsLimit = math.MaxInt32 - 1024
 
 // DefaultLimits are sized for a machine with 24 GiB of memory: a run's
 // estimate stays within half of it (profsim run also sets Go's soft
@@ -44,8 +44,8 @@ func DefaultLimits() Limits {
 // Validate names the first invalid field.
 func (l Limits) Validate() error {
 	switch {
-	case l.MaxThreads < 0 || l.MaxThreads > maxThreadsCap:
-		return fmt.Errorf("max_threads: %d must be in [0, %d]", l.MaxThreads, maxThreadsCap)
+	case l.MaxThreads < 0 || l.MaxThreads > MaxThreadsLimit:
+		return fmt.Errorf("max_threads: %d must be in [0, %d]", l.MaxThreads, MaxThreadsLimit)
 	case l.MaxMemory < 0:
 		return fmt.Errorf("max_memory: %d must be ≥ 0", l.MaxMemory)
 	}
@@ -97,14 +97,14 @@ func FormatBytes(n int64) string {
 }
 
 // The footprint model: what one unit of the run costs in bytes of Go
-// heap. The estimate covers what the run, the truth profile built from it
-// and that profile's export (--out) keep live, not the samplers'
-// profiles. Measured with profsim run (GOGC=25, so that the peak RSS is
-// close to the live heap): the javac stand-in for 1 s, 1.2 M contexts and
-// 78 M stack frames in 3.5 M truth samples, is estimated at 6.3 GiB and
-// peaked at 5.6 GiB with --out, 3.2 GiB without; 10⁵ threads that each
-// run one statement peaked at 159 MiB with --out and --format json,
-// estimated at 146 MiB.
+// heap. The estimate covers what the run and the truth profile built from
+// it keep live, not the samplers' profiles (nor the export of profiles to
+// files, which profsim run estimates itself). Measured with profsim run
+// (GOGC=25, so that the peak RSS is close to the live heap): the javac
+// stand-in for 1 s, 1.2 M contexts and 78 M stack frames in 3.5 M truth
+// samples, is estimated at 3.6 GiB and peaked at 3.2 GiB; 10⁵ threads
+// that each run one statement peaked at 127 MiB (159 MiB with --format
+// json and --out), estimated at 146 MiB.
 const (
 	// contextBytes: a calling context's node, twice its 40 bytes (the
 	// slice holding the nodes grows by doubling).
@@ -113,11 +113,11 @@ const (
 	// doubled likewise.
 	lineBytes = 32
 	// sampleBytes and stackFrameBytes: one sample of the truth profile
-	// (a context's line with self time), with its stack of depth frames:
-	// the sample, its merge key, its slot in the builder's map and, on
-	// export, its pprof sample and folded line.
-	sampleBytes     = 320
-	stackFrameBytes = 64
+	// (a context's line with self time), with its stack of depth frames
+	// (24 bytes each): the sample, its merge key and its slot in the
+	// builder's map.
+	sampleBytes     = 256
+	stackFrameBytes = 32
 	// threadBytes: a thread (its state, random stream, name, statistics
 	// and a row of the report), besides its stack.
 	threadBytes = 1536

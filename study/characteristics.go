@@ -45,6 +45,7 @@ func Measure(name string, d sim.Time) (Characteristics, error) {
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Duration = d
+	cfg.NoTruthProfile = true // the exact CCT is all it reads
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return Characteristics{}, err
