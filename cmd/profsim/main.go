@@ -9,8 +9,10 @@
 //	profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N] | merge DIR... --out DIR | status DIR
 //
 // Exit status: 0 on success, 2 on bad input (unknown workload, bad flag
-// value, unreadable or invalid workload file), 1 if writing output fails
-// or a sweep's run failed, 130/143 after SIGINT/SIGTERM.
+// value, unreadable or invalid workload file, conflicting flags) or a run
+// that reached a limit (--max-threads, --max-memory), 1 if writing output
+// fails (standard output included) or a sweep's run failed, 130/143
+// after SIGINT/SIGTERM.
 package main
 
 import (
@@ -51,7 +53,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	var err error
+	out := &checkedWriter{w: stdout}
+	err := command(args, out, stderr)
+	if out.err != nil && (err == nil || errors.Is(err, errHelp) || errors.Is(err, out.err)) {
+		// Output that did not reach stdout (a full disk, a closed
+		// pipe) is a failure, however the command itself went.
+		err = fmt.Errorf("writing standard output: %w", out.err)
+	}
+	return exitStatus(err, stderr)
+}
+
+// command dispatches to the subcommand args[0] names.
+func command(args []string, stdout, stderr io.Writer) (err error) {
 	switch args[0] {
 	case "run":
 		err = cmdRun(args[1:], stdout)
@@ -67,10 +80,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdImport(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
-		return 0
 	default:
 		err = usagef("unknown command %q (want run, workloads, samplers, study, sweep or import)", args[0])
 	}
+	return err
+}
+
+// exitStatus reports err on stderr and returns the exit status it means.
+func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
@@ -90,3 +107,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 var errHelp = errors.New("help shown")
+
+// checkedWriter remembers the first error writing to w and fails every
+// write after it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}

@@ -151,7 +151,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run"}, "--workload is required"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "-1s"}, "--duration -1s must be > 0"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "soon"}, `invalid value "soon" for flag -duration`},
-		{[]string{"run", "--workload", "hotcold", "--cpus", "0"}, "--cpus 0 must be ≥ 1"},
+		{[]string{"run", "--workload", "hotcold", "--cpus", "0"}, "--cpus 0 must be in [1, 1024]"},
 		{[]string{"run", "--workload", "hotcold", "--format", "xml"}, `--format "xml": want table, json, csv or jsonl`},
 		{[]string{"run", "--workload", "hotcold", "--by", "file"}, `--by "file": want method or line`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "async,intervl=1ms"}, `sampler async: unknown key "intervl" (valid: debug_info, depth, handler_base, handler_per_frame, interval, jitter)`},

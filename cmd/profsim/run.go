@@ -2,16 +2,21 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/profsim/profsim/harness"
@@ -48,7 +53,18 @@ type runFlags struct {
 	speedups   []workloads.SpeedUp
 	// rawInject and rawSpeedup are the flags' values as given.
 	rawInject, rawSpeedup []string
+	// The run's limits (sim.Limits) and the largest workload file read.
+	maxThreads          int
+	maxMemory, maxInput byteSize
+	// baselineFlag is the flag that turned the optimizing JIT off:
+	// --baseline-only or --no-jit.
+	baselineFlag string
 }
+
+// defaultMaxInput is the largest workload file read by default: decoding
+// holds about 50 bytes per byte of YAML (a 43 MB file of 10⁶ statements
+// peaked at 2.2 GB), so 64 MiB stays within a few GiB.
+const defaultMaxInput = 64 << 20
 
 // defaultVM is the preset of a plain `profsim run`: today's HotSpot.
 const defaultVM = "hotspot17"
@@ -61,7 +77,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.workload, "workload", "", "built-in workload NAME (see 'profsim workloads') or a .yaml/.json FILE")
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "master seed: same seed, same output")
 	fs.DurationVar(&f.duration, "duration", time.Duration(def.Duration), "simulated time limit (the run ends earlier if the program does)")
-	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs")
+	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs, 1 to 1024")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, csv (tidy, one row per profile and method) or jsonl (the csv rows as JSON lines)")
 	fs.StringVar(&f.by, "by", "method", "attribution in the table and csv/jsonl: method, or line (each sample's top frame by source line)")
 	fs.StringVar(&f.out, "out", "", "directory to write each profile's <id>.pb.gz (pprof) and <id>.folded to")
@@ -106,18 +122,22 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		}
 		return err
 	})
+	lim := sim.DefaultLimits()
+	f.maxMemory, f.maxInput = byteSize(lim.MaxMemory), defaultMaxInput
+	fs.IntVar(&f.maxThreads, "max-threads", lim.MaxThreads, "limit: application threads a run may create (the program's and spawned ones)")
+	fs.Var(&f.maxMemory, "max-memory", "limit: the run's estimated memory, a `SIZE` such as 512MiB or 20GiB (see Limits below)")
+	fs.Var(&f.maxInput, "max-input-size", "limit: the largest workload file read, a `SIZE` such as 256MiB")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			runHelp(stdout, fs)
+			limitsHelp(stdout)
 			return nil, errHelp
 		}
 		return nil, usagef("run: %v", err)
 	}
-	if *keys {
-		printSettingKeys(stdout)
-		return nil, errHelp
-	}
+	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) {
+		given[fl.Name] = true
 		switch fl.Name {
 		case "inline":
 			f.inline = inline
@@ -129,6 +149,22 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 			f.baseline = f.baseline || *noJIT
 		}
 	})
+	if *keys {
+		if len(given) > 1 {
+			return nil, usagef("run: --keys lists the keys and runs nothing: %s would be ignored", givenExcept(given, "keys"))
+		}
+		printSettingKeys(stdout)
+		return nil, errHelp
+	}
+	switch {
+	case given["baseline-only"] && f.baseline:
+		f.baselineFlag = "--baseline-only"
+	case f.baseline:
+		f.baselineFlag = "--no-jit"
+	}
+	if err := flagConflicts(f, given); err != nil {
+		return nil, err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return nil, usagef("run: unexpected argument %q (flags only)", fs.Arg(0))
@@ -136,8 +172,14 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --workload is required (paper programs: %s; stand-ins: see 'profsim workloads')", strings.Join(workloads.Programs(), ", "))
 	case f.duration <= 0:
 		return nil, usagef("run: --duration %v must be > 0", f.duration)
-	case f.cpus < 1:
-		return nil, usagef("run: --cpus %d must be ≥ 1", f.cpus)
+	case f.cpus < 1 || f.cpus > sim.MaxCPUs:
+		return nil, usagef("run: --cpus %d must be in [1, %d]", f.cpus, sim.MaxCPUs)
+	case f.maxThreads < 1 || f.maxThreads > sim.MaxThreadsLimit:
+		return nil, usagef("run: --max-threads %d must be in [1, %d]", f.maxThreads, sim.MaxThreadsLimit)
+	case f.maxMemory < 1:
+		return nil, usagef("run: --max-memory %s must be > 0", f.maxMemory)
+	case f.maxInput < 1:
+		return nil, usagef("run: --max-input-size %s must be > 0", f.maxInput)
 	case !slices.Contains([]string{"table", "json", "csv", "jsonl"}, f.format):
 		return nil, usagef("run: --format %q: want table, json, csv or jsonl", f.format)
 	case f.by != "method" && f.by != "line":
@@ -189,8 +231,12 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 			}
 			continue
 		}
-		if _, err := spec.Resolve(); err != nil {
+		r, err := spec.Resolve()
+		if err != nil {
 			return nil, usagef("run: --sampler: %v", err)
+		}
+		if np, ok := r.New().(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() && f.baseline {
+			return nil, usagef("run: --sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), f.baselineFlag)
 		}
 		n++
 	}
@@ -200,8 +246,100 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	return f, nil
 }
 
-// loadWorkload resolves a built-in name first, then a file path.
+// limitsHelp lists the run's limits. (Its lines must not start with
+// "  -": the sweep reads the flags from the lines that do.)
+func limitsHelp(w io.Writer) {
+	lim := sim.DefaultLimits()
+	fmt.Fprintf(w, `
+Limits: a run that reaches one stops at once with exit status 2 and one line
+naming the limit, the value reached and the flag that raises it.
+  threads        --max-threads N (default %d): application threads created
+                 over the run, the program's and the spawned ones
+  memory         --max-memory SIZE (default %s): the run's estimated memory,
+                 counted as it goes: calling contexts with their share of the
+                 truth profile, threads, their deepest stacks, and the export
+                 of the profiles to --out; unless GOMEMLIMIT is set it is also
+                 Go's soft memory limit, which keeps the process near it
+  input          --max-input-size SIZE (default %s): the largest workload
+                 file read; only regular files (or links to one) are read
+  CPUs           --cpus N: at most %d
+`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.FormatBytes(defaultMaxInput), sim.MaxCPUs)
+}
+
+// flagConflicts names flags that contradict each other or that the rest
+// of the command line would silently ignore.
+func flagConflicts(f *runFlags, given map[string]bool) error {
+	if f.format != "table" {
+		for _, name := range []string{"explain-jit", "top"} {
+			if given[name] {
+				return usagef("run: --%s shapes the table, which --format %s does not print", name, f.format)
+			}
+		}
+		if given["by"] && f.format == "json" {
+			return usagef("run: --by shapes the table, csv and jsonl; --format json has every profile by method and by line")
+		}
+	}
+	if f.baseline {
+		for _, name := range []string{"explain-jit", "inline", "strip-mining", "debug-non-safepoints", "jvm-flags"} {
+			if given[name] {
+				return usagef("run: --%s configures the optimizing JIT, which %s turns off", name, f.baselineFlag)
+			}
+		}
+	}
+	return nil
+}
+
+// givenExcept lists the flags given, but skip, as --a, --b.
+func givenExcept(given map[string]bool, skip string) string {
+	var names []string
+	for n := range given {
+		if n != skip {
+			names = append(names, "--"+n)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// byteSize is a flag of bytes: a whole number with an optional binary
+// unit (B, KiB, MiB, GiB, TiB).
+type byteSize int64
+
+func (b byteSize) String() string { return sim.FormatBytes(int64(b)) }
+
+func (b *byteSize) Set(s string) error {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
+	num, shift := s, uint(0)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			num, shift = strings.TrimSuffix(s, u.suffix), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a size: a whole number of bytes with an optional unit B, KiB, MiB, GiB or TiB (e.g. 512MiB)", s)
+	}
+	if n > math.MaxInt64>>shift {
+		return fmt.Errorf("%q is over the largest size, 8EiB", s)
+	}
+	*b = byteSize(n << shift)
+	return nil
+}
+
+// loadWorkload resolves a built-in name first, then a file path, read if
+// it is a regular file of at most the default --max-input-size.
 func loadWorkload(ref string) (*program.Program, error) {
+	return loadWorkloadMax(ref, defaultMaxInput)
+}
+
+// loadWorkloadMax is loadWorkload reading files of at most max bytes.
+// Only a regular file is read (a symbolic link to one is): a FIFO would
+// block and a device may never end.
+func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
 	if slices.Contains(workloads.Names(), ref) {
 		p, err := workloads.Get(ref)
 		if err != nil {
@@ -209,17 +347,41 @@ func loadWorkload(ref string) (*program.Program, error) {
 		}
 		return p, nil
 	}
-	if _, err := os.Stat(ref); err != nil {
+	st, err := os.Stat(ref)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, usagef("unknown workload %q: not a built-in (%s, or a stand-in from 'profsim workloads') and no such file", ref, strings.Join(workloads.Programs(), ", "))
 		}
-		return nil, usagef("workload %s: %v", ref, err)
+		return nil, usagef("workload %s: %v", ref, bare(err))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, usagef("workload %s: not a regular file (%s); profsim reads workloads from regular files only", ref, fileKind(st.Mode()))
+	}
+	if st.Size() > max {
+		return nil, usagef("workload %s: %s is over the input limit of %s (raise it with --max-input-size SIZE)", ref, sim.FormatBytes(st.Size()), sim.FormatBytes(max))
 	}
 	p, err := program.Load(ref)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	return p, nil
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }
 
 // buildConfig resolves the run's configuration: the preset, then the
@@ -254,15 +416,29 @@ func buildConfig(f *runFlags) (harness.Config, error) {
 		cfg.GC = nil
 	}
 	cfg.Samplers, cfg.Mode = f.specs, f.mode
+	cfg.Sim.Limits = sim.Limits{MaxThreads: f.maxThreads, MaxMemory: int64(f.maxMemory)}
 	return cfg, nil
 }
 
 func cmdRun(args []string, stdout io.Writer) error {
+	ctx, sig, stop := signalContext()
+	defer stop()
+	return runCommand(ctx, sig, args, stdout)
+}
+
+// runCommand is `profsim run`, stopped by ctx (sig says which signal
+// cancelled it).
+func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout io.Writer) (err error) {
 	f, err := parseRunFlags(args, stdout)
 	if err != nil {
 		return err
 	}
-	p, err := loadWorkload(f.workload)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Let the collector keep the process near the estimate the
+		// limit bounds rather than at twice the live heap.
+		debug.SetMemoryLimit(int64(f.maxMemory))
+	}
+	p, err := loadWorkloadMax(f.workload, int64(f.maxInput))
 	if err != nil {
 		return err
 	}
@@ -281,23 +457,51 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := harness.Run(p, cfg)
+	files := newOutputs(ctx, "--out")
+	defer func() {
+		if err != nil {
+			files.abort()
+			if ctx.Err() != nil {
+				err = interrupted(sig(), "run interrupted (%s); nothing written", signalName(sig()))
+			}
+		}
+	}()
+	if f.out != "" {
+		// Before the run: a bad --out fails at once, not after it.
+		if err := files.dir(f.out); err != nil {
+			return err
+		}
+	}
+	out, err := harness.RunContext(ctx, p, cfg)
 	if err != nil {
+		var le *sim.LimitError
+		if errors.As(err, &le) {
+			return limitError(le)
+		}
+		if ctx.Err() != nil {
+			return err
+		}
 		return usagef("%v", err)
 	}
 	rep := newReport(p.Name, cfg, out)
 	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
 	if f.out != "" {
-		files := map[string]string{}
+		if err := checkExport(out, int64(f.maxMemory)); err != nil {
+			return err
+		}
+		bases := map[string]string{}
 		for _, name := range out.Names {
 			base := fileBase(name)
-			if other, dup := files[base]; dup {
+			if other, dup := bases[base]; dup {
 				return usagef("--out: profiles %q and %q would both be written as %s.*; relabel one", other, name, base)
 			}
-			files[base] = name
-			if err := writeFiles(f.out, base, out.Profiles[name]); err != nil {
+			bases[base] = name
+			if err := writeProfileFiles(files, f.out, base, out.Profiles[name]); err != nil {
 				return err
 			}
+		}
+		if err := files.commit(); err != nil {
+			return err
 		}
 	}
 	w := bufio.NewWriter(stdout)
@@ -334,36 +538,84 @@ func cmdRun(args []string, stdout io.Writer) error {
 	return w.Flush()
 }
 
+// limitError is the one-line message of a run a limit stopped: the
+// limit, the value the run reached and the flag that raises it.
+func limitError(le *sim.LimitError) error {
+	if le.Limit == "threads" {
+		return usagef("run stopped at %v simulated: %s would make %d application threads, over --max-threads %d (raise it with --max-threads N)",
+			le.At, le.Detail, le.Value, le.Max)
+	}
+	return usagef("run stopped at %v simulated: its estimated memory would reach %d bytes (%s: %s), over --max-memory %s (raise it with --max-memory SIZE)",
+		le.At, le.Value, sim.FormatBytes(le.Value), le.Detail, sim.FormatBytes(le.Max))
+}
+
+// exportSampleBytes and exportFrameBytes are what writing one profile
+// sample and each frame of its stack to files adds to the run's memory
+// while that profile is written: its pprof sample with a location per
+// frame and their encoding, then its folded line of names. Measured with
+// profsim run (GOGC=25): the javac stand-in for 1 s (3.5 M truth samples,
+// 78 M frames) peaked at 5.6 GiB with --out, 3.2 GiB without.
+const (
+	exportSampleBytes = 128
+	exportFrameBytes  = 32
+)
+
+// checkExport stops a run whose profiles would take its memory over max
+// as they are written (one at a time) to --out.
+func checkExport(out *harness.Outcome, max int64) error {
+	var most int64
+	largest := ""
+	for _, name := range out.Names {
+		var n int64
+		for _, s := range out.Profiles[name].Samples {
+			n += exportSampleBytes + exportFrameBytes*int64(len(s.Stack))
+		}
+		if n > most {
+			most, largest = n, name
+		}
+	}
+	if total := out.Footprint.Bytes() + most; total > max {
+		return usagef("run stopped before writing its profiles: writing %s to --out would take its estimated memory to %d bytes (%s: %s, and %s for the export), over --max-memory %s (raise it with --max-memory SIZE)",
+			largest, total, sim.FormatBytes(total), out.Footprint, sim.FormatBytes(most), sim.FormatBytes(max))
+	}
+	return nil
+}
+
+// signalName is SIGINT or SIGTERM.
+func signalName(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
 // fileBase is the file name a profile is written under: its ID with the
 // label separator ':' as '-' (pprof reads "a:b" as a host and port).
 func fileBase(id string) string { return strings.ReplaceAll(id, ":", "-") }
 
-// writeFiles writes name.pb.gz and name.folded into dir.
+// writeFiles writes name.pb.gz and name.folded into dir, each through a
+// temporary file renamed into place: both or neither.
 func writeFiles(dir, name string, p *profile.Profile) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("--out: %v", err)
-	}
-	write := func(file string, fn func(io.Writer, *profile.Profile) error) error {
-		path := filepath.Join(dir, file)
-		fh, err := os.Create(path)
-		if err != nil {
-			return usagef("--out: %v", err)
-		}
-		bw := bufio.NewWriter(fh)
-		if err := fn(bw, p); err != nil {
-			fh.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if err := bw.Flush(); err != nil {
-			fh.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return fh.Close()
-	}
-	if err := write(name+".pb.gz", profile.WritePprof); err != nil {
+	files := newOutputs(context.Background(), "--out")
+	if err := files.dir(dir); err != nil {
 		return err
 	}
-	return write(name+".folded", profile.WriteFolded)
+	err := writeProfileFiles(files, dir, name, p)
+	if err == nil {
+		err = files.commit()
+	}
+	if err != nil {
+		files.abort()
+	}
+	return err
+}
+
+// writeProfileFiles adds name.pb.gz and name.folded in dir to files.
+func writeProfileFiles(files *outputs, dir, name string, p *profile.Profile) error {
+	if err := files.write(filepath.Join(dir, name+".pb.gz"), func(w io.Writer) error { return profile.WritePprof(w, p) }); err != nil {
+		return err
+	}
+	return files.write(filepath.Join(dir, name+".folded"), func(w io.Writer) error { return profile.WriteFolded(w, p) })
 }
 
 func cmdSamplers(args []string, stdout io.Writer) error {

@@ -5,6 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/profsim/profsim/study"
@@ -32,7 +36,7 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	}
 	fs := flag.NewFlagSet("study", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md and NAME.svg")
+	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md and NAME.svg (the figure if the experiment has one), each written whole or not at all")
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
 	full := fs.Bool("full", false, "the paper-sized version (slow)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -54,15 +58,86 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	for s := 1; s <= *seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}
-	start := time.Now()
-	r, err := e.Run(o)
-	if err != nil {
+	ctx, sig, stop := signalContext()
+	defer stop()
+	files := newOutputs(ctx, "--out")
+	// Before the study, which may take minutes: a bad --out fails at once.
+	if err := files.dir(*out); err != nil {
 		return err
 	}
-	if err := r.Write(*out, name); err != nil {
+	// The experiment cannot be stopped half-way; a signal during it
+	// removes what the command made and exits at once.
+	var mu sync.Mutex
+	computing := true
+	go func() {
+		<-ctx.Done()
+		mu.Lock()
+		defer mu.Unlock()
+		if s := sig(); computing && s != nil {
+			files.abort()
+			code := exitStatus(interrupted(s, "study %s interrupted (%s); nothing written", name, signalName(s)), os.Stderr)
+			os.Exit(code)
+		}
+	}()
+	start := time.Now()
+	r, err := e.Run(o)
+	mu.Lock()
+	computing = false
+	mu.Unlock()
+	if err != nil {
+		files.abort()
+		return err
+	}
+	written, err := writeStudy(files, r, *out, name)
+	if err != nil {
+		files.abort()
+		if ctx.Err() != nil {
+			return interrupted(sig(), "study %s interrupted (%s); nothing written", name, signalName(sig()))
+		}
 		return fmt.Errorf("study %s: writing results: %w", name, err)
 	}
 	fmt.Fprint(stdout, r.Table.Markdown())
-	fmt.Fprintf(stdout, "\nwrote %s.csv, %s.md and %s.svg in %s (%v)\n", name, name, name, *out, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "\nwrote %s in %s (%v)\n", listAnd(written), *out, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// writeStudy writes r's files (study.Result.Write: NAME.csv, NAME.md and,
+// if the experiment has a figure, NAME.svg) into a temporary directory in
+// dir, then moves them into place together. It returns the names of the
+// files written.
+func writeStudy(files *outputs, r *study.Result, dir, name string) ([]string, error) {
+	tmp, err := os.MkdirTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp) // ours alone; empty once the files are moved
+	if err := r.Write(tmp, name); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if err := files.adopt(filepath.Join(tmp, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return nil, err
+		}
+		written = append(written, e.Name())
+	}
+	if len(written) == 0 {
+		return nil, fmt.Errorf("the study wrote no file")
+	}
+	return written, files.commit()
+}
+
+// listAnd joins names as "a, b and c".
+func listAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
