@@ -44,6 +44,9 @@ type mmethod struct {
 	calls   float64
 	limit   int // recursion limit, 0 if none
 
+	// scale multiplies the segments' time (refinement: Options.Refine).
+	scale    float64
+	segLines map[int]bool  // the lines of segments' statements
 	selfItem map[int]*item // bytecode index → the segment its self samples went to
 	siteItem map[int]*item // call-site bytecode index → its site item
 	line     int           // next statement line while realizing
@@ -86,7 +89,7 @@ func (b *builder) build() error {
 	rec := b.rec
 	for _, md := range rec.meths {
 		m := &mmethod{data: md, class: className(md.m.Class), name: safeIdent(md.m.Name, false), desc: md.m.Descriptor,
-			native: md.native, selfItem: map[int]*item{}, siteItem: map[int]*item{}}
+			native: md.native, scale: 1, selfItem: map[int]*item{}, siteItem: map[int]*item{}}
 		m.ref = m.class + "." + m.name + m.desc
 		b.methods = append(b.methods, m)
 	}
@@ -163,7 +166,7 @@ func (b *builder) threadEntries() {
 		for i, r := range th.order {
 			md.sites[siteKey{bci: i, callee: r}] = th.roots[r]
 		}
-		m := &mmethod{data: md, class: SyntheticClass, name: name, desc: "()V", entry: true,
+		m := &mmethod{data: md, class: SyntheticClass, name: name, desc: "()V", entry: true, scale: 1,
 			selfItem: map[int]*item{}, siteItem: map[int]*item{}}
 		m.ref = m.class + "." + m.name + m.desc
 		// A synthetic entry's structure: one call per root, in order.
@@ -526,8 +529,10 @@ func (b *builder) realize() error {
 	p := &program.Program{Name: b.opt.Name}
 	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
 		b.report.Samples, len(b.rec.threads), b.report.Period)
+	b.report.InferredLoops = 0
 	for _, m := range b.methods {
 		m.line = 1
+		m.segLines = map[int]bool{}
 		body := b.region(m, 0, m.calls)
 		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit, Body: body})
 	}
@@ -590,7 +595,7 @@ func (b *builder) region(m *mmethod, ri int, x float64) []program.Stmt {
 func (b *builder) segment(m *mmethod, it *item, x float64) []program.Stmt {
 	ns := 0.0
 	if x > 0 {
-		ns = it.self * b.period / x
+		ns = it.self * b.period * m.scale / x
 	}
 	bc := int64(it.bytes())
 	if ns == 0 && bc == 0 {
@@ -603,23 +608,28 @@ func (b *builder) segment(m *mmethod, it *item, x float64) []program.Stmt {
 		}
 		return program.Stmt{Work: &program.Work{Cycles: cycles, Bytecodes: bc}}
 	}
+	line := func() int {
+		l := m.nextLine()
+		m.segLines[l] = true
+		return l
+	}
 	k := math.Floor(ns)
 	f := ns - k
 	switch {
 	case ns == 0: // never sampled: the least a block can cost
-		it.line = m.nextLine()
+		it.line = line()
 		return []program.Stmt{one(1, bc)}
 	case k >= 20 || f < 0.05*ns:
-		it.line = m.nextLine()
+		it.line = line()
 		return []program.Stmt{one(int64(math.Max(1, math.Round(ns))), bc)}
 	case k == 0:
-		m.nextLine() // the branch
-		it.line = m.nextLine()
+		line() // the branch
+		it.line = line()
 		return []program.Stmt{{Branch: &program.Branch{Probability: f, Then: []program.Stmt{one(1, bc)}}}}
 	default:
-		it.line = m.nextLine()
-		m.nextLine() // the branch
-		m.nextLine() // its extra cycle
+		it.line = line()
+		line() // the branch
+		line() // its extra cycle
 		return []program.Stmt{one(int64(k), bc), {Branch: &program.Branch{Probability: f, Then: []program.Stmt{one(1, 0)}}}}
 	}
 }

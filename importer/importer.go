@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/jfrjson"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
@@ -38,6 +39,13 @@ type Options struct {
 	// once, in ns of compiled code (default DefaultNanosPerByte). It sets
 	// how often methods are called: a recording shows time, not calls.
 	NanosPerByte float64
+	// Refine runs the model this many times and after each run rescales
+	// every method's work to the recording's self time less the fixed
+	// costs (calls, polls, interpretation) the run charged to it.
+	Refine int
+	// Fit is the configuration the refinement runs use; nil:
+	// harness.DefaultConfig(). The model is fitted for it.
+	Fit *harness.Config
 }
 
 // DefaultNanosPerByte is one cycle per byte of bytecode, the scale of
@@ -52,6 +60,11 @@ const DefaultNanosPerByte = 1.0
 // five threads per tick, each in tens of µs, and its period is at least
 // 1 ms plus its oversleep: docs/ARCHITECTURE.md, JFRJitter).
 const TickGap = 300 * time.Microsecond
+
+// PrintDepth is how many frames `jfr print` keeps of each stack unless
+// given --stack-depth (JDK 17: "Number of frames in stack traces, by
+// default 5"). Import refuses a recording whose stacks all look cut there.
+const PrintDepth = 5
 
 // SyntheticClass is the class of the entry methods made for threads whose
 // samples have more than one root method.
@@ -88,8 +101,11 @@ type Report struct {
 	// execution of their code than its loops allow: each got a loop of its
 	// own (a limit of the fit, not the program's structure).
 	InferredLoops int
-	Compilations  int // jdk.Compilation events seen
-	Inlinings     int // jdk.CompilerInlining events seen
+	// Refinement is the method overlap of the model's truth with the
+	// recording in each refinement run (before that run's rescaling).
+	Refinement   []float64
+	Compilations int // jdk.Compilation events seen
+	Inlinings    int // jdk.CompilerInlining events seen
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over all samples.
 	FrameTypes map[jfrjson.FrameType]int
@@ -107,12 +123,19 @@ func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 	if !(opt.NanosPerByte > 0) || math.IsInf(opt.NanosPerByte, 0) {
 		return nil, fmt.Errorf("nanos per byte: %v must be > 0", opt.NanosPerByte)
 	}
+	if opt.Refine < 0 {
+		return nil, fmt.Errorf("refine: %d must be ≥ 0", opt.Refine)
+	}
 	if opt.Period < 0 {
 		return nil, fmt.Errorf("period: %v must be ≥ 0", opt.Period)
 	}
 	rec, err := aggregate(r)
 	if err != nil {
 		return nil, err
+	}
+	if rec.samples >= 20 && rec.maxFrames == PrintDepth && rec.atPrintDepth*5 >= rec.samples {
+		return nil, fmt.Errorf("no stack has more than %d frames and %d of %d have exactly %d: jfr print cuts stacks at %d frames unless given --stack-depth; print the recording again with --stack-depth 2048",
+			PrintDepth, rec.atPrintDepth, rec.samples, PrintDepth, PrintDepth)
 	}
 	if rec.samples == 0 {
 		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d empty", rec.truncated, rec.empty)
@@ -130,30 +153,45 @@ func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 	if err := b.build(); err != nil {
 		return nil, err
 	}
+	if opt.Refine > 0 {
+		cfg := harness.DefaultConfig()
+		if opt.Fit != nil {
+			cfg = *opt.Fit
+		}
+		for i := 0; i < opt.Refine; i++ {
+			o, err := b.refine(cfg)
+			if err != nil {
+				return nil, err
+			}
+			b.report.Refinement = append(b.report.Refinement, o)
+		}
+	}
 	b.report.Methods = len(b.methods)
 	return &Model{Program: b.prog, Recorded: b.recorded(), Report: b.report}, nil
 }
 
-// EstimatePeriod is the CPU time one sample stands for: the recording's
-// span over its number of sampling ticks (samples less than TickGap apart
-// are one tick). It is the sampling period plus the sampler's mean
-// lateness when every sampled thread runs Java code throughout; threads
-// that block or run native code are simply not sampled, which this
-// estimate does not need to know. times are sorted Unix nanoseconds.
+// EstimatePeriod is the CPU time one sample stands for: the time from the
+// first sampling tick to the last over the ticks between them (samples
+// less than TickGap apart are one tick). It is the sampling period plus
+// the sampler's mean lateness when every sampled thread runs Java code
+// throughout; threads that block or run native code are simply not
+// sampled, which this estimate does not need to know. times are sorted
+// Unix nanoseconds.
 func EstimatePeriod(times []int64) time.Duration {
 	if len(times) < 2 {
 		return 10 * time.Millisecond // JFR's default period; one sample tells nothing
 	}
-	ticks := 1
+	ticks, last := 1, times[0] // last: the first sample of the last tick
 	for i := 1; i < len(times); i++ {
 		if times[i]-times[i-1] >= int64(TickGap) {
 			ticks++
+			last = times[i]
 		}
 	}
 	if ticks < 2 {
 		return time.Duration(times[len(times)-1] - times[0])
 	}
-	return time.Duration((times[len(times)-1] - times[0]) / int64(ticks-1))
+	return time.Duration((last - times[0]) / int64(ticks-1))
 }
 
 // recording is the aggregate of a recording's samples.
@@ -167,6 +205,7 @@ type recording struct {
 	times    []int64  // sample times, sorted at the end
 
 	samples, truncated, empty int
+	maxFrames, atPrintDepth   int // the deepest stack; stacks of exactly PrintDepth frames
 	compilations, inlinings   int
 	frameTypes                map[jfrjson.FrameType]int
 }
@@ -236,6 +275,10 @@ func aggregate(r io.Reader) (*recording, error) {
 				return nil
 			}
 			rec.samples++
+			rec.maxFrames = max(rec.maxFrames, len(s.Frames))
+			if len(s.Frames) == PrintDepth {
+				rec.atPrintDepth++
+			}
 			rec.times = append(rec.times, s.Time.UnixNano())
 			th := rec.thread(s.Thread, s.Time.UnixNano())
 			th.samples++

@@ -16,7 +16,6 @@ import (
 	"github.com/profsim/profsim/importer"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
-	"github.com/profsim/profsim/sim"
 )
 
 const importUsage = `Usage: profsim import --jfr-json REC.json [--classpath JARS_OR_DIRS]... --out MODEL.yaml [flags]
@@ -51,6 +50,7 @@ func cmdImport(args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "the program's name (default: the output file's name)")
 	period := fs.Duration("period", 0, "CPU time per sample (default: estimated from the sample times)")
 	nsPerByte := fs.Float64("ns-per-byte", importer.DefaultNanosPerByte, "assumed compiled cost of one bytecode byte, in ns: sets the call rate")
+	refine := fs.Int("refine", 3, "refinement runs: after each run of the model, rescale each method's work to the recording")
 	check := fs.Bool("check", false, "run the model to its end and print its truth against the recording")
 	seed := fs.Uint64("seed", 1, "seed of the --check run")
 	if err := fs.Parse(args); err != nil {
@@ -71,6 +71,8 @@ func cmdImport(args []string, stdout io.Writer) error {
 		return usagef("import: --out is required")
 	case !(*nsPerByte > 0):
 		return usagef("import: --ns-per-byte %v must be > 0", *nsPerByte)
+	case *refine < 0:
+		return usagef("import: --refine %d must be ≥ 0", *refine)
 	case *period < 0:
 		return usagef("import: --period %v must be ≥ 0", *period)
 	}
@@ -89,7 +91,7 @@ func cmdImport(args []string, stdout io.Writer) error {
 		}
 		defer cp.Close()
 	}
-	m, err := importer.Import(f, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte})
+	m, err := importer.Import(f, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
 	if err != nil {
 		return usagef("import: %s: %v", *rec, err)
 	}
@@ -130,16 +132,16 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 		r.Samples, r.Span.Round(time.Millisecond), r.Period, r.Truncated, r.Compilations, r.Inlinings)
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
+	for i, o := range r.Refinement {
+		fmt.Fprintf(w, "refinement run %d: method overlap %.3f before rescaling\n", i+1, o)
+	}
 }
 
 // checkImport runs the model until its threads end and compares its
 // ground truth with the recording's profile.
 func checkImport(w io.Writer, m *importer.Model, seed uint64) error {
-	cfg := harness.DefaultConfig()
+	cfg := importer.RunToEnd(harness.DefaultConfig(), &m.Report)
 	cfg.Sim.Seed = seed
-	// Long enough for every thread to finish: the recorded CPU time with
-	// room for the interpreter and contention.
-	cfg.Sim.Duration = sim.Time(20*(m.Report.Span+time.Duration(m.Report.Samples)*m.Report.Period)) + sim.Second
 	outc, err := harness.Run(m.Program, cfg)
 	if err != nil {
 		return err
