@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/profsim/profsim/program"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,33 +116,47 @@ threads: [{name: main, entry: A.main, count: 2000000000}]
 	assert.Len(t, r.Threads, 111)
 }
 
-// A chain of threads each spawning and joining the next keeps every one
-// alive at once; a thread costs the same whatever the program's size (no
-// per-method array), and the limit stops the chain.
-func TestSpawnChain(t *testing.T) {
-	chain := func(n int) string {
-		src := "name: chain\nmethods:\n"
-		for i := 0; i < n-1; i++ {
-			src += fmt.Sprintf("  - {class: C, name: m%d, body: [{spawn: {name: t%d, entry: C.m%d, join: true}}]}\n", i, i, i+1)
+// spawnChain is issue 14's 40 000-deep spawn chain: each thread spawns
+// the next and joins it, so all of them are alive at once.
+func spawnChain(n int) *program.Program {
+	p := &program.Program{Name: "chain", Threads: []program.Thread{{Name: "main", Entry: "C.m0", Count: 1}}}
+	for i := 0; i < n; i++ {
+		body := []program.Stmt{{Work: &program.Work{Cycles: 10, Bytecodes: 1}}}
+		if i < n-1 {
+			body = []program.Stmt{{Spawn: &program.Spawn{Name: fmt.Sprintf("t%d", i), Entry: fmt.Sprintf("C.m%d", i+1), Count: 1, Join: true}}}
 		}
-		src += fmt.Sprintf("  - {class: C, name: m%d, body: [{work: {cycles: 10, bytecodes: 1}}]}\n", n-1)
-		return src + "threads: [{name: main, entry: C.m0}]\n"
+		p.Methods = append(p.Methods, program.Method{Class: "C", Name: fmt.Sprintf("m%d", i), Body: body})
 	}
-	vm, le := limitErr(t, chain(1500), Limits{MaxThreads: 1000}, nil)
-	assert.Equal(t, "threads", le.Limit)
-	assert.Equal(t, int64(1001), le.Value)
-	assert.Equal(t, int64(threadBytes), vm.foot.ThreadBytes, "no recursion limits: nothing per method")
+	return p
+}
 
+// The 40 000-deep chain runs to its end within the default limits, each
+// thread costing the same whatever the program's size (no per-method
+// array: 40 000 threads of 40 000 counters were 6.4 GB); a thread limit
+// stops it at the spawn that passes it.
+func TestSpawnChain(t *testing.T) {
+	const n = 40000
 	cfg := DefaultConfig()
-	img, err := NewImage(parse(t, chain(1500)), cfg.Cost)
+	img, err := NewImage(spawnChain(n), cfg.Cost)
 	require.NoError(t, err)
-	vm, err = New(img, cfg)
+	vm, err := New(img, cfg)
 	require.NoError(t, err)
 	r := vm.Run()
 	require.NoError(t, vm.Err())
 	require.Empty(t, r.Incidents)
-	assert.Len(t, r.Threads, 1500)
+	assert.Len(t, r.Threads, n)
+	assert.Equal(t, int64(threadBytes), vm.foot.ThreadBytes, "no recursion limits: nothing per method")
 	assert.Zero(t, vm.foot.Frames, "finished threads keep no stack")
+
+	cfg.Limits.MaxThreads = 1000
+	vm, err = New(img, cfg)
+	require.NoError(t, err)
+	vm.Run()
+	var le *LimitError
+	require.ErrorAs(t, vm.Err(), &le)
+	assert.Equal(t, "threads", le.Limit)
+	assert.Equal(t, int64(1001), le.Value)
+	assert.Equal(t, "thread t998-0 spawning 1 × C.m1000", le.Detail)
 }
 
 // Recursion through virtual calls with three receivers makes a new
@@ -302,4 +318,28 @@ func TestRunQueue(t *testing.T) {
 	q.push(4)
 	assert.Equal(t, ThreadID(3), q.pop())
 	assert.Equal(t, ThreadID(4), q.pop())
+}
+
+// A method with 10⁵ callees: each call finds its context through the
+// index, not by scanning every sibling (that was 24 s for one pass).
+func TestWideFanOut(t *testing.T) {
+	const n = 100000
+	p := &program.Program{Name: "wide", Threads: []program.Thread{{Name: "main", Entry: "W.main", Count: 1}}}
+	var calls []program.Stmt
+	for i := 0; i < n; i++ {
+		p.Methods = append(p.Methods, program.Method{Class: "W", Name: fmt.Sprintf("m%d", i), Body: []program.Stmt{{Work: &program.Work{Cycles: 10, Bytecodes: 1}}}})
+		calls = append(calls, program.Stmt{Call: &program.Call{Method: fmt.Sprintf("W.m%d", i)}})
+	}
+	loop := program.Stmt{Loop: &program.Loop{Trips: program.Const(2), Body: calls}}
+	p.Methods = append(p.Methods, program.Method{Class: "W", Name: "main", Body: []program.Stmt{loop}})
+	vm := newVM(t, p, func(c *Config) { c.Duration = 1000 * Second })
+	r := vm.Run()
+	require.NoError(t, vm.Err())
+	nodes := r.Truth.Nodes()
+	require.Len(t, nodes, n+2, "the root, main and one context per callee")
+	for _, nd := range nodes[2:] {
+		assert.Equal(t, int64(2), nd.Calls)
+	}
+	assert.Len(t, r.Truth.indexed, 1, "main's children are indexed")
+	assert.Len(t, r.Truth.wide, n)
 }

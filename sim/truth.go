@@ -65,6 +65,10 @@ type Truth struct {
 	edgeCounts []int64 // per Image.Edges
 	// Exceptions counts throws; Uncaught counts those that ended a thread.
 	Exceptions, Uncaught int64
+	// wide indexes the children of the nodes in indexed, those with more
+	// than wideAfter children, by (parent, method).
+	wide    map[[2]int32]int32
+	indexed map[int32]bool
 }
 
 // newTruth prepares the recorder for a program whose call edges and lines
@@ -122,13 +126,49 @@ func (t *Truth) checkLines(c *Code) {
 	}
 }
 
+// wideAfter is how many of a node's children child scans before it
+// looks the rest up in an index: a method with 10⁵ callees (or the root,
+// with one entry context per thread entry method) would otherwise make
+// every call a scan of all of them.
+const wideAfter = 16
+
 // child returns the node for method under parent, creating it once.
 func (t *Truth) child(parent, method int32) int32 {
+	n := 0
 	for c := t.nodes[parent].firstChild; c >= 0; c = t.nodes[c].nextSibling {
 		if t.nodes[c].method == method {
 			return c
 		}
+		if n++; n == wideAfter {
+			return t.wideChild(parent, method)
+		}
 	}
+	return t.newChild(parent, method)
+}
+
+// wideChild is child for a parent with more than wideAfter children: it
+// indexes them all the first time, then finds and adds children by the
+// index.
+func (t *Truth) wideChild(parent, method int32) int32 {
+	if t.wide == nil {
+		t.wide, t.indexed = map[[2]int32]int32{}, map[int32]bool{}
+	}
+	if !t.indexed[parent] {
+		t.indexed[parent] = true
+		for c := t.nodes[parent].firstChild; c >= 0; c = t.nodes[c].nextSibling {
+			t.wide[[2]int32{parent, t.nodes[c].method}] = c
+		}
+	}
+	if c, ok := t.wide[[2]int32{parent, method}]; ok {
+		return c
+	}
+	c := t.newChild(parent, method)
+	t.wide[[2]int32{parent, method}] = c
+	return c
+}
+
+// newChild creates the node for method under parent.
+func (t *Truth) newChild(parent, method int32) int32 {
 	id := int32(len(t.nodes))
 	base, n := int32(len(t.lineSelf)), t.lineCount[method]
 	t.lineSelf = append(t.lineSelf, make([]lineCell, n)...)
