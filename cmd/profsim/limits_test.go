@@ -451,3 +451,51 @@ func TestWriteStudyNamesWhatItWrote(t *testing.T) {
 	assert.Equal(t, []string{"x.md"}, dirNames(t, dir))
 	assert.True(t, errors.As(err, new(usageError)), "%v", err)
 }
+
+// SIGINT during a study (which cannot stop half-way) exits at once with
+// 130 and removes the --out directory the command made.
+func TestStudySignal(t *testing.T) {
+	bin := binary(t)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(bin, "study", "b9-reproducible", "--seeds", "1", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(out); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+	assert.Equal(t, "profsim: study b9-reproducible interrupted (SIGINT); nothing written\n", stderr.String())
+	_, err = os.Stat(out)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// `profsim run --help` lists every limit with its default and flag.
+func TestRunHelpListsLimits(t *testing.T) {
+	code, out, _ := runMain("run", "--help")
+	require.Equal(t, 0, code)
+	for _, want := range []string{
+		"--max-threads N (default 100000)",
+		"--max-memory SIZE (default 12GiB)",
+		"--max-input-size SIZE (default 64MiB)",
+		"--cpus N: at most 1024",
+		"-max-memory SIZE", "-max-input-size SIZE", "-max-threads int",
+	} {
+		assert.Contains(t, out, want)
+	}
+	names, _ := runSettingNames()
+	assert.Subset(t, names, []string{"max-threads", "max-memory", "max-input-size"}, "a sweep grid may set the limits")
+	for _, n := range names {
+		assert.NotContains(t, n, " ", "a flag name read from the help")
+		assert.False(t, strings.HasPrefix(n, "-"), n)
+	}
+}
