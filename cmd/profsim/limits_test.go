@@ -377,6 +377,29 @@ func TestRunFlagConflicts(t *testing.T) {
 	}
 }
 
+// profsim workloads: flags the others would ignore are errors.
+func TestWorkloadsFlagConflicts(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--doc", "--measure"}, "--doc prints the measured table itself; --measure would be ignored"},
+		{[]string{"--doc", "--only", "hotcold"}, "--doc covers every workload; --only would be ignored"},
+		{[]string{"--duration", "1s"}, "--duration is the simulated time of --measure or --doc"},
+		{[]string{"--only", "hotcold", "--duration", "1s"}, "--duration is the simulated time of --measure or --doc"},
+	} {
+		code, out, errOut := runMain(append([]string{"workloads"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v: %s", c.args, errOut)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, c.want, "%v", c.args)
+	}
+	code, out, errOut := runMain("workloads", "--only", "hotcold,sqsum")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 2, strings.Count(out, "\n"))
+	code, _, errOut = runMain("workloads", "--measure", "--only", "hotcold", "--duration", "1ms")
+	require.Equal(t, 0, code, errOut)
+}
+
 // Uncaught exceptions are reported (docs/WORKLOADS.md: "ends the thread
 // (reported)"): in the table and in the JSON incidents.
 func TestUncaughtExceptionsAreReported(t *testing.T) {

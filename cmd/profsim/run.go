@@ -665,7 +665,7 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	measure := fs.Bool("measure", false, "run each workload and print its measured characteristics as a markdown table")
 	doc := fs.Bool("doc", false, "print docs/STANDINS.md: every stand-in and the measured table of all workloads")
-	duration := fs.Duration("duration", 300*time.Millisecond, "simulated time per workload for --measure")
+	duration := fs.Duration("duration", 300*time.Millisecond, "simulated time per workload for --measure or --doc")
 	only := fs.String("only", "", "comma-separated workloads to list or measure (default: all)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -676,11 +676,19 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 		}
 		return usagef("workloads: %v", err)
 	}
-	if fs.NArg() > 0 {
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	switch {
+	case fs.NArg() > 0:
 		return usagef("workloads: unexpected argument %q", fs.Arg(0))
-	}
-	if *duration <= 0 {
+	case *duration <= 0:
 		return usagef("workloads: --duration %v must be > 0", *duration)
+	case *doc && *measure:
+		return usagef("workloads: --doc prints the measured table itself; --measure would be ignored")
+	case *doc && given["only"]:
+		return usagef("workloads: --doc covers every workload; --only would be ignored")
+	case given["duration"] && !*doc && !*measure:
+		return usagef("workloads: --duration is the simulated time of --measure or --doc; without them it would be ignored")
 	}
 	names := workloads.Names()
 	if *only != "" {
