@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/profsim/profsim/internal/nearest"
 )
 
 // Format is a workload file's encoding.
@@ -212,7 +214,7 @@ func contains(list []string, s string) bool {
 // unknown reports an unknown key k (what: "key", "statement kind") with
 // the nearest valid one, or the valid ones.
 func (d *decoder) unknown(k *node, what string, valid []string) {
-	if s := suggest(k.text, valid); s != "" {
+	if s := nearest.Name(k.text, valid); s != "" {
 		d.fail(k, "unknown %s %q; did you mean %q?", what, k.text, s)
 		return
 	}
@@ -588,7 +590,7 @@ func (d *decoder) dist(n *node, isTime bool) *Dist {
 	}
 	k, v := &n.kids[0], &n.kids[1]
 	if !contains(distKinds, k.text) {
-		if s := suggest(k.text, distKinds); s != "" {
+		if s := nearest.Name(k.text, distKinds); s != "" {
 			d.fail(k, "unknown distribution %q; did you mean %q?", k.text, s)
 		} else {
 			d.fail(k, "unknown distribution %q; valid: %s", k.text, strings.Join(distKinds, ", "))
@@ -669,51 +671,4 @@ func (p pathStack) String() string {
 		}
 	}
 	return b.String()
-}
-
-// ---- suggestions ----
-
-// suggest returns the valid key nearest to key by edit distance, or ""
-// when none is near: at most a third of the key's length apart, one edit
-// at least and three at most, comparing case-insensitively; ties go to
-// the first in valid.
-func suggest(key string, valid []string) string {
-	limit := min(max(1, len(key)/3), 3)
-	best, bestD := "", limit+1
-	for _, v := range valid {
-		if d := editDistance(strings.ToLower(key), v); d < bestD {
-			best, bestD = v, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance, with a transposition of
-// neighbours counting one (Damerau's optimal string alignment).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 30 // not a typo of any key
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

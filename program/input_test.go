@@ -185,16 +185,6 @@ func TestValidationErrorsCarryLines(t *testing.T) {
 	assert.Contains(t, err.Error(), `line 7: methods[0].body[1].loop.trips: missing`)
 }
 
-// The closest valid key is suggested only when it is close.
-func TestSuggest(t *testing.T) {
-	keys := []string{"cycles", "bytecodes"}
-	assert.Equal(t, "bytecodes", suggest("bytecode", keys))
-	assert.Equal(t, "cycles", suggest("cycels", keys))
-	assert.Equal(t, "cycles", suggest("Cycles", keys))
-	assert.Equal(t, "", suggest("colour", keys))
-	assert.Equal(t, "", suggest("x", keys))
-}
-
 // A 40 000-deep spawn chain, a 40 000-deep call chain and a method with
 // 100 000 call sites validate in well under a second each (issue 14: the
 // spawn chain did not validate in 60 s).

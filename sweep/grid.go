@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/profsim/profsim/internal/nearest"
 )
 
 // Value is a setting's value: one string, or several for a repeatable
@@ -465,36 +467,9 @@ func (p parser) zip(n *yaml.Node, g *Grid) error {
 func Suggest(name string, valid []string) string { return suggest(name, valid) }
 
 func suggest(name string, valid []string) string {
-	best, bestD := "", len(name)/2+2
-	for _, v := range valid {
-		if d := editDistance(name, v); d < bestD {
-			best, bestD = v, d
-		}
-	}
+	best := nearest.Name(name, valid)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
