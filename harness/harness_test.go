@@ -110,7 +110,9 @@ func TestCostedSamplersTogether(t *testing.T) {
 		assert.Positive(t, both.Costs[n].Pauses, n)
 	}
 	assert.Greater(t, both.Result.VMCPU(), alone.Result.VMCPU(), "two agents' work")
-	assert.NotEqual(t, alone.Profiles["xprof"], both.Profiles["xprof"], "hprof's pauses move xprof's samples")
+	// The times, not the profile: with ten samples at abcuv's coarse
+	// phases, moved samples can still land in the same methods.
+	assert.NotEqual(t, alone.Costs["xprof"].SampleTimes, both.Costs["xprof"].SampleTimes, "hprof's pauses move xprof's samples")
 }
 
 func TestNoTruthProfile(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 type CBSConfig struct {
 	// Interval is the timer that opens a sampling window (10 ms). > 0.
 	Interval sim.Time `key:"interval" check:">0" doc:"timer that opens a sampling window" src:"Arnold & Grove CGO'05: Jikes RVM's 10 ms timer (Linux's minimum for unprivileged processes)"`
-	// Jitter is the mean lateness of a timer tick (timerJitter); ticks
-	// keep their grid.
-	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"not measured (Jikes RVM is not available here): a perfect grid"`
+	// Jitter is the timer thread's mean oversleep (timerJitter): each
+	// tick comes Interval plus a draw after the previous one.
+	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean oversleep of the timer thread, exponential; it adds to the interval (0: exact)" src:"tools/timer-jitter (b): Jikes RVM's timer is a native thread looping nanosleep(10 ms) (tools/bootImageRunner/sys.C, timeSlicerThreadMain; TimerThread.run in 3.x); a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174), accumulating"`
 	// Stride: sample every Stride-th prologue/epilogue yield point once
 	// the window is open; Samples: how many samples close the window.
 	Stride  int `key:"stride" check:">=1" unit:"yield points" doc:"STRIDE: sample every STRIDE-th prologue/epilogue yield point in a window" src:"Arnold & Grove Table 2A: Stride=3, Samples=32 gives 0.3 % overhead, accuracy 66 in Jikes RVM"`
@@ -29,7 +29,7 @@ type CBSConfig struct {
 // DefaultCBSConfig is the setting Arnold & Grove recommend for Jikes RVM:
 // STRIDE 3, SAMPLES 32.
 func DefaultCBSConfig() CBSConfig {
-	return CBSConfig{Interval: 10 * sim.Millisecond, Stride: 3, Samples: 32, YieldCost: 20, SampleCost: 500}
+	return CBSConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Stride: 3, Samples: 32, YieldCost: 20, SampleCost: 500}
 }
 
 // Validate names the first invalid field.
@@ -39,14 +39,15 @@ func (c CBSConfig) Validate() error {
 
 // JikesTimerConfig configures Jikes RVM's timer-based edge sampler.
 type JikesTimerConfig struct {
+	// Jitter is the timer thread's mean oversleep, as for CBS.
+	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean oversleep of the timer thread, exponential; it adds to the interval (0: exact)" src:"tools/timer-jitter (b): Jikes RVM's timer is a native thread looping nanosleep(10 ms) (tools/bootImageRunner/sys.C, timeSlicerThreadMain; TimerThread.run in 3.x); a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174), accumulating"`
 	// Interval is the timer period. > 0.
-	Jitter   sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"not measured (Jikes RVM is not available here): a perfect grid"`
 	Interval sim.Time `key:"interval" check:">0" doc:"timer period: the next prologue/epilogue yield point after a tick records its call edge" src:"Jikes RVM: 10 ms timer (Arnold & Grove CGO'05)"`
 }
 
 // DefaultJikesTimerConfig is Jikes RVM's 10 ms timer.
 func DefaultJikesTimerConfig() JikesTimerConfig {
-	return JikesTimerConfig{Interval: 10 * sim.Millisecond}
+	return JikesTimerConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter}
 }
 
 func init() {
@@ -76,7 +77,10 @@ type edgeSampler struct {
 	live   []float64
 	total  float64
 	edgeOf map[[3]int32]int
-	tick   gridTicker
+	// Jikes RVM's timer thread sleeps the interval after each tick, so
+	// its oversleep accumulates.
+	period    sim.Time
+	oversleep timerJitter
 }
 
 // EdgeWeight is the samples recorded so far for static edge e.
@@ -108,10 +112,13 @@ func (e *edgeSampler) attach(env *Env, name string, interval, jitter sim.Time, h
 	}
 	e.hook = id
 	e.timer = env.VM.AddTimer(t)
-	e.tick = gridTicker{period: interval, jitter: newTimerJitter(env, name, jitter)}
-	env.VM.ScheduleTimer(e.timer, e.tick.first(), 0)
+	e.period, e.oversleep = interval, newTimerJitter(env, name, jitter)
+	env.VM.ScheduleTimer(e.timer, interval+e.oversleep.late(), 0)
 	return nil
 }
+
+// next is when the tick after the one at "at" fires.
+func (e *edgeSampler) next(at sim.Time) sim.Time { return at + e.period + e.oversleep.late() }
 
 // NeedsPrologueYieldPoints tells the harness these samplers count
 // prologue and epilogue yield points, which only Jikes-like code has.
@@ -199,7 +206,7 @@ func (s *CBS) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		s.left[id] = s.cfg.Samples
 		vm.Arm(s.hook, id, sim.HookPoll)
 	}
-	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
+	vm.ScheduleTimer(s.timer, s.next(at), 0)
 }
 
 // OnHook runs Figure 3's logic at each prologue/epilogue yield point of a
@@ -250,9 +257,10 @@ type JikesTimer struct {
 	pending  map[sim.ThreadID]bool
 }
 
-// NewJikesTimer creates the base sampler with the given timer period.
+// NewJikesTimer creates the base sampler with the given timer period and
+// the default jitter.
 func NewJikesTimer(interval sim.Time) *JikesTimer {
-	return &JikesTimer{interval: interval, pending: map[sim.ThreadID]bool{}}
+	return &JikesTimer{interval: interval, jitter: DefaultJikesTimerConfig().Jitter, pending: map[sim.ThreadID]bool{}}
 }
 
 // Name is the sampler's label ("jikes-timer" unless labelled).
@@ -281,7 +289,7 @@ func (s *JikesTimer) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 			vm.Arm(s.hook, id, sim.HookPoll)
 		}
 	}
-	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
+	vm.ScheduleTimer(s.timer, s.next(at), 0)
 }
 
 // OnHook records the edge at the first prologue/epilogue yield point.

@@ -53,7 +53,9 @@ func TestCBSStride1Samples1IsJikesTimer(t *testing.T) {
 	for _, w := range []string{"callpair", "abcuv", "deepcall"} {
 		out := run(t, w, func(c *harness.Config) {
 			jikes(c)
-			c.Samplers = []string{"jikes-timer", "cbs"}
+			// The same mechanism ticks the same: pinned to one exact
+			// clock (each sampler's jitter has its own stream).
+			c.Samplers = []string{"jikes-timer,jitter=0", "cbs,jitter=0"}
 			c.Configure = func(s samplers.Sampler) {
 				if cb, ok := s.(*samplers.CBS); ok {
 					cfg := cb.Config()
@@ -100,7 +102,9 @@ func TestPCCTMarkerBitsEqualFullWalks(t *testing.T) {
 	// walker so both can be attached).
 	for _, w := range []string{"deepcall", "abcuv", "sqsum"} {
 		out := run(t, w, func(c *harness.Config) {
-			c.Samplers = []string{"pcct", "hotmethods"}
+			// Equal trees need equal sample times: both on one exact
+			// clock (each sampler's jitter has its own stream).
+			c.Samplers = []string{"pcct,jitter=0", "hotmethods,jitter=0"}
 			c.Configure = pcctWith("hotmethods", func(p *samplers.PCCTConfig) { p.HotMethods, p.FullWalk = false, true })
 		})
 		marked, full := out.Profiles["pcct"], out.Profiles["hotmethods"]
@@ -157,7 +161,9 @@ func TestPCCTDepthLimitMisattaches(t *testing.T) {
 }
 
 func TestHotMethodsIsTheTopOfThePCCT(t *testing.T) {
-	out := run(t, "abcuv", func(c *harness.Config) { c.Samplers = []string{"pcct", "hotmethods"} })
+	// The top of the same walks: both on one exact clock (each sampler's
+	// jitter has its own stream).
+	out := run(t, "abcuv", func(c *harness.Config) { c.Samplers = []string{"pcct,jitter=0", "hotmethods,jitter=0"} })
 	assert.Equal(t, out.Profiles["pcct"].MethodWeights(), out.Profiles["hotmethods"].MethodWeights())
 	assert.Equal(t, 1.0, out.Costs["hotmethods"].Extra["frames_examined_per_sample"])
 }

@@ -55,11 +55,12 @@ func TestPacedSamplersNeverQueueRequests(t *testing.T) {
 }
 
 // When sampling is fast the paced clock is the fixed one: one request
-// every interval.
+// every interval. The fixed clock is a perfect grid only without jitter,
+// so the agent's oversleep is pinned to 0.
 func TestPacedSamplerKeepsTheInterval(t *testing.T) {
 	out := run(t, "abcuv", func(c *harness.Config) {
 		c.Sim.Duration = 300 * sim.Millisecond
-		c.Samplers, c.Mode = []string{"jvmti"}, samplers.Costed
+		c.Samplers, c.Mode = []string{"jvmti,jitter=0"}, samplers.Costed
 	})
 	ticks := out.Costs["jvmti"].Ticks
 	require.GreaterOrEqual(t, len(ticks), 10)

@@ -13,7 +13,7 @@ type PCCTConfig struct {
 	// Interval is the sampler thread's period. > 0.
 	Interval sim.Time `key:"interval" check:">0" doc:"sampler thread's period" src:"Whaley JG'00: 10 ms timer"`
 	// Jitter is the sampler thread's mean oversleep (timerJitter).
-	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean oversleep of the sampler thread, exponential; it adds to the interval (0: exact)" src:"default 0, a perfect grid (the studies compare samplers tick for tick); measured by tools/timer-jitter: a Java thread sleeping 10 ms oversleeps 113-204 us on average (p99 0.9-2.5 ms), accumulating"`
+	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean oversleep of the sampler thread, exponential; it adds to the interval (0: exact)" src:"tools/timer-jitter (b): Whaley's sampler is a thread that sleeps 10 ms between samples; a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174), accumulating. His own platform (IBM DK 1.3 on Windows and AIX) is not measured: the W studies run at jitter=0"`
 	// DepthLimit stops the upward walk after this many frames (0: none);
 	// the frames walked are then attached at the root, wrongly.
 	DepthLimit int `key:"depth_limit" check:">=0" unit:"frames" doc:"stop the upward walk after this many frames (0: none); the walked frames then attach at the root" src:"Whaley: depth-limited walk, off by default"`
@@ -40,7 +40,7 @@ type PCCTConfig struct {
 
 // DefaultPCCTConfig samples every 10 ms with no depth limit.
 func DefaultPCCTConfig() PCCTConfig {
-	return PCCTConfig{Interval: 10 * sim.Millisecond, PerSample: 2 * sim.Microsecond, PerFrame: 40, NodeBytes: 32}
+	return PCCTConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, PerSample: 2 * sim.Microsecond, PerFrame: 40, NodeBytes: 32}
 }
 
 // Validate names the first invalid field.

@@ -3,7 +3,6 @@ package samplers_test
 import (
 	"testing"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -91,36 +90,4 @@ func TestResolvedRoundTrip(t *testing.T) {
 	assert.Equal(t, 5*sim.Millisecond, j.Config().Period)
 	assert.Equal(t, 2, j.Config().MaxThreads)
 	assert.Equal(t, samplers.DefaultJFRConfig().SuspendCost, j.Config().SuspendCost, "unset keys keep their defaults")
-}
-
-// jitterMeanTolerance: the mean of n exponential draws has relative
-// standard error 1/√n; with n ≈ 2000 ticks, 4 standard errors are ≈ 0.09.
-const jitterMeanTolerance = 0.09
-
-// A grid timer's ticks stay on their grid, each late by an exponential
-// draw of the configured mean; a sleeping sampler thread's lateness
-// accumulates into its intervals.
-func TestTimerJitter(t *testing.T) {
-	const mean = 50 * sim.Microsecond
-	out := run(t, "hotcold", func(c *harness.Config) {
-		c.Sim.Duration = 2 * sim.Second
-		c.Samplers = []string{"async:exact", "async:late,jitter=50us,interval=1ms", "jfr:late,jitter=50us,period=1ms"}
-	})
-	exact, late, jfr := out.Costs["async:exact"].Ticks, out.Costs["async:late"].Ticks, out.Costs["jfr:late"].Ticks
-	for i, at := range exact {
-		assert.Equal(t, int64(i+1)*int64(10*sim.Millisecond), at, "jitter 0 is a perfect grid")
-	}
-	var sum float64
-	for i, at := range late {
-		nominal := int64(i+1) * int64(sim.Millisecond)
-		require.GreaterOrEqual(t, at, nominal, "a tick is never early")
-		require.Less(t, at, nominal+int64(sim.Millisecond), "and keeps its grid")
-		sum += float64(at - nominal)
-	}
-	require.Greater(t, len(late), 1900)
-	assert.InEpsilon(t, float64(mean), sum/float64(len(late)), jitterMeanTolerance)
-	// JFR's thread sleeps: its n-th round comes n periods plus n draws late.
-	n := len(jfr)
-	drift := float64(jfr[n-1]-int64(n)*int64(sim.Millisecond)) / float64(n)
-	assert.InEpsilon(t, float64(mean), drift, jitterMeanTolerance)
 }

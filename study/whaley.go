@@ -137,6 +137,17 @@ func whaleyPassive(o Options) (map[string][]*whaleyRun, error) {
 	return out, nil
 }
 
+// whaleyClock: Whaley's experiments run their PCCT samplers on a perfect
+// clock (jitter=0). His prototype's timer (IBM Developer Kit 1.3 on
+// Windows and AIX, 2000) is not one tools/timer-jitter measures, and
+// the comparisons need equal tick times: W1 and W4 compare samplers on one
+// execution tick for tick (each sampler draws its jitter from its own
+// stream), W2 pairs the two profilers' runs by seed. At the measured
+// jitter of a sleeping thread (samplers.SleepJitter) W2's pairs no longer
+// share their ticks (jbb: PCCT − hot methods +0.003 ± 0.014 points at
+// 10 ms), and at 100 ms, 8 samples a data set, one stand-in's precision
+// follows the draws (jess, hot methods: 0.50 ± 0.54 or 0.86 ± 0.11 for
+// two sets of draws).
 func newPCCT(name string, tweak func(*samplers.PCCTConfig)) samplers.Sampler {
 	c := samplers.DefaultPCCTConfig()
 	tweak(&c)
@@ -150,13 +161,15 @@ func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	// A perfect clock (whaleyClock): the samplers compared here (marked
+	// vs full walks, depth-limited vs full) must take the same samples.
 	for _, iv := range whaleyIntervals {
 		cfg.Extra = append(cfg.Extra,
-			newPCCT(pcctName("pcct", iv), func(c *samplers.PCCTConfig) { c.Interval = iv }),
-			newPCCT(pcctName("full", iv), func(c *samplers.PCCTConfig) { c.Interval, c.FullWalk = iv, true }))
+			newPCCT(pcctName("pcct", iv), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter = iv, 0 }),
+			newPCCT(pcctName("full", iv), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter, c.FullWalk = iv, 0, true }))
 	}
 	for _, l := range w4Limits {
-		cfg.Extra = append(cfg.Extra, newPCCT(limitName(l), func(c *samplers.PCCTConfig) { c.Interval, c.DepthLimit = sim.Millisecond, l }))
+		cfg.Extra = append(cfg.Extra, newPCCT(limitName(l), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter, c.DepthLimit = sim.Millisecond, 0, l }))
 	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
@@ -486,7 +499,9 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 		cfg.Configure = func(s samplers.Sampler) {
 			if x, ok := s.(*samplers.PCCT); ok {
 				c := x.Config()
-				c.Interval, c.CountFrom = iv, set
+				// A perfect clock (whaleyClock): the two profilers'
+				// runs of one seed are paired tick for tick.
+				c.Interval, c.CountFrom, c.Jitter = iv, set, 0
 				*x = *samplers.NewPCCT(x.Name(), c)
 				pc = x
 			}
@@ -617,7 +632,7 @@ func runW2(o Options) (*Result, error) {
 		}
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each profiler costed and alone (its sampler thread and the suspension of each sampled thread: %v a sample + %v a frame examined, samplers.DefaultPCCTConfig), seeds %v, %v runs = two profile data sets of %v (Whaley resets the data every few seconds and correlates the second set so that run length does not matter). Overhead = speed (bytecodes per simulated second) of the unprofiled run with the same seed / the profiled run's − 1. Precision: Pearson correlation, over the union of keys, of hot-method counts (hotmethods) or of PCCT node counts and edge weights by calling context (pcct), between the second data sets of two runs with different seeds; the paper reports geometric means, shown in the summary row where every value is positive.", samplers.DefaultPCCTConfig().PerSample, samplers.DefaultPCCTConfig().PerFrame, o.Seeds, 2*set, set),
+		fmt.Sprintf("Each profiler costed and alone (its sampler thread and the suspension of each sampled thread: %v a sample + %v a frame examined, samplers.DefaultPCCTConfig; on a perfect clock, jitter=0: Whaley's timers are not measured here, and the runs are paired by seed), seeds %v, %v runs = two profile data sets of %v (Whaley resets the data every few seconds and correlates the second set so that run length does not matter). Overhead = speed (bytecodes per simulated second) of the unprofiled run with the same seed / the profiled run's − 1. Precision: Pearson correlation, over the union of keys, of hot-method counts (hotmethods) or of PCCT node counts and edge weights by calling context (pcct), between the second data sets of two runs with different seeds; the paper reports geometric means, shown in the summary row where every value is positive.", samplers.DefaultPCCTConfig().PerSample, samplers.DefaultPCCTConfig().PerFrame, o.Seeds, 2*set, set),
 		"Paper (IBM Developer Kit 1.3 on five machines, uniprocessor and dual, Windows and AIX; SPECjvm98, CaffeineMark, pBOB): building the PCCT costs slightly more than keeping hot-method counts; overhead is highest at the fastest sampling, 1 ms, and multiprocessors show slightly more overhead and less precision (the digits of the tables are lost in our copy; CLAIMS.md: both a few per cent at 10 ms); CaffeineMark's I-cache slowdown is not modelled. Precision stays high at 1 and 10 ms; sampling significantly slower (100 ms) loses accuracy. Our per-sample costs (a suspend and a walk on today's hardware, no cache effects) put our overheads far below a few per cent: the orderings reproduce, the magnitude does not.")
 	res.Values["short_runs"] = float64(short)
 	if short > 0 {

@@ -126,9 +126,14 @@ func TestWhaleyDataSetsAndEdgeWeights(t *testing.T) {
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Duration = 300 * sim.Millisecond
-	set := newPCCT("set", func(c *samplers.PCCTConfig) { c.CountFrom, c.CountUntil = 100*sim.Millisecond, 200*sim.Millisecond })
-	marked := newPCCT("marked", func(*samplers.PCCTConfig) {})
-	full := newPCCT("full", func(c *samplers.PCCTConfig) { c.FullWalk = true })
+	// The window's ten ticks and the comparison of the marked tree with
+	// the full walks' need exact, shared tick times: each sampler draws
+	// its jitter from its own stream, so all three run at jitter 0.
+	set := newPCCT("set", func(c *samplers.PCCTConfig) {
+		c.CountFrom, c.CountUntil, c.Jitter = 100*sim.Millisecond, 200*sim.Millisecond, 0
+	})
+	marked := newPCCT("marked", func(c *samplers.PCCTConfig) { c.Jitter = 0 })
+	full := newPCCT("full", func(c *samplers.PCCTConfig) { c.FullWalk, c.Jitter = true, 0 })
 	cfg.Extra = []samplers.Sampler{set, marked, full}
 	out, err := harness.Run(p, cfg)
 	require.NoError(t, err)

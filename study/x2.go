@@ -151,7 +151,11 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.d, b.cpus
 	// Without DNS, debug-info skid (X1) would dominate the method overlap.
 	cfg.JIT.DebugNonSafepoints = true
+	// The three instances and the census compare what they see tick for
+	// tick, so they run on one exact clock (jitter 0): each sampler
+	// draws its jitter from its own stream.
 	def := samplers.DefaultJFRConfig()
+	def.Jitter = 0
 	for _, j := range x2Jfr {
 		c := def
 		c.MaxThreads, c.RestartEachRound = j.cap, j.restart
@@ -315,10 +319,10 @@ func runX2(o Options) (*Result, error) {
 		about = append(about, fmt.Sprintf("%s (%v: %s)", b.name, b.d, b.about))
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Executions, seeds %v: %s. Default VM and JIT with DebugNonSafepoints (so that debug-info skid, X1, does not blur the method profiles); on each execution the three jfr instances (20 ms period) and a census of the running threads at each tick watch passively, so they see the same threads at the same ticks.", o.Seeds, strings.Join(about, "; ")),
+		fmt.Sprintf("Executions, seeds %v: %s. Default VM and JIT with DebugNonSafepoints (so that debug-info skid, X1, does not blur the method profiles); on each execution the three jfr instances (20 ms period, on a perfect clock: jitter=0) and a census of the running threads at each tick watch passively, so they see the same threads at the same ticks.", o.Seeds, strings.Join(about, "; ")),
 		"Share: a thread's samples / all samples of that jfr (%); truth: its CPU time / all application CPU time. Predicted for cap 5: a thread running at a tick when R threads run is sampled with probability min(1, 5/R) (the census counts R), normalised over threads — what a fair round-robin cap gives. Coverage: samples × 20 ms / application CPU time; jfr weights each sample with the period, so its total is CPU time × coverage.",
 		"What the cap does (JFR as it is): among threads running at the same time the round-robin cursor is fair, so with a constant crowd (8 workers on 8 CPUs) every worker keeps its share (within one sample of the ≈ 495 a run) and the cap only cuts coverage to 5/8 and the samples behind the method profile (its overlap with the truth drops by about a point). A thread is under-represented by how crowded the CPUs were while it ran: on the staggered program s0, which runs only while 9–10 threads run, gets min(1, 5/R) ≈ half of its ticks sampled, s9, which runs alone at the end, nearly all of its; jfr's shares follow the prediction, not the truth (s0 ≈ 0.75× its CPU share, s9 ≈ 1.15×), and since each thread runs its own methods the method profile loses ≈ 5 points of overlap. The ablation (restart at the first running thread each round) never samples workers 5–7 while all 8 run; on the stand-ins, whose workers run the same code, that hardly shows in the method profile — the bias is in the threads.",
-		"lusearch on 4 CPUs: 8 runnable threads, at most 4 running, so the cap never binds and jfr takes exactly the uncapped jfr's samples. Every 20 ms sampler there is far off the threads' shares (overlap ≈ 70 %, some workers near 0): the period is twice the 10 ms time slice, so a run's ticks keep finding the same workers on the CPUs until the slices drift (aliasing with a deterministic scheduler; which workers depends on the seed; a real OS's jittery slices would blur it). That is the scheduler, not the cap.",
+		"lusearch on 4 CPUs: 8 runnable threads, at most 4 running, so the cap never binds and jfr takes exactly the uncapped jfr's samples. Every 20 ms sampler there is far off the threads' shares (overlap ≈ 70 %, some workers near 0): the period is twice the 10 ms time slice, so a run's ticks keep finding the same workers on the CPUs until the slices drift (aliasing with a deterministic scheduler and a perfect clock; which workers depends on the seed; a real OS's jittery slices would blur it, and so does JFR's own measured jitter, 375 µs a round accumulating: thread overlap 79–88 % instead of 64–74 % on seeds 1–3). That is the scheduler, not the cap.",
 		"Not modelled: real JFR counts threads in Java state, which includes threads the OS has descheduled; ours counts threads on a CPU, so runnable-but-waiting threads neither take nor need a slot.")
 
 	p := plot.New()

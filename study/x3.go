@@ -169,17 +169,22 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 	if b.jikes {
 		cfg.JIT.Flavour = jit.Jikes
 	}
+	// Every lens runs on an exact clock (jitter=0): the identities X3
+	// checks (same clock, same polls, same walks) are defined for equal
+	// tick times, and each sampler draws its jitter from its own stream.
 	switch kind {
 	case "lenses":
 		for _, l := range x3Lenses {
 			if l.name != "isps" && l.name != "komorium" && (!x3Edge(l.name) || b.jikes) {
-				cfg.Samplers = append(cfg.Samplers, l.name)
+				cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(l.name))
 			}
 		}
 	case "timer lenses":
-		cfg.Samplers = []string{"tprof", "async", "jfr", "pcct", "hotmethods"}
+		for _, l := range []string{"tprof", "async", "jfr", "pcct", "hotmethods"} {
+			cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(l))
+		}
 	case "isps":
-		cfg.Samplers = []string{kind}
+		cfg.Samplers = []string{samplers.ExactClock(kind)}
 	case "komorium":
 		// 10× the paper's granularity: a tenth of the samples (the
 		// instrumentation, and so its effect on the run, is the same).
@@ -537,7 +542,7 @@ func runX3Lenses(o Options) (*Result, error) {
 		}
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("%s. Overlap (Binder; Arnold & Grove): Σ min of the two normalised weight vectors, by method (flat self time), by calling context, or by call edge for the edge samplers; komorium against the exact bytecode profile. 'top method' is the lens's hottest method by self weight on seed 1; the truth row gives the truth's with its share. Identity rows: the lens's calling contexts and weights equal the other lens's samples with each stack cut to the given depth, counted over the runs where both watched the same execution (isps ran alone; where that run is not identical to the lenses run — see x3-observer-effect — the pair is not comparable).", x3RunsNote(o)),
+		fmt.Sprintf("%s. Overlap (Binder; Arnold & Grove): Σ min of the two normalised weight vectors, by method (flat self time), by calling context, or by call edge for the edge samplers; komorium against the exact bytecode profile. 'top method' is the lens's hottest method by self weight on seed 1; the truth row gives the truth's with its share. Identity rows: the lens's calling contexts and weights equal the other lens's samples with each stack cut to the given depth, counted over the runs where both watched the same execution (isps ran alone; where that run is not identical to the lenses run — see x3-observer-effect — the pair is not comparable). Every lens with a timer runs at jitter=0, a perfect clock: the identities are defined for equal tick times, and each sampler draws its jitter from its own stream (tprof keeps its own ± 3 ms randomisation).", x3RunsNote(o)),
 		"Mechanisms: on hotcold without inlining every safepoint-family lens (safepoint, yourkit, xprof, jvmti, jprofile, hprof, sps, isps) puts the time of the poll-free leaf hot() in cold(), at the call site where hot()'s return poll runs; the exact-position lenses (tprof, async, jfr, pcct, hotmethods) find hot(). With inlining (kiama, h2, xalan) tprof and xprof name the compiled method holding the leaf and async and jfr lose inlined frames without debug records (DebugNonSafepoints is off, as by default): their method overlap falls, pcct's (exact frames) does not. On callpair the timer's flag is taken at call_1's prologue (jikes-timer: call_1 only) while cbs's stride spreads its samples over both edges. Depth limits: kiama's stacks exceed 256 frames, so safepoint, jvmti and sps cut them and their context overlap collapses, while yourkit, jprofile, isps and the exact lenses keep every frame.")
 	p := plot.New()
 	p.Title.Text = "X3: method overlap with the truth, same execution (mean over seeds)"
