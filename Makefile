@@ -4,7 +4,7 @@ GO ?= go
 
 .PHONY: demo test bench lint fuzz build
 
-## demo: the safepoint-bias demo: four profilers watch one execution each of two paper programs
+## demo: the safepoint-bias demo (four profilers watch one execution each of two paper programs), then timer aliasing
 demo:
 	@echo "== Mytkowicz et al. Listing 1 (hotcold): a JVM of the paper's era (--vm hotspot6), inlining off, as the paper ran tprof =="
 	$(GO) run ./cmd/profsim run --workload hotcold --vm hotspot6 --samplers truth,safepoint,tprof,async --inline=false --out out/demo/hotcold
@@ -18,6 +18,12 @@ demo:
 	@echo "A yield-point sampler takes nearly every sample at call_1's prologue, the first yield point after M's long loop body, so call_1 looks hot and call_2 idle although both do the same tiny work."
 	@echo "async interrupts the thread where it is and agrees with the truth: M's body, call_1 and call_2 alike. tprof does too, apart from the samples it takes"
 	@echo "before M is compiled, which it can only charge to <interpreted> (it maps code addresses to methods, as the paper's prototype did)."
+	@echo
+	@echo "== Timer aliasing (workloads/aliasing.yaml): a 1 ms frame loop, today's HotSpot (--vm hotspot17); JFR on a perfect clock (jfr:grid, jitter=0) and at its measured jitter =="
+	$(GO) run ./cmd/profsim run --workload workloads/aliasing.yaml --vm hotspot17 --duration 5s --samplers truth --sampler jfr:grid,jitter=0 --sampler jfr --sampler async --out out/demo/aliasing
+	@echo
+	@echo "On a perfect 20 ms clock (jfr:grid) every tick lands at the same instant of a 1 ms frame: Frame.input gets 95 % of the samples against 12 % of the time."
+	@echo "JFR's real sampler thread oversleeps by 375 µs a round (measured), so its ticks drift through the frame and it lands within a few points of the truth; async's hrtimer, 10 µs late on its grid, still aliases (over 90 %)."
 
 ## test: every test, vet included (what CI runs)
 test:
