@@ -99,5 +99,5 @@ func TestParseInterventions(t *testing.T) {
 	p, err := Get("hotcold")
 	require.NoError(t, err)
 	assert.ErrorContains(t, Inject(p, Injection{Method: "Nope.x", F: 3}), `unknown method "Nope.x"`)
-	assert.ErrorContains(t, ApplySpeedUp(p, SpeedUp{Method: "HotCold.hot", Factor: 0}), "factor 0 must be > 0")
+	assert.ErrorContains(t, ApplySpeedUp(p, SpeedUp{Method: "HotCold.hot", Factor: 0}), "factor 0 must be a finite number > 0")
 }

@@ -34,10 +34,11 @@ const (
 // injected computation, back-edges excluded: F × 5 cycles.
 func (in Injection) InjectedCycles() int64 { return in.F * injectCycles }
 
-// Inject applies in to p (in place) and revalidates it.
+// Inject applies in to p (in place) and revalidates it. The size f is a
+// loop's trip count: in [1, program.MaxTrips].
 func Inject(p *program.Program, in Injection) error {
-	if in.F < 1 {
-		return fmt.Errorf("inject %s: size f = %d must be ≥ 1", in.Method, in.F)
+	if in.F < 1 || in.F > program.MaxTrips {
+		return fmt.Errorf("inject %s: size f = %d is not in [1, 10^15]", in.Method, in.F)
 	}
 	m, err := findMethod(p, in.Method)
 	if err != nil {
@@ -62,51 +63,74 @@ func Inject(p *program.Program, in Injection) error {
 // SpeedUp scales the cycles of Method's own Work statements by Factor
 // (0.5 makes its own code twice as fast; callees are untouched): the
 // "virtual speed-up" that tells how much optimizing a method would gain.
+// A scaled Work keeps at least one cycle and must stay within
+// program.MaxCycles.
 type SpeedUp struct {
 	Method string
 	Factor float64
 }
 
-// ApplySpeedUp applies s to p (in place).
+// ApplySpeedUp applies s to p (in place). A factor that would take a
+// Work beyond program.MaxCycles is an error naming the statement, and p
+// is left unchanged.
 func ApplySpeedUp(p *program.Program, s SpeedUp) error {
 	if !(s.Factor > 0) || math.IsInf(s.Factor, 0) {
-		return fmt.Errorf("speedup %s: factor %v must be > 0", s.Method, s.Factor)
+		return fmt.Errorf("speedup %s: factor %v must be a finite number > 0", s.Method, s.Factor)
 	}
-	m, err := findMethod(p, s.Method)
+	i, err := program.NewResolver(p).Resolve(s.Method)
 	if err != nil {
 		return fmt.Errorf("speedup: %w", err)
 	}
-	scaleWork(m.Body, s.Factor)
+	m := &p.Methods[i]
+	body, err := scaleWork(m.Body, s.Factor, fmt.Sprintf("methods[%d].body", i))
+	if err != nil {
+		return fmt.Errorf("speedup %s:%v: %w", s.Method, s.Factor, err)
+	}
+	m.Body = body
 	return p.Validate()
 }
 
-func scaleWork(body []program.Stmt, f float64) {
-	for i := range body {
-		st := &body[i]
+// scaleWork returns a copy of body with every Work's cycles scaled by f,
+// rounded, at least 1; path names body in errors.
+func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, error) {
+	out := append([]program.Stmt(nil), body...)
+	var err error
+	for i := range out {
+		st := &out[i]
+		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
 		case st.Work != nil:
 			w := *st.Work
-			w.Cycles = max(1, int64(math.Round(float64(w.Cycles)*f)))
+			scaled := math.Round(float64(w.Cycles) * f)
+			if !(scaled <= program.MaxCycles) {
+				return nil, fmt.Errorf("%s.work.cycles: %d × %v = %v is not in [1, 10^12]", at, w.Cycles, f, scaled)
+			}
+			w.Cycles = max(1, int64(scaled))
 			st.Work = &w
 		case st.Loop != nil:
 			l := *st.Loop
-			l.Body = append([]program.Stmt(nil), l.Body...)
-			scaleWork(l.Body, f)
+			if l.Body, err = scaleWork(l.Body, f, at+".loop.body"); err != nil {
+				return nil, err
+			}
 			st.Loop = &l
 		case st.Branch != nil:
 			b := *st.Branch
-			b.Then = append([]program.Stmt(nil), b.Then...)
-			b.Else = append([]program.Stmt(nil), b.Else...)
-			scaleWork(b.Then, f)
-			scaleWork(b.Else, f)
+			if b.Then, err = scaleWork(b.Then, f, at+".branch.then"); err != nil {
+				return nil, err
+			}
+			if b.Else, err = scaleWork(b.Else, f, at+".branch.else"); err != nil {
+				return nil, err
+			}
 			st.Branch = &b
 		case st.Block != nil && st.Block.Kind == program.BlockLock:
 			b := *st.Block
-			b.Body = append([]program.Stmt(nil), b.Body...)
-			scaleWork(b.Body, f)
+			if b.Body, err = scaleWork(b.Body, f, at+".block.body"); err != nil {
+				return nil, err
+			}
 			st.Block = &b
 		}
 	}
+	return out, nil
 }
 
 func findMethod(p *program.Program, ref string) (*program.Method, error) {
@@ -124,8 +148,8 @@ func ParseInjection(s string) (Injection, error) {
 		return Injection{}, fmt.Errorf("--inject %q: want METHOD:f or METHOD:f:alloc", s)
 	}
 	f, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil || f < 1 {
-		return Injection{}, fmt.Errorf("--inject %q: f must be an integer ≥ 1", s)
+	if err != nil || f < 1 || f > program.MaxTrips {
+		return Injection{}, fmt.Errorf("--inject %q: f must be an integer in [1, 10^15] (a loop's trip count)", s)
 	}
 	in := Injection{Method: parts[0], F: f, Position: -1}
 	if len(parts) == 3 {
@@ -145,7 +169,7 @@ func ParseSpeedUp(s string) (SpeedUp, error) {
 	}
 	f, err := strconv.ParseFloat(s[i+1:], 64)
 	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return SpeedUp{}, fmt.Errorf("--speedup %q: factor must be a number > 0", s)
+		return SpeedUp{}, fmt.Errorf("--speedup %q: factor must be a finite number > 0", s)
 	}
 	return SpeedUp{Method: s[:i], Factor: f}, nil
 }
