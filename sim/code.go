@@ -204,8 +204,17 @@ func (c CostModel) Validate() error {
 		return fmt.Errorf("cost.interp_factor: %d must be ≥ 1", c.InterpFactor)
 	case c.SpeedPercent <= 0:
 		return fmt.Errorf("cost.speed_percent: %d must be > 0", c.SpeedPercent)
-	case c.CallCycles < 0, c.PollCycles < 0, c.AllocCycles < 0, c.ThrowCycles < 0, c.UnwindCycles < 0, c.MonitorCycles < 0:
-		return fmt.Errorf("cost: call, poll, alloc, throw, unwind and monitor cycles must be ≥ 0")
+	case c.InterpFactor > MaxInterpFactor:
+		return fmt.Errorf("cost.interp_factor: %d must be ≤ %d", c.InterpFactor, MaxInterpFactor)
+	}
+	for _, f := range []struct {
+		name   string
+		cycles int64
+	}{{"call_cycles", c.CallCycles}, {"poll_cycles", c.PollCycles}, {"alloc_cycles", c.AllocCycles},
+		{"throw_cycles", c.ThrowCycles}, {"unwind_cycles", c.UnwindCycles}, {"monitor_cycles", c.MonitorCycles}} {
+		if f.cycles < 0 || f.cycles > MaxCostCycles {
+			return fmt.Errorf("cost.%s: %d must be in [0, 10^9]", f.name, f.cycles)
+		}
 	}
 	return nil
 }
@@ -363,11 +372,11 @@ func setIterCost(c *Code, enter int, m CostModel) {
 	back := &c.Instrs[in.C-1]
 	var cost, bc int64
 	for pc := enter + 1; pc < int(in.C)-1; pc++ {
-		cost += c.Instrs[pc].Cost
+		cost = satAdd(cost, c.Instrs[pc].Cost) // a body of huge statements: never fast-forwarded
 		bc += c.Instrs[pc].Bytecodes
 	}
 	if back.Flags&FlagPoll != 0 {
-		cost += m.Nanos(m.PollCycles)
+		cost = satAdd(cost, m.Nanos(m.PollCycles))
 	}
 	in.IterCost, in.IterBytecodes, in.IterStmts = cost, bc, in.C-1-int32(enter)-1
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // advance runs thread t from its clock towards horizon and returns why it
 // stopped: the horizon, an instruction that touches shared state (left
@@ -169,14 +172,17 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 			f.pc = in.A
 
 		case OpAlloc:
-			if t.allocBytes+in.Cycles > t.tlabEnd {
+			if in.Cycles > t.tlabLeft {
 				t.clock = clock // a TLAB refill takes from the shared heap
 				return stopInteract
 			}
 			t.stmts++
 			tr.lineSelf[f.lines+in.Line].self += in.Cost
-			tr.nodes[f.node].allocBytes += in.Cycles
-			t.allocBytes += in.Cycles
+			t.tlabLeft -= in.Cycles
+			// Byte totals grow with the run's wall time, not its
+			// simulated time (allocation may cost 0 ns): they saturate.
+			tr.nodes[f.node].allocBytes = satAdd(tr.nodes[f.node].allocBytes, in.Cycles)
+			t.allocBytes = satAdd(t.allocBytes, in.Cycles)
 			clock += Time(in.Cost)
 			f.pc++
 
@@ -379,6 +385,11 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	if m := int64(horizon-*clock) / enter.IterCost; m < k {
 		k = m
 	}
+	if vm.pollNanos > 0 && k > math.MaxInt64/2/vm.pollNanos {
+		// Strip-mined polls cost at most k × pollNanos: keep that
+		// product, added to the budget, within int64.
+		k = math.MaxInt64 / 2 / vm.pollNanos
+	}
 	back := &f.code.Instrs[enter.C-1]
 	if t.hooks&stopPoll != 0 && (back.Flags&FlagPoll != 0 || back.C > 0) {
 		return // the first poll must stop
@@ -427,7 +438,7 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	for i := range body {
 		c := &tr.lineSelf[f.lines+body[i].Line]
 		c.self += k * body[i].Cost
-		c.bytecodes += k * body[i].Bytecodes
+		c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
 		rest -= body[i].Cost
 	}
 	tr.lineSelf[f.lines+back.Line].self += k*rest + strip*vm.pollNanos

@@ -32,7 +32,7 @@ threads: [{name: main, entry: A.main}]
 	// maxRounds: each sleep costs a round to block, one to wake and one to
 	// run the work; a few more start and end the run.
 	const maxRounds = 3*3 + 8
-	vm := newVM(t, parse(t, src), func(c *Config) { c.Duration = 1 << 62 })
+	vm := newVM(t, parse(t, src), func(c *Config) { c.Duration = MaxTime })
 	r := vm.Run()
 	require.Empty(t, r.Incidents)
 	assert.Greater(t, r.End, 30000*Second, "the thread slept three times 10 000 s")

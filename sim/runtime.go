@@ -219,7 +219,7 @@ func (vm *VM) SetAllocHandler(h AllocHandler, tlab int64) {
 	}
 	vm.allocs, vm.tlabSize = h, tlab
 	for _, t := range vm.threads {
-		t.tlabEnd = t.allocBytes
+		t.tlabLeft = 0
 	}
 }
 

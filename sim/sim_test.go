@@ -223,7 +223,7 @@ threads: [{name: main, entry: A.main}]
 	want := 2*c.CallCycles + 1 + // main→f→g, then main's work
 		c.ThrowCycles + 2*c.UnwindCycles + // g's throw
 		c.CallCycles + 5*c.ThrowCycles + 4*c.PollCycles + // boom's loop
-		c.ThrowCycles + 5*c.UnwindCycles
+		c.ThrowCycles + 2*c.UnwindCycles // uncaught: unwinds boom and main
 	assert.Equal(t, Time(want), r.AppCPU())
 }
 

@@ -92,7 +92,7 @@ func (t *Truth) sums(i int) (self, bytecodes int64) {
 	n := &t.nodes[i]
 	for _, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
 		self += c.self
-		bytecodes += c.bytecodes
+		bytecodes = satAdd(bytecodes, c.bytecodes) // counters saturate (BytecodeCap)
 	}
 	return self, bytecodes
 }
@@ -214,7 +214,7 @@ func (t *Truth) SelfTotal() Time {
 func (t *Truth) BytecodeTotal() int64 {
 	var s int64
 	for _, c := range t.lineSelf {
-		s += c.bytecodes
+		s = satAdd(s, c.bytecodes)
 	}
 	return s
 }

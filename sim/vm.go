@@ -75,6 +75,9 @@ func (c Config) Validate() error {
 	if err := c.Limits.Validate(); err != nil {
 		return err
 	}
+	if err := c.checkTimes(); err != nil {
+		return err
+	}
 	return c.Cost.Validate()
 }
 
@@ -150,7 +153,7 @@ type Thread struct {
 	service    Service
 	jobLeft    int64
 	jobs       []serviceJob
-	tlabEnd    int64  // allocation beyond this refills the TLAB
+	tlabLeft   int64  // bytes left in the TLAB; a larger allocation refills it
 	heldByHold bool   // parked by SetHold, released by ReleaseHeld
 	returned   uint32 // handlers whose return hook fired at this stop
 	wakeGen    int64
@@ -304,13 +307,13 @@ func New(img *Image, cfg Config) (*VM, error) {
 
 func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread {
 	id := ThreadID(len(vm.threads))
-	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1, tlabEnd: math.MaxInt64,
+	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1, tlabLeft: math.MaxInt64,
 		state: NotStarted, stateSince: at, start: at, clock: at,
 		active: make([]int32, vm.img.limited),
 		rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
 	}
 	if vm.allocs != nil {
-		t.tlabEnd = 0 // the first allocation takes a TLAB
+		t.tlabLeft = 0 // the first allocation takes a TLAB
 	}
 	vm.threads = append(vm.threads, t)
 	vm.foot.Threads++
@@ -808,8 +811,11 @@ func (vm *VM) interact(t *Thread) {
 	case OpAlloc:
 		// TLAB exhausted: take a new one from the shared heap, in global
 		// time order, and let the allocation policy (GC) decide.
-		t.tlabEnd = t.allocBytes + max(vm.tlabSize, in.Cycles)
-		if vm.allocs != nil && vm.allocs.OnTLAB(vm, t.ID, t.tlabEnd-t.allocBytes) == Park && t.state == Running {
+		t.tlabLeft = max(vm.tlabSize, in.Cycles)
+		if vm.allocs == nil {
+			t.tlabLeft = math.MaxInt64
+		}
+		if vm.allocs != nil && vm.allocs.OnTLAB(vm, t.ID, t.tlabLeft) == Park && t.state == Running {
 			vm.offCPU(t, Parked)
 		}
 	case OpService:
@@ -853,7 +859,7 @@ func (vm *VM) release(t *Thread, l int32) {
 // exception was uncaught and the thread must end.
 func (vm *VM) throw(t *Thread, depth int) bool {
 	vm.truth.Exceptions++
-	vm.charge(t, vm.throwNanos+int64(depth)*vm.unwindNanos)
+	vm.charge(t, vm.throwNanos+int64(min(depth, len(t.frames)))*vm.unwindNanos) // frames unwound
 	f := &t.frames[len(t.frames)-1]
 	if depth == 0 {
 		f.pc = f.code.Instrs[f.pc].B
