@@ -128,6 +128,9 @@ func Run(p *program.Program, cfg Config) (*Outcome, error) {
 
 // RunContext is Run, stopped with ctx's error once ctx is done.
 func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, error) {
+	if err := validate(cfg); err != nil {
+		return nil, err
+	}
 	names := append([]string{}, cfg.Samplers...)
 	switch {
 	case cfg.NoTruthProfile && containsName(names, "truth"):
