@@ -127,13 +127,13 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.IntVar(&f.maxThreads, "max-threads", lim.MaxThreads, "limit: application threads a run may create (the program's and spawned ones)")
 	fs.Var(&f.maxMemory, "max-memory", "limit: the run's estimated memory, a `SIZE` such as 512MiB or 20GiB (see Limits below)")
 	fs.Var(&f.maxInput, "max-input-size", "limit: the largest workload file read, a `SIZE` such as 256MiB")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(joinBoolValues(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			runHelp(stdout, fs)
 			limitsHelp(stdout)
 			return nil, errHelp
 		}
-		return nil, usagef("run: %v", err)
+		return nil, usagef("run: %v", explainFlagError(fs, err))
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) {
@@ -170,8 +170,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: unexpected argument %q (flags only)", fs.Arg(0))
 	case f.workload == "":
 		return nil, usagef("run: --workload is required (paper programs: %s; stand-ins: see 'profsim workloads')", strings.Join(workloads.Programs(), ", "))
-	case f.duration <= 0:
-		return nil, usagef("run: --duration %v must be > 0", f.duration)
+	case f.duration <= 0 || f.duration > time.Duration(sim.MaxTime):
+		return nil, usagef("run: --duration %v must be > 0 and at most %v (10^18 ns)", f.duration, time.Duration(sim.MaxTime))
 	case f.cpus < 1 || f.cpus > sim.MaxCPUs:
 		return nil, usagef("run: --cpus %d must be in [1, %d]", f.cpus, sim.MaxCPUs)
 	case f.maxThreads < 1 || f.maxThreads > sim.MaxThreadsLimit:
@@ -186,8 +186,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --by %q: want method or line", f.by)
 	case f.top < 1:
 		return nil, usagef("run: --top %d must be ≥ 1", f.top)
-	case f.strip != nil && *f.strip < 0:
-		return nil, usagef("run: --strip-mining %d must be ≥ 0", *f.strip)
+	case f.strip != nil && (*f.strip < 0 || *f.strip > 4294967295):
+		return nil, usagef("run: --strip-mining %d must be in [0, 4294967295], -XX:LoopStripMiningIter's range", *f.strip)
 	}
 	switch *mode {
 	case "passive":

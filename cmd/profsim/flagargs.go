@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// joinBoolValues turns "--name true" and "--name false" into
+// "--name=true" and "--name=false" for fs's boolean flags. Go's flag
+// package takes a boolean flag's value only after "=", and reads the
+// next word as a positional argument; commands that take no positional
+// arguments (run) accept the spaced form instead of rejecting "false" as
+// an unexpected argument.
+func joinBoolValues(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name := strings.TrimLeft(a, "-")
+		if len(a)-len(name) < 1 || len(a)-len(name) > 2 || strings.Contains(name, "=") || i+1 == len(args) {
+			out = append(out, a)
+			continue
+		}
+		if v := args[i+1]; isBoolFlag(fs, name) && (v == "true" || v == "false") {
+			out = append(out, a+"="+v)
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isBoolFlag(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// explainFlagError rewrites the flag package's "parse error" for a
+// duration flag given a bare number: a duration needs a unit.
+func explainFlagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		return err
+	}
+	quoted, flagPart, ok := strings.Cut(rest, " for flag -")
+	if !ok {
+		return err
+	}
+	value, uerr := strconv.Unquote(quoted)
+	name, _, _ := strings.Cut(flagPart, ":")
+	f := fs.Lookup(name)
+	if uerr != nil || f == nil {
+		return err
+	}
+	if g, ok := f.Value.(flag.Getter); !ok {
+		return err
+	} else if _, isDuration := g.Get().(time.Duration); !isDuration {
+		return err
+	}
+	if _, numErr := strconv.ParseFloat(value, 64); numErr == nil {
+		return fmt.Errorf("--%s %s: a duration needs a unit: %ss (or %sms, %sus, %sns)", name, value, value, value, value, value)
+	}
+	return fmt.Errorf("--%s %q: not a duration; write a number and a unit: 500ms, 2s, 1m30s", name, value)
+}
