@@ -46,10 +46,11 @@ type presetDef struct {
 // and, with -XX:+UnlockDiagnosticVMOptions, InlineFrequencyCount = 100
 // {pd diagnostic} and DebugNonSafepoints = false {diagnostic}.
 var presets = []presetDef{
-	{Preset{"hotspot17", "today's HotSpot: counted loops keep a poll every 1000 iterations",
-		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds)"},
+	{Preset{"hotspot17", "today's HotSpot: counted loops strip-mined, a poll every 1000 unrolled (×8) iterations and at their exit",
+		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), C2 unrolling counted loops of up to 200 bytecodes 8 times (measured by tools/stripmining: long arithmetic and field updates, 64-byte vectors), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds)"},
 		func(c *Config) {
 			c.JIT.StripMiningIter = 1000
+			c.JIT.LoopUnroll = 8
 			c.JIT.MaxInlineLevel = 15
 		}},
 	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (harness.DefaultConfig)",
@@ -145,6 +146,8 @@ type jvmState struct {
 	lsmiSet        bool
 	ct, osrp       int64
 	ctSet, osrpSet bool
+	lmu            int64
+	lmuSet         bool
 	// written: the last option as written, by name, for ergonomics' errors
 	written map[string]string
 }
@@ -173,6 +176,10 @@ var jvmOpts = []jvmOpt{
 		set: func(st *jvmState, _ bool, n int64) { st.lsmi, st.lsmiSet = n, true },
 		info: JVMFlag{"-XX:LoopStripMiningIter=N", "jit.strip_mining_iter after the strip-mining ergonomics (a poll every N iterations of a counted loop)",
 			"0 in opto/c2_globals.hpp, range 0..4294967295; G1 sets 1000 unless either flag is given (G1Arguments::initialize); coerced by LoopStripMiningIterConstraintFunc (runtime/flags/jvmFlagConstraintsCompiler.cpp, AfterErgo)"}},
+	{name: "LoopMaxUnroll", min: 0, max: maxJint,
+		set: func(st *jvmState, _ bool, n int64) { st.lmu, st.lmuSet = n, true },
+		info: JVMFlag{"-XX:LoopMaxUnroll=N", "jit.loop_unroll capped at the largest power of two ≤ N (C2 doubles the unroll factor while it stays ≤ LoopMaxUnroll; 0 and 1: no unrolling)",
+			"16; opto/c2_globals.hpp, range 0..2147483647; IdealLoopTree::policy_unroll (opto/loopTransform.cpp)"}},
 	{name: "DebugNonSafepoints", boolean: true,
 		set: func(st *jvmState, on bool, _ int64) { st.jit.DebugNonSafepoints = on },
 		info: JVMFlag{"-XX:+DebugNonSafepoints, -XX:-DebugNonSafepoints", "jit.debug_non_safepoints",
@@ -431,6 +438,14 @@ func (st *jvmState) ergonomics(base jit.Config) error {
 		lsmi = 0
 	}
 	st.jit.StripMiningIter = lsmi
+
+	if st.lmuSet { // IdealLoopTree::policy_unroll: unroll while 2 × count ≤ LoopMaxUnroll
+		u := int64(1)
+		for u*2 <= st.lmu && u*2 <= st.jit.LoopUnroll {
+			u *= 2
+		}
+		st.jit.LoopUnroll = u
+	}
 
 	if st.ctSet || st.osrpSet {
 		ct, osrp := st.jit.CompileThreshold, int64(defaultOSRPercentage)

@@ -28,7 +28,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 
 	assert.Equal(t, []string{"tiered", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
 		"freq_inline_size", "hot_call_count", "max_inline_level", "receiver_dominance", "strip_mining_iter",
-		"debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
+		"loop_unroll", "loop_unroll_max_body", "debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
 		"compile_commands"}, param.Names(&d.JIT))
 	assert.Equal(t, []string{"time_slice", "context_switch", "max_stack_depth", "max_step",
 		"cost.interp_factor", "cost.call_cycles", "cost.poll_cycles", "cost.alloc_cycles", "cost.throw_cycles",
@@ -49,7 +49,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	j.Tiered, j.Inline, j.DebugNonSafepoints, j.ProfileOverridesStatic = false, false, true, true
 	j.CompileThreshold, j.BackedgeThreshold, j.MaxInlineSize, j.FreqInlineSize = 11, 12, 13, 14
 	j.HotCallCount, j.MaxInlineLevel, j.StripMiningIter, j.CompileNanosPerBytecode = 15, 16, 17, 18
-	j.ReceiverDominance, j.HotEdgeShare = 0.375, 0.125
+	j.ReceiverDominance, j.HotEdgeShare, j.LoopUnroll, j.LoopUnrollMaxBody = 0.375, 0.125, 19, 21
 	j.CompileCommands = "dontinline,A.b exclude,pkg/C.*"
 	gotJ := jit.Config{Flavour: jit.Jikes}
 	roundTrip(t, &j, &gotJ)
@@ -94,7 +94,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 	d := DefaultConfig()
 	want := map[string]func(*jit.Config){
 		"hotspot6":  func(*jit.Config) {},
-		"hotspot17": func(j *jit.Config) { j.StripMiningIter, j.MaxInlineLevel = 1000, 15 },
+		"hotspot17": func(j *jit.Config) { j.StripMiningIter, j.LoopUnroll, j.MaxInlineLevel = 1000, 8, 15 },
 		"jikes":     func(j *jit.Config) { j.Flavour = jit.Jikes },
 		// study.a4Work's j9 settings, but the per-run profile source.
 		"j9": func(j *jit.Config) {
@@ -138,6 +138,11 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 		{"-XX:LoopStripMiningIter=250", func(j *jit.Config) { j.StripMiningIter = 250 }},
 		{"-XX:-UseCountedLoopSafepoints", func(j *jit.Config) { j.StripMiningIter = 0 }},
 		{"-XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000", func(*jit.Config) {}},
+		{"-XX:LoopMaxUnroll=16", func(*jit.Config) {}},
+		{"-XX:LoopMaxUnroll=4", func(j *jit.Config) { j.LoopUnroll = 4 }},
+		{"-XX:LoopMaxUnroll=7", func(j *jit.Config) { j.LoopUnroll = 4 }},
+		{"-XX:LoopMaxUnroll=1", func(j *jit.Config) { j.LoopUnroll = 1 }},
+		{"-XX:LoopMaxUnroll=0", func(j *jit.Config) { j.LoopUnroll = 1 }},
 		{"-XX:+DebugNonSafepoints", func(j *jit.Config) { j.DebugNonSafepoints = true }},
 		{"-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints", func(j *jit.Config) { j.DebugNonSafepoints = true }},
 		{"-XX:+DebugNonSafepoints -XX:-DebugNonSafepoints", func(*jit.Config) {}},
@@ -183,7 +188,7 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 }
 
 func TestApplyJVMFlagsErrors(t *testing.T) {
-	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
+	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:LoopMaxUnroll=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
 	for _, tc := range []struct{ preset, flags, want string }{
 		{"hotspot17", "-XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
 		{"hotspot17", "-Xmx1g", "-Xmx1g: not an option profsim models " + supported},
@@ -203,6 +208,7 @@ func TestApplyJVMFlagsErrors(t *testing.T) {
 		{"hotspot17", "-XX:OnStackReplacePercentage=32", "-XX:OnStackReplacePercentage=32: 32 is outside the allowed range [33 ... 2147483647]"},
 		{"hotspot17", "-XX:OnStackReplacePercentage=99999999", "-XX:OnStackReplacePercentage=99999999: outside the allowed range [33 ... 21474869] with CompileThreshold=10000"},
 		{"hotspot17", "-XX:MaxInlineSize=2147483648", "-XX:MaxInlineSize=2147483648: 2147483648 is outside the allowed range [0 ... 2147483647]"},
+		{"hotspot17", "-XX:LoopMaxUnroll=-1", "-XX:LoopMaxUnroll=-1: -1 is outside the allowed range [0 ... 2147483647]"},
 		{"hotspot17", "-XX:MaxInlineLevel=-1", "-XX:MaxInlineLevel=-1: -1 is outside the allowed range [0 ... 2147483647]"},
 		{"hotspot17", "-XX:FreqInlineSize=1.5", `-XX:FreqInlineSize=1.5: "1.5" is not a decimal integer (FreqInlineSize takes 0 ... 2147483647)`},
 		{"hotspot17", "-XX:InlineFrequencyCount=-5", "-XX:InlineFrequencyCount=-5: -5 is outside the allowed range [0 ... 2147483647]"},
@@ -269,7 +275,7 @@ func TestJVMFlagsErgonomics(t *testing.T) {
 
 func TestSupportedJVMFlagsAreDocumented(t *testing.T) {
 	fs := SupportedJVMFlags()
-	assert.Len(t, fs, 16)
+	assert.Len(t, fs, 17)
 	for _, f := range fs {
 		assert.NotEmpty(t, f.Option)
 		assert.NotEmpty(t, f.Model, f.Option)

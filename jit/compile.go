@@ -1,6 +1,11 @@
 package jit
 
-import "github.com/profsim/profsim/sim"
+import (
+	"math"
+
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
+)
 
 // MethodSize is a method's size in bytecodes as the inliner sees it: its
 // basic blocks' bytecodes plus a few bytes per call, branch, loop and
@@ -157,8 +162,7 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 // placePolls removes the back-edge poll of counted loops (HotSpot): loops
 // with a bounded trip count — every loop in our IR — that are innermost and
 // contain no call left after inlining, no allocation and no runtime call.
-// With strip mining such a loop keeps one poll every StripMiningIter
-// iterations.
+// With counted-loop safepoints such a loop is strip mined (stripLength).
 func (j *JIT) placePolls(c *sim.Code) {
 	for pc := range c.Instrs {
 		in := &c.Instrs[pc]
@@ -171,10 +175,86 @@ func (j *JIT) placePolls(c *sim.Code) {
 			back.C = 0
 			if j.cfg.Flavour == HotSpot && counted(c, int32(pc)+1, in.C-1) {
 				back.Flags &^= sim.FlagPoll
-				back.C = int32(j.cfg.StripMiningIter)
+				u := j.cfg.LoopUnroll
+				if bodySize(c, int32(pc)+1, in.C-1) > j.cfg.LoopUnrollMaxBody {
+					u = 1
+				}
+				back.C = j.stripLength(in, u)
 			}
 		}
 	}
+}
+
+// stripLength is the N of a counted loop's strip-mined back-edge (see
+// sim.Instr: a poll after every N iterations and one at the loop's exit),
+// or 0 for no poll, as C2 decides it in HotSpot 17's opto/loopnode.cpp.
+// PhaseIdealLoop::is_counted_loop strip-mines only with
+// LoopStripMiningIter > 1; with 1 the SafePoint stays in the loop body
+// (a poll every iteration, the last included: N = 1) and with 0
+// (-XX:-UseCountedLoopSafepoints) it is removed. When loop optimizations
+// are over, OuterStripMinedLoopNode::adjust_strip_mined_loop bounds each
+// run of the inner loop by LoopStripMiningIter iterations of the loop as
+// compiled, stride included: after unrolling by U (LoopUnroll) that is
+// LoopStripMiningIter × U source iterations. It reads the range of the
+// induction variable's type, iter_estimate = hi − lo: a loop that cannot
+// run more than LoopStripMiningIterShortLoop × U iterations
+// (LoopStripMiningIterShortLoop = LoopStripMiningIter/10, set by
+// CompilerConfig::ergo_initialize in compiler/compilerDefinitions.cpp)
+// loses its outer loop and SafePoint; one that cannot run more than one
+// strip keeps only the SafePoint after the loop (one poll, at its exit);
+// and when LoopStripMiningIter × U does not fit in an int, every loop
+// loses both. The range is known only for a bound the compiler sees: a
+// constant trip count stands for a literal bound (for (i = 0; i < 100;
+// i++): i in [0, 99]), any other distribution for a bound computed at run
+// time (i < n, i < a.length), whose range is the whole int.
+func (j *JIT) stripLength(enter *sim.Instr, u int64) int32 {
+	n := j.cfg.StripMiningIter
+	switch {
+	case n == 0:
+		return 0
+	case n == 1:
+		return 1
+	case n > math.MaxInt32/u:
+		return 0
+	}
+	strip := n * u
+	if d := j.img.LoopTrips(enter); d.Kind == program.Constant && d.A > 0 {
+		switch est := d.A - 1; {
+		case est <= n/10*u:
+			return 0
+		case est <= strip:
+			return int32(min(max(strip, d.A), math.MaxInt32)) // one strip: the exit poll only
+		}
+	}
+	return int32(strip)
+}
+
+// bodySize is the bytecodes of the loop body [from, to) as MethodSize
+// counts them, inlined callees included, with the loop's own test and
+// back-branch (the loop statement's 3 + 3).
+func bodySize(c *sim.Code, from, to int32) int64 {
+	n := int64(6)
+	for pc := from; pc < to; pc++ {
+		in := &c.Instrs[pc]
+		switch in.Op {
+		case sim.OpWork:
+			n += in.Bytecodes
+		case sim.OpCall, sim.OpVirtualCall:
+			n += 3
+			if c.Inline != nil {
+				for _, v := range c.Inline[pc] {
+					n += v.Size
+				}
+			}
+		case sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc, sim.OpLoopEnter, sim.OpBranch, sim.OpLoopBack:
+			n += 3
+		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
+			n++
+		case sim.OpCount:
+			n += int64(in.C)
+		}
+	}
+	return n
 }
 
 // counted reports whether the code in [from, to) — a loop body — calls

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -40,7 +41,7 @@ func (j *JIT) Explain() string {
 }
 
 func (j *JIT) explainCode(b *strings.Builder, c *sim.Code, indent string, inlined bool) {
-	fmt.Fprintf(b, "%s%s [%v] polls: %s\n", indent, j.img.Names[c.Method], c.Tier, strings.Join(describePolls(c, inlined), ", "))
+	fmt.Fprintf(b, "%s%s [%v] polls: %s\n", indent, j.img.Names[c.Method], c.Tier, strings.Join(describePolls(j.img, c, inlined), ", "))
 	if c.Inline == nil {
 		return
 	}
@@ -52,7 +53,7 @@ func (j *JIT) explainCode(b *strings.Builder, c *sim.Code, indent string, inline
 	}
 }
 
-func describePolls(c *sim.Code, inlined bool) []string {
+func describePolls(img *sim.Image, c *sim.Code, inlined bool) []string {
 	var out []string
 	if c.PollEntry && !inlined {
 		out = append(out, "prologue")
@@ -64,7 +65,13 @@ func describePolls(c *sim.Code, inlined bool) []string {
 			case in.Flags&sim.FlagPoll != 0:
 				out = append(out, fmt.Sprintf("back-edge of loop at line %d", in.Line))
 			case in.C > 0:
-				out = append(out, fmt.Sprintf("back-edge of counted loop at line %d every %d iterations (strip mined)", in.Line, in.C))
+				if d := img.LoopTrips(&c.Instrs[in.B-1]); d.Kind == program.Constant && d.A <= int64(in.C) {
+					out = append(out, fmt.Sprintf("exit of counted loop at line %d (one strip)", in.Line))
+				} else if in.C == 1 {
+					out = append(out, fmt.Sprintf("counted loop at line %d every iteration", in.Line))
+				} else {
+					out = append(out, fmt.Sprintf("counted loop at line %d every %d iterations and at its exit (strip mined)", in.Line, in.C))
+				}
 			default:
 				out = append(out, fmt.Sprintf("none in counted loop at line %d", in.Line))
 			}

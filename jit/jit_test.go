@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/profsim/profsim/program"
@@ -162,17 +163,136 @@ threads: [{name: main, entry: S.main}]
 	assert.Equal(t, int32(100), back.C)
 	pc := countPolls(t, vm)
 	res := vm.Run()
-	// Back-edges leave 999 … 1 iterations; 900, 800, … 100 poll: 9 polls,
-	// every 100 iterations (100 × 10 ns + the poll).
-	require.Len(t, pc.times, 9)
+	// Ten strips of 100 iterations, each ending in the outer loop's
+	// SafePoint, the last one as the loop exits: every 100 iterations
+	// (100 × 10 ns + the poll).
+	require.Len(t, pc.times, 10)
 	for i := 1; i < len(pc.times); i++ {
 		assert.Equal(t, sim.Time(1001), pc.times[i]-pc.times[i-1])
 	}
 	// And the fast-forwarded loop (no hook armed) charges exactly the same.
 	vm2, _ := setup(t, parse(t, src), func(c *Config) { c.StripMiningIter = 100 })
 	res2 := vm2.Run()
-	assert.Equal(t, sim.Time(1000*10+9), res2.AppCPU())
+	assert.Equal(t, sim.Time(1000*10+10), res2.AppCPU())
 	assert.Equal(t, res.AppCPU(), res2.AppCPU())
+}
+
+// TestStripMinedLoopPollsAsC2 pins where a strip-mined counted loop polls,
+// from cases where C2's rule (opto/loopnode.cpp: the outer strip-mined
+// loop's SafePoint on the inner loop's exit, strips counted from the
+// loop's entry and in iterations of the unrolled loop,
+// OuterStripMinedLoopNode::adjust_strip_mined_loop's short and
+// single-strip loops) and the rule it replaces — a poll whenever the
+// source iterations left are a multiple of N, none at the exit — disagree.
+func TestStripMinedLoopPollsAsC2(t *testing.T) {
+	const iter, poll = 10, 1 // ns per iteration and per poll
+	for _, c := range []struct {
+		name          string
+		trips         string
+		strip, unroll int64
+		// at: the iterations completed at each poll; old: where the
+		// replaced rule polled.
+		at, old []int64
+	}{
+		{"partial last strip polls at the exit", "{uniform: [1050, 1050]}", 100, 1,
+			[]int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1050},
+			[]int64{50, 150, 250, 350, 450, 550, 650, 750, 850, 950}},
+		{"one strip, bound known at run time", "{uniform: [50, 50]}", 1000, 1, []int64{50}, nil},
+		{"bound ≤ LoopStripMiningIter: the SafePoint after the loop", "500", 1000, 1, []int64{500}, nil},
+		{"bound = LoopStripMiningIter+1: still one strip", "1001", 1000, 1, []int64{1001}, []int64{1}},
+		{"bound ≤ LoopStripMiningIterShortLoop: no SafePoint", "101", 1000, 1, nil, nil},
+		{"LoopStripMiningIter=1: the SafePoint stays in the body", "5", 1, 1, []int64{1, 2, 3, 4, 5}, []int64{1, 2, 3, 4}},
+		{"LoopStripMiningIter beyond int: no SafePoint", "{uniform: [3000, 3000]}", 1 << 32, 1, nil, nil},
+		{"unrolled 8 times: strips of 8 × LoopStripMiningIter", "{uniform: [2000, 2000]}", 100, 8,
+			[]int64{800, 1600, 2000}, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900}},
+		{"unrolled: one strip up to 8 × LoopStripMiningIter", "700", 100, 8, []int64{700}, []int64{100, 200, 300, 400, 500, 600}},
+		{"unrolled: short up to 8 × LoopStripMiningIterShortLoop", "81", 100, 8, nil, nil},
+		{"unrolled: LoopStripMiningIter × unroll beyond int", "{uniform: [3000, 3000]}", 1 << 30, 2, nil, nil},
+	} {
+		src := `
+name: strip
+methods:
+  - {class: S, name: main, body: [{loop: {trips: ` + c.trips + `, body: [{work: {cycles: 10, bytecodes: 4}}]}}]}
+threads: [{name: main, entry: S.main}]
+`
+		vm, _ := setup(t, parse(t, src), func(cfg *Config) { cfg.StripMiningIter, cfg.LoopUnroll = c.strip, c.unroll })
+		pc := countPolls(t, vm)
+		res := vm.Run()
+		var want []sim.Time
+		for i, k := range c.at {
+			want = append(want, sim.Time(k*iter+int64(i+1)*poll))
+		}
+		assert.Equal(t, want, pc.times, c.name)
+		var old []sim.Time
+		for i, k := range c.old {
+			old = append(old, sim.Time(k*iter+int64(i+1)*poll))
+		}
+		if len(want) > 0 || len(old) > 0 {
+			assert.NotEqual(t, old, pc.times, "%s: a case where the rules disagree", c.name)
+		}
+		vm2, _ := setup(t, parse(t, src), func(cfg *Config) { cfg.StripMiningIter, cfg.LoopUnroll = c.strip, c.unroll })
+		assert.Equal(t, res.AppCPU(), vm2.Run().AppCPU(), "%s: the fast-forwarded loop charges the same", c.name)
+	}
+}
+
+// TestOnlySmallLoopBodiesAreUnrolled: C2 unrolled loop bodies of up to
+// 143 bytecodes and not those of 273 (tools/stripmining); the strip of a
+// loop that is not unrolled is LoopStripMiningIter source iterations.
+func TestOnlySmallLoopBodiesAreUnrolled(t *testing.T) {
+	for _, c := range []struct {
+		bytecodes int
+		strip     int32
+	}{{150, 800}, {194, 800}, {195, 100}, {300, 100}} {
+		src := fmt.Sprintf(`
+name: body
+methods:
+  - {class: S, name: main, body: [{loop: {trips: {uniform: [5000, 6000]}, body: [{work: {cycles: 10, bytecodes: %d}}]}}]}
+threads: [{name: main, entry: S.main}]
+`, c.bytecodes)
+		vm, _ := setup(t, parse(t, src), func(cfg *Config) { cfg.StripMiningIter, cfg.LoopUnroll, cfg.LoopUnrollMaxBody = 100, 8, 200 })
+		assert.Equal(t, c.strip, loopBack(t, vm.Code(0)).C, "body of %d bytecodes and the loop's 6", c.bytecodes)
+	}
+}
+
+// TestStripsStartAtOSR: a loop that switches to compiled code while it
+// runs (on-stack replacement) starts its strips at its next iteration, as
+// C2's OSR entry enters the outer strip-mined loop there.
+func TestStripsStartAtOSR(t *testing.T) {
+	src := `
+name: osr
+methods:
+  - {class: S, name: main, body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}]}}]}
+threads: [{name: main, entry: S.main}]
+`
+	vm, j := setup(t, parse(t, src), func(c *Config) {
+		c.Tiered = true
+		c.BackedgeThreshold = 237
+		c.CompileNanosPerBytecode = 0
+		c.StripMiningIter = 100
+	})
+	pc := countPolls(t, vm)
+	vm.Run()
+	require.Len(t, j.Events(), 1)
+	installed := j.Events()[0].Done
+	var compiled []sim.Time
+	for _, tm := range pc.times {
+		if tm > installed {
+			compiled = append(compiled, tm)
+		}
+	}
+	// The interpreter polls at every back-edge until the compiled code is
+	// installed, during the next iteration; that iteration's back-edge is
+	// compiled and starts the strips: 100 compiled iterations (10 ns each,
+	// plus the poll) each, the last one partial and ending at the exit.
+	interpreted := len(pc.times) - len(compiled)
+	left := int64(1000 - interpreted - 1)
+	require.Greater(t, left, int64(100))
+	require.Len(t, compiled, int((left+99)/100))
+	for i := 1; i < len(compiled)-1; i++ {
+		assert.Equal(t, sim.Time(100*10+1), compiled[i]-compiled[i-1])
+	}
+	last := compiled[len(compiled)-1] - compiled[len(compiled)-2]
+	assert.Equal(t, sim.Time((left-1)%100+1)*10+1, last, "the partial last strip")
 }
 
 func TestInlinedCalleeHasNoReturnPoll(t *testing.T) {
@@ -261,6 +381,7 @@ func TestConfigValidation(t *testing.T) {
 	bad := []func(*Config){
 		func(c *Config) { c.CompileThreshold = 0 },
 		func(c *Config) { c.StripMiningIter = -1 },
+		func(c *Config) { c.LoopUnroll = 0 },
 		func(c *Config) { c.ReceiverDominance = 1.5 },
 		func(c *Config) { c.MaxInlineLevel = -1 },
 	}

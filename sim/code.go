@@ -57,8 +57,9 @@ const (
 )
 
 // A LoopBack without FlagPoll whose C is N > 0 is strip-mined: it polls
-// once every N iterations (when the remaining trip count is a multiple of
-// N), the way HotSpot's loop strip mining keeps counted loops preemptible.
+// after every N iterations counted from the loop's entry, and once more
+// when the loop exits (after the last, partial strip), the way HotSpot's
+// loop strip mining keeps counted loops preemptible (see stripPoll).
 
 // Block kinds in Instr.B of OpBlock.
 const (
@@ -287,6 +288,10 @@ func (img *Image) lineCounts() []int32 {
 // Receivers returns the methods the virtual call in can dispatch to, in
 // call-edge order (edge in.B + i is receiver i).
 func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.A].methods }
+
+// LoopTrips returns the trip-count distribution of the loop the OpLoopEnter
+// in starts.
+func (img *Image) LoopTrips(in *Instr) *program.Dist { return img.dists[in.B] }
 
 // NewImage resolves and flattens a program, validating it unless Validate
 // already found it valid.

@@ -121,29 +121,37 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 				continue
 			}
 			t.loops[f.loopBase+in.A] = n
+			f.stripLoop = 0
+			if f.code.Instrs[in.C-1].C > 0 { // strip-mined: strips count from here
+				f.stripLoop, f.stripFrom = f.pc+1, n
+			}
 			f.pc++
 			if in.Flags&FlagPureLoop != 0 {
 				vm.fastForward(t, f, in, &clock, horizon)
 			}
 
 		case OpLoopBack:
+			ctr := &t.loops[f.loopBase+in.A]
 			if t.resumePoll {
 				t.resumePoll = false // stopped at this poll; take the back-edge now
+				if *ctr <= 0 {
+					f.pc++ // the strip-mined loop's exit poll: leave the loop
+					continue
+				}
 			} else {
-				ctr := &t.loops[f.loopBase+in.A]
-				if *ctr--; *ctr <= 0 {
+				if *ctr--; *ctr <= 0 && in.C == 0 {
 					f.pc++
 					continue
 				}
 				var stop uint8
-				if f.code.Counting {
+				if f.code.Counting && *ctr > 0 {
 					m := f.code.Method
 					if vm.backedges[m]++; vm.backedges[m] == vm.backedgeTrigger[m] {
 						t.counterMethod, t.counterKind = m, BackedgeCounter
 						stop = stopCounter
 					}
 				}
-				if in.Flags&FlagPoll != 0 || (in.C > 0 && *ctr%int64(in.C) == 0) {
+				if in.Flags&FlagPoll != 0 || (in.C > 0 && stripPoll(f, in, *ctr)) {
 					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					t.pollKind = PollBackedge
@@ -153,6 +161,10 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					t.resumePoll = true
 					t.clock = clock
 					return stop
+				}
+				if *ctr <= 0 {
+					f.pc++
+					continue
 				}
 			}
 			f.pc = in.B
@@ -373,6 +385,26 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 // many as fit before the horizon, never the last one (its exit is not a
 // back-edge) and never past an armed hook. The rest runs statement by
 // statement, so the horizon still splits the loop exactly.
+// stripPoll reports whether the strip-mined back-edge in (C > 0), with ctr
+// iterations left after this one, polls: after every C iterations counted
+// from where the loop was entered, and when it exits. That is C2's outer
+// strip-mined loop (HotSpot 17, opto/loopnode.cpp): in
+// PhaseIdealLoop::is_counted_loop the loop's SafePoint is cloned onto the
+// inner loop's exit projection, ahead of the OuterStripMinedLoopEnd test,
+// and OuterStripMinedLoopNode::adjust_strip_mined_loop bounds each inner
+// run by min(limit − iv, LoopStripMiningIter): every strip, the last and
+// partial one included, leaves the inner loop through the SafePoint. A
+// loop entered in another code version (on-stack replacement into
+// compiled code) starts its strips at its next iteration, as C2's OSR
+// entry does.
+func stripPoll(f *frame, in *Instr, ctr int64) bool {
+	if f.stripLoop != in.B {
+		f.stripLoop, f.stripFrom = in.B, ctr
+		return ctr <= 0
+	}
+	return ctr <= 0 || (f.stripFrom-ctr)%int64(in.C) == 0
+}
+
 func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizon Time) {
 	if f.workLeft != 0 {
 		return
@@ -401,11 +433,15 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	}
 	var strip int64
 	if back.C > 0 {
-		// Counter values c-1 … c-k are passed at the k back-edges; those
-		// divisible by N poll.
+		if f.stripLoop != back.B {
+			return // entered in another code version: stripPoll starts the strips
+		}
+		// Counter values c-1 … c-k are passed at the k back-edges (none is
+		// the exit); those a multiple of N iterations after the strips'
+		// start s poll: s-v for v in [c-k, c-1] is in [s-c+1, s-c+k].
 		n := int64(back.C)
-		c := *ctr
-		strip = (c-1)/n - (c-1-k)/n
+		c, s := *ctr, f.stripFrom
+		strip = (s-c+k)/n - (s-c)/n
 		if extra := strip * vm.pollNanos; extra > 0 {
 			// Shrink k until the polls fit in the budget too.
 			for k > 0 && k*enter.IterCost+strip*vm.pollNanos > int64(horizon-*clock) {
@@ -413,7 +449,7 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 				if k < 0 {
 					k = 0
 				}
-				strip = (c-1)/n - (c-1-k)/n
+				strip = (s-c+k)/n - (s-c)/n
 			}
 		}
 	}

@@ -108,6 +108,12 @@ type frame struct {
 	// workLeft is what remains of a Work or Native at pc that a horizon
 	// split; > 0 also means its block entry was already counted.
 	workLeft int64
+	// stripLoop is the body start pc of the strip-mined loop running in
+	// this frame (0: none; a strip-mined loop is innermost, so a frame runs
+	// at most one), and stripFrom its iterations left when its strips
+	// started (see stripPoll).
+	stripLoop int32
+	stripFrom int64
 }
 
 type heldLock struct {
