@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/program"
 )
 
 // Preset is a named VM configuration standing for a real VM.
@@ -227,7 +228,7 @@ var jvmOpts = []jvmOpt{
 			"100 (cpu/x86/globals_x86.hpp); diagnostic: HotSpot requires -XX:+UnlockDiagnosticVMOptions, profsim does not"}},
 	{name: "CompileCommand",
 		text: func(st *jvmState, v string) error {
-			c, err := jit.ParseCompileCommand(v)
+			c, err := program.ParseCompileCommand(v)
 			if err != nil {
 				return err
 			}

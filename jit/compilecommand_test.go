@@ -9,95 +9,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestParseCompileCommand: the forms HotSpot 17's CompilerOracle and
-// MethodMatcher accept, and the errors they report.
-func TestParseCompileCommand(t *testing.T) {
-	for _, c := range []struct {
-		text  string
-		want  CompileCommand
-		canon string
-	}{
-		{"dontinline,Foo::bar", CompileCommand{Kind: DontInline, Class: "Foo", Method: "bar", Value: true}, "dontinline,Foo.bar"},
-		{"dontinline,Foo.bar", CompileCommand{Kind: DontInline, Class: "Foo", Method: "bar", Value: true}, "dontinline,Foo.bar"},
-		{"DontInline,pkg/Foo.bar", CompileCommand{Kind: DontInline, Class: "pkg/Foo", Method: "bar", Value: true}, "dontinline,pkg/Foo.bar"},
-		{"inline,java.util.HashMap::get", CompileCommand{Kind: Inline, Class: "java/util/HashMap", Method: "get", Value: true}, "inline,java/util/HashMap.get"},
-		{"exclude,Foo,bar", CompileCommand{Kind: Exclude, Class: "Foo", Method: "bar", Value: true}, "exclude,Foo.bar"},
-		{"exclude,Foo.*", CompileCommand{Kind: Exclude, Class: "Foo", MethodMode: Any, Value: true}, "exclude,Foo.*"},
-		{"exclude,*.*", CompileCommand{Kind: Exclude, ClassMode: Any, MethodMode: Any, Value: true}, "exclude,*.*"},
-		{"inline,*Map*.get*", CompileCommand{Kind: Inline, Class: "Map", ClassMode: Substring, Method: "get", MethodMode: Prefix, Value: true}, "inline,*Map*.get*"},
-		{"inline,*Map.*et", CompileCommand{Kind: Inline, Class: "Map", ClassMode: Suffix, Method: "et", MethodMode: Suffix, Value: true}, "inline,*Map.*et"},
-		{"dontinline,Foo.bar(I)V", CompileCommand{Kind: DontInline, Class: "Foo", Method: "bar", Signature: "(I)V", Value: true}, "dontinline,Foo.bar(I)V"},
-		{"dontinline,Foo::bar(Ljava/lang/String;)V", CompileCommand{Kind: DontInline, Class: "Foo", Method: "bar", Signature: "(Ljava/lang/String;)V", Value: true}, "dontinline,Foo.bar(Ljava/lang/String;)V"},
-		{"dontinline,Foo::bar,false", CompileCommand{Kind: DontInline, Class: "Foo", Method: "bar"}, "dontinline,Foo.bar,false"},
-		{"dontinline,Foo.<init>", CompileCommand{Kind: DontInline, Class: "Foo", Method: "<init>", Value: true}, "dontinline,Foo.<init>"},
-	} {
-		got, err := ParseCompileCommand(c.text)
-		require.NoError(t, err, c.text)
-		assert.Equal(t, c.want, got, c.text)
-		assert.Equal(t, c.canon, got.String(), c.text)
-		again, err := ParseCompileCommand(got.String())
-		require.NoError(t, err, c.canon)
-		assert.Equal(t, got, again, "canonical form %s reads back", c.canon)
-	}
-	for _, c := range []struct{ text, err string }{
-		{"option,Foo::bar,PrintInlining", `"option" is not a command profsim models (supported: dontinline, inline, exclude)`},
-		{"compileonly,Foo.bar", `"compileonly" is not a command profsim models`},
-		{"quiet", `"quiet" is not a command profsim models`},
-		{"dontinline", "want dontinline,PATTERN"},
-		{"dontinline,", "method pattern missing"},
-		{"dontinline,Foo", "could not parse the method pattern"},
-		{"dontinline,Foo(I)V", "could not parse the method pattern"},
-		{"dontinline,A::b::c", "only allows one '::'"},
-		{"dontinline,a/B::c", "'/' together with '::'"},
-		{"dontinline,a.B.c", "multiple '.'"},
-		{"dontinline,a.b/c", "mixed '/' and '.'"},
-		{"dontinline,F*o.bar", "embedded * not allowed"},
-		{"dontinline,**.bar", `"**" is not a valid pattern`},
-		{"dontinline,Foo.bar(I*", "wildcard * not allowed in signature"},
-		{"dontinline,Foo.bar,maybe", `"maybe" after the pattern is not a boolean`},
-		{"dontinline,Foo.b<r", "only allowed in <init>, <clinit>"},
-		{"dontinline,F<o.bar", "not allowed in class name"},
-	} {
-		_, err := ParseCompileCommand(c.text)
-		assert.ErrorContains(t, err, c.err, c.text)
-	}
+// TestCompileCommandsList: the configuration's list, and its errors named
+// by key.
+func TestCompileCommandsList(t *testing.T) {
 	cmds, err := ParseCompileCommands("dontinline,A::b  exclude,C.*")
 	require.NoError(t, err)
-	assert.Equal(t, []CompileCommand{
-		{Kind: DontInline, Class: "A", Method: "b", Value: true},
-		{Kind: Exclude, Class: "C", MethodMode: Any, Value: true}}, cmds)
+	assert.Equal(t, []program.CompileCommand{
+		{Kind: program.DontInline, Class: "A", Method: "b", Value: true},
+		{Kind: program.Exclude, Class: "C", MethodMode: program.Any, Value: true}}, cmds)
 	c := DefaultConfig()
 	c.CompileCommands = "dontinline,A::b print,C.d"
 	assert.ErrorContains(t, c.Validate(), `jit.compile_commands: compile command "print,C.d": "print" is not a command profsim models`)
-}
-
-// TestCompileCommandMatches: classes in HotSpot's internal form, wildcards,
-// signatures by prefix.
-func TestCompileCommandMatches(t *testing.T) {
-	get := &program.Method{Class: "java.util.HashMap", Name: "get", Signature: "(Ljava/lang/Object;)Ljava/lang/Object;"}
-	plain := &program.Method{Class: "Foo", Name: "bar"}
-	for _, c := range []struct {
-		pattern string
-		m       *program.Method
-		want    bool
-	}{
-		{"java.util.HashMap::get", get, true},
-		{"java/util/HashMap.get", get, true},
-		{"HashMap.get", get, false}, // exact class: the package is part of the name
-		{"*HashMap.get", get, true},
-		{"java/util/*.g*", get, true},
-		{"*.*", get, true},
-		{"java/util/HashMap.get(Ljava/lang/Object;)", get, true},
-		{"java/util/HashMap.get(I)", get, false},
-		{"Foo.bar", plain, true},
-		{"Foo.bar()V", plain, false}, // no signature given: a signature pattern matches nothing
-		{"Foo.ba", plain, false},
-		{"*oo.*a*", plain, true},
-	} {
-		cmd, err := ParseCompileCommand("dontinline," + c.pattern)
-		require.NoError(t, err, c.pattern)
-		assert.Equal(t, c.want, cmd.Matches(c.m), c.pattern)
-	}
 }
 
 const commands = `
@@ -214,4 +136,24 @@ func TestExcludeWhileTiered(t *testing.T) {
 	assert.Equal(t, []string{"C.big"}, compiled)
 	assert.Equal(t, sim.Interpreted, vm.Code(method(t, vm, "C.small")).Tier)
 	assert.Equal(t, sim.Interpreted, vm.Code(method(t, vm, "C.main")).Tier, "no OSR either")
+}
+
+// TestProgramCompileCommandsComeLast: a workload's compile_commands apply
+// after the configuration's, as HotSpot reads -XX:CompileCommandFile after
+// the -XX:CompileCommand options, so for each kind they decide.
+func TestProgramCompileCommandsComeLast(t *testing.T) {
+	for _, c := range []struct {
+		config  CompileCommands
+		program string
+		small   bool
+	}{
+		{"", "[dontinline C::small]", false},
+		{"dontinline,C.*", "[\"dontinline C::small,false\"]", true},
+		{"dontinline,C.small,false", "[\"dontinline,C.*\"]", false},
+		{"dontinline,C.small", "[\"inline,C.small\"]", true},
+	} {
+		vm, _ := setup(t, parse(t, commands+"compile_commands: "+c.program+"\n"), func(cfg *Config) { cfg.CompileCommands = c.config })
+		small, _ := inlinedAt(t, vm)
+		assert.Equal(t, c.small, small, "%s then %s", c.config, c.program)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -217,7 +218,7 @@ type JIT struct {
 	events   []Event
 	sizes    []int64
 	profile  EdgeProfile
-	cmds     []CompileCommand
+	cmds     []program.CompileCommand
 	oracle   oracle
 }
 
@@ -241,6 +242,16 @@ func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
 		j.sizes = append(j.sizes, MethodSize(img.Base[i]))
 	}
 	j.cmds, _ = ParseCompileCommands(cfg.CompileCommands) // Validate parsed them
+	// The program's own commands come after the configuration's, as
+	// compilerOracle_init reads -XX:CompileCommandFile after the
+	// -XX:CompileCommand options: for each kind they decide.
+	for i, text := range img.Prog.CompileCommands {
+		c, err := program.ParseCompileCommand(text)
+		if err != nil { // program validation reports this first
+			return nil, fmt.Errorf("compile_commands[%d]: %w", i, err)
+		}
+		j.cmds = append(j.cmds, c)
+	}
 	j.oracle = newOracle(j.cmds, img.Methods)
 	j.compiler = vm.NewServiceThread("C2 CompilerThread0", j)
 	vm.SetCounterHandler(j)

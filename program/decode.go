@@ -329,7 +329,7 @@ func (d *decoder) number(n *node) float64 {
 }
 
 var (
-	programKeys = []string{"name", "description", "methods", "threads"}
+	programKeys = []string{"name", "description", "methods", "threads", "compile_commands"}
 	methodKeys  = []string{"class", "name", "signature", "recursion_limit", "body"}
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
 	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "spawn", "throw"}
@@ -368,6 +368,8 @@ func (d *decoder) program(root *node) *Program {
 				p.Threads = make([]Thread, len(v.kids))
 			}
 			d.list(v, func(i int, t *node) { d.thread(t, &p.Threads[i]) })
+		case "compile_commands":
+			d.list(v, func(_ int, c *node) { p.CompileCommands = append(p.CompileCommands, d.str(c)) })
 		}
 	})
 	return p

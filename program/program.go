@@ -20,6 +20,12 @@ type Program struct {
 	Description string   `json:"description,omitempty" yaml:"description,omitempty"`
 	Methods     []Method `json:"methods" yaml:"methods"`
 	Threads     []Thread `json:"threads" yaml:"threads"`
+	// CompileCommands are HotSpot compile commands that come with the
+	// program, as a -XX:CompileCommandFile does: each what follows
+	// -XX:CompileCommand= ("dontinline,Class::method") or a line of such a
+	// file ("exclude Class method"), read by ParseCompileCommand. The jit
+	// package applies them after its configuration's.
+	CompileCommands []string `json:"compile_commands,omitempty" yaml:"compile_commands,omitempty"`
 	// valid: Validate found the program valid (see Validate).
 	valid bool
 }

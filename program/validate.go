@@ -172,6 +172,15 @@ func (p *Program) check() error {
 		v.path.pop()
 	}
 	v.path.pop()
+	v.path.field("compile_commands")
+	for i, text := range p.CompileCommands {
+		v.path.index(i)
+		if _, err := ParseCompileCommand(text); err != nil {
+			v.fail("%v", err)
+		}
+		v.path.pop()
+	}
+	v.path.pop()
 	if len(v.errs) == 0 {
 		v.checkRecursion()
 		v.checkSpawnCycles()
