@@ -359,12 +359,12 @@ func (d *decoder) program(root *node) *Program {
 		case "description":
 			p.Description = d.str(v)
 		case "methods":
-			if v.kind == nSeq {
+			if v.kind == nSeq && len(v.kids) > 0 {
 				p.Methods = make([]Method, len(v.kids))
 			}
 			d.list(v, func(i int, m *node) { d.method(m, &p.Methods[i]) })
 		case "threads":
-			if v.kind == nSeq {
+			if v.kind == nSeq && len(v.kids) > 0 {
 				p.Threads = make([]Thread, len(v.kids))
 			}
 			d.list(v, func(i int, t *node) { d.thread(t, &p.Threads[i]) })
@@ -412,9 +412,11 @@ func (d *decoder) thread(n *node, t *Thread) {
 	})
 }
 
+// stmts reads a statement list; an empty one is nil, like an absent one,
+// so a program encodes the same however its empty lists were written.
 func (d *decoder) stmts(n *node) []Stmt {
 	var out []Stmt
-	if n.kind == nSeq {
+	if n.kind == nSeq && len(n.kids) > 0 {
 		out = make([]Stmt, len(n.kids))
 	}
 	d.list(n, func(i int, s *node) { d.stmt(s, &out[i]) })

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -177,31 +176,4 @@ func TestDistDecodeErrors(t *testing.T) {
 		err := d.fromYAMLText(src)
 		assert.Error(t, err, src)
 	}
-}
-
-func FuzzParse(f *testing.F) {
-	f.Add([]byte(valid), true)
-	f.Add([]byte(`{"name":"x","methods":[{"class":"A","name":"a","body":[{"loop":{"trips":3,"body":[{"work":{"cycles":1,"bytecodes":1}}]}}]}],"threads":[{"name":"m","entry":"A.a"}]}`), false)
-	f.Add([]byte("name: x\nmethods: [{class: A, name: a, recursion_limit: 2, body: [{call: {method: A.a}}]}]\nthreads: [{name: m, entry: A.a}]\n"), true)
-	f.Fuzz(func(t *testing.T, data []byte, yamlFormat bool) {
-		format := JSON
-		if yamlFormat {
-			format = YAML
-		}
-		p, err := Parse(data, format)
-		if err != nil {
-			if strings.Contains(err.Error(), "panic") {
-				t.Fatalf("error mentions a panic: %v", err)
-			}
-			return
-		}
-		// A valid program survives a JSON round trip unchanged and valid.
-		out, err := json.Marshal(p)
-		require.NoError(t, err)
-		q, err := Parse(out, JSON)
-		require.NoError(t, err, "re-parsing %s", out)
-		again, err := json.Marshal(q)
-		require.NoError(t, err)
-		require.Equal(t, string(out), string(again))
-	})
 }
