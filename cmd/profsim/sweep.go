@@ -287,7 +287,7 @@ func planSweep(file string) (*sweepPlan, error) {
 		job := sweep.Job{Point: pt}
 		ref := pr.flags.workload
 		if _, ok := loaded[ref]; !ok && loadErr[ref] == nil {
-			if p, err := loadWorkload(ref); err != nil {
+			if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
 				loadErr[ref] = err
 			} else {
 				loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
@@ -486,7 +486,7 @@ func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := loadWorkload(pr.flags.workload)
+	p, err := loadWorkloadMax(pr.flags.workload, int64(pr.flags.maxInput))
 	if err != nil {
 		return nil, err
 	}

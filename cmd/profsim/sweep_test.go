@@ -374,3 +374,18 @@ func TestSweepShardAuto(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "no shard count")
 }
+
+func TestSweepHonoursMaxInputSize(t *testing.T) {
+	dir := t.TempDir()
+	threads, err := os.ReadFile("testdata/threads.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w.yaml"), threads, 0o644))
+	grid := filepath.Join(dir, "g.yaml")
+	require.NoError(t, os.WriteFile(grid, []byte("run: {workload: w.yaml, duration: 5ms, max-input-size: 16B}\n"), 0o644))
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", filepath.Join(dir, "o"))
+	assert.Equal(t, 1, code, "the point fails: its workload file is over the grid's limit")
+	runs := readCSV(t, filepath.Join(dir, "o", "runs.csv"))
+	require.Len(t, runs, 1, stderr)
+	assert.Equal(t, "failed", runs[0]["status"])
+	assert.Contains(t, runs[0]["error"], "max-input-size")
+}
