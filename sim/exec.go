@@ -318,8 +318,8 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	}
 	if len(t.frames) >= vm.cfg.MaxStackDepth {
 		t.overflow = true
-		vm.incident(fmt.Sprintf("thread %s: stack overflow at depth %d calling %s; thread ended",
-			t.Name, len(t.frames), vm.img.Names[callee]))
+		t.ending = fmt.Sprintf("thread %s: stack overflow at depth %d calling %s; thread ended",
+			t.Name, len(t.frames), vm.img.Names[callee])
 		for len(t.frames) > 0 {
 			vm.pop(t)
 		}

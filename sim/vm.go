@@ -168,6 +168,10 @@ type Thread struct {
 	parent      ThreadID // joining parent, or -1
 	joinPending int
 
+	// ending is why the thread ends (an uncaught exception, a stack
+	// overflow), an incident endThread records.
+	ending string
+
 	stmts      int64
 	allocBytes int64
 	uncaught   bool
@@ -462,6 +466,13 @@ func (vm *VM) dispatch(c int32, t *Thread, at Time) {
 	cp.thread = t.ID
 	cp.gen++
 	t.cpu = c
+	// A thread made runnable at a later instant than at — by a thread
+	// whose indivisible cost (a throw or a monitor exit releasing a
+	// monitor) ran past the present — starts after that instant: it runs
+	// no code before its state says it could.
+	if t.state == Runnable && t.stateSince > at {
+		at = t.stateSince
+	}
 	start := at + vm.cfg.ContextSwitch
 	vm.overhead += vm.cfg.ContextSwitch
 	if t.clock < start {
@@ -586,7 +597,13 @@ func (vm *VM) RunUntil(limit Time) bool {
 				first = t
 			}
 		}
-		if first != nil {
+		// An exit beyond the horizon (after a context switch or an
+		// indivisible cost that carried the thread past h) waits until
+		// the others have caught up with it: the last thread's exit does
+		// not end the run before the others have run to that instant.
+		// Other stops beyond h are handled at once, ahead of the CPUs
+		// still at h (docs/ARCHITECTURE.md: splitting then diverges).
+		if first != nil && (first.clock <= h || first.stop&stopExit == 0) {
 			vm.now = first.clock
 			vm.handleStop(first)
 			continue
@@ -713,6 +730,12 @@ func (vm *VM) handleStop(t *Thread) {
 // it — unless an observer holds it, in which case it exits when it runs
 // again.
 func (vm *VM) endThread(t *Thread) {
+	if t.ending != "" {
+		// Recorded now, in global time order, not when the thread's
+		// own run (between stops) got there.
+		vm.incident(t.ending)
+		t.ending = ""
+	}
 	if !t.endNotified && t.service == nil && len(vm.endObservers) > 0 {
 		// JVMTI's ThreadEnd runs on the ending thread: a callback that
 		// waits (for a safepoint) holds the thread, and its joiner.
@@ -829,8 +852,9 @@ func (vm *VM) interact(t *Thread) {
 	case OpThrow:
 		t.stmts++
 		if vm.throw(t, int(in.A)) {
-			t.stop = 0
-			vm.endThread(t)
+			// Uncaught: the thread ends after the throw's cost, past the
+			// present; its exit waits its turn like any stop.
+			t.stop = stopExit
 		}
 	default:
 		panic(fmt.Sprintf("sim: thread %d stopped for interaction at %v", t.ID, in.Op))
@@ -874,8 +898,8 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 	keep := len(t.frames) - depth
 	if keep < 0 {
 		keep = 0
-		vm.incident(fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
-			t.Name, vm.img.Names[f.code.Method], t.clock))
+		t.ending = fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
+			t.Name, vm.img.Names[f.code.Method], t.clock)
 	}
 	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
 		vm.release(t, t.held[len(t.held)-1].lock)
