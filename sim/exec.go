@@ -132,8 +132,10 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 
 		case OpLoopBack:
 			ctr := &t.loops[f.loopBase+in.A]
+			var free bool // the body since the last back-edge cost nothing
 			if t.resumePoll {
 				t.resumePoll = false // stopped at this poll; take the back-edge now
+				free = t.zeroFree
 				if *ctr <= 0 {
 					f.pc++ // the strip-mined loop's exit poll: leave the loop
 					continue
@@ -143,6 +145,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					f.pc++
 					continue
 				}
+				free = clock == t.zeroClock
 				var stop uint8
 				if f.code.Counting && *ctr > 0 {
 					m := f.code.Method
@@ -158,7 +161,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					stop |= t.hooks & stopPoll
 				}
 				if stop != 0 {
-					t.resumePoll = true
+					t.resumePoll, t.zeroFree = true, free
 					t.clock = clock
 					return stop
 				}
@@ -166,6 +169,10 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					f.pc++
 					continue
 				}
+			}
+			if vm.zeroTimeBackEdge(t, f, in, free, clock) {
+				t.clock = clock
+				return stopHorizon // the run is over: a loop that costs nothing
 			}
 			f.pc = in.B
 			if enter := &f.code.Instrs[in.B-1]; enter.Flags&FlagPureLoop != 0 {

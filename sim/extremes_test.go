@@ -191,3 +191,51 @@ func TestStripMinedPollsAtTheLimits(t *testing.T) {
 	assert.Equal(t, 10000*Second, r.End, "the loop outlasts the run")
 	assert.InDelta(t, float64(10000*Second), float64(r.Threads[0].CPU()), 2e9, "it ran all along, a poll past the end at most")
 }
+
+// Loops whose bodies cost nothing stop the run with an error naming the
+// loop, instead of iterating forever at one instant (issue 14: such a run
+// hung, deaf to SIGINT).
+func TestZeroTimeLoopsStopTheRun(t *testing.T) {
+	cases := []struct {
+		name, body, path string
+		tweak            func(*Config)
+	}{
+		{"branches only", "      - work: {cycles: 5, bytecodes: 1}\n      - loop: {trips: 1000000000000000, body: [{branch: {probability: 0.5}}]}\n",
+			"methods[0].body[1].loop", nil},
+		{"an empty inner loop", "      - loop: {trips: 1000000000000000, body: [{loop: {trips: 0, body: [{work: {cycles: 1, bytecodes: 1}}]}}]}\n",
+			"methods[0].body[0].loop", nil},
+		{"zero-length sleeps", "      - loop: {trips: 1000000000000000, body: [{block: {kind: sleep, duration: 0}}]}\n",
+			"methods[0].body[0].loop", func(c *Config) { c.ContextSwitch = 0 }},
+		{"free monitors", "      - loop: {trips: 1000000000000000, body: [{block: {kind: lock, lock: L, body: []}}]}\n",
+			"methods[0].body[0].loop", func(c *Config) { c.Cost.MonitorCycles, c.Cost.PollCycles = 0, 0 }},
+		// Polls are the loop's overhead: a poll per iteration advances
+		// time by 10⁹ iterations a second, which would take minutes.
+		{"branches only, polled", "      - loop: {trips: 1000000000000000, body: [{branch: {probability: 0.5}}]}\n",
+			"methods[0].body[0].loop", func(c *Config) { c.Cost.PollCycles = DefaultConfig().Cost.PollCycles }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "name: x\nmethods:\n  - class: A\n    name: main\n    body:\n" + c.body + "threads: [{name: main, entry: A.main}]\n"
+			p, err := program.Parse([]byte(src), program.YAML)
+			require.NoError(t, err)
+			vm := newVM(t, p, func(cfg *Config) {
+				cfg.Cost.PollCycles = 0 // a back-edge that costs nothing
+				if c.tweak != nil {
+					c.tweak(cfg)
+				}
+			})
+			vm.Run()
+			var zt *ZeroTimeLoopError
+			require.ErrorAs(t, vm.Err(), &zt)
+			assert.Equal(t, c.path, zt.Path)
+			assert.Equal(t, "main", zt.Thread)
+			assert.Contains(t, zt.Error(), c.path+": the loop in A.main iterated 1000000 times without simulated time advancing")
+		})
+	}
+	// A loop whose iterations cost time is never stopped, however many.
+	p, err := program.Parse([]byte("name: x\nmethods:\n  - {class: A, name: main, body: [{loop: {trips: 1000000000000000, body: [{native: {cycles: 1}}]}}]}\nthreads: [{name: main, entry: A.main}]\n"), program.YAML)
+	require.NoError(t, err)
+	vm := newVM(t, p, func(c *Config) { c.Duration = 30 * Millisecond })
+	vm.Run()
+	assert.NoError(t, vm.Err(), "3·10⁷ iterations of 1 ns")
+}

@@ -171,6 +171,13 @@ type Thread struct {
 	// ending is why the thread ends (an uncaught exception, a stack
 	// overflow), an incident endThread records.
 	ending string
+	// zeroClock is the clock after the last back-edge, zeroIters how many
+	// back-edges in a row followed a body that cost nothing, zeroFree
+	// whether the body before a back-edge stopped at its poll did
+	// (zeroTimeBackEdge).
+	zeroClock Time
+	zeroIters int64
+	zeroFree  bool
 
 	stmts      int64
 	allocBytes int64
