@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,7 +40,21 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
+// maxRefine bounds --refine: each refinement is a run of the model to the
+// recording's length, and ten already change a method's work by well
+// under a percent (docs/IMPORT.md).
+const maxRefine = 100
+
 func cmdImport(args []string, stdout io.Writer) error {
+	ctx, sig, stop := signalContext()
+	defer stop()
+	return importCommand(ctx, sig, args, stdout)
+}
+
+// importCommand is `profsim import`: the model file is written
+// atomically, and nothing is left behind if the command fails or ctx is
+// cancelled (SIGINT, SIGTERM: exit status 130, 143).
+func importCommand(ctx context.Context, sig func() os.Signal, args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	rec := fs.String("jfr-json", "", "the recording: JSON of `jfr print --json` (required)")
@@ -71,13 +85,34 @@ func cmdImport(args []string, stdout io.Writer) error {
 		return usagef("import: --out is required")
 	case !(*nsPerByte > 0):
 		return usagef("import: --ns-per-byte %v must be > 0", *nsPerByte)
-	case *refine < 0:
-		return usagef("import: --refine %d must be ≥ 0", *refine)
+	case *refine < 0 || *refine > maxRefine:
+		return usagef("import: --refine %d must be in [0, %d]", *refine, maxRefine)
 	case *period < 0:
 		return usagef("import: --period %v must be ≥ 0", *period)
 	}
 	if *name == "" {
 		*name = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
+	}
+	// The recording is streamed, so it has no size limit; only a regular
+	// file is read (a FIFO or a device would block or never end).
+	if st, err := os.Stat(*rec); err != nil {
+		return usagef("import: --jfr-json %s: %v", *rec, bare(err))
+	} else if !st.Mode().IsRegular() {
+		return usagef("import: --jfr-json %s: not a regular file (%s)", *rec, fileKind(st.Mode()))
+	}
+	files := newOutputs(ctx, "--out")
+	written := false
+	defer func() {
+		if err != nil && !written {
+			files.abort()
+			if ctx.Err() != nil {
+				err = interrupted(sig(), "import interrupted (%s); nothing written", signalName(sig()))
+			}
+		}
+	}()
+	// Before the import: a bad --out fails at once, not after it.
+	if err := files.dir(filepath.Dir(*out)); err != nil {
+		return err
 	}
 	f, err := os.Open(*rec)
 	if err != nil {
@@ -91,23 +126,49 @@ func cmdImport(args []string, stdout io.Writer) error {
 		}
 		defer cp.Close()
 	}
-	m, err := importer.Import(f, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
+	m, err := importer.Import(ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return usagef("import: %s: %v", *rec, err)
 	}
-	var buf bytes.Buffer
-	writeImportHeader(&buf, *rec, cpath, &m.Report)
-	if err := program.EncodeYAML(&buf, m.Program); err != nil {
+	err = files.write(*out, func(w io.Writer) error {
+		writeImportHeader(w, *rec, cpath, &m.Report)
+		return program.EncodeYAML(w, m.Program)
+	})
+	if err == nil {
+		err = files.commit()
+	}
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
+	written = true
 	writeImportReport(stdout, *out, m)
 	if !*check {
 		return nil
 	}
-	return checkImport(stdout, m, *seed)
+	if err := checkImport(ctx, stdout, m, *seed); err != nil {
+		if ctx.Err() != nil {
+			return interrupted(sig(), "import --check interrupted (%s); %s was written", signalName(sig()), *out)
+		}
+		return err
+	}
+	return nil
+}
+
+// ctxReader fails every read once its context is done, so that an
+// interrupted import stops reading a large recording at once.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
 }
 
 // writeImportHeader is the model file's provenance, as YAML comments.
@@ -139,10 +200,10 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 
 // checkImport runs the model until its threads end and compares its
 // ground truth with the recording's profile.
-func checkImport(w io.Writer, m *importer.Model, seed uint64) error {
+func checkImport(ctx context.Context, w io.Writer, m *importer.Model, seed uint64) error {
 	cfg := importer.RunToEnd(harness.DefaultConfig(), &m.Report)
 	cfg.Sim.Seed = seed
-	outc, err := harness.Run(m.Program, cfg)
+	outc, err := harness.RunContext(ctx, m.Program, cfg)
 	if err != nil {
 		return err
 	}

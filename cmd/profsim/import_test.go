@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,33 @@ import (
 
 	"github.com/profsim/profsim/program"
 )
+
+// A failed or interrupted import leaves the file it would have written
+// as it was: absent, or the previous model.
+func TestImportWritesAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.yaml")
+	require.NoError(t, os.WriteFile(out, []byte("previous"), 0o644))
+	code, _, stderr := runMain("import", "--jfr-json", filepath.Join(hotColdClasses, "HotCold.class"), "--out", out)
+	require.Equal(t, 2, code, stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "previous", string(data), "a failed import keeps the previous model")
+
+	fresh := filepath.Join(dir, "new", "sub", "m.yaml")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = importCommand(ctx, func() os.Signal { return os.Interrupt }, []string{"--jfr-json", hotColdJSON, "--classpath", hotColdClasses, "--out", fresh}, io.Discard)
+	var ec exitCodeError
+	require.ErrorAs(t, err, &ec)
+	assert.Equal(t, 130, ec.code)
+	assert.Contains(t, err.Error(), "import interrupted (SIGINT); nothing written")
+	_, statErr := os.Stat(filepath.Join(dir, "new"))
+	assert.True(t, os.IsNotExist(statErr), "the directories it made are removed")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file left")
+}
 
 // The HotCold recording and class of the importer's round-trip test.
 const (
@@ -51,6 +80,9 @@ func TestImportCommandErrors(t *testing.T) {
 		{[]string{"--jfr-json", filepath.Join(hotColdClasses, "HotCold.class"), "--out", out}, "not the JSON of `jfr print --json`"},
 		{[]string{"--jfr-json", hotColdJSON, "--out", out, "--ns-per-byte", "0"}, "--ns-per-byte"},
 		{[]string{"--jfr-json", hotColdJSON, "--out", out, "extra"}, "unexpected argument"},
+		{[]string{"--jfr-json", hotColdJSON, "--out", out, "--refine", "101"}, "--refine 101 must be in [0, 100]"},
+		{[]string{"--jfr-json", hotColdClasses, "--out", out}, "not a regular file (a directory)"},
+		{[]string{"--jfr-json", hotColdJSON, "--out", filepath.Join(hotColdJSON, "m.yaml")}, "exists and is not a directory"},
 	} {
 		code, _, stderr := runMain(append([]string{"import"}, tc.args...)...)
 		assert.Equal(t, 2, code, "%v: %s", tc.args, stderr)
