@@ -143,6 +143,9 @@ func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*sa
 	}
 	rc.Workload.Name = name
 	for _, kv := range param.Values(settingsOf(&cfg)) {
+		if cfg.NoJIT && strings.HasPrefix(kv.Key, "jit.") {
+			continue // no optimizing JIT: its settings do nothing (and are refused)
+		}
 		rc.Settings[kv.Key] = kv.Value
 	}
 	rc.Injections = append(rc.Injections, f.rawInject...)

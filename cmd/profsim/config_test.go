@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,6 +128,13 @@ func TestConfigRoundTrips(t *testing.T) {
 		}
 		for _, want := range fromFields {
 			assert.Contains(t, r.Config.Args, want, "%v", args)
+		}
+		if slices.Contains(args, "--baseline-only") {
+			// Without the optimizing JIT its settings do nothing, and
+			// --set refuses them: the config leaves them out.
+			for k := range r.Config.Settings {
+				assert.False(t, strings.HasPrefix(k, "jit."), "%v: %s in a baseline run's config", args, k)
+			}
 		}
 	}
 }

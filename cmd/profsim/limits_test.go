@@ -355,6 +355,8 @@ func TestRunFlagConflicts(t *testing.T) {
 		{[]string{"--baseline-only", "--strip-mining", "100"}, "--strip-mining configures the optimizing JIT"},
 		{[]string{"--baseline-only", "--debug-non-safepoints"}, "--debug-non-safepoints configures the optimizing JIT"},
 		{[]string{"--baseline-only", "--jvm-flags", "-XX:-Inline"}, "--jvm-flags configures the optimizing JIT, which --baseline-only turns off"},
+		{[]string{"--baseline-only", "--set", "jit.max_inline_size=10"}, "--set jit.max_inline_size configures the optimizing JIT, which --baseline-only turns off"},
+		{[]string{"--no-jit", "--set", "sim.time_slice=5ms", "--set", "jit.tiered=false"}, "--set jit.tiered configures the optimizing JIT, which --no-jit turns off"},
 		{[]string{"--keys", "--seed", "3"}, "--keys lists the keys and runs nothing: --seed, --workload would be ignored"},
 	}
 	for _, c := range cases {
@@ -364,13 +366,13 @@ func TestRunFlagConflicts(t *testing.T) {
 		assert.Contains(t, errOut, c.want, "%v", c.args)
 	}
 	// Still fine: the table's flags with the table, --by with csv, the
-	// JIT's with the JIT, and the reproduction line of a baseline run
-	// (--vm and every --set key are in it).
+	// JIT's with the JIT, and --vm (whose JIT settings a baseline run
+	// does not use) with --baseline-only and --no-jit.
 	for _, args := range [][]string{
 		{"--explain-jit", "--top", "3", "--by", "line"},
 		{"--by", "line", "--format", "csv"},
 		{"--vm", "jikes", "--samplers", "cbs", "--inline=false"},
-		{"--baseline-only", "--vm", "hotspot17", "--set", "jit.inline=false", "--no-jit"},
+		{"--baseline-only", "--vm", "hotspot17", "--set", "sim.time_slice=5ms", "--no-jit"},
 	} {
 		code, _, errOut := runMain(append([]string{"run", "--workload", "hotcold", "--duration", "5ms"}, args...)...)
 		assert.Equal(t, 0, code, "%v: %s", args, errOut)

@@ -285,6 +285,11 @@ func flagConflicts(f *runFlags, given map[string]bool) error {
 				return usagef("run: --%s configures the optimizing JIT, which %s turns off", name, f.baselineFlag)
 			}
 		}
+		for _, kv := range f.sets {
+			if strings.HasPrefix(kv.Key, "jit.") {
+				return usagef("run: --set %s configures the optimizing JIT, which %s turns off", kv.Key, f.baselineFlag)
+			}
+		}
 	}
 	return nil
 }
