@@ -67,7 +67,7 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 	}
 	j.placePolls(c)
 	sim.UpdateLoopCosts(c, j.vm.Config().Cost)
-	j.placeDebugInfo(c, inlined)
+	j.placeDebugInfo(c)
 	return c
 }
 
@@ -297,29 +297,74 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 	return int32(len(c.Inline[pc])) >= c.Instrs[pc].C
 }
 
-// placeDebugInfo marks the positions with debug information: polls, call
-// sites that remain calls, runtime calls, and the root's entry; every
-// position with DebugNonSafepoints.
-func (j *JIT) placeDebugInfo(c *sim.Code, inlined bool) {
+// placeDebugInfo marks the statements whose machine code C2 ends with a
+// PcDesc when DebugNonSafepoints is off: the places where
+// PhaseOutput::fill_buffer (opto/output.cpp) calls Process_OopMap_Node, a
+// MachSafePointNode — a safepoint poll — or a call that is not a leaf
+// runtime call (fill_buffer clears is_mcall for a MachCallLeaf). Each such
+// PcDesc carries the whole JVMState chain, so a statement inside an inlined
+// body has its record with its inlined scopes, as any other. Per statement:
+//
+//   - LoopBack: its back-edge poll, or the poll of a strip-mined counted
+//     loop (the SafePoint PhaseIdealLoop::is_counted_loop clones onto the
+//     inner loop's exit, opto/loopnode.cpp); a counted loop without a poll
+//     has none.
+//   - Return: none. The return poll is emitted by MachEpilogNode::emit
+//     (cpu/x86/x86_64.ad) after the frame is popped, with a poll_return
+//     relocation and no PcDesc: a thread stopped there is in its caller, at
+//     the call site (as the executor has it). An inlined return is a jump.
+//   - Call: a call left after inlining (CallStaticJava: the PcDesc at its
+//     return address); an inlined call has none.
+//   - VirtualCall: a call left (not inlined, or a receiver outside the
+//     inlined ones: the fallback virtual call), or, with every receiver of a
+//     site of several inlined, the type guard's uncommon trap
+//     (Compile::call_generator, CallGenerator::for_predicted_call and
+//     for_uncommon_trap, opto/doCall.cpp, callGenerator.cpp: a call to the
+//     uncommon-trap blob with the site's JVMState). A site with one
+//     receiver is devirtualized by class-hierarchy analysis: no guard.
+//   - Alloc: the allocation's slow path, a call to OptoRuntime's
+//     new_instance_Java (PhaseMacroExpand::expand_allocate_common,
+//     opto/macro.cpp).
+//   - MonitorEnter: the slow path's complete_monitor_locking_Java call
+//     (PhaseMacroExpand::expand_lock_node). MonitorExit's slow path is the
+//     leaf call complete_monitor_unlocking_C (expand_unlock_node's
+//     make_slow_call with a leaf name): no record.
+//   - Native, Block, Spawn, Throw: calls into native code or the runtime
+//     (a JNI call, blocking I/O or sleep, Thread.start, the exception's
+//     constructor and OptoRuntime's rethrow stub).
+//   - Count with FlagCheck: the instrumentation's call to the agent.
+//   - Work, Branch, Jump, LoopEnter, MonitorExit, a Count without a check:
+//     none. A run of
+//     field updates has no PcDesc: static and this-relative accesses need no
+//     null check, and an implicit null check is an entry of the implicit
+//     exception table, not a PcDesc (fill_buffer's inct_starts); its
+//     handler's uncommon trap is out of line.
+//
+// The method's entry has no PcDesc (C2 emits no safepoint in the prolog).
+// The slow paths and uncommon traps sit at their statement here, where C2's
+// block layout may move them to the end of the code. With
+// DebugNonSafepoints every statement has a record (Debug nil):
+// fill_buffer's NonSafepointEmitter::observe_instruction adds one at the end
+// of each instruction whose JVMState changes.
+func (j *JIT) placeDebugInfo(c *sim.Code) {
 	if j.cfg.DebugNonSafepoints {
 		c.Debug = nil
 		return
 	}
 	c.Debug = make([]bool, len(c.Instrs))
-	c.Debug[0] = !inlined
 	for pc := range c.Instrs {
 		in := &c.Instrs[pc]
 		switch in.Op {
 		case sim.OpLoopBack:
 			c.Debug[pc] = in.Flags&sim.FlagPoll != 0 || in.C > 0
-		case sim.OpReturn:
-			c.Debug[pc] = !inlined
 		case sim.OpCall:
 			c.Debug[pc] = c.Inline == nil || len(c.Inline[pc]) == 0
 		case sim.OpVirtualCall:
-			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc))
-		case sim.OpAlloc, sim.OpBlock, sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpSpawn, sim.OpThrow, sim.OpNative:
+			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc)) || in.C > 1
+		case sim.OpAlloc, sim.OpMonitorEnter, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpThrow:
 			c.Debug[pc] = true
+		case sim.OpCount:
+			c.Debug[pc] = in.Flags&sim.FlagCheck != 0
 		}
 	}
 }

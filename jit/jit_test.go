@@ -372,7 +372,7 @@ func TestDebugInfoPlacement(t *testing.T) {
 	vm, _ := setup(t, parse(t, loops), nil)
 	c := vm.Code(method(t, vm, "L.calls"))
 	// L.calls: LoopEnter, Work, Call big, LoopBack, Return.
-	assert.Equal(t, []bool{true, false, true, true, true}, c.Debug, "entry, call site, poll, return")
+	assert.Equal(t, []bool{false, false, true, true, false}, c.Debug, "call site, poll; no PcDesc at the entry or the return poll")
 	vm2, _ := setup(t, parse(t, loops), func(c *Config) { c.DebugNonSafepoints = true })
 	assert.Nil(t, vm2.Code(method(t, vm2, "L.calls")).Debug, "every position recorded")
 }

@@ -19,7 +19,7 @@ type AsyncConfig struct {
 	// DebugInfo resolves a compiled frame's position through the JIT's
 	// debug information, as AsyncGetCallTrace must; false records the
 	// exact position (an oracle no real profiler has).
-	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp) resolves pcs through PcDescs"`
+	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp is_decipherable_compiled_frame) resolves the top pc with pc_desc_near(pc + 1)"`
 	// HandlerBase + HandlerPerFrame × frames stall the sampled thread (the
 	// signal handler walking its own stack).
 	HandlerBase     sim.Time `key:"handler_base" check:">=0" doc:"signal handler cost per sample on the sampled thread (costed mode)" src:"our choice: a signal delivery and AsyncGetCallTrace setup, ~2 us"`
@@ -44,9 +44,11 @@ func init() {
 
 // Async interrupts running threads at their exact position and walks the
 // stack the way AsyncGetCallTrace does: a compiled frame's position is
-// resolved through the JIT's debug information, so without
-// DebugNonSafepoints it moves to the nearest preceding recorded position,
-// dropping inlined frames that have none.
+// resolved through the JIT's debug information (ResolveDebugInfo), so
+// without DebugNonSafepoints it moves to the first recorded position at or
+// after it, with that record's inlined frames; a top frame past its
+// method's last record is recorded as its compiled method at bci 0
+// (counted in Costs.Undecipherable).
 type Async struct {
 	name  string
 	cfg   AsyncConfig
@@ -54,6 +56,8 @@ type Async struct {
 	env   *Env
 	rec   *recorder
 	timer sim.TimerID
+	// resolved is ResolveDebugInfo's buffer.
+	resolved []sim.StackFrame
 }
 
 // NewAsync creates an async sampler.
@@ -89,7 +93,12 @@ func (s *Async) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 		}
 		stack := s.rec.buf
 		if s.cfg.DebugInfo {
-			stack = ResolveDebugInfo(stack)
+			var ok bool
+			s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
+			stack = s.resolved
+			if !ok {
+				s.rec.costs.Undecipherable++
+			}
 		}
 		s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Interval)
 		if s.env.Mode == Costed {
@@ -104,29 +113,116 @@ func (s *Async) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 // Result returns the profile and costs.
 func (s *Async) Result() *Result { return s.rec.result() }
 
-// ResolveDebugInfo maps an exact stack to what debug information can tell:
-// the leaf physical frame's innermost frame moves to the nearest preceding
-// position with a record in its code; an inlined frame with none before
-// the position is dropped and the search continues in its caller. Callers
-// are at call sites, which always have records. stack is modified and
-// returned (possibly shorter).
-func ResolveDebugInfo(stack []sim.StackFrame) []sim.StackFrame {
+// ResolveDebugInfo maps an exact stack to what a stack walk through C2's
+// debug information reports, as AsyncGetCallTrace and JFR find it (HotSpot
+// 17: is_decipherable_compiled_frame in prims/forte.cpp,
+// JfrGetCallTrace::find_top_frame in jfr/periodic/sampling/jfrCallTrace.cpp).
+// Both look the top compiled frame's pc up with pc_desc_near(pc + 1): the
+// first PcDesc whose offset is greater than the pc (match_desc in
+// code/nmethod.cpp: prev.offset < pc+1 ≤ offset), because a PcDesc marks the
+// end of the code it describes (a call's is its return address;
+// DebugNonSafepoints' records are at the end of each instruction). A frame
+// at statement p is inside p's code, strictly before its end, and
+// sim.Code.Debug marks the statements whose code ends in a PcDesc, so the
+// frame resolves to the first marked statement at or after p in code order:
+// inlined bodies are laid out at their call site, each call's inlined
+// versions in order, then the call's own record (its fallback call or
+// uncommon trap). The stack returned has that record's scope chain — the
+// physical root's method at the record's statement and an inlined frame per
+// inlined scope, each at its own line — which may be deeper or shallower
+// than the exact stack. The frames below the top physical frame are at call
+// sites, whose return addresses have exact PcDescs (vframeStream's
+// pc_desc_at), and are kept as they are.
+//
+// A top frame with no record at or after its position (past the last
+// PcDesc: pc_desc_near finds only the upper sentinel, whose scope is
+// serialized_null, DebugInformationRecorder::pcs_size in
+// code/debugInfoRec.cpp) is undecipherable: ok is false. AsyncGetCallTrace
+// still walks it — vframeStreamCommon::fill_from_frame
+// (runtime/vframe.inline.hpp) fills a compiled frame without a PcDesc at
+// its pc as a native one, the compiled method at bci 0 with no inlined
+// frames — and that stack is returned; JFR's find_top_frame returns false
+// and the sample is not taken.
+//
+// Frames with Debug nil (interpreted code, DebugNonSafepoints) are exact.
+// The result is appended to out[:0]; stack is not modified.
+func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, ok bool) {
+	out = out[:0]
+	if len(stack) == 0 {
+		return out, true
+	}
 	root := len(stack) - 1
 	for root > 0 && stack[root].Inlined {
 		root--
 	}
-	for k := len(stack) - 1; k >= root; k-- {
-		f := &stack[k]
-		dbg := f.Code.Debug
-		if dbg == nil {
-			return stack[:k+1] // every position recorded: exact
+	// The top frame at a call with inlined versions has returned from
+	// them, or is in the fallback call: past the inlined bodies.
+	k := len(stack) - 1
+	pc, from := stack[k].PC, 0
+	if c := stack[k].Code; c.Inline != nil {
+		from = len(c.Inline[pc])
+	}
+	var path []hop
+	for {
+		var found bool
+		if path, found = firstRecord(stack[k].Code, pc, from, path[:0]); found {
+			break
 		}
-		for pc := f.PC; pc >= 0; pc-- {
-			if dbg[pc] {
-				f.Line = f.Code.Instrs[pc].Line
-				return stack[:k+1]
+		if k == root {
+			// Undecipherable: AsyncGetCallTrace's native-frame fill.
+			out = append(out, stack[:root]...)
+			f := stack[root]
+			f.PC, f.Line = 0, f.Code.Instrs[0].Line
+			return append(out, f), false
+		}
+		// Past the end of an inlined body: on in its caller, after this
+		// inlined version.
+		k--
+		pc = stack[k].PC
+		from = 0
+		for i, v := range stack[k].Code.Inline[pc] {
+			if v == stack[k+1].Code {
+				from = i + 1
 			}
 		}
 	}
-	return stack[:root+1] // unreachable for compiled roots: their entry is recorded
+	out = append(out, stack[:k]...)
+	for i, h := range path {
+		f := stack[k]
+		if i > 0 {
+			f = sim.StackFrame{Method: h.code.Method, Inlined: true, Tier: f.Tier}
+		}
+		if i > 0 || h.pc != f.PC {
+			f.Node = -1 // not the exact position's CCT node
+		}
+		f.Code, f.PC, f.Line = h.code, h.pc, h.code.Instrs[h.pc].Line
+		out = append(out, f)
+	}
+	return out, true
+}
+
+// hop is one scope of a debug record: a statement of a code version.
+type hop struct {
+	code *sim.Code
+	pc   int32
+}
+
+// firstRecord appends to path the scopes of the first record in c at or
+// after statement pc in code order — the inlined versions of each call from
+// index from (at pc; 0 further on), then the statement's own record — and
+// reports whether one exists before c's end.
+func firstRecord(c *sim.Code, pc int32, from int, path []hop) ([]hop, bool) {
+	for ; pc < int32(len(c.Instrs)); pc, from = pc+1, 0 {
+		if c.Inline != nil {
+			for _, v := range c.Inline[pc][min(from, len(c.Inline[pc])):] {
+				if p, ok := firstRecord(v, 0, 0, append(path, hop{c, pc})); ok {
+					return p, true
+				}
+			}
+		}
+		if c.Debug == nil || c.Debug[pc] {
+			return append(path, hop{c, pc}), true
+		}
+	}
+	return path, false
 }

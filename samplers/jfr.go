@@ -21,7 +21,7 @@ type JFRConfig struct {
 	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"JFR: -XX:FlightRecorderOptions:stackdepth=64"`
 	// DebugInfo resolves compiled positions through debug information, as
 	// JFR's stack walk does; false records exact positions (an oracle).
-	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"jfrCallTrace.cpp resolves pcs through PcDescs"`
+	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"jfrCallTrace.cpp find_top_frame resolves the top pc with pc_desc_near(pc + 1)"`
 	// SuspendCost + WalkPerFrame × frames is how long a sampled thread is
 	// suspended; the sampler thread spends the same.
 	SuspendCost  sim.Time `key:"suspend_cost" check:">=0" doc:"suspending one thread (costed mode)" src:"our choice: ~10 us"`
@@ -52,7 +52,10 @@ func init() {
 // JFR suspends up to MaxThreads running threads per period, continuing
 // round-robin through the thread list where the previous round stopped, and
 // walks them at their exact position; like async it resolves compiled
-// frames through debug information.
+// frames through debug information (ResolveDebugInfo), but a thread whose
+// top compiled frame is past its method's last record is not sampled
+// (JfrGetCallTrace::find_top_frame fails; Costs.Undecipherable) and the
+// round tries the next thread.
 type JFR struct {
 	name   string
 	cfg    JFRConfig
@@ -62,6 +65,8 @@ type JFR struct {
 	agent  sim.ThreadID
 	next   sim.ThreadID // round-robin cursor
 	jitter timerJitter
+	// resolved is ResolveDebugInfo's buffer.
+	resolved []sim.StackFrame
 }
 
 // NewJFR creates a JFR sampler; name tells several apart on one run.
@@ -99,19 +104,30 @@ func (s *JFR) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	for !s.cfg.RestartEachRound && start < len(running) && running[start] < s.next {
 		start++
 	}
+	// JfrThreadSampler::task_stacktrace (jfrThreadSampler.cpp) goes on
+	// through the thread list until MaxThreads samples succeeded: a thread
+	// whose walk fails does not count.
 	var work sim.Time
-	for i := 0; i < len(running) && i < s.cfg.MaxThreads; i++ {
+	taken := 0
+	for i := 0; i < len(running) && taken < s.cfg.MaxThreads; i++ {
 		id := running[(start+i)%len(running)]
 		s.next = id + 1
 		s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 		if len(s.rec.buf) == 0 {
 			continue
 		}
-		stack := s.rec.buf
+		stack, ok := s.rec.buf, true
 		if s.cfg.DebugInfo {
-			stack = ResolveDebugInfo(stack)
+			s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
+			stack = s.resolved
 		}
-		s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Period)
+		if ok {
+			s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Period)
+			taken++
+		} else {
+			s.rec.costs.Undecipherable++
+			stack = stack[:0] // the walk fails at the top frame
+		}
 		if s.env.Mode == Costed {
 			d := s.cfg.SuspendCost + s.cfg.WalkPerFrame*sim.Time(len(stack))
 			vm.Stall(id, d)

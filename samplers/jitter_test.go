@@ -92,6 +92,10 @@ func TestTimerJitterBreaksAliasing(t *testing.T) {
 		cfg := harness.DefaultConfig()
 		require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
 		cfg.Sim.Seed, cfg.Sim.Duration = seed, 5*sim.Second
+		// Frame.input's short counted loop has no poll, hence no PcDesc:
+		// without DebugNonSafepoints JFR drops its samples
+		// (TestDebugInfoUndecipherableFrame).
+		cfg.JIT.DebugNonSafepoints = true
 		cfg.Samplers = []string{"truth", "jfr:grid,jitter=0", "jfr"}
 		out, err := harness.Run(p, cfg)
 		require.NoError(t, err)

@@ -179,6 +179,9 @@ threads: [{name: w, entry: W.run, count: 8}]
 	cfg := harness.DefaultConfig()
 	cfg.Sim.CPUs = 8
 	cfg.Sim.Duration = 400 * sim.Millisecond
+	// The workers' counted loop has no PcDesc without DebugNonSafepoints,
+	// and JFR drops such samples (TestDebugInfoUndecipherableFrame).
+	cfg.JIT.DebugNonSafepoints = true
 	cfg.Samplers = []string{"jfr"}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
@@ -209,6 +212,7 @@ threads: [{name: w, entry: W.run, count: 8}]
 	cfg := harness.DefaultConfig()
 	cfg.Sim.CPUs = 8
 	cfg.Sim.Duration = 400 * sim.Millisecond
+	cfg.JIT.DebugNonSafepoints = true // as TestJFRThreadCap
 	cfg.Extra = []samplers.Sampler{samplers.NewJFR("jfr-restart", c)}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)

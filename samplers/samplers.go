@@ -87,6 +87,11 @@ type Costs struct {
 	// thread samples recorded.
 	Requested int64 `json:"requested"`
 	Taken     int64 `json:"taken"`
+	// Undecipherable counts thread samples whose top compiled frame had no
+	// debug record at or after its position (ResolveDebugInfo): async
+	// records them as the compiled method at bci 0, jfr does not record
+	// them (they are not in Taken).
+	Undecipherable int64 `json:"undecipherable,omitempty"`
 	// Ticks are the request times; SampleTimes when each thread sample was
 	// actually taken (for interval autocorrelation).
 	Ticks       []int64 `json:"-"`

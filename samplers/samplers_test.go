@@ -132,28 +132,6 @@ func TestSafepointSamplesAtTheNextPoll(t *testing.T) {
 	}
 }
 
-func TestResolveDebugInfo(t *testing.T) {
-	// cold (root, compiled, records at entry and at the back-edge only)
-	// with hot inlined (no records): a position in hot resolves to cold's
-	// nearest preceding record, and hot's frame is dropped.
-	cold := &sim.Code{Method: 1, Instrs: []sim.Instr{{Line: 1}, {Line: 2}, {Line: 3}, {Line: 1}}, Debug: []bool{true, false, false, true}}
-	hot := &sim.Code{Method: 2, Instrs: []sim.Instr{{Line: 1}, {Line: 2}}, Debug: []bool{false, false}}
-	stack := []sim.StackFrame{
-		{Method: 0, Line: 1, Code: &sim.Code{Method: 0, Instrs: []sim.Instr{{Line: 1}}}},
-		{Method: 1, Line: 3, PC: 2, Code: cold},
-		{Method: 2, Line: 1, PC: 0, Inlined: true, Code: hot},
-	}
-	got := samplers.ResolveDebugInfo(append([]sim.StackFrame(nil), stack...))
-	require.Len(t, got, 2)
-	assert.Equal(t, int32(1), got[1].Method)
-	assert.Equal(t, int32(1), got[1].Line, "cold's entry record")
-	// With every position recorded the stack is exact.
-	cold.Debug, hot.Debug = nil, nil
-	got = samplers.ResolveDebugInfo(append([]sim.StackFrame(nil), stack...))
-	assert.Len(t, got, 3)
-	assert.Equal(t, int32(1), got[2].Line)
-}
-
 func TestSamplersAreDeterministic(t *testing.T) {
 	cfg := func(c *harness.Config) {
 		c.Samplers = []string{"safepoint", "tprof", "async"}

@@ -131,10 +131,15 @@ type Code struct {
 	// at most one; a virtual call inlines a receiver only when the drawn
 	// receiver is one of them (a guarded inline). Nil: no inlining.
 	Inline [][]*Code
-	// Debug, when non-nil, is parallel to Instrs and marks the positions
-	// that have debug information (a PcDesc): a sampler that resolves an
-	// exact position through debug info moves to the nearest preceding
-	// marked position. Nil means every position is recorded.
+	// Debug, when non-nil, is parallel to Instrs and marks the statements
+	// whose machine code ends in a PcDesc (jit's placeDebugInfo says which).
+	// A record's scope chain is its path in the inlining tree: the
+	// statement, its code version's call site in the caller, and so on up
+	// to the compiled root. A sampler resolving an exact position through
+	// debug information (samplers.ResolveDebugInfo) moves to the first
+	// marked statement at or after it in code order, inlined bodies laid
+	// out at their call sites. Nil means every statement is recorded
+	// (DebugNonSafepoints, interpreted code).
 	Debug []bool
 	// Size is the bytecode size the JIT compiled for this version,
 	// inlined callees included (0 for the base version).
