@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/profsim/profsim/sim"
@@ -75,11 +76,29 @@ func (k Key) Type() string {
 // the struct's current values as defaults.
 func Keys(ptr any) []Key {
 	v := structValue(ptr)
-	var out []Key
-	walk(v.Type(), nil, "", func(k Key) {
+	keys := keysOf(v.Type())
+	out := make([]Key, len(keys))
+	for i, k := range keys {
 		k.Default = format(v.FieldByIndex(k.index), k.Kind)
-		out = append(out, k)
-	})
+		out[i] = k
+	}
+	return out
+}
+
+// typeKeys caches keysOf: reading the struct tags of a configuration
+// type on every Set, Check and Values was a few per cent of a sweep's
+// planning.
+var typeKeys sync.Map // reflect.Type → []Key
+
+// keysOf lists the keys of struct type t, without defaults. The slice
+// is shared: callers must not modify it.
+func keysOf(t reflect.Type) []Key {
+	if ks, ok := typeKeys.Load(t); ok {
+		return ks.([]Key)
+	}
+	var out []Key
+	walk(t, nil, "", func(k Key) { out = append(out, k) })
+	typeKeys.Store(t, out)
 	return out
 }
 
@@ -129,7 +148,7 @@ func walk(t reflect.Type, index []int, prefix string, fn func(Key)) {
 // Names lists the key names of the struct ptr points to.
 func Names(ptr any) []string {
 	var out []string
-	for _, k := range Keys(ptr) {
+	for _, k := range keysOf(structValue(ptr).Type()) {
 		out = append(out, k.Name)
 	}
 	return out
@@ -137,7 +156,7 @@ func Names(ptr any) []string {
 
 func lookup(ptr any, key string) (reflect.Value, Key, error) {
 	v := structValue(ptr)
-	for _, k := range Keys(ptr) {
+	for _, k := range keysOf(v.Type()) {
 		if k.Name == key {
 			return v.FieldByIndex(k.index), k, nil
 		}
@@ -226,7 +245,7 @@ type KV struct {
 func Values(ptr any) []KV {
 	v := structValue(ptr)
 	var out []KV
-	for _, k := range Keys(ptr) {
+	for _, k := range keysOf(v.Type()) {
 		out = append(out, KV{k.Name, format(v.FieldByIndex(k.index), k.Kind)})
 	}
 	return out
@@ -237,7 +256,7 @@ func Values(ptr any) []KV {
 func Numbers(ptr any) []NumKV {
 	v := structValue(ptr)
 	var out []NumKV
-	for _, k := range Keys(ptr) {
+	for _, k := range keysOf(v.Type()) {
 		if x, ok := number(v.FieldByIndex(k.index), k.Kind); ok {
 			out = append(out, NumKV{k, x})
 		}
@@ -295,7 +314,7 @@ func FormatDuration(d sim.Time) string {
 // Check verifies every key's range.
 func Check(ptr any) error {
 	v := structValue(ptr)
-	for _, k := range Keys(ptr) {
+	for _, k := range keysOf(v.Type()) {
 		if err := checkOne(v.FieldByIndex(k.index), k); err != nil {
 			return err
 		}
