@@ -43,6 +43,19 @@ func Names() []string {
 	return names
 }
 
+// IsBuiltin reports whether name is a built-in workload (one of Names),
+// without listing them.
+func IsBuiltin(name string) bool {
+	if _, ok := standIns[name]; ok {
+		return true
+	}
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return false
+	}
+	_, err := fs.Stat(files, path.Join("programs", name+".yaml"))
+	return err == nil
+}
+
 // Source returns a paper program's YAML text.
 func Source(name string) ([]byte, error) {
 	data, err := files.ReadFile(path.Join("programs", name+".yaml"))

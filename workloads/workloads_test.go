@@ -48,3 +48,13 @@ func TestGetReturnsACopy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "main", b.Methods[0].Name)
 }
+
+// IsBuiltin agrees with Names, and is false for anything else.
+func TestIsBuiltin(t *testing.T) {
+	for _, n := range Names() {
+		assert.True(t, IsBuiltin(n), n)
+	}
+	for _, n := range []string{"", "nope", "programs/hotcold", "hotcold.yaml", "../hotcold", "HotCold"} {
+		assert.False(t, IsBuiltin(n), n)
+	}
+}
