@@ -345,7 +345,7 @@ func loadWorkload(ref string) (*program.Program, error) {
 // Only a regular file is read (a symbolic link to one is): a FIFO would
 // block and a device may never end.
 func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
-	if slices.Contains(workloads.Names(), ref) {
+	if workloads.IsBuiltin(ref) {
 		p, err := workloads.Get(ref)
 		if err != nil {
 			return nil, err // a broken built-in is our bug, not the user's
