@@ -11,6 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync"
+	"time"
 )
 
 // The files of a sweep's output directory.
@@ -45,6 +48,16 @@ type Store struct {
 	dir string
 	f   *os.File
 	ix  *Index
+	// mu guards the sync state: lastSync is when the file was last
+	// synced, dirty says records were appended since, and timer syncs
+	// them within SyncInterval when no later Append does.
+	mu       sync.Mutex
+	lastSync time.Time
+	dirty    bool
+	timer    *time.Timer
+	syncErr  error // a timer's sync failed: the next Append or Sync reports it
+	// now is the clock (tests); nil: time.Now.
+	now func() time.Time
 	// Repaired is the number of bytes of a truncated last line that
 	// OpenStore discarded.
 	Repaired int
@@ -95,9 +108,18 @@ func (s *Store) Done(key string) bool {
 // Index is the store's index, kept up to date by Append.
 func (s *Store) Index() *Index { return s.ix }
 
-// Append writes r as one line, in one write, and syncs it to disk: a
-// crash leaves either the whole line or a truncated one that OpenStore
-// discards.
+// SyncInterval bounds how often Append syncs the results file: at most
+// once per interval, and always by Sync and Close. A record is written in
+// one write as its run ends, so a killed process leaves whole lines (the
+// kernel holds them); an operating-system crash loses at most the records
+// of the last interval, whose runs a resume redoes. A sync per record
+// cost 0.25 ms of CPU, 1.3 % of a 100 ms-simulated run
+// (BenchmarkSweepOverhead).
+const SyncInterval = 100 * time.Millisecond
+
+// Append writes r as one line, in one write, and syncs the file if
+// SyncInterval has passed since its last sync: a crash leaves whole lines
+// and at most a truncated last one, which OpenStore discards.
 func (s *Store) Append(r Record) error {
 	b, err := marshalRecord(r)
 	if err != nil {
@@ -108,36 +130,132 @@ func (s *Store) Append(r Record) error {
 	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+	if err := s.appended(); err != nil {
+		return err
 	}
 	s.ix.add(r.Key, r.Status, s.ix.size, len(b)-1)
 	s.ix.size += int64(len(b))
 	return nil
 }
 
-// marshalRecord is json.Marshal(r) without re-encoding the result, which
-// the encoder would compact into a copy: the result is checked and
-// spliced in as given.
+// marshalRecord is json.Marshal(r), written field by field so that the
+// raw config and result are compacted (which checks them) and
+// HTML-escaped as the encoder does, or, for a record of a Job.Compact
+// job, copied as they are.
 func marshalRecord(r Record) ([]byte, error) {
-	res := r.Result
-	r.Result = nil
-	b, err := json.Marshal(r)
-	if err != nil || len(res) == 0 {
-		return b, err
+	b := make([]byte, 0, 256+len(r.Config)+len(r.Result))
+	str := func(name, v string) {
+		s, _ := json.Marshal(v) // a string always encodes
+		b = append(append(append(b, ',', '"'), name...), '"', ':')
+		b = append(b, s...)
 	}
-	if !json.Valid(res) { // a scan without the copy
-		return nil, fmt.Errorf("record %s: the result is not valid JSON", r.Key)
+	raw := func(name string, v json.RawMessage) error {
+		b = append(append(append(b, ',', '"'), name...), '"', ':')
+		if r.compact {
+			b = append(b, v...)
+			return nil
+		}
+		var c, e bytes.Buffer
+		if err := json.Compact(&c, v); err != nil {
+			return fmt.Errorf("record %s: the %s is not valid JSON: %v", r.Key, name, err)
+		}
+		json.HTMLEscape(&e, c.Bytes()) // as the encoder escapes a RawMessage
+		b = append(b, e.Bytes()...)
+		return nil
 	}
-	b = append(b[:len(b)-1], `,"result":`...)
-	b = append(b, res...)
+	key, _ := json.Marshal(r.Key)
+	b = append(append(b, `{"key":`...), key...)
+	b = strconv.AppendInt(append(b, `,"point":`...), int64(r.Point), 10)
+	coords, err := r.Coords.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, coords); err != nil {
+		return nil, err
+	}
+	b = append(append(b, `,"coords":`...), c.Bytes()...)
+	if len(r.Config) > 0 {
+		if err := raw("config", r.Config); err != nil {
+			return nil, err
+		}
+	}
+	str("status", r.Status)
+	if r.Error != "" {
+		str("error", r.Error)
+	}
+	b = strconv.AppendInt(append(b, `,"wall_ns":`...), r.WallNS, 10)
+	if len(r.Result) > 0 {
+		if err := raw("result", r.Result); err != nil {
+			return nil, err
+		}
+	}
 	return append(b, '}'), nil
 }
 
-// Close closes the results file and the index's reader.
+// appended notes a record written: it syncs the file now if
+// SyncInterval has passed since the last sync, else makes sure a timer
+// syncs it when the interval is over.
+func (s *Store) appended() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dirty = true
+	wait := SyncInterval - s.clock().Sub(s.lastSync)
+	if wait <= 0 {
+		return s.syncLocked()
+	}
+	if s.timer == nil {
+		s.timer = time.AfterFunc(wait, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.timer = nil
+			s.syncErr = s.syncLocked()
+		})
+	}
+	return s.syncErr
+}
+
+// Sync syncs the results file to disk if records were appended since
+// its last sync.
+func (s *Store) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if err := s.syncLocked(); err != nil {
+		return err
+	}
+	return s.syncErr
+}
+
+func (s *Store) syncLocked() error {
+	if !s.dirty {
+		return nil
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("%s: %v", filepath.Join(s.dir, ResultsFile), err)
+	}
+	s.dirty, s.lastSync = false, s.clock()
+	return nil
+}
+
+func (s *Store) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// Close syncs and closes the results file and the index's reader.
 func (s *Store) Close() error {
+	err := s.Sync()
 	s.ix.Close()
-	return s.f.Close()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Index locates each key's chosen record in a results file — its last
