@@ -205,6 +205,7 @@ type plannedRun struct {
 	flags  *runFlags
 	cfg    harness.Config
 	config *runConfig
+	key    string // runKey(config)
 	keep   string // directory for its profiles, "" for none
 	// cache receives the run's table rows (nil: none kept).
 	cache *rowCache
@@ -284,7 +285,7 @@ func planSweep(file string) (*sweepPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		job := sweep.Job{Point: pt}
+		job := sweep.Job{Point: pt, Compact: true} // config and results from json.Marshal
 		ref := pr.flags.workload
 		if _, ok := loaded[ref]; !ok && loadErr[ref] == nil {
 			if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
@@ -304,6 +305,7 @@ func planSweep(file string) (*sweepPlan, error) {
 			return nil, err
 		}
 		job.Key = runKey(pr.config)
+		pr.key = job.Key
 		if err := loadErr[ref]; err != nil {
 			job.Err = err
 		}
@@ -359,7 +361,7 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 			labelKeys = append(labelKeys, s)
 		case s.Name == "workload":
 			ref := s.Value[0]
-			if !slices.Contains(workloads.Names(), ref) && !filepath.IsAbs(ref) {
+			if !workloads.IsBuiltin(ref) && !filepath.IsAbs(ref) {
 				ref = filepath.Join(dir, ref) // a file, relative to the grid file
 			}
 			args = append(args, "--workload="+ref)
@@ -483,6 +485,31 @@ func runKey(rc *runConfig) string {
 // run performs a planned run and returns its report as JSON (without the
 // config, which the record carries).
 func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
+	rep, err := pr.report(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pr.cache != nil {
+		if err := pr.cacheRows(rep); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(rep)
+}
+
+// cacheRows renders rep's table rows into the sweep's row cache.
+func (pr *plannedRun) cacheRows(rep *report) error {
+	rr, err := renderRows(rep)
+	if err != nil {
+		return err
+	}
+	pr.cache.put(pr.key, rr)
+	return nil
+}
+
+// report makes the run, keeps its profiles if asked, and returns its
+// result as `profsim run --format json` prints it.
+func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -505,7 +532,7 @@ func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
 		return nil, err
 	}
 	got := newRunConfig(pr.flags, pr.cfg, out, pr.config.Workload.Name, pr.config.Workload.SHA256)
-	if runKey(got) != runKey(pr.config) {
+	if runKey(got) != pr.key {
 		return nil, fmt.Errorf("profsim: internal error: the run's config differs from the planned one")
 	}
 	if pr.keep != "" {
@@ -515,15 +542,7 @@ func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
 			}
 		}
 	}
-	rep := newReport(p.Name, pr.cfg, out)
-	if pr.cache != nil {
-		rr, err := renderRows(rep)
-		if err != nil {
-			return nil, err
-		}
-		pr.cache.put(runKey(pr.config), rr)
-	}
-	return json.Marshal(rep)
+	return newReport(p.Name, pr.cfg, out), nil
 }
 
 type sweepOptions struct {
@@ -536,6 +555,9 @@ type sweepOptions struct {
 	now func() time.Time
 	// stored, if set, is called after each record is stored (tests).
 	stored func(sweep.Record)
+	// run, if set, replaces each point's run (benchmarks: the engine
+	// alone); nil: plannedRun.run.
+	run func(pr *plannedRun, ctx context.Context) (json.RawMessage, error)
 }
 
 // execute runs the plan's points of the shard not yet done in the output
@@ -574,6 +596,9 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		pr.cache = cache
 		if j.Err == nil {
 			j.Run = pr.run
+			if o.run != nil {
+				j.Run = func(ctx context.Context) (json.RawMessage, error) { return o.run(pr, ctx) }
+			}
 		}
 		todo = append(todo, j)
 	}
@@ -590,6 +615,9 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	}
 	sum, err := sweep.Execute(ctx, todo, sweep.Options{Jobs: o.jobs, FailFast: o.failFast, Progress: prog.update, Now: o.now}, emit)
 	prog.finish()
+	if serr := store.Sync(); err == nil {
+		err = serr // every record on disk before the tables (or the exit)
+	}
 	if err != nil {
 		return err
 	}

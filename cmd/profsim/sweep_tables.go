@@ -6,6 +6,7 @@ package main
 // on shards, or on the order runs finished in.
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -222,37 +223,53 @@ func (rr *renderedRows) size() int64 {
 	return n
 }
 
-// csvLines is each row as one CSV line without its line end.
+// csvLines is each row as one CSV line without its line end, with
+// encoding/csv's quoting (fields quote one by one, so lines of cells
+// join with ','). The lines are slices of one string, written by one
+// csv.Writer.
 func csvLines(rows [][]tidyCell) ([]string, error) {
-	out := make([]string, 0, len(rows))
+	var b bytes.Buffer
+	if len(rows) > 0 {
+		b.Grow(len(rows) * 24 * len(rows[0])) // about a float's digits per cell
+	}
+	cw := csv.NewWriter(&b)
+	ends := make([]int, 0, len(rows))
+	var rec []string
 	for _, row := range rows {
-		line, err := csvLine(row)
-		if err != nil {
+		rec = rec[:0]
+		for _, c := range row {
+			s, err := cellText(c)
+			if err != nil {
+				return nil, err
+			}
+			rec = append(rec, s)
+		}
+		if err := cw.Write(rec); err != nil {
 			return nil, err
 		}
-		out = append(out, line)
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return nil, err
+		}
+		ends = append(ends, b.Len())
+	}
+	text := b.String()
+	out := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		out[i] = strings.TrimSuffix(text[start:end], "\n")
+		start = end
 	}
 	return out, nil
 }
 
-// csvLine encodes cells as CSV fields (encoding/csv's quoting) without a
-// line end: fields quote one by one, so lines of cells join with ','.
+// csvLine encodes cells as one CSV line without a line end.
 func csvLine(cells []tidyCell) (string, error) {
-	rec := make([]string, len(cells))
-	for i, c := range cells {
-		s, err := cellText(c)
-		if err != nil {
-			return "", err
-		}
-		rec[i] = s
-	}
-	var b strings.Builder
-	cw := csv.NewWriter(&b)
-	if err := cw.Write(rec); err != nil {
+	lines, err := csvLines([][]tidyCell{cells})
+	if err != nil {
 		return "", err
 	}
-	cw.Flush()
-	return strings.TrimSuffix(b.String(), "\n"), cw.Error()
+	return lines[0], nil
 }
 
 // rowCache keeps the rendered rows of runs made by this process, up to a
@@ -339,8 +356,10 @@ func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *s
 					lines []string
 				}{{rw, rr.runs}, {mw, rr.methods}} {
 					for _, line := range f.lines {
-						if _, err := io.WriteString(f.w, lead+","+line+"\n"); err != nil {
-							return err
+						for _, part := range [...]string{lead, ",", line, "\n"} {
+							if _, err := io.WriteString(f.w, part); err != nil {
+								return err
+							}
 						}
 					}
 				}

@@ -109,6 +109,8 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 		return a.line < b.line
 	})
 
+	// One backing array for every row's cells.
+	cells := make([]tidyCell, 0, len(names)*len(keys)*len(header))
 	for i, n := range names {
 		p := r.Profiles[n]
 		overlap := p.OverlapVsTruth
@@ -116,7 +118,7 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 			overlap = p.LineOverlapVsTruth
 		}
 		for _, k := range keys {
-			row := make([]tidyCell, 0, len(header))
+			row := cells[len(cells):len(cells):cap(cells)]
 			for _, s := range settings {
 				row = append(row, tidyCell{s.Name, s.Value})
 			}
@@ -136,7 +138,8 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 				o = *overlap
 			}
 			row = append(row, tidyCell{"truth_self_share", ts}, tidyCell{"samples", p.Samples}, tidyCell{"overlap_vs_truth", o})
-			rows = append(rows, row)
+			cells = cells[:len(cells)+len(row)]
+			rows = append(rows, row[:len(row):len(row)])
 		}
 	}
 	return header, rows, nil
