@@ -248,10 +248,11 @@ func boolNum(b bool) string {
 func (rc *runConfig) writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "vm %s", rc.VM)
 	if rc.BaselineOnly {
-		fmt.Fprint(w, "   baseline only (no optimizing JIT)")
+		fmt.Fprint(w, "   baseline only (no optimizing JIT)\n")
+	} else {
+		fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s\n",
+			rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"], rc.Settings["jit.loop_unroll"]), rc.Settings["jit.debug_non_safepoints"])
 	}
-	fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s\n",
-		rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"]), rc.Settings["jit.debug_non_safepoints"])
 	for _, s := range rc.Samplers {
 		if set := nonDefault(s); set != "" {
 			fmt.Fprintf(w, "%s: %s\n", s.ID, set)
@@ -259,14 +260,23 @@ func (rc *runConfig) writeHeader(w io.Writer) {
 	}
 }
 
-func stripText(n string) string {
-	switch n {
-	case "0":
+// stripText says where counted loops poll: every strip of n compiled
+// iterations, each unroll source iterations of a small body
+// (jit.loop_unroll_max_body).
+func stripText(n, unroll string) string {
+	if n == "0" {
 		return "none"
-	case "1":
-		return "every iteration"
 	}
-	return "every " + n + " iterations"
+	text := "every iteration"
+	if n != "1" {
+		text = "every " + n + " iterations"
+	}
+	if u, err := strconv.ParseInt(unroll, 10, 64); err == nil && u > 1 {
+		if k, err := strconv.ParseInt(n, 10, 64); err == nil {
+			text += fmt.Sprintf(" (%d of a small body, unrolled %d×)", k*u, u)
+		}
+	}
+	return text
 }
 
 // nonDefault lists a sampler's keys that differ from its defaults.

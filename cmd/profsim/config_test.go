@@ -205,3 +205,19 @@ func TestSamplerKeysDocIsGenerated(t *testing.T) {
 	}
 	assert.Equal(t, b.String(), strings.SplitN(rest, end, 2)[0], "regenerate with: go test ./cmd/profsim -run TestSamplerKeysDocIsGenerated -update")
 }
+
+// The header says what the JIT does: where counted loops poll, unrolling
+// included; a baseline run has no JIT settings to show.
+func TestRunHeaderDescribesTheJIT(t *testing.T) {
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "5ms", "--vm", "hotspot17")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "counted-loop polls every 1000 iterations (8000 of a small body, unrolled 8×)")
+	code, out, errOut = runMain("run", "--workload", "hotcold", "--duration", "5ms", "--strip-mining", "0")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "counted-loop polls none")
+	code, out, errOut = runMain("run", "--workload", "hotcold", "--duration", "5ms", "--baseline-only")
+	require.Equal(t, 0, code, errOut)
+	header, _, _ := strings.Cut(out, "\n\n")
+	assert.Contains(t, header, "vm hotspot17   baseline only (no optimizing JIT)\n")
+	assert.NotContains(t, header, "inline", "no JIT: no JIT settings")
+}

@@ -100,7 +100,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	})
 	keys := fs.Bool("keys", false, "list the keys --set takes, with type, default and source, and exit")
 	inline := fs.Bool("inline", true, "let the JIT inline (shorthand for -XX:+/-Inline)")
-	strip := fs.Int64("strip-mining", 0, "keep one poll every N iterations of counted loops, 0: none (shorthand for -XX:LoopStripMiningIter=N, 0 meaning -XX:-UseCountedLoopSafepoints)")
+	strip := fs.Int64("strip-mining", 0, "keep one poll every N compiled iterations of counted loops (N × jit.loop_unroll source iterations of a small body), 0: none (shorthand for -XX:LoopStripMiningIter=N, 0 meaning -XX:-UseCountedLoopSafepoints)")
 	dns := fs.Bool("debug-non-safepoints", false, "record debug information at every statement (shorthand for -XX:+DebugNonSafepoints)")
 	fs.BoolVar(&f.baseline, "baseline-only", false, "no optimizing JIT: every method runs its baseline-compiled code from the start (polls at every return and back-edge, nothing inlined, no interpreter); like Jikes RVM's baseline compiler")
 	noJIT := fs.Bool("no-jit", false, "deprecated name of --baseline-only (not an interpreter)")
