@@ -29,6 +29,11 @@ type tidyCell struct {
 	value any
 }
 
+// number is a cell value already formatted by formatFloat: a value that
+// repeats over many rows (the truth's share of a method, a profile's
+// overlap) is formatted once.
+type number string
+
 // tidyRows lays the report out in long format. Per profile (in the
 // report's order) one row per method of the union over all profiles, so
 // that every profile covers the same methods (share 0 where it saw none);
@@ -109,6 +114,18 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 		return a.line < b.line
 	})
 
+	// The truth's share of each key, formatted once for every profile.
+	var truthText []any
+	if truth >= 0 {
+		truthText = make([]any, len(keys))
+		for j, k := range keys {
+			t, err := formatFloat("truth_self_share", truthShare(k))
+			if err != nil {
+				return nil, nil, err
+			}
+			truthText[j] = number(t)
+		}
+	}
 	// One backing array for every row's cells.
 	cells := make([]tidyCell, 0, len(names)*len(keys)*len(header))
 	for i, n := range names {
@@ -117,7 +134,15 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 		if byLine {
 			overlap = p.LineOverlapVsTruth
 		}
-		for _, k := range keys {
+		var o any // missing for truth
+		if overlap != nil {
+			t, err := formatFloat("overlap_vs_truth", *overlap)
+			if err != nil {
+				return nil, nil, err
+			}
+			o = number(t)
+		}
+		for j, k := range keys {
 			row := cells[len(cells):len(cells):cap(cells)]
 			for _, s := range settings {
 				row = append(row, tidyCell{s.Name, s.Value})
@@ -131,11 +156,7 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 			}
 			var ts any // missing without truth
 			if truth >= 0 {
-				ts = truthShare(k)
-			}
-			var o any // missing for truth
-			if overlap != nil {
-				o = *overlap
+				ts = truthText[j]
 			}
 			row = append(row, tidyCell{"truth_self_share", ts}, tidyCell{"samples", p.Samples}, tidyCell{"overlap_vs_truth", o})
 			cells = cells[:len(cells)+len(row)]
@@ -176,6 +197,8 @@ func cellText(c tidyCell) (string, error) {
 		return strconv.FormatInt(v, 10), nil
 	case float64:
 		return formatFloat(c.name, v)
+	case number:
+		return string(v), nil
 	}
 	panic(fmt.Sprintf("tidy: cell %s of type %T", c.name, c.value))
 }
@@ -216,6 +239,8 @@ func writeJSONL(w io.Writer, r *report, settings []setting, byLine bool) error {
 				b.Write(s)
 			case int64:
 				b.WriteString(strconv.FormatInt(v, 10))
+			case number:
+				b.WriteString(string(v))
 			case float64:
 				s, err := formatFloat(c.name, v)
 				if err != nil {
