@@ -174,8 +174,8 @@ func (p *pollTouch) Result() *samplers.Result {
 
 // A thread stopped at a hook is handled before a compile that ends later
 // in the same round; the compile must still bound how far the thread runs
-// next, or it runs on in interpreted code past the install (kiama drifted
-// by ~1000 statements a second under a 1 ms hook before this was fixed).
+// next, or it runs on in interpreted code past the install (which drifts
+// kiama by ~1000 statements a second under a 1 ms hook).
 func TestPassiveHooksDoNotPerturb(t *testing.T) {
 	p, err := workloads.Get("kiama")
 	require.NoError(t, err)

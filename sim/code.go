@@ -107,8 +107,9 @@ func (t Tier) String() string {
 
 // Code is one executable version of a method: its instructions with the
 // costs and poll sites of one tier. The jit package builds new versions
-// (other tiers, inlined callees, other poll placements) and installs them
-// with VM.Install; frames keep the version they started with.
+// (other tiers, inlined callees, other poll placements) and installs them:
+// VM.Install for new activations (running frames keep their version),
+// VM.ReplaceCode for on-stack replacement as well.
 type Code struct {
 	Method int32
 	Tier   Tier

@@ -143,7 +143,7 @@ func whaleyPassive(o Options) (map[string][]*whaleyRun, error) {
 // the comparisons need equal tick times: W1 and W4 compare samplers on one
 // execution tick for tick (each sampler draws its jitter from its own
 // stream), W2 pairs the two profilers' runs by seed. At the measured
-// jitter of a sleeping thread (samplers.SleepJitter) W2's pairs no longer
+// jitter of a sleeping thread (samplers.SleepJitter) W2's pairs do not
 // share their ticks (jbb: PCCT − hot methods +0.003 ± 0.014 points at
 // 10 ms), and at 100 ms, 8 samples a data set, one stand-in's precision
 // follows the draws (jess, hot methods: 0.50 ± 0.54 or 0.86 ± 0.11 for

@@ -308,7 +308,8 @@ func TestRunSignals(t *testing.T) {
 }
 
 // A file-size limit (ulimit -f) fails the write of the first profile: exit
-// status 1 and no partial truth.pb.gz (it used to leave 1 KiB of it).
+// status 1 and no partial truth.pb.gz (not even the 1 KiB written before
+// the limit).
 func TestRunFileSizeLimit(t *testing.T) {
 	bin := binary(t)
 	out := filepath.Join(t.TempDir(), "out")
