@@ -16,8 +16,7 @@ func init() {
 
 // x1Configs differ only in DebugNonSafepoints: hot() inlined into cold(),
 // strip mining so the inlined counted loop keeps a poll (without one a
-// safepoint sampler would see nothing, and async's only record in the
-// loop would be missing too).
+// safepoint sampler would see nothing, and async no record in the loop).
 var x1Configs = []ListingOneConfig{
 	{Name: "inlining, no DNS", Inline: true, StripMining: 1000, DNS: false},
 	{Name: "inlining, DNS", Inline: true, StripMining: 1000, DNS: true},
@@ -34,7 +33,7 @@ func runX1(o Options) (*Result, error) {
 	}
 	t.Title = "X1: hot() vs cold() self time (%) by profiler, hot() inlined into cold(), with and without DebugNonSafepoints"
 	t.Notes = []string{fmt.Sprintf("%v simulated per run, seeds %v; all samplers passive on one execution per (configuration, seed), so the two configurations differ only in the debug information the JIT records.", d, o.Seeds)}
-	t.Notes = append(t.Notes, "Mechanism: async stops a thread at its exact position but names it through the JIT's debug information. Without DebugNonSafepoints, records exist only at polls, remaining calls and runtime calls: the inlined hot() body has none, so a position inside it resolves to cold()'s nearest preceding record (its loop's strip-mined poll) and the hot() frame is dropped — the bias Burchell & Marr 2025 found in real profilers. With DNS every statement has a record and async sees what the truth sees. The safepoint samplers stop at polls, where records always exist, so DNS changes nothing for them.")
+	t.Notes = append(t.Notes, "Mechanism: async stops a thread at its exact position but names it through the JIT's debug information. Without DebugNonSafepoints, records (PcDescs) exist only at polls, remaining calls and runtime calls: the inlined hot() body has none, so a position inside it resolves, as AsyncGetCallTrace's pc_desc_near(pc + 1) does, to the first record after it — cold()'s strip-mined loop poll, whose scope chain has no hot() frame — the bias Burchell & Marr 2025 found in real profilers (tools/debuginfo shows it on OpenJDK 17). With DNS every statement has a record and async sees what the truth sees. The safepoint samplers stop at polls, where records always exist, so DNS changes nothing for them.")
 	res := &Result{Table: t, Values: map[string]float64{}}
 	res.Values["truth"] = PooledShare(rows, x1Configs[0].Name, "truth", "hot")
 	res.Values["truth_dns"] = PooledShare(rows, x1Configs[1].Name, "truth", "hot")
