@@ -334,11 +334,10 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 //     constructor and OptoRuntime's rethrow stub).
 //   - Count with FlagCheck: the instrumentation's call to the agent.
 //   - Work, Branch, Jump, LoopEnter, MonitorExit, a Count without a check:
-//     none. A run of
-//     field updates has no PcDesc: static and this-relative accesses need no
-//     null check, and an implicit null check is an entry of the implicit
-//     exception table, not a PcDesc (fill_buffer's inct_starts); its
-//     handler's uncommon trap is out of line.
+//     none. A run of field updates has no PcDesc: static and this-relative
+//     accesses need no null check, and an implicit null check is an entry
+//     of the implicit exception table, not a PcDesc (fill_buffer's
+//     inct_starts); its handler's uncommon trap is out of line.
 //
 // The method's entry has no PcDesc (C2 emits no safepoint in the prolog).
 // The slow paths and uncommon traps sit at their statement here, where C2's
