@@ -104,7 +104,9 @@ func TestX2_Deterministic(t *testing.T) {
 // safepoint-family lens gives hot() ≤ 5 % (truth ≈ 93 %; measured 2.0 %
 // on every seed: the samples taken while hot() was interpreted) and the
 // exact-position lenses are within 2 points of the truth (measured
-// 0.8–1.0), tprof (random intervals) within its 95 % CI + 1 point. No
+// 0.8–1.0), tprof (random intervals) within its 95 % CI + 1 point — but
+// jfr, which drops the samples of hot(), a poll-free method without a
+// single PcDesc (≤ 5 %, measured 0). No
 // depth-limited lens reports a deeper stack; on kiama (308 frames) the
 // 256-frame lenses are cut at exactly 256 while the unlimited ones see
 // more. jikes-timer sees one of callpair's two hot edges (edge overlap ≤
@@ -141,9 +143,15 @@ func TestX3_PassiveLenses(t *testing.T) {
 	for _, s := range []string{"safepoint", "yourkit", "xprof", "jvmti", "jprofile", "hprof", "sps", "isps"} {
 		assert.LessOrEqual(t, v["hotcold/"+s+"/top_share"], 5.0, "%s must blame cold()", s)
 	}
-	for _, s := range []string{"async", "jfr", "pcct", "hotmethods"} {
+	for _, s := range []string{"async", "pcct", "hotmethods"} {
 		assert.InDelta(t, truth, v["hotcold/"+s+"/top_share"], 2, s)
 	}
+	// Pins a documented divergence (REPRODUCTIONS.md, X3): compiled on its
+	// own, the poll-free hot() has no PcDesc, so JFR's stack walk fails
+	// there and drops the sample (JfrGetCallTrace::find_top_frame, as
+	// OpenJDK 17 does in tools/debuginfo); jfr blames cold() like the
+	// safepoint family, within the same 5 % (measured 0 on every seed).
+	assert.LessOrEqual(t, v["hotcold/jfr/top_share"], 5.0, "jfr: hot() undecipherable")
 	assert.InDelta(t, truth, v["hotcold/tprof/top_share"], v["hotcold/tprof/top_share_ci"]+1, "tprof")
 	for _, s := range []string{"safepoint", "jvmti", "sps"} {
 		assert.Equal(t, 256.0, v["kiama/"+s+"/max_depth"], "%s: cut at 256", s)
