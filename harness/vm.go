@@ -140,8 +140,12 @@ type jvmOpt struct {
 type jvmState struct {
 	jit jit.Config
 	// tiered: nil unless -Xcomp, -Xmixed or ±TieredCompilation was given.
-	tiered         *bool
-	xcomp          bool
+	tiered *bool
+	xcomp  bool
+	// xint: nil unless -Xint, -Xcomp or -Xmixed was given (the last of
+	// them decides, as HotSpot's Arguments::parse_each_vm_init_arg reads
+	// them into one mode).
+	xint           *bool
 	ucls, uclsSet  bool
 	lsmi           int64
 	lsmiSet        bool
@@ -198,12 +202,22 @@ var jvmOpts = []jvmOpt{
 		info: JVMFlag{"-XX:+TieredCompilation, -XX:-TieredCompilation",
 			"jit.tiered=true for both (unless -Xcomp): the model interprets, then compiles into one tier at the C2 thresholds, which is -TieredCompilation's C2-only mode; +TieredCompilation's C1 tier and Tier3/Tier4 thresholds are not modelled",
 			"true on x86-64 (compiler/compiler_globals.hpp, pd); C2-only mode in compiler/compilerDefinitions.cpp CompilationModeFlag::initialize"}},
+	{name: "-Xint", boolean: true,
+		set: func(st *jvmState, _ bool, _ int64) {
+			st.tiered, st.xcomp, st.xint = boolPtr(true), false, boolPtr(true)
+		},
+		info: JVMFlag{"-Xint", "jit.interpret_only=true (and jit.tiered=true): every method interpreted for the whole run, nothing compiled; the interpreter's polls are HotSpot 17's (back-edges, returns before the frame is popped, none at method entry)",
+			"off (mixed mode); runtime/arguments.cpp Arguments::set_mode_flags(_int): UseCompiler, UseLoopCounter and UseOnStackReplacement off. -Xint, -Xcomp and -Xmixed set one mode: the last given decides (java -Xint -Xcomp -version prints \"compiled mode\", -Xcomp -Xint \"interpreted mode\")"}},
 	{name: "-Xcomp", boolean: true,
-		set: func(st *jvmState, _ bool, _ int64) { st.tiered, st.xcomp = boolPtr(false), true },
+		set: func(st *jvmState, _ bool, _ int64) {
+			st.tiered, st.xcomp, st.xint = boolPtr(false), true, boolPtr(false)
+		},
 		info: JVMFlag{"-Xcomp", "jit.tiered=false: every method compiled before it runs, no profile (size-only inlining); HotSpot compiles at the first call, and the model charges no compile time",
 			"off (mixed mode); runtime/arguments.cpp"}},
 	{name: "-Xmixed", boolean: true,
-		set:  func(st *jvmState, _ bool, _ int64) { st.tiered, st.xcomp = boolPtr(true), false },
+		set: func(st *jvmState, _ bool, _ int64) {
+			st.tiered, st.xcomp, st.xint = boolPtr(true), false, boolPtr(false)
+		},
 		info: JVMFlag{"-Xmixed", "jit.tiered=true", "the default mode; runtime/arguments.cpp"}},
 	{name: "CompileThreshold", min: 1, max: 1<<30 - 1,
 		set: func(st *jvmState, _ bool, n int64) { st.ct, st.ctSet = n, true },
@@ -313,7 +327,7 @@ func ApplyJVMFlags(cfg *Config, flags string) error {
 
 func (st *jvmState) parse(tok string) error {
 	unsupported := fmt.Errorf("%s: not an option profsim models (supported: %s)", tok, supportedList())
-	if tok == "-Xcomp" || tok == "-Xmixed" {
+	if tok == "-Xcomp" || tok == "-Xmixed" || tok == "-Xint" {
 		lookupJVMOpt(tok).set(st, true, 0)
 		return nil
 	}
@@ -408,6 +422,9 @@ func (st *jvmState) parse(tok string) error {
 func (st *jvmState) ergonomics(base jit.Config) error {
 	if st.tiered != nil {
 		st.jit.Tiered = *st.tiered
+	}
+	if st.xint != nil {
+		st.jit.InterpretOnly = *st.xint
 	}
 
 	if st.uclsSet || st.lsmiSet {

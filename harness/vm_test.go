@@ -26,7 +26,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	require.NoError(t, param.Check(&d.Sim.Cost))
 	require.NoError(t, param.Check(d.GC))
 
-	assert.Equal(t, []string{"tiered", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
+	assert.Equal(t, []string{"tiered", "interpret_only", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
 		"freq_inline_size", "hot_call_count", "max_inline_level", "receiver_dominance", "strip_mining_iter",
 		"loop_unroll", "loop_unroll_max_body", "debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
 		"compile_commands"}, param.Names(&d.JIT))
@@ -47,6 +47,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	j := d.JIT
 	j.Flavour = jit.Jikes
 	j.Tiered, j.Inline, j.DebugNonSafepoints, j.ProfileOverridesStatic = false, false, true, true
+	j.InterpretOnly = true
 	j.CompileThreshold, j.BackedgeThreshold, j.MaxInlineSize, j.FreqInlineSize = 11, 12, 13, 14
 	j.HotCallCount, j.MaxInlineLevel, j.StripMiningIter, j.CompileNanosPerBytecode = 15, 16, 17, 18
 	j.ReceiverDominance, j.HotEdgeShare, j.LoopUnroll, j.LoopUnrollMaxBody = 0.375, 0.125, 19, 21
@@ -152,6 +153,14 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 		{"-Xcomp", func(j *jit.Config) { j.Tiered = false }},
 		{"-Xcomp -XX:-TieredCompilation", func(j *jit.Config) { j.Tiered = false }},
 		{"-Xcomp -Xmixed", func(*jit.Config) {}},
+		{"-Xint", func(j *jit.Config) { j.InterpretOnly = true }},
+		{"-Xint -XX:-TieredCompilation", func(j *jit.Config) { j.InterpretOnly = true }},
+		// One mode, the last given decides: OpenJDK 17.0.15's
+		// java -Xint -Xcomp -version prints "compiled mode",
+		// java -Xcomp -Xint -version "interpreted mode".
+		{"-Xint -Xcomp", func(j *jit.Config) { j.Tiered = false }},
+		{"-Xcomp -Xint", func(j *jit.Config) { j.InterpretOnly = true }},
+		{"-Xint -Xmixed", func(*jit.Config) {}},
 		// -XX:-TieredCompilation -XX:CompileThreshold=500 on the real JVM:
 		// Tier4CompileThreshold=500, Tier4BackEdgeThreshold=700.
 		{"-XX:CompileThreshold=500", func(j *jit.Config) { j.CompileThreshold, j.BackedgeThreshold = 500, 700 }},
@@ -188,12 +197,12 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 }
 
 func TestApplyJVMFlagsErrors(t *testing.T) {
-	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:LoopMaxUnroll=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
+	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:LoopMaxUnroll=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xint, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
 	for _, tc := range []struct{ preset, flags, want string }{
 		{"hotspot17", "-XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
 		{"hotspot17", "-Xmx1g", "-Xmx1g: not an option profsim models " + supported},
 		{"hotspot17", "-XX:Foo=1", "-XX:Foo=1: not an option profsim models " + supported},
-		{"hotspot17", "-Xint", "-Xint: not an option profsim models " + supported},
+		{"hotspot17", "-Xinterp", "-Xinterp: not an option profsim models " + supported},
 		{"hotspot17", "Inline", "Inline: not an option profsim models " + supported},
 		{"hotspot17", "-XX:", "-XX:: not an option profsim models " + supported},
 		{"hotspot17", "-XX:+-Xcomp", "-XX:+-Xcomp: not an option profsim models " + supported},
@@ -275,10 +284,25 @@ func TestJVMFlagsErgonomics(t *testing.T) {
 
 func TestSupportedJVMFlagsAreDocumented(t *testing.T) {
 	fs := SupportedJVMFlags()
-	assert.Len(t, fs, 17)
+	assert.Len(t, fs, 18)
 	for _, f := range fs {
 		assert.NotEmpty(t, f.Option)
 		assert.NotEmpty(t, f.Model, f.Option)
 		assert.NotEmpty(t, f.HotSpot, f.Option)
 	}
+}
+
+// TestXintWithXcompSettingIsAnError: -Xint on a configuration whose
+// jit.tiered is false afterwards (--set jit.tiered=false, applied after the
+// JVM flags) names both settings; so does the JIT's own validation.
+func TestXintWithXcompSettingIsAnError(t *testing.T) {
+	cfg := presetConfig(t, "hotspot17")
+	require.NoError(t, ApplyJVMFlags(&cfg, "-Xint"))
+	require.NoError(t, param.Set(&cfg.JIT, "tiered", "false"))
+	err := cfg.JIT.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "jit.interpret_only=true")
+	assert.Contains(t, err.Error(), "jit.tiered=false")
+	assert.Contains(t, err.Error(), "-Xint")
+	assert.Contains(t, err.Error(), "-Xcomp")
 }

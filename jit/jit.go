@@ -57,6 +57,12 @@ type Config struct {
 	// modelled); false compiles everything up front (with only size-based
 	// inlining, as no profile exists yet), which is closest to -Xcomp.
 	Tiered bool `key:"tiered" doc:"interpret first, compile when a counter passes its threshold (false: compile every method up front, like -Xcomp)" src:"HotSpot mixed mode (default; -Xcomp is false)"`
+	// InterpretOnly runs every method interpreted for the whole run and
+	// compiles nothing (HotSpot's -Xint: Arguments::set_mode_flags(_int)
+	// in runtime/arguments.cpp turns UseCompiler off). It needs Tiered:
+	// interpreting everything and compiling everything up front exclude
+	// each other.
+	InterpretOnly bool `key:"interpret_only" doc:"interpret every method for the whole run, compile nothing (like -Xint; needs tiered=true)" src:"HotSpot -Xint (off: mixed mode)"`
 	// CompileThreshold is the invocation count that queues a method for
 	// compilation (HotSpot's CompileThreshold, 10000 for C2).
 	CompileThreshold int64 `key:"compile_threshold" check:">=1" unit:"invocations" doc:"invocation count that queues a method for compilation" src:"HotSpot -XX:CompileThreshold (C2: 10000)"`
@@ -188,6 +194,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("jit.hot_edge_share: %v not in [0, 1]", c.HotEdgeShare)
 	case c.CompileNanosPerBytecode < 0:
 		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be ≥ 0", c.CompileNanosPerBytecode)
+	case c.InterpretOnly && !c.Tiered:
+		return fmt.Errorf("jit.interpret_only=true and jit.tiered=false exclude each other: interpret every method (-Xint) or compile every method up front (-Xcomp)")
 	}
 	if _, err := ParseCompileCommands(c.CompileCommands); err != nil {
 		return fmt.Errorf("jit.compile_commands: %w", err)
@@ -265,6 +273,12 @@ func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
 			j.queued[m] = true
 			continue
 		}
+		if cfg.InterpretOnly {
+			// -Xint: interpreted for the whole run; no counter queues it.
+			vm.ReplaceCode(j.interpreted(int32(m)))
+			j.queued[m] = true
+			continue
+		}
 		if cfg.Tiered {
 			vm.ReplaceCode(j.interpreted(int32(m))) // entry frames too
 			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
@@ -289,12 +303,39 @@ func (j *JIT) Events() []Event { return append([]Event(nil), j.events...) }
 func (j *JIT) CompilerThread() sim.ThreadID { return j.compiler }
 
 // interpreted builds the interpreter's version of method m: every
-// statement costs InterpFactor more, every back-edge, call and return
-// polls, positions are exact, and the counters are kept.
+// statement costs InterpFactor more, positions are exact, the counters are
+// kept (not under InterpretOnly, where nothing is compiled), and the polls
+// are those of HotSpot 17's template interpreter (x86):
+//
+//   - every back-edge: TemplateTable::branch (cpu/x86/templateTable_x86.cpp)
+//     ends a taken branch with dispatch_only(vtos, true), whose
+//     generate_poll makes InterpreterMacroAssembler::dispatch_base
+//     (cpu/x86/interp_masm_x86.cpp) test the thread's polling word and, if
+//     armed, dispatch the target bytecode through the safepoint table
+//     (InterpreterRuntime::at_safepoint): the thread stops at the loop head;
+//   - every return, in the callee: TemplateTable::_return tests the polling
+//     word and calls InterpreterRuntime::at_safepoint before
+//     remove_activation pops the frame (EpiloguePoll), unlike compiled
+//     code, whose return poll follows the pop;
+//   - no poll at method entry: TemplateInterpreterGenerator::
+//     generate_normal_entry (cpu/x86/templateInterpreterGenerator_x86.cpp)
+//     builds the frame, bumps the invocation counter and dispatches the
+//     first bytecode without a poll. Jikes RVM's baseline code, which the
+//     Jikes flavour's interpreted tier stands for, has a prologue yield
+//     point (PollEntry).
+//
+// Between polls interpreted code runs to its next poll like compiled code:
+// in HotSpot 17 a safepoint arms each thread's polling word and nothing
+// else (SafepointSynchronize::arm_safepoint, runtime/safepoint.cpp, does
+// not call TemplateInterpreter::notice_safepoints, the switch of the
+// dispatch table to the safepoint table), so a thread in a long
+// straight-line block is not stopped at its next bytecode. tools/interpreter checked both on OpenJDK 17.0.15 with -Xint.
+// Taken forward branches poll too in HotSpot (the same dispatch_only(vtos,
+// true)); the model polls at back-edges and returns only.
 func (j *JIT) interpreted(m int32) *sim.Code {
 	c := sim.Recost(j.img.Base[m], j.vm.Config().Cost, sim.Interpreted)
-	c.Counting = true
-	c.PollEntry = true
+	c.Counting = !j.cfg.InterpretOnly
+	c.PollEntry = j.cfg.Flavour == Jikes
 	c.EpiloguePoll = true
 	for i := range c.Instrs {
 		switch c.Instrs[i].Op {
@@ -350,6 +391,9 @@ func (j *JIT) OnJobStart(vm *sim.VM, _ sim.ThreadID, tag int64) sim.Time {
 // number of methods queued.
 func (j *JIT) RecompileAll() int {
 	n := 0
+	if j.cfg.InterpretOnly {
+		return 0 // -Xint compiles nothing
+	}
 	for m, q := range j.queued {
 		if q && !j.oracle.exclude[m] {
 			j.queue(int32(m), "recompile", false)

@@ -117,7 +117,7 @@ type Code struct {
 	// LoopSlots is the deepest loop nesting: the loop counters a frame needs.
 	LoopSlots int32
 	// PollEntry adds a yield point in the prologue (Jikes-like flavour,
-	// interpreter).
+	// its interpreted tier included; HotSpot's interpreter has none).
 	PollEntry bool
 	// EpiloguePoll places the return poll in the callee, before its frame
 	// is popped (Jikes-like epilogue yield point, interpreter); otherwise

@@ -41,7 +41,7 @@ type PollKind uint8
 const (
 	PollBackedge   PollKind = iota // a loop back-edge (or a strip-mined one)
 	PollReturn                     // HotSpot's return poll, after the pop: the thread is in the caller
-	PollPrologue                   // a method prologue (Jikes, interpreter): the thread is in the callee
+	PollPrologue                   // a method prologue (Jikes): the thread is in the callee
 	PollEpilogue                   // a method epilogue (Jikes, interpreter): in the callee, before the pop
 	PollNativeExit                 // the return from a native call
 	PollTransition                 // not a poll: the thread blocked, parked or exited (a safe transition)

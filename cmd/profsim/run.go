@@ -280,6 +280,9 @@ func flagConflicts(f *runFlags, given map[string]bool) error {
 		}
 	}
 	if f.baseline {
+		if given["jvm-flags"] && slices.Contains(strings.Fields(f.jvmFlags), "-Xint") {
+			return usagef("run: --jvm-flags -Xint (every method interpreted) and %s (baseline-compiled code, no interpreter) exclude each other", f.baselineFlag)
+		}
 		for _, name := range []string{"explain-jit", "inline", "strip-mining", "debug-non-safepoints", "jvm-flags"} {
 			if given[name] {
 				return usagef("run: --%s configures the optimizing JIT, which %s turns off", name, f.baselineFlag)
