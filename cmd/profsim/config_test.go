@@ -21,7 +21,9 @@ type jsonResult struct {
 	Profiles map[string]struct {
 		Samples int64 `json:"samples"`
 		Costs   *struct {
-			Requested int64 `json:"requested"`
+			Requested      int64 `json:"requested"`
+			Taken          int64 `json:"taken"`
+			Undecipherable int64 `json:"undecipherable"`
 		} `json:"costs"`
 	} `json:"profiles"`
 	Config struct {
@@ -220,4 +222,17 @@ func TestRunHeaderDescribesTheJIT(t *testing.T) {
 	header, _, _ := strings.Cut(out, "\n\n")
 	assert.Contains(t, header, "vm hotspot17   baseline only (no optimizing JIT)\n")
 	assert.NotContains(t, header, "inline", "no JIT: no JIT settings")
+}
+
+// Samples that debug information cannot resolve are counted in the JSON
+// result: without inlining HotCold.hot's compiled code has no debug
+// record after its loop (samplers.TestDebugInfoUndecipherableFrame), so
+// async records such samples at bci 0 and jfr drops them.
+func TestUndecipherableSamplesAreReported(t *testing.T) {
+	r, _ := runJSON(t, "run", "--workload", "hotcold", "--duration", "300ms", "--inline=false", "--samplers", "async,jfr,safepoint")
+	async, jfr, sp := r.Profiles["async"].Costs, r.Profiles["jfr"].Costs, r.Profiles["safepoint"].Costs
+	assert.Positive(t, async.Undecipherable)
+	assert.LessOrEqual(t, async.Undecipherable, async.Taken, "async keeps them")
+	assert.Positive(t, jfr.Undecipherable)
+	assert.Zero(t, sp.Undecipherable, "the safepoint sampler resolves no debug information")
 }

@@ -131,6 +131,11 @@ type costReport struct {
 	// Served counts the ticks that produced at least one sample; present
 	// only where that is known exactly (see tickSynchronous).
 	Served *int64 `json:"served,omitempty"`
+	// Undecipherable counts thread samples whose top compiled frame had no
+	// debug record at or after its position (samplers.ResolveDebugInfo):
+	// async records them as the method at bci 0, jfr drops them (they are
+	// not in Taken). 0 for samplers that do not resolve debug information.
+	Undecipherable int64 `json:"undecipherable"`
 }
 
 type methodReport struct {
@@ -224,7 +229,7 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 			}
 			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
-			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken}
+			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken, Undecipherable: c.Undecipherable}
 			if slices.Contains(tickSynchronous, samplerName(name)) {
 				pr.Costs.Served = served(c)
 			}
@@ -482,8 +487,20 @@ func (r *report) writeShares(w io.Writer, t shareTable) {
 		line("served", count(func(c *costReport) *int64 { return c.Served }))
 	}
 	line("samples", count(func(c *costReport) *int64 { return &c.Taken }))
+	anyUndecipherable := false
+	for _, n := range t.cols {
+		if c := r.Profiles[n].Costs; c != nil && c.Undecipherable > 0 {
+			anyUndecipherable = true
+		}
+	}
+	if anyUndecipherable {
+		line("undecipherable", count(func(c *costReport) *int64 { return &c.Undecipherable }))
+	}
 	if few {
 		fmt.Fprintf(w, "  * fewer than %d samples: overlap means little\n", minSamples)
+	}
+	if anyUndecipherable {
+		fmt.Fprintf(w, "  undecipherable: in compiled code with no debug record at or after the pc; async records the method at bci 0, jfr drops the sample\n")
 	}
 	if anyServed {
 		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(tickSynchronous, ", "))

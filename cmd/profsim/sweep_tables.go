@@ -64,7 +64,7 @@ func pointCells(r sweep.Record, axes []string, ns []bool) []tidyCell {
 
 // runColumns are runs.csv's columns after the point cells.
 var runColumns = []string{
-	"profile", "sampler", "samples", "requested", "taken", "served", "few_samples",
+	"profile", "sampler", "samples", "requested", "taken", "served", "undecipherable", "few_samples",
 	"overlap_vs_truth", "line_overlap_vs_truth", "hot_edge_coverage_vs_truth",
 	"top_method", "truth_top_method", "top_method_agrees",
 	"agent_cpu_ns", "stall_ns", "pause_ns", "overhead",
@@ -126,10 +126,10 @@ func runTails(rep *report) [][]tidyCell {
 		p := rep.Profiles[name]
 		var row []tidyCell
 		row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", p.Samples})
-		var req, taken, served any
+		var req, taken, served, undecipherable any
 		var agent, stall, pause, overhead any
 		if c := p.Costs; c != nil {
-			req, taken = c.Requested, c.Taken
+			req, taken, undecipherable = c.Requested, c.Taken, c.Undecipherable
 			if c.Served != nil {
 				served = *c.Served
 			}
@@ -154,7 +154,7 @@ func runTails(rep *report) [][]tidyCell {
 			tt = truthTop
 		}
 		row = append(row,
-			tidyCell{"requested", req}, tidyCell{"taken", taken}, tidyCell{"served", served}, tidyCell{"few_samples", few},
+			tidyCell{"requested", req}, tidyCell{"taken", taken}, tidyCell{"served", served}, tidyCell{"undecipherable", undecipherable}, tidyCell{"few_samples", few},
 			tidyCell{"overlap_vs_truth", optFloat(p.OverlapVsTruth)}, tidyCell{"line_overlap_vs_truth", optFloat(p.LineOverlapVsTruth)},
 			tidyCell{"hot_edge_coverage_vs_truth", optFloat(p.HotEdgeCoverageVsTruth)},
 			tidyCell{"top_method", top}, tidyCell{"truth_top_method", tt}, tidyCell{"top_method_agrees", agrees},
