@@ -19,8 +19,9 @@ demo:
 	@echo "async interrupts the thread where it is and agrees with the truth: M's body, call_1 and call_2 alike. tprof does too, apart from the samples it takes"
 	@echo "before M is compiled, which it can only charge to <interpreted> (it maps code addresses to methods, as the paper's prototype did)."
 	@echo
-	@echo "== Timer aliasing (workloads/aliasing.yaml): a 1 ms frame loop, today's HotSpot (--vm hotspot17); JFR on a perfect clock (jfr:grid, jitter=0) and at its measured jitter =="
-	$(GO) run ./cmd/profsim run --workload workloads/aliasing.yaml --vm hotspot17 --duration 5s --samplers truth --sampler jfr:grid,jitter=0 --sampler jfr --sampler async --out out/demo/aliasing
+	@echo "== Timer aliasing (workloads/aliasing.yaml): a 1 ms frame loop, today's HotSpot (--vm hotspot17) with -XX:+DebugNonSafepoints, as profiling guides advise; JFR on a perfect clock (jfr:grid, jitter=0) and at its measured jitter =="
+	$(GO) run ./cmd/profsim run --workload workloads/aliasing.yaml --vm hotspot17 --debug-non-safepoints --duration 5s --samplers truth --sampler jfr:grid,jitter=0 --sampler jfr --sampler async --out out/demo/aliasing
+	@echo "(without --debug-non-safepoints Frame.input's compiled loop has no debug record: JFR drops the samples that land there — the undecipherable row)"
 	@echo
 	@echo "On a perfect 20 ms clock (jfr:grid) every tick lands at the same instant of a 1 ms frame: Frame.input gets 95 % of the samples against 12 % of the time."
 	@echo "JFR's real sampler thread oversleeps by 375 µs a round (measured), so its ticks drift through the frame and it lands within a few points of the truth; async's hrtimer, 10 µs late on its grid, still aliases (over 90 %)."
