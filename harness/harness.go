@@ -24,6 +24,10 @@ type Config struct {
 	NoJIT bool
 	// GC, when non-nil, enables allocation-driven collections.
 	GC *safepoint.GCConfig
+	// Safepoint is what a global safepoint costs beyond its operation
+	// (detection latency, begin/end overhead); the zero value adds
+	// nothing.
+	Safepoint safepoint.Config
 	// Samplers to attach, as specs (samplers.ParseSpec:
 	// NAME[:LABEL][,KEY=VALUE...]; a plain registry name is one). "truth"
 	// is always computed and may be listed for ordering. Several instances
@@ -91,10 +95,11 @@ func (e exactProfile) TotalWeight() float64 {
 	return float64(n)
 }
 
-// DefaultConfig: default VM, JIT and GC, no sampler, passive mode.
+// DefaultConfig: default VM, JIT, safepoint protocol and GC, no sampler,
+// passive mode.
 func DefaultConfig() Config {
 	gc := safepoint.DefaultGCConfig()
-	return Config{Sim: sim.DefaultConfig(), JIT: jit.DefaultConfig(), GC: &gc}
+	return Config{Sim: sim.DefaultConfig(), JIT: jit.DefaultConfig(), GC: &gc, Safepoint: safepoint.DefaultConfig()}
 }
 
 // Outcome is a finished run.
@@ -214,7 +219,7 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 			return nil, err
 		}
 	}
-	if out.Safepoints, err = safepoint.New(vm); err != nil {
+	if out.Safepoints, err = safepoint.New(vm, cfg.Safepoint); err != nil {
 		return nil, err
 	}
 	if cfg.GC != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -34,6 +35,53 @@ func TestRunWiresEverything(t *testing.T) {
 	assert.Equal(t, []string{"truth"}, out.Names)
 }
 
+// Config.Safepoint reaches the coordinator: every global safepoint (here
+// the GC's) is seen at a re-check and costs the overhead on top of its
+// operation.
+func TestRunAppliesTheSafepointConfig(t *testing.T) {
+	// A thread allocating 1 KiB every ~70 ns fills a 1 MiB eden in
+	// about 70 µs and parks for the collection; another polls every
+	// 30 µs (no JIT: every back-edge polls), so the collection waits
+	// for it.
+	p, err := program.Parse([]byte(`
+name: alloc
+methods:
+  - class: A
+    name: alloc
+    body: [{loop: {trips: 100000000, body: [{work: {cycles: 50, bytecodes: 10}}, {alloc: {bytes: 1024}}]}}]
+  - class: A
+    name: spin
+    body: [{loop: {trips: 100000000, body: [{work: {cycles: 30000, bytecodes: 10}}]}}]
+threads: [{name: a, entry: A.alloc}, {name: s, entry: A.spin}]
+`), program.YAML)
+	require.NoError(t, err)
+	const recheck, overhead = 10 * sim.Microsecond, 7 * sim.Microsecond
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 5 * sim.Millisecond
+	cfg.Sim.ContextSwitch = 0 // the VM thread's job starts when it is submitted
+	cfg.NoJIT = true
+	gc := *cfg.GC
+	gc.EdenBytes, gc.TLABBytes = 1<<20, 64<<10 // collect often
+	cfg.GC = &gc
+	cfg.Safepoint.SyncRecheck, cfg.Safepoint.OperationOverhead = recheck, overhead
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	recs := out.Safepoints.Records()
+	require.NotEmpty(t, recs)
+	gcCost := gc.PauseBase + gc.PausePerMB*sim.Time(gc.EdenBytes>>20)
+	waited := 0
+	for i, r := range recs {
+		require.Equal(t, "gc", r.Reason, i)
+		assert.Equal(t, gcCost+overhead, r.End-r.Safe, "safepoint %d: the collection and the overhead", i)
+		if r.Arrived > r.Started {
+			waited++
+			assert.Zero(t, r.TTSP()%recheck, "safepoint %d: seen at a re-check (TTSP %v)", i, r.TTSP())
+			assert.Less(t, r.Safe-r.Arrived, recheck, "safepoint %d", i)
+		}
+	}
+	assert.Positive(t, waited, "some collection waited for a thread to reach its poll")
+}
+
 func TestRunRejectsBadSetups(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
@@ -47,6 +95,8 @@ func TestRunRejectsBadSetups(t *testing.T) {
 		{func(c *Config) { c.Sim.CPUs = 0 }, "cpus: 0"},
 		{func(c *Config) { c.JIT.CompileThreshold = 0 }, "jit.compile_threshold"},
 		{func(c *Config) { c.GC.EdenBytes = -1 }, "gc.eden_bytes"},
+		{func(c *Config) { c.Safepoint.OperationOverhead = -1 }, "safepoint.operation_overhead: -1ns must be ≥ 0"},
+		{func(c *Config) { c.Safepoint.SyncRecheckLate = sim.Millisecond }, "safepoint.sync_recheck_late: 1ms needs safepoint.sync_recheck > 0"},
 		{func(c *Config) { c.InlineFrom = "tprof" }, `inline_from: "tprof" is not an attached call-graph sampler`},
 		{func(c *Config) { c.InlineFrom, c.NoJIT = "none", true }, "needs the JIT"},
 		{func(c *Config) { c.WarmUp = -1 }, "warm_up: -1ns must be ≥ 0"},

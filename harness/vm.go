@@ -89,8 +89,9 @@ func presetNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ApplyPreset resets cfg's JIT, VM (but Seed, CPUs, Duration and Limits)
-// and GC settings to harness.DefaultConfig()'s and applies the preset's.
+// ApplyPreset resets cfg's JIT, VM (but Seed, CPUs, Duration and Limits),
+// safepoint and GC settings to harness.DefaultConfig()'s and applies the
+// preset's.
 // It leaves Seed, CPUs, Duration, Limits, Samplers, Mode and the run's
 // other fields alone; cfg.GC becomes a fresh default collector (even if it was nil).
 func ApplyPreset(cfg *Config, name string) error {
@@ -108,6 +109,7 @@ func ApplyPreset(cfg *Config, name string) error {
 	cfg.Sim = d.Sim
 	cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration, cfg.Sim.Limits = seed, cpus, dur, lim
 	cfg.JIT = d.JIT
+	cfg.Safepoint = d.Safepoint
 	cfg.GC = d.GC
 	p.apply(cfg)
 	return nil

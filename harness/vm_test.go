@@ -106,6 +106,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration = 7, 2, 3*sim.Second
 		cfg.Sim.TimeSlice, cfg.JIT.CompileThreshold, cfg.GC = sim.Millisecond, 5, nil
+		cfg.Safepoint.SyncRecheck, cfg.Safepoint.OperationOverhead = 10*sim.Microsecond, sim.Microsecond
 		cfg.Samplers, cfg.Mode, cfg.InlineFrom = []string{"async"}, 1, "exact"
 		require.NoError(t, ApplyPreset(&cfg, name))
 		j := d.JIT
@@ -116,6 +117,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		assert.Equal(t, s, cfg.Sim, "%s: the VM's defaults but seed, cpus and duration", name)
 		require.NotNil(t, cfg.GC, name)
 		assert.Equal(t, *d.GC, *cfg.GC, name)
+		assert.Equal(t, d.Safepoint, cfg.Safepoint, "%s: the safepoint protocol's defaults", name)
 		assert.Equal(t, []string{"async"}, cfg.Samplers, name)
 		assert.EqualValues(t, 1, cfg.Mode, name)
 		assert.Equal(t, "exact", cfg.InlineFrom, name)

@@ -51,6 +51,9 @@ type partialState struct {
 // last ticket is taken, so threads that arrive later are unaffected. A
 // runnable thread that blocks before reaching a poll can no longer be
 // sampled, and the number of tickets shrinks rather than waiting forever.
+// It keeps its own protocol (Hofer et al.'s): the Coordinator's Config —
+// re-check latency, begin/end overhead — applies to global safepoints
+// only.
 func (c *Coordinator) RequestPartial(reason string, cfg PartialConfig, rng *rand.Rand, op PartialOp) {
 	c.queue = append(c.queue, request{reason: reason, at: c.vm.Now(), partial: &partialState{cfg: cfg, op: op, rng: rng}})
 	if c.cur == nil {
@@ -143,7 +146,8 @@ func (c *Coordinator) partialProgress() {
 	}
 	if !a.running {
 		a.running = true
-		a.rec.Safe = c.vm.Now()
+		a.rec.Arrived = c.vm.Now()
+		a.rec.Safe = a.rec.Arrived
 		for _, id := range a.armed {
 			c.vm.Disarm(c.hook, id, sim.HookPoll)
 		}
@@ -152,15 +156,12 @@ func (c *Coordinator) partialProgress() {
 		// The VM thread waits until every sampled thread has walked its
 		// stack; a timer stands for that wake-up (and lets the last
 		// thread park first).
-		c.vm.ScheduleTimer(c.timer, max(ps.lastDone, c.vm.Now()), 0)
+		c.vm.ScheduleTimer(c.timer, max(ps.lastDone, c.vm.Now()), timerPartial)
 	}
 }
 
-// OnTimer: every sampled thread has finished its self-walk.
-func (c *Coordinator) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
-	if c.cur == nil || c.cur.partial == nil {
-		return
-	}
+// partialSelfDone: every sampled thread has finished its self-walk.
+func (c *Coordinator) partialSelfDone() {
 	c.cur.partial.selfDone = true
 	if !c.cur.partial.vmBusy {
 		c.finishPartial()

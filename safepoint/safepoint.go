@@ -2,7 +2,9 @@
 // sim's hooks: a global safepoint brings every application thread to a
 // poll (or a safe state), runs an operation on the VM thread, and resumes
 // everyone; allocation-driven GC uses it. It records time-to-safepoint and
-// every thread's pause. It does not know which profiler uses it.
+// every thread's pause. Config adds what HotSpot's protocol costs beyond
+// the operation (detection latency, begin/end overhead). It does not know
+// which profiler uses it.
 package safepoint
 
 import (
@@ -35,23 +37,26 @@ type Pause struct {
 type Record struct {
 	Reason string
 	// Requested is when it was asked for, Started when the protocol began
-	// (later if another safepoint was in progress); Started → Safe is the
-	// time to safepoint (TTSP); Safe → End is the operation on the VM
-	// thread.
-	Requested, Started, Safe, End sim.Time
-	Pauses                        []Pause
+	// (later if another safepoint was in progress); Arrived when the last
+	// armed thread became safe (Started if none was running); Safe when
+	// the VM thread saw it (Config.SyncRecheck: at its next re-check).
+	// Started → Safe is the time to safepoint (TTSP); Safe → End is the
+	// operation on the VM thread with Config.OperationOverhead.
+	Requested, Started, Arrived, Safe, End sim.Time
+	Pauses                                 []Pause
 }
 
-// TTSP is the time from the start of the protocol until every thread was
-// safe.
+// TTSP is the time from the start of the protocol until the VM thread saw
+// every thread safe (HotSpot's "Reaching safepoint").
 func (r *Record) TTSP() sim.Time { return r.Safe - r.Started }
 
-// Latency is the time from the request until every thread was safe (the
-// moment a sampling operation takes its samples).
+// Latency is the time from the request until the VM thread saw every
+// thread safe (the moment a sampling operation takes its samples).
 func (r *Record) Latency() sim.Time { return r.Safe - r.Requested }
 
 // Coordinator runs global safepoints one at a time, in request order.
 type Coordinator struct {
+	cfg      Config
 	vm       *sim.VM
 	vmThread sim.ThreadID
 	hook     sim.HandlerID
@@ -74,12 +79,28 @@ type active struct {
 	waiting map[sim.ThreadID]bool // armed threads not yet safe
 	stopped map[sim.ThreadID]int  // parked by us → index in rec.Pauses
 	armed   []sim.ThreadID
-	running bool // the operation is on the VM thread
+	// recheck: some armed thread was running when the protocol began, so
+	// the VM thread sees the world safe at a re-check (Config).
+	recheck bool
+	// detecting: every thread is safe and the re-check that sees it is
+	// scheduled (timerRecheck).
+	detecting bool
+	running   bool // the operation is on the VM thread
 }
 
-// New creates the VM thread and the coordinator. Call before the run.
-func New(vm *sim.VM) (*Coordinator, error) {
-	c := &Coordinator{vm: vm}
+// The coordinator's timer arguments.
+const (
+	timerPartial int64 = iota // every sampled thread of a partial safepoint has walked its stack
+	timerRecheck              // the VM thread's re-check that finds every thread safe
+)
+
+// New creates the VM thread and the coordinator, with cfg's costs for
+// global safepoints. Call before the run.
+func New(vm *sim.VM, cfg Config) (*Coordinator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Coordinator{vm: vm, cfg: cfg}
 	id, err := vm.AddHookHandler(c)
 	if err != nil {
 		return nil, err
@@ -152,6 +173,7 @@ func (c *Coordinator) begin() {
 			}
 		}
 	}
+	a.recheck = len(a.waiting) > 0
 	c.maybeSafe()
 }
 
@@ -176,15 +198,51 @@ func (c *Coordinator) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action
 	return action
 }
 
+// maybeSafe notes the last arrival and, once the VM thread sees it (at
+// once, or at its next re-check: Config.detectAt), runs the operation.
 func (c *Coordinator) maybeSafe() {
 	a := c.cur
-	if len(a.waiting) > 0 || a.running {
+	if len(a.waiting) > 0 || a.running || a.detecting {
 		return
 	}
+	now := c.vm.Now()
+	a.rec.Arrived = now
+	if a.recheck {
+		if at := c.cfg.detectAt(a.rec.Started, now); at > now {
+			// Threads parked so far stay parked; those that come back
+			// from native code or wake meanwhile park at their hooks.
+			a.detecting = true
+			c.vm.ScheduleTimer(c.timer, at, timerRecheck)
+			return
+		}
+	}
+	c.runOperation()
+}
+
+// runOperation runs the operation at Safe and puts its cost, with the
+// protocol's overhead, on the VM thread.
+func (c *Coordinator) runOperation() {
+	a := c.cur
 	a.running = true
 	a.rec.Safe = c.vm.Now()
 	cost := a.op.Run(c.vm, a.rec.Safe)
-	c.vm.SubmitJob(c.vmThread, cost, 0)
+	c.vm.SubmitJob(c.vmThread, cost+c.cfg.OperationOverhead, 0)
+}
+
+// OnTimer: the end of a partial safepoint's self-walks (timerPartial), or
+// the VM thread's re-check that finds every thread safe (timerRecheck).
+func (c *Coordinator) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
+	a := c.cur
+	if a == nil {
+		return
+	}
+	switch {
+	case arg == timerPartial && a.partial != nil:
+		c.partialSelfDone()
+	case arg == timerRecheck && a.partial == nil && a.detecting:
+		a.detecting = false
+		c.runOperation()
+	}
 }
 
 // OnJobDone ends the operation and resumes the world.

@@ -3,7 +3,6 @@ package safepoint
 import (
 	"testing"
 
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,16 +58,14 @@ func setup(t *testing.T, src string) (*sim.VM, *Coordinator) {
 }
 
 func setupFor(t *testing.T, src string, d sim.Time) (*sim.VM, *Coordinator) {
-	p, err := program.Parse([]byte(src), program.YAML)
-	require.NoError(t, err)
-	cfg := sim.DefaultConfig()
-	cfg.ContextSwitch = 0
-	cfg.Duration = d
-	img, err := sim.NewImage(p, cfg.Cost)
-	require.NoError(t, err)
-	vm, err := sim.New(img, cfg)
-	require.NoError(t, err)
-	c, err := New(vm)
+	return setupWith(t, src, d, DefaultConfig())
+}
+
+// setupWith is setupFor with the protocol's costs cfg.
+func setupWith(t *testing.T, src string, d sim.Time, cfg Config) (*sim.VM, *Coordinator) {
+	t.Helper()
+	vm, _ := newVM(t, src, d)
+	c, err := New(vm, cfg)
 	require.NoError(t, err)
 	return vm, c
 }
