@@ -22,16 +22,17 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// settings are the VM, JIT and GC keys --set takes, under the prefixes
-// sim., jit. and gc.
+// settings are the VM, JIT, GC and safepoint-protocol keys --set takes,
+// under the prefixes sim., jit., gc. and safepoint.
 type settings struct {
-	Sim sim.Config         `key:"sim"`
-	JIT jit.Config         `key:"jit"`
-	GC  safepoint.GCConfig `key:"gc"`
+	Sim       sim.Config         `key:"sim"`
+	JIT       jit.Config         `key:"jit"`
+	GC        safepoint.GCConfig `key:"gc"`
+	Safepoint safepoint.Config   `key:"safepoint"`
 }
 
 func settingsOf(cfg *harness.Config) *settings {
-	st := &settings{Sim: cfg.Sim, JIT: cfg.JIT, GC: safepoint.DefaultGCConfig()}
+	st := &settings{Sim: cfg.Sim, JIT: cfg.JIT, GC: safepoint.DefaultGCConfig(), Safepoint: cfg.Safepoint}
 	if cfg.GC != nil {
 		st.GC = *cfg.GC
 	}
@@ -39,7 +40,7 @@ func settingsOf(cfg *harness.Config) *settings {
 }
 
 func (st *settings) into(cfg *harness.Config) {
-	cfg.Sim, cfg.JIT = st.Sim, st.JIT
+	cfg.Sim, cfg.JIT, cfg.Safepoint = st.Sim, st.JIT, st.Safepoint
 	if cfg.GC != nil {
 		gc := st.GC
 		cfg.GC = &gc
@@ -63,7 +64,7 @@ type runConfig struct {
 	// BaselineOnly: no optimizing JIT (--baseline-only).
 	BaselineOnly bool `json:"baseline_only"`
 	GC           bool `json:"gc"`
-	// Settings is every sim., jit. and gc. key with its value.
+	// Settings is every sim., jit., gc. and safepoint. key with its value.
 	Settings   map[string]string `json:"settings"`
 	Injections []string          `json:"injections"`
 	Speedups   []string          `json:"speedups"`

@@ -90,7 +90,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	mode := fs.String("mode", "passive", "passive: samplers observe at no cost; costed: each sampler's costs and observer effect applied (several together perturb each other)")
 	fs.StringVar(&f.vm, "vm", defaultVM, "VM preset: "+presetNames()+" (see 'profsim run --help')")
 	fs.StringVar(&f.jvmFlags, "jvm-flags", "", "real HotSpot options mapped onto the model, applied after the preset, e.g. \"-XX:-Inline -XX:LoopStripMiningIter=100\"")
-	fs.Func("set", "set any VM, JIT or GC key: jit.KEY=V, sim.KEY=V, gc.KEY=V (repeatable; applied last; keys: 'profsim run --keys')", func(v string) error {
+	fs.Func("set", "set any VM, JIT, GC or safepoint key: jit.KEY=V, sim.KEY=V, gc.KEY=V, safepoint.KEY=V (repeatable; applied last; keys: 'profsim run --keys')", func(v string) error {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
 			return fmt.Errorf("%q is not KEY=VALUE", v)

@@ -185,9 +185,30 @@ func runSettingNames() (names []string, repeatable map[string]bool) {
 // which a grid may not set.
 var sweepOutputFlags = []string{"by", "explain-jit", "format", "keys", "out", "top"}
 
-// setPrefixes are the --set key prefixes: a grid setting sim.X, jit.X or
-// gc.X is --set X=...; any other dotted name is LABEL.KEY of a sampler.
-var setPrefixes = []string{"sim.", "jit.", "gc."}
+// setPrefixes are the --set key prefixes: a grid setting sim.X, jit.X,
+// gc.X or safepoint.X is --set X=...; any other dotted name is LABEL.KEY
+// of a sampler. "safepoint" also names a sampler: safepoint.X is the VM
+// key when there is one (sync_recheck, …; no sampler has a key of those
+// names, TestSweepSafepointPrefix) and the sampler's key otherwise
+// (safepoint.interval).
+var setPrefixes = []string{"sim.", "jit.", "gc.", "safepoint."}
+
+// vmKeys are the --set keys.
+var vmKeys = param.Names(settingsOf(&harness.Config{}))
+
+// isVMKey reports whether a grid setting's name is a --set key.
+func isVMKey(name string) bool { return slices.Contains(vmKeys, name) }
+
+// isSamplerPrefixed reports whether name's prefix, before its last dot,
+// names a sampler, so that a name that is not a VM key may be LABEL.KEY.
+func isSamplerPrefixed(name string) bool {
+	i := strings.LastIndex(name, ".")
+	if i < 0 {
+		return false
+	}
+	_, err := samplers.Lookup(name[:i])
+	return err == nil
+}
 
 // sweepPlan is a grid resolved into jobs, one per point.
 type sweepPlan struct {
@@ -224,7 +245,6 @@ func planSweep(file string) (*sweepPlan, error) {
 		return nil, usagef("sweep: %v", err)
 	}
 	names, repeatable := runSettingNames()
-	setKeys := param.Names(settingsOf(&harness.Config{}))
 	// checkName checks a setting's name, reported at its name's path;
 	// checkValue that a list is given only to a repeatable setting.
 	checkName := func(s sweep.Setting) error {
@@ -232,14 +252,13 @@ func planSweep(file string) (*sweepPlan, error) {
 		case slices.Contains(names, s.Name):
 		case slices.Contains(sweepOutputFlags, s.Name):
 			return fmt.Errorf("%s:%d: %s: --%s is about presenting one run; a sweep writes its own tables", file, s.Line, s.NamePath, s.Name)
-		case hasSetPrefix(s.Name):
-			if !slices.Contains(setKeys, s.Name) {
-				return fmt.Errorf("%s:%d: %s: unknown VM setting%s (see 'profsim run --keys')", file, s.Line, s.NamePath, sweep.Suggest(s.Name, setKeys))
-			}
+		case isVMKey(s.Name):
+		case hasSetPrefix(s.Name) && !isSamplerPrefixed(s.Name):
+			return fmt.Errorf("%s:%d: %s: unknown VM setting%s (see 'profsim run --keys')", file, s.Line, s.NamePath, sweep.Suggest(s.Name, vmKeys))
 		case strings.Contains(s.Name, "."):
 			// LABEL.KEY: checked per point, where the samplers are known.
 		default:
-			return fmt.Errorf("%s:%d: %s: unknown setting%s; a grid sets `profsim run` flags by long name (%s), VM keys (jit.X, sim.X, gc.X) or a sampler's keys as LABEL.KEY",
+			return fmt.Errorf("%s:%d: %s: unknown setting%s; a grid sets `profsim run` flags by long name (%s), VM keys (jit.X, sim.X, gc.X, safepoint.X) or a sampler's keys as LABEL.KEY",
 				file, s.Line, s.NamePath, sweep.Suggest(s.Name, names), strings.Join(names, ", "))
 		}
 		return nil
@@ -355,7 +374,7 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 				specs = append(specs, sp)
 				specPaths = append(specPaths, path)
 			}
-		case hasSetPrefix(s.Name):
+		case isVMKey(s.Name):
 			args = append(args, "--set="+s.Name+"="+s.Value[0])
 		case strings.Contains(s.Name, "."):
 			labelKeys = append(labelKeys, s)
@@ -382,10 +401,16 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 				match = append(match, j)
 			}
 		}
+		// A name like safepoint.X that is neither: say which VM keys
+		// there are too.
+		var vmHint string
+		if hasSetPrefix(s.Name) {
+			vmHint = fmt.Sprintf("; nor is it a VM setting%s (see 'profsim run --keys')", sweep.Suggest(s.Name, vmKeys))
+		}
 		switch len(match) {
 		case 0:
-			return nil, usagef("sweep: %s:%d: %s: no sampler labelled %q at point %d, whose samplers are %s (LABEL.KEY sets a key of the sampler with that label or name)",
-				file, s.Line, s.NamePath, label, pt.Index, strings.Join(ids, ", "))
+			return nil, usagef("sweep: %s:%d: %s: no sampler labelled %q at point %d, whose samplers are %s (LABEL.KEY sets a key of the sampler with that label or name)%s",
+				file, s.Line, s.NamePath, label, pt.Index, strings.Join(ids, ", "), vmHint)
 		case 1:
 		default:
 			return nil, usagef("sweep: %s:%d: %s: %q names several samplers at point %d (%s); label them apart", file, s.Line, s.NamePath, label, pt.Index, strings.Join(ids, ", "))
@@ -400,7 +425,7 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 			keys = append(keys, k.Name)
 		}
 		if !slices.Contains(keys, key) {
-			return nil, usagef("sweep: %s:%d: %s: sampler %s has no key %q%s; its keys: %s", file, s.Line, s.NamePath, sp.ID(), key, sweep.Suggest(key, keys), strings.Join(keys, ", "))
+			return nil, usagef("sweep: %s:%d: %s: sampler %s has no key %q%s; its keys: %s%s", file, s.Line, s.NamePath, sp.ID(), key, sweep.Suggest(key, keys), strings.Join(keys, ", "), vmHint)
 		}
 		replaced := false
 		for k := range sp.Set {

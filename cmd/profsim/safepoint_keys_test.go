@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/safepoint"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sweep"
+)
+
+// safepointResult is the part of the JSON result these tests read.
+type safepointResult struct {
+	Safepoints struct {
+		Count        int   `json:"count"`
+		MaxTTSPNS    int64 `json:"max_ttsp_ns"`
+		TotalPauseNS int64 `json:"total_pause_ns"`
+	} `json:"safepoints"`
+	Config struct {
+		Settings map[string]string `json:"settings"`
+		Args     []string          `json:"args"`
+	} `json:"config"`
+}
+
+func runSafepointJSON(t *testing.T, args ...string) safepointResult {
+	t.Helper()
+	base := []string{"run", "--workload", "hotcold", "--duration", "50ms", "--samplers", "safepoint", "--mode", "costed", "--format", "json"}
+	code, out, errOut := runMain(append(base, args...)...)
+	require.Equal(t, 0, code, errOut)
+	var r safepointResult
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	return r
+}
+
+func TestSetSafepointKeysReachTheRun(t *testing.T) {
+	const recheckNS = 10_000
+	def := runSafepointJSON(t)
+	for _, k := range []string{"safepoint.sync_recheck", "safepoint.sync_recheck_late", "safepoint.operation_overhead"} {
+		assert.Equal(t, "0s", def.Config.Settings[k], "%s: recorded at its default", k)
+	}
+	r := runSafepointJSON(t, "--set", "safepoint.sync_recheck=10us", "--set", "safepoint.operation_overhead=5us")
+	assert.Equal(t, "10us", r.Config.Settings["safepoint.sync_recheck"])
+	assert.Equal(t, "5us", r.Config.Settings["safepoint.operation_overhead"])
+	assert.Contains(t, r.Config.Args, "safepoint.sync_recheck=10us", "config.args reproduces it")
+	require.Equal(t, def.Safepoints.Count, r.Safepoints.Count, "the sampler's safepoints, as many either way")
+	require.Positive(t, r.Safepoints.Count)
+	assert.Positive(t, r.Safepoints.MaxTTSPNS)
+	assert.Zero(t, r.Safepoints.MaxTTSPNS%recheckNS, "every TTSP ends at a 10 µs re-check (%d ns)", r.Safepoints.MaxTTSPNS)
+	assert.NotEqual(t, def.Safepoints.MaxTTSPNS, r.Safepoints.MaxTTSPNS)
+	assert.Greater(t, r.Safepoints.TotalPauseNS, def.Safepoints.TotalPauseNS, "detection and overhead lengthen the pauses")
+}
+
+func TestSetSafepointBadValuesExit2NamingTheKey(t *testing.T) {
+	for _, c := range []struct{ set, want string }{
+		{"safepoint.sync_recheck=-10us", "safepoint.sync_recheck: -10us must be ≥ 0"},
+		{"safepoint.sync_recheck_late=-1ms", "safepoint.sync_recheck_late: -1ms must be ≥ 0"},
+		{"safepoint.operation_overhead=soon", `safepoint.operation_overhead: "soon" is not a duration`},
+		{"safepoint.sync_recheck_late=1ms", "safepoint.sync_recheck_late: 1ms needs safepoint.sync_recheck > 0"},
+		{"safepoint.sync_rechek=1ms", `unknown key "safepoint.sync_rechek"`},
+	} {
+		code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "10ms", "--set", c.set)
+		assert.Equal(t, 2, code, c.set)
+		assert.Empty(t, out, c.set)
+		assert.Contains(t, errOut, c.want, c.set)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%s: one line, got %q", c.set, errOut)
+	}
+}
+
+func TestKeysListTheSafepointKeys(t *testing.T) {
+	code, out, errOut := runMain("run", "--keys")
+	require.Equal(t, 0, code, errOut)
+	for _, k := range []string{"safepoint.sync_recheck ", "safepoint.sync_recheck_late ", "safepoint.operation_overhead "} {
+		assert.Contains(t, out, k)
+	}
+}
+
+// TestSweepSafepointPrefix: "safepoint" prefixes both the protocol's VM
+// keys and the safepoint sampler's keys (LABEL.KEY); a grid name is the VM
+// key when there is one, which needs no sampler key to share a VM key's
+// name.
+func TestSweepSafepointPrefix(t *testing.T) {
+	var vm []string
+	for _, k := range param.Keys(&safepoint.Config{}) {
+		vm = append(vm, k.Name)
+	}
+	for _, info := range samplers.List() {
+		for _, k := range info.Keys() {
+			assert.False(t, slices.Contains(vm, k.Name), "sampler %s's key %q is also safepoint.%s", info.Name, k.Name, k.Name)
+		}
+	}
+
+	grid := writeGrid(t, `run:
+  workload: hotcold
+  duration: 10ms
+  samplers: truth,safepoint
+  safepoint.depth: 7
+zip:
+  safepoint.sync_recheck: [0s, 10us]
+  safepoint.interval: [1ms, 2ms]
+`)
+	dir := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	slices.SortFunc(recs, func(a, b sweep.Record) int { return a.Point - b.Point })
+	for i, want := range []struct{ recheck, interval string }{{"0s", "1ms"}, {"10us", "2ms"}} {
+		var rc runConfig
+		require.NoError(t, json.Unmarshal(recs[i].Config, &rc))
+		assert.Equal(t, want.recheck, rc.Settings["safepoint.sync_recheck"], "the VM key reached --set")
+		require.Len(t, rc.Samplers, 1)
+		assert.Equal(t, want.interval, rc.Samplers[0].Params["interval"], "the sampler's key reached the sampler")
+		assert.Equal(t, "7", rc.Samplers[0].Params["depth"])
+	}
+
+	for _, c := range []struct{ grid, want string }{
+		{"run: {workload: hotcold, duration: 10ms}\ngrid: {safepoint.sync_rechek: [1us]}",
+			`grid["safepoint.sync_rechek"]: no sampler labelled "safepoint" at point 0`},
+		{"run: {workload: hotcold, duration: 10ms}\ngrid: {safepoint.sync_rechek: [1us]}",
+			`(LABEL.KEY sets a key of the sampler with that label or name); nor is it a VM setting (did you mean "safepoint.sync_recheck"?) (see 'profsim run --keys')`},
+		{"run: {workload: hotcold, duration: 10ms, sampler: [safepoint]}\ngrid: {safepoint.sync_rechek: [1us]}",
+			`grid["safepoint.sync_rechek"]: sampler safepoint has no key "sync_rechek"`},
+		{"run: {workload: hotcold, duration: 10ms, sampler: [safepoint]}\ngrid: {safepoint.sync_rechek: [1us]}",
+			`nor is it a VM setting (did you mean "safepoint.sync_recheck"?)`},
+		{"run: {workload: hotcold, duration: 10ms}\ngrid: {safepoint.sync_recheck: [1us, -1us]}", `point 1: --set: safepoint.sync_recheck: -1us must be ≥ 0`},
+	} {
+		grid := writeGrid(t, c.grid)
+		code, _, stderr := sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
+		assert.Equal(t, 2, code, c.grid)
+		assert.Contains(t, stderr, c.want, c.grid)
+		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
+	}
+}
