@@ -8,6 +8,7 @@ import (
 
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
 )
 
 // Preset is a named VM configuration standing for a real VM.
@@ -48,14 +49,22 @@ type presetDef struct {
 // {pd diagnostic} and DebugNonSafepoints = false {diagnostic}.
 var presets = []presetDef{
 	{Preset{"hotspot17", "today's HotSpot: counted loops strip-mined, a poll every 1000 unrolled (×8) iterations and at their exit",
-		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), C2 unrolling counted loops of up to 200 bytecodes 8 times (measured by tools/stripmining: long arithmetic and field updates, 64-byte vectors), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds)"},
+		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), C2 unrolling counted loops of up to 200 bytecodes 8 times (measured by tools/stripmining: long arithmetic and field updates, 64-byte vectors), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds); safepoint re-checks, safepoint overhead, interpreter factor and C2's compile time as tools/calibrate measured them"},
 		func(c *Config) {
 			c.JIT.StripMiningIter = 1000
 			c.JIT.LoopUnroll = 8
 			c.JIT.MaxInlineLevel = 15
+			// Costs measured on OpenJDK 17 by tools/calibrate
+			// (calibration.csv; docs/CALIBRATION.md), to two significant
+			// figures; tools/calibrate's test checks them.
+			c.Safepoint.SyncRecheck = 100 * sim.Microsecond      // backoff_10us
+			c.Safepoint.SyncRecheckLate = 1100 * sim.Microsecond // backoff_1ms
+			c.Safepoint.OperationOverhead = 53 * sim.Microsecond // pause_beyond
+			c.Sim.Cost.InterpFactor = 8                          // interp_factor
+			c.JIT.CompileNanosPerBytecode = 21000                // c2_ns_per_bytecode
 		}},
 	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (harness.DefaultConfig)",
-		"Sun HotSpot 6 server VM (-server, not tiered, Parallel GC): -XX:CompileThreshold=10000, -XX:MaxInlineLevel=9, counted loops without safepoint polls (-XX:-UseCountedLoopSafepoints)"},
+		"Sun HotSpot 6 server VM (-server, not tiered, Parallel GC): -XX:CompileThreshold=10000, -XX:MaxInlineLevel=9, counted loops without safepoint polls (-XX:-UseCountedLoopSafepoints); the costs the reproductions were made with (no safepoint re-check latency or overhead, interpreter factor 10, 2 us per bytecode compiled), not measured"},
 		func(*Config) {}},
 	{Preset{"jikes", "Jikes RVM-like yield points in every prologue, epilogue and back-edge",
 		"Jikes RVM's adaptive system (Arnold & Grove's base system): yield points in prologues, epilogues and loop back-edges, counted loops included; inlining and thresholds as hotspot6"},

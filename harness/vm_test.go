@@ -93,12 +93,19 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 	assert.Equal(t, []string{"hotspot17", "hotspot6", "jikes", "j9"}, names)
 
 	d := DefaultConfig()
-	want := map[string]func(*jit.Config){
-		"hotspot6":  func(*jit.Config) {},
-		"hotspot17": func(j *jit.Config) { j.StripMiningIter, j.LoopUnroll, j.MaxInlineLevel = 1000, 8, 15 },
-		"jikes":     func(j *jit.Config) { j.Flavour = jit.Jikes },
+	// Each preset's changes to DefaultConfig's JIT, VM and safepoint
+	// settings.
+	want := map[string]func(*jit.Config, *sim.Config, *safepoint.Config){
+		"hotspot6": func(*jit.Config, *sim.Config, *safepoint.Config) {},
+		"hotspot17": func(j *jit.Config, s *sim.Config, sp *safepoint.Config) {
+			j.StripMiningIter, j.LoopUnroll, j.MaxInlineLevel = 1000, 8, 15
+			// tools/calibrate's measurements (its test checks the values).
+			j.CompileNanosPerBytecode, s.Cost.InterpFactor = 21000, 8
+			sp.SyncRecheck, sp.SyncRecheckLate, sp.OperationOverhead = 100*sim.Microsecond, 1100*sim.Microsecond, 53*sim.Microsecond
+		},
+		"jikes": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) { j.Flavour = jit.Jikes },
 		// study.a4Work's j9 settings, but the per-run profile source.
-		"j9": func(j *jit.Config) {
+		"j9": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) {
 			j.Flavour, j.ReceiverDominance, j.MaxInlineSize, j.ProfileOverridesStatic = jit.Jikes, 0.4, 100, true
 		},
 	}
@@ -109,15 +116,14 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		cfg.Safepoint.SyncRecheck, cfg.Safepoint.OperationOverhead = 10*sim.Microsecond, sim.Microsecond
 		cfg.Samplers, cfg.Mode, cfg.InlineFrom = []string{"async"}, 1, "exact"
 		require.NoError(t, ApplyPreset(&cfg, name))
-		j := d.JIT
-		tweak(&j)
+		j, s, sp := d.JIT, d.Sim, d.Safepoint
+		tweak(&j, &s, &sp)
 		assert.Equal(t, j, cfg.JIT, name)
-		s := d.Sim
 		s.Seed, s.CPUs, s.Duration = 7, 2, 3*sim.Second
 		assert.Equal(t, s, cfg.Sim, "%s: the VM's defaults but seed, cpus and duration", name)
 		require.NotNil(t, cfg.GC, name)
 		assert.Equal(t, *d.GC, *cfg.GC, name)
-		assert.Equal(t, d.Safepoint, cfg.Safepoint, "%s: the safepoint protocol's defaults", name)
+		assert.Equal(t, sp, cfg.Safepoint, "%s: the safepoint protocol's settings", name)
 		assert.Equal(t, []string{"async"}, cfg.Samplers, name)
 		assert.EqualValues(t, 1, cfg.Mode, name)
 		assert.Equal(t, "exact", cfg.InlineFrom, name)

@@ -59,6 +59,18 @@ func (c SafepointConfig) Validate() error {
 	return nil
 }
 
+// jvmtiWalkPerThread and jvmtiWalkPerFrame are the VM thread's cost of
+// JVMTI GetAllStackTraces at its safepoint, measured on OpenJDK 17 by
+// tools/calibrate (jvmti_walk_per_thread, jvmti_walk_per_frame). The
+// variants that stand for the papers' agents on their JVMs (hprof, xprof,
+// jprofile, yourkit: JDK 5-6 tools, gone from JDK 17) keep their own
+// unmeasured values.
+const (
+	jvmtiWalkPerThread = 1100 * sim.Nanosecond
+	jvmtiWalkPerFrame  = 150 * sim.Nanosecond
+	jvmtiWalkSource    = "tools/calibrate: JDK 17 JVMTI GetAllStackTraces at its safepoint, fitted over 6 thread and depth mixes: 1.1 us per thread (0.73-1.8 over three runs), 150 ns per compiled frame (147-154)"
+)
+
 // The variants differ only in interval handling, depth and observer cost.
 // Sources: hprof's defaults are interval=10 ms between samples and depth=4
 // (hprof documentation); xprof is HotSpot's flat profiler, ticked by the
@@ -74,7 +86,7 @@ var safepointVariants = []struct {
 	src        map[string]string
 }{
 	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": "our choice", "walk_per_frame": "our choice", "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
 	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
 		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10}, map[string]string{"interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
 	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
@@ -82,7 +94,7 @@ var safepointVariants = []struct {
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
 	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
 		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
 }

@@ -41,11 +41,16 @@ func runSafepointJSON(t *testing.T, args ...string) safepointResult {
 
 func TestSetSafepointKeysReachTheRun(t *testing.T) {
 	const recheckNS = 10_000
-	def := runSafepointJSON(t)
-	for _, k := range []string{"safepoint.sync_recheck", "safepoint.sync_recheck_late", "safepoint.operation_overhead"} {
-		assert.Equal(t, "0s", def.Config.Settings[k], "%s: recorded at its default", k)
+	h17 := runSafepointJSON(t)
+	for k, v := range map[string]string{"safepoint.sync_recheck": "100us", "safepoint.sync_recheck_late": "1.1ms", "safepoint.operation_overhead": "53us"} {
+		assert.Equal(t, v, h17.Config.Settings[k], "%s: recorded at hotspot17's calibrated value", k)
 	}
-	r := runSafepointJSON(t, "--set", "safepoint.sync_recheck=10us", "--set", "safepoint.operation_overhead=5us")
+	// hotspot6 has neither cost: the settings' effect shows against it.
+	def := runSafepointJSON(t, "--vm", "hotspot6")
+	for _, k := range []string{"safepoint.sync_recheck", "safepoint.sync_recheck_late", "safepoint.operation_overhead"} {
+		assert.Equal(t, "0s", def.Config.Settings[k], "%s: recorded at hotspot6's value", k)
+	}
+	r := runSafepointJSON(t, "--vm", "hotspot6", "--set", "safepoint.sync_recheck=10us", "--set", "safepoint.operation_overhead=5us")
 	assert.Equal(t, "10us", r.Config.Settings["safepoint.sync_recheck"])
 	assert.Equal(t, "5us", r.Config.Settings["safepoint.operation_overhead"])
 	assert.Contains(t, r.Config.Args, "safepoint.sync_recheck=10us", "config.args reproduces it")
@@ -65,7 +70,7 @@ func TestSetSafepointBadValuesExit2NamingTheKey(t *testing.T) {
 		{"safepoint.sync_recheck_late=1ms", "safepoint.sync_recheck_late: 1ms needs safepoint.sync_recheck > 0"},
 		{"safepoint.sync_rechek=1ms", `unknown key "safepoint.sync_rechek"`},
 	} {
-		code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "10ms", "--set", c.set)
+		code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "10ms", "--vm", "hotspot6", "--set", c.set)
 		assert.Equal(t, 2, code, c.set)
 		assert.Empty(t, out, c.set)
 		assert.Contains(t, errOut, c.want, c.set)
@@ -101,6 +106,7 @@ func TestSweepSafepointPrefix(t *testing.T) {
   duration: 10ms
   samplers: truth,safepoint
   safepoint.depth: 7
+  safepoint.sync_recheck_late: 0s
 zip:
   safepoint.sync_recheck: [0s, 10us]
   safepoint.interval: [1ms, 2ms]

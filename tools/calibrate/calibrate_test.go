@@ -1,0 +1,130 @@
+// Package calibrate holds the measurements behind profsim's cost defaults:
+// Calibrate.java and jvmti/agent.c measure them on the installed JVM (run.sh),
+// calibration.csv is their result on the machine machine.txt describes, and
+// the test below checks that the defaults in code are that file's values.
+// It needs neither Java nor a C compiler.
+package calibrate
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/samplers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// calibratedPreset is the VM preset whose VM, JIT and safepoint defaults
+// come from calibration.csv (profsim run's default VM).
+const calibratedPreset = "hotspot17"
+
+// significant is how many significant figures a default keeps of its
+// measured median: the repetitions of one measurement spread by more than
+// a few per cent (calibration.csv's min and max), so further digits are
+// noise.
+const significant = 2
+
+// row is one line of calibration.csv.
+type row struct {
+	Quantity string
+	Keys     []string // settings the median is the default of
+	Median   float64
+}
+
+func readRows(t *testing.T) []row {
+	f, err := os.Open("calibration.csv")
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	require.Equal(t, []string{"quantity", "model_key", "median", "min", "max", "reps", "unit", "how"}, recs[0])
+	var out []row
+	for _, r := range recs[1:] {
+		m, err := strconv.ParseFloat(r[2], 64)
+		require.NoError(t, err, "median of %s", r[0])
+		out = append(out, row{Quantity: r[0], Keys: strings.Fields(r[1]), Median: m})
+	}
+	return out
+}
+
+// roundSig rounds x to n significant figures.
+func roundSig(x float64, n int) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+// defaultOf is the default value of a setting: sim.KEY, jit.KEY and
+// safepoint.KEY of the calibrated preset as --set names them, or
+// sampler:NAME.KEY, KEY of sampler NAME's registered defaults as
+// --sampler NAME,KEY=V sets it.
+//
+// isInt says the setting is an integer (not a duration): its default is
+// the rounded median rounded again to a whole number.
+func defaultOf(t *testing.T, name string) (value float64, isInt bool) {
+	if sampler, ok := strings.CutPrefix(name, "sampler:"); ok {
+		sname, key, ok := strings.Cut(sampler, ".")
+		require.True(t, ok, "setting %q: no KEY after the sampler's name", name)
+		info, err := samplers.Lookup(sname)
+		require.NoError(t, err, "setting %q", name)
+		return numberOf(t, name, info.Config(), key)
+	}
+	prefix, key, ok := strings.Cut(name, ".")
+	require.True(t, ok, "setting %q has no prefix", name)
+	cfg := harness.DefaultConfig()
+	require.NoError(t, harness.ApplyPreset(&cfg, calibratedPreset))
+	var ptr any
+	switch prefix {
+	case "sim":
+		ptr = &cfg.Sim
+	case "jit":
+		ptr = &cfg.JIT
+	case "safepoint":
+		ptr = &cfg.Safepoint
+	default:
+		t.Fatalf("setting %q: prefix %q is none of sim, jit, safepoint, sampler:", name, prefix)
+	}
+	return numberOf(t, name, ptr, key)
+}
+
+func numberOf(t *testing.T, name string, ptr any, key string) (value float64, isInt bool) {
+	for _, kv := range param.Numbers(ptr) {
+		if kv.Key.Name == key {
+			return kv.Value, kv.Key.Kind == param.Int
+		}
+	}
+	t.Fatalf("setting %q: no numeric key %q", name, key)
+	return 0, false
+}
+
+func TestDefaultsAreTheCalibration(t *testing.T) {
+	n := 0
+	for _, r := range readRows(t) {
+		for _, k := range r.Keys {
+			got, isInt := defaultOf(t, k)
+			want := roundSig(r.Median, significant)
+			if isInt {
+				want = math.Round(want)
+			}
+			assert.Equal(t, want, got, "%s's default is %s's median %g to %d significant figures", k, r.Quantity, r.Median, significant)
+			n++
+		}
+	}
+	assert.Positive(t, n, "calibration.csv sets no default")
+}
+
+func TestRoundSig(t *testing.T) {
+	assert.Equal(t, 110000.0, roundSig(108450, 2))
+	assert.Equal(t, 9.1, roundSig(9.12, 2))
+	assert.Equal(t, 120.0, roundSig(123.4, 2))
+	assert.Equal(t, -0.0015, roundSig(-0.00148, 2))
+}
