@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,68 @@ func TestSafepointSamplerUnderXint(t *testing.T) {
 	assert.Less(t, compiled, 0.1, "compiled: the poll-free hot loop's samples land in cold")
 	assert.GreaterOrEqual(t, overlap, 1-cold-xintColdShareSlack, "-Xint: off by at most cold's own share")
 	assert.Greater(t, hot, 1-cold-xintColdShareSlack, "-Xint: hot gets its own share and cold's")
+}
+
+// bcpProgram runs, interpreted, a loop without calls (B.loop) and one with
+// a call in the middle (B.withCall), alternately; each method's statements
+// are on lines 1, 2, 3, ... in order.
+const bcpProgram = `
+name: bcp
+methods:
+  - class: B
+    name: main
+    body: [{loop: {trips: 1000000000, body: [{call: {method: B.loop}}, {call: {method: B.withCall}}]}}]
+  - class: B
+    name: loop
+    body:
+      - work: {cycles: 10, bytecodes: 4}
+      - loop: {trips: 200, body: [{work: {cycles: 300, bytecodes: 20}}, {work: {cycles: 300, bytecodes: 20}}, {work: {cycles: 300, bytecodes: 20}}]}
+  - class: B
+    name: withCall
+    body:
+      - work: {cycles: 10, bytecodes: 4}
+      - loop: {trips: 200, body: [{work: {cycles: 300, bytecodes: 20}}, {call: {method: B.f}}, {work: {cycles: 300, bytecodes: 20}}]}
+  - {class: B, name: f, body: [{work: {cycles: 20, bytecodes: 4}}]}
+threads: [{name: main, entry: B.main}]
+`
+
+// TestInterpretedTopFrameIsAtTheSavedBCP: AsyncGetCallTrace and JFR place
+// an interpreted top frame at the bytecode pointer saved in the frame,
+// which the template interpreter stores at entry, at invokes and at VM
+// calls only. On OpenJDK 17 -Xint with JFR (tools/interpreter, bcp.sh)
+// every sample of a call-free loop was at bci 0 and every sample of a loop
+// with a call at the invoke; the exact positions spread over the bodies.
+func TestInterpretedTopFrameIsAtTheSavedBCP(t *testing.T) {
+	p, err := program.Parse([]byte(bcpProgram), program.YAML)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	require.NoError(t, ApplyJVMFlags(&cfg, "-Xint"))
+	cfg.Sim.Duration = 2 * sim.Second
+	cfg.Samplers = []string{"async", "async:exact,debug_info=false", "jfr"}
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	lines := func(name, method string) map[int]float64 {
+		m := map[int]float64{}
+		for _, l := range out.Profiles[name].Lines() {
+			if l.Method == method {
+				m[l.Line] += l.SelfShare
+			}
+		}
+		return m
+	}
+	// The statements: loop's entry work is line 1 and its body lines 3-5
+	// (the loop is line 2); withCall's call is line 4.
+	for _, s := range []string{"async", "jfr"} {
+		loop, call := lines(s, "B.loop"), lines(s, "B.withCall")
+		t.Logf("%s: B.loop %v, B.withCall %v", s, loop, call)
+		require.Len(t, loop, 1, "%s: one line in B.loop", s)
+		assert.Positive(t, loop[1], "%s: B.loop at its entry, bci 0", s)
+		require.Len(t, call, 1, "%s: one line in B.withCall", s)
+		assert.Positive(t, call[4], "%s: B.withCall at its invoke", s)
+	}
+	exactLoop, exactCall := lines("async:exact", "B.loop"), lines("async:exact", "B.withCall")
+	t.Logf("exact: B.loop %v, B.withCall %v", exactLoop, exactCall)
+	assert.Len(t, exactLoop, 3, "exact positions: B.loop's three body lines")
+	assert.Len(t, exactCall, 2, "exact positions: B.withCall's two work lines")
 }

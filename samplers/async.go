@@ -144,11 +144,27 @@ func (s *Async) Result() *Result { return s.rec.result() }
 // frames — and that stack is returned; JFR's find_top_frame returns false
 // and the sample is not taken.
 //
-// Frames with Debug nil (interpreted code, DebugNonSafepoints) are exact.
+// An interpreted top frame is at the bytecode pointer saved in it
+// (sim.StackFrame.BCP: its entry, its last call or its last poll into the
+// VM), not where it runs: both read the frame's bcp slot
+// (is_decipherable_interpreted_frame in forte.cpp; JFR's vframe stream),
+// and the template interpreter updates it only there. Measured on OpenJDK
+// 17 with JFR (tools/interpreter, bcp.sh): every sample of an interpreted
+// loop without calls is at bci 0, of one with a call at the invoke.
+// Interpreted frames below the top are at their call sites, exact; so are
+// compiled frames with Debug nil (DebugNonSafepoints).
 // The result is appended to out[:0]; stack is not modified.
 func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, ok bool) {
 	out = out[:0]
 	if len(stack) == 0 {
+		return out, true
+	}
+	if top := stack[len(stack)-1]; top.Tier == sim.Interpreted {
+		out = append(out, stack...)
+		if top.BCP != top.PC {
+			f := &out[len(out)-1]
+			f.PC, f.Line, f.Node = top.BCP, top.Code.Instrs[top.BCP].Line, -1
+		}
 		return out, true
 	}
 	root := len(stack) - 1

@@ -323,6 +323,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 		caller.pc++ // the recursion's base case: the call is not made
 		return 0
 	}
+	caller.bcp = caller.pc // the invoke saves the bytecode pointer
 	if len(t.frames) >= vm.cfg.MaxStackDepth {
 		t.overflow = true
 		t.ending = fmt.Sprintf("thread %s: stack overflow at depth %d calling %s; thread ended",

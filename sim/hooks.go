@@ -254,6 +254,13 @@ func (vm *VM) fireHooks(t *Thread, r uint8) {
 			set = t.armed[k]
 			t.armed[k] = 0
 			t.hooks &^= hookStops[k]
+			if k == HookPoll && len(t.frames) > 0 {
+				// A poll that stops calls into the VM, which saves
+				// the bytecode pointer (InterpreterMacroAssembler::
+				// call_VM_base). A thread with no frames is exiting.
+				f := &t.frames[len(t.frames)-1]
+				f.bcp = f.pc
+			}
 		}
 		for h := 0; set != 0; h++ {
 			if set&(1<<h) == 0 {
@@ -297,6 +304,15 @@ type StackFrame struct {
 	// the instruction it is at (for debug-information lookups).
 	Code *Code
 	PC   int32
+	// BCP, for an interpreted frame, is the statement of the bytecode
+	// pointer saved in the frame. HotSpot's template interpreter keeps the
+	// live one in a register (r13 on x86_64) and stores it in the frame
+	// at method entry, at an invoke (prepare_invoke's save_bcp) and when
+	// it calls into the VM (InterpreterMacroAssembler::call_VM_base, as a
+	// poll that stops does); AsyncGetCallTrace and JFR read the stored one
+	// (forte.cpp is_decipherable_interpreted_frame, frame::
+	// interpreter_frame_bcp). Below the top frame it is the call site, PC.
+	BCP int32
 }
 
 // Stack appends thread id's frames, root first, to buf and returns it: the
@@ -309,7 +325,7 @@ func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
 			continue // a service thread has no Java frames
 		}
 		buf = append(buf, StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
-			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node, Code: f.code, PC: f.pc})
+			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node, Code: f.code, PC: f.pc, BCP: f.bcp})
 	}
 	return buf
 }

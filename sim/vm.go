@@ -113,6 +113,10 @@ type frame struct {
 	// at most one), and stripFrom its iterations left when its strips
 	// started (see stripPoll).
 	stripLoop int32
+	// bcp is the statement whose bytecode pointer an interpreted frame
+	// has saved in its frame: its entry (0), then its last call or poll
+	// into the VM (see StackFrame.BCP).
+	bcp       int32
 	stripFrom int64
 }
 
