@@ -7,6 +7,8 @@ package calibrate
 
 import (
 	"encoding/csv"
+	"flag"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -32,9 +34,12 @@ const significant = 2
 
 // row is one line of calibration.csv.
 type row struct {
-	Quantity string
-	Keys     []string // settings the median is the default of
-	Median   float64
+	Quantity      string
+	Keys          []string // settings the median is the default of
+	Median        float64
+	Med, Min, Max string // as written
+	Reps          string
+	Unit, How     string
 }
 
 func readRows(t *testing.T) []row {
@@ -49,7 +54,7 @@ func readRows(t *testing.T) []row {
 	for _, r := range recs[1:] {
 		m, err := strconv.ParseFloat(r[2], 64)
 		require.NoError(t, err, "median of %s", r[0])
-		out = append(out, row{Quantity: r[0], Keys: strings.Fields(r[1]), Median: m})
+		out = append(out, row{Quantity: r[0], Keys: strings.Fields(r[1]), Median: m, Med: r[2], Min: r[3], Max: r[4], Reps: r[5], Unit: r[6], How: r[7]})
 	}
 	return out
 }
@@ -120,6 +125,47 @@ func TestDefaultsAreTheCalibration(t *testing.T) {
 		}
 	}
 	assert.Positive(t, n, "calibration.csv sets no default")
+}
+
+// table renders calibration.csv as the Markdown table docs/CALIBRATION.md
+// shows.
+func table(rows []row) string {
+	var b strings.Builder
+	b.WriteString("| quantity | median | min – max | unit | setting | how |\n|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		keys := "—"
+		if len(r.Keys) > 0 {
+			keys = "`" + strings.Join(r.Keys, "`, `") + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s – %s | %s | %s | %s |\n", r.Quantity, r.Med, r.Min, r.Max, r.Unit, keys, r.How)
+	}
+	return b.String()
+}
+
+var update = flag.Bool("update", false, "rewrite docs/CALIBRATION.md's table from calibration.csv")
+
+// docPath is the page that shows the table, between tableStart and tableEnd.
+const (
+	docPath    = "../../docs/CALIBRATION.md"
+	tableStart = "<!-- calibration.csv: go test ./tools/calibrate -update -->\n"
+	tableEnd   = "<!-- end of calibration.csv -->\n"
+)
+
+// TestDocShowsTheCalibration: docs/CALIBRATION.md shows calibration.csv
+// as it is.
+func TestDocShowsTheCalibration(t *testing.T) {
+	raw, err := os.ReadFile(docPath)
+	require.NoError(t, err)
+	doc := string(raw)
+	i, j := strings.Index(doc, tableStart), strings.Index(doc, tableEnd)
+	require.True(t, i >= 0 && j > i, "%s: no %q … %q section", docPath, tableStart, tableEnd)
+	want := table(readRows(t))
+	if *update {
+		doc = doc[:i+len(tableStart)] + want + doc[j:]
+		require.NoError(t, os.WriteFile(docPath, []byte(doc), 0o644))
+		return
+	}
+	assert.Equal(t, want, doc[i+len(tableStart):j], "docs/CALIBRATION.md's table is not calibration.csv's; regenerate with: go test ./tools/calibrate -update")
 }
 
 func TestRoundSig(t *testing.T) {
