@@ -183,7 +183,7 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 		names = append(names, s.Name())
 	}
 	for _, s := range attached {
-		if np, ok := s.(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() &&
+		if np, ok := s.(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() &&
 			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
 			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
 		}
@@ -195,9 +195,7 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 	}
 	for _, s := range attached {
 		// Instrumenting samplers (komorium) rewrite the program first.
-		if in, ok := s.(interface {
-			Instrument(*sim.Image, samplers.Mode, sim.CostModel) error
-		}); ok {
+		if in, ok := s.(samplers.Instrumenter); ok {
 			if err := in.Instrument(img, cfg.Mode, cfg.Sim.Cost); err != nil {
 				return nil, err
 			}
@@ -246,16 +244,20 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 		case "exact":
 			out.JIT.SetProfile(exactProfile{vm})
 		default:
-			var src jit.EdgeProfile
+			var src samplers.Sampler
 			for _, s := range attached {
-				if ep, ok := s.(jit.EdgeProfile); ok && s.Name() == cfg.InlineFrom {
-					src = ep
+				if s.Name() == cfg.InlineFrom {
+					src = s
 				}
 			}
 			if src == nil {
 				return nil, fmt.Errorf("inline_from: %q is not an attached call-graph sampler", cfg.InlineFrom)
 			}
-			out.JIT.SetProfile(src)
+			cg, ok := src.(samplers.CallGraphSource)
+			if !ok {
+				return nil, fmt.Errorf("inline_from: sampler %s is not a call-graph source (not a samplers.CallGraphSource)", src.Name())
+			}
+			out.JIT.SetProfile(cg)
 		}
 	}
 	switch {

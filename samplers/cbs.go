@@ -319,3 +319,8 @@ func (r *recorder) flat(method int32) []profile.Frame {
 	r.stack = append(r.stack[:0], profile.Frame{Func: r.fn[method]})
 	return r.stack
 }
+
+var _ PrologueYieldPointer = (*CBS)(nil)
+var _ PrologueYieldPointer = (*JikesTimer)(nil)
+var _ CallGraphSource = (*CBS)(nil)
+var _ CallGraphSource = (*JikesTimer)(nil)

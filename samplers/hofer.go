@@ -482,3 +482,5 @@ func (s *Hofer) Result() *Result {
 	}
 	return r
 }
+
+var _ IntervalSetter = (*Hofer)(nil)

@@ -215,3 +215,5 @@ func (s *Komorium) Result() *Result {
 	}
 	return r
 }
+
+var _ Instrumenter = (*Komorium)(nil)

@@ -317,3 +317,5 @@ func physicalRoot(stack []sim.StackFrame) sim.StackFrame {
 func threadCPU(vm *sim.VM, id sim.ThreadID) sim.Time {
 	return vm.ThreadCPU(id)
 }
+
+var _ IntervalSetter = (*Safepoint)(nil)

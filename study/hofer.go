@@ -76,11 +76,15 @@ func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 	cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
+	var setErr error
 	if prof != "" {
 		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
-		cfg.Configure = func(x samplers.Sampler) { setHoferInterval(x, iv) }
+		cfg.Configure = func(x samplers.Sampler) { setErr = samplers.SetInterval(x, iv) }
 	}
 	out, err := harness.Run(p, cfg)
+	if setErr != nil {
+		err = setErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
 	}
@@ -92,13 +96,6 @@ func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (
 		r.costs, r.prof, r.windows = out.Costs[prof], out.Profiles[prof], out.Windows[prof]
 	}
 	return r, nil
-}
-
-// setHoferInterval sets a JVMTI, SPS or ISPS sampler's interval.
-func setHoferInterval(x samplers.Sampler, iv sim.Time) {
-	if s, ok := x.(interface{ SetInterval(sim.Time) }); ok {
-		s.SetInterval(iv)
-	}
 }
 
 // hoferKey names one run of a grid.

@@ -235,7 +235,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		if err != nil {
 			return nil, usagef("run: --sampler: %v", err)
 		}
-		if np, ok := r.New().(interface{ NeedsPrologueYieldPoints() bool }); ok && np.NeedsPrologueYieldPoints() && f.baseline {
+		if np, ok := r.New().(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() && f.baseline {
 			return nil, usagef("run: --sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), f.baselineFlag)
 		}
 		n++

@@ -1,0 +1,69 @@
+package samplers
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/sim"
+)
+
+// Capabilities: what a sampler may provide beyond Sampler. Each is a named
+// interface that a run consults by asserting a sampler to it; a sampler
+// that provides one says so with a compile-time assertion at the end of its
+// file (var _ IntervalSetter = (*Safepoint)(nil)). A run that asks a
+// sampler for a capability it lacks is an error naming the sampler and the
+// capability, never a silent no-op.
+
+// PrologueYieldPointer is a sampler that samples at the yield points of
+// method prologues and epilogues (sim.PollPrologue, sim.PollEpilogue),
+// which only Jikes-like code (jit.Jikes) has.
+type PrologueYieldPointer interface {
+	Sampler
+	// NeedsPrologueYieldPoints reports whether the sampler relies on those
+	// yield points; the harness refuses to run it on code without them.
+	// The answer depends on the sampler's type and configuration only,
+	// so that a fresh instance of a resolved spec gives it.
+	NeedsPrologueYieldPoints() bool
+}
+
+// Instrumenter is a sampler that rewrites the program before the VM
+// exists (Komorium's inserted counters).
+type Instrumenter interface {
+	Sampler
+	// Instrument rewrites img's code in place; the harness calls it once,
+	// before building the VM and before Attach. In Passive mode the
+	// inserted code costs nothing and adds nothing to method sizes, so
+	// the execution is the one the other samplers see. cost is the run's
+	// cost model.
+	Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error
+}
+
+// CallGraphSource is a sampler whose call graph, as sampled so far, can
+// drive the JIT's inlining decisions during the run (harness
+// Config.InlineFrom; jit.JIT.SetProfile). The weights are by static call
+// edge (sim.Image.Edges) and may be read at any time after Attach.
+type CallGraphSource interface {
+	Sampler
+	jit.EdgeProfile
+}
+
+// IntervalSetter is a sampler whose sampling interval can be set after it
+// is built (harness Config.Configure, the studies' interval grids).
+type IntervalSetter interface {
+	Sampler
+	// SetInterval sets the interval between sample requests; call it
+	// before Attach, which validates it with the rest of the
+	// configuration.
+	SetInterval(iv sim.Time)
+}
+
+// SetInterval sets s's sampling interval. A sampler without a settable
+// interval is an error naming it.
+func SetInterval(s Sampler, iv sim.Time) error {
+	is, ok := s.(IntervalSetter)
+	if !ok {
+		return fmt.Errorf("sampler %s: has no settable sampling interval (not a samplers.IntervalSetter)", s.Name())
+	}
+	is.SetInterval(iv)
+	return nil
+}

@@ -1,0 +1,66 @@
+package samplers_test
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every registered sampler provides exactly the capabilities its mechanism
+// has: the edge samplers sample at prologue/epilogue yield points and feed
+// the inliner, Komorium instruments the program, the safepoint family and
+// Hofer's samplers take a settable interval.
+func TestRegisteredCapabilities(t *testing.T) {
+	want := map[string][]string{
+		"cbs":         {"PrologueYieldPointer", "CallGraphSource"},
+		"jikes-timer": {"PrologueYieldPointer", "CallGraphSource"},
+		"komorium":    {"Instrumenter"},
+		"hprof":       {"IntervalSetter"},
+		"jprofile":    {"IntervalSetter"},
+		"jvmti":       {"IntervalSetter"},
+		"safepoint":   {"IntervalSetter"},
+		"xprof":       {"IntervalSetter"},
+		"yourkit":     {"IntervalSetter"},
+		"sps":         {"IntervalSetter"},
+		"isps":        {"IntervalSetter"},
+	}
+	for _, info := range samplers.List() {
+		s := info.Build(info.Name, info.Config())
+		var got []string
+		if np, ok := s.(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() {
+			got = append(got, "PrologueYieldPointer")
+		}
+		if _, ok := s.(samplers.CallGraphSource); ok {
+			got = append(got, "CallGraphSource")
+		}
+		if _, ok := s.(samplers.Instrumenter); ok {
+			got = append(got, "Instrumenter")
+		}
+		if _, ok := s.(samplers.IntervalSetter); ok {
+			got = append(got, "IntervalSetter")
+		}
+		assert.Equal(t, want[info.Name], got, info.Name)
+	}
+}
+
+// SetInterval sets the interval of a sampler that has one and names a
+// sampler that has none.
+func TestSetInterval(t *testing.T) {
+	s, err := samplers.New("sps")
+	require.NoError(t, err)
+	require.NoError(t, samplers.SetInterval(s, 3*sim.Millisecond))
+	assert.Equal(t, 3*sim.Millisecond, s.(*samplers.Hofer).Config().Interval)
+
+	s, err = samplers.New("jvmti")
+	require.NoError(t, err)
+	require.NoError(t, samplers.SetInterval(s, 7*sim.Millisecond))
+	assert.Equal(t, 7*sim.Millisecond, s.(*samplers.Safepoint).Config().Interval)
+
+	s, err = samplers.New("tprof")
+	require.NoError(t, err)
+	assert.EqualError(t, samplers.SetInterval(s, sim.Millisecond),
+		"sampler tprof: has no settable sampling interval (not a samplers.IntervalSetter)")
+}
