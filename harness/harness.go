@@ -1,6 +1,10 @@
 // Package harness wires one simulated run together — VM, JIT, safepoints,
 // GC and samplers — so that the command line, the tests and the studies
 // set up runs the same way.
+//
+// A run is Config.Validate (everything checkable without the program),
+// Build (a Rig: the run built, nothing executed), Rig.RunUntil or Rig.Run,
+// and Rig.Collect (the Outcome); Run does it all in one call.
 package harness
 
 import (
@@ -125,75 +129,74 @@ type Outcome struct {
 	Footprint sim.Footprint
 }
 
-// Run executes program p under cfg. A run that reaches one of
-// cfg.Sim.Limits returns a *sim.LimitError.
+// Run executes program p under cfg: Build, Rig.Run and Rig.Collect in
+// one call. A run that reaches one of cfg.Sim.Limits returns a
+// *sim.LimitError.
 func Run(p *program.Program, cfg Config) (*Outcome, error) {
 	return RunContext(context.Background(), p, cfg)
 }
 
 // RunContext is Run, stopped with ctx's error once ctx is done.
 func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, error) {
-	if err := validate(cfg); err != nil {
+	r, err := Build(p, cfg)
+	if err != nil {
 		return nil, err
 	}
-	names := append([]string{}, cfg.Samplers...)
-	switch {
-	case cfg.NoTruthProfile && containsName(names, "truth"):
-		return nil, fmt.Errorf("samplers: \"truth\" is listed but no_truth_profile is set")
-	case !cfg.NoTruthProfile && !containsName(names, "truth"):
-		names = append([]string{"truth"}, names...)
+	if ctx.Done() != nil {
+		r.vm.SetContext(ctx)
 	}
-	var attached []samplers.Sampler
-	var resolved []*samplers.Resolved
-	seen := map[string]bool{}
-	for i, text := range names {
-		spec, err := samplers.ParseSpec(text)
-		if err != nil {
-			return nil, err
-		}
-		n := spec.ID()
-		names[i] = n
-		if seen[n] {
-			return nil, fmt.Errorf("samplers: %q listed twice (give each instance its own label: NAME:LABEL)", n)
-		}
-		seen[n] = true
-		if n == "truth" && len(spec.Set) == 0 {
-			continue
-		}
-		if spec.Name == "truth" {
-			return nil, fmt.Errorf("samplers: truth takes no label or keys (%q)", text)
-		}
-		r, err := spec.Resolve()
-		if err != nil {
-			return nil, err
-		}
-		s := r.New()
-		if cfg.Configure != nil {
+	if err := r.Run(); err != nil {
+		return nil, err
+	}
+	return r.Collect()
+}
+
+// Rig is one built run: a program's image (instrumented if a sampler
+// asked), the VM, the JIT, the safepoint coordinator, the GC and the
+// attached samplers of one Config, with the warm-up meter and the
+// recompilation scheduled.
+//
+// A Rig is also the test harness of the packages the run is made of, in
+// the spirit of etcd/raft's rafttest: a test builds a run exactly as the
+// command line and the studies do, steps it with RunUntil, looks at the
+// VM, the JIT, the safepoints and the samplers between steps (VM,
+// Sampler, ...), and ends with Collect. Stopping at any time and going on
+// gives exactly the run Run gives (sim.VM.RunUntil). A Rig is not safe for
+// concurrent use.
+type Rig struct {
+	cfg      Config
+	vm       *sim.VM
+	names    []string
+	resolved []*samplers.Resolved
+	attached []samplers.Sampler
+	// out holds what Build made (Image, JIT, Safepoints, GC); Collect
+	// fills in the rest once.
+	out       *Outcome
+	collected bool
+}
+
+// Build checks cfg as Config.Validate does and then builds the run of p
+// under it: the image, Configure on each named sampler, the instrumenting
+// samplers' rewrites, the VM, the JIT, the safepoint coordinator, the GC,
+// the samplers attached in order, the inliner's profile (InlineFrom), and
+// the WarmUp and RecompileAt timers. Nothing executes until Run or
+// RunUntil. Errors the configuration alone cannot show (the program's,
+// a sampler's Configure'd settings at Attach) are found here.
+func Build(p *program.Program, cfg Config) (*Rig, error) {
+	pl, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Configure != nil {
+		for _, s := range pl.named {
 			cfg.Configure(s)
 		}
-		attached = append(attached, s)
-		resolved = append(resolved, r)
 	}
-	for _, s := range cfg.Extra {
-		if seen[s.Name()] {
-			return nil, fmt.Errorf("samplers: %q listed twice", s.Name())
-		}
-		seen[s.Name()] = true
-		attached = append(attached, s)
-		names = append(names, s.Name())
-	}
-	for _, s := range attached {
-		if np, ok := s.(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() &&
-			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
-			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
-		}
-	}
-
 	img, err := sim.NewImage(p, cfg.Sim.Cost)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range attached {
+	for _, s := range pl.attached {
 		// Instrumenting samplers (komorium) rewrite the program first.
 		if in, ok := s.(samplers.Instrumenter); ok {
 			if err := in.Instrument(img, cfg.Mode, cfg.Sim.Cost); err != nil {
@@ -204,9 +207,6 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 	vm, err := sim.New(img, cfg.Sim)
 	if err != nil {
 		return nil, err
-	}
-	if ctx.Done() != nil {
-		vm.SetContext(ctx)
 	}
 	if cfg.NoTruthProfile {
 		vm.NoTruthProfile()
@@ -225,87 +225,100 @@ func RunContext(ctx context.Context, p *program.Program, cfg Config) (*Outcome, 
 			return nil, err
 		}
 	}
-	if cfg.Window < 0 {
-		return nil, fmt.Errorf("window: %v must be ≥ 0", cfg.Window)
-	}
 	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window}
-	for _, s := range attached {
+	for _, s := range pl.attached {
 		if err := s.Attach(env); err != nil {
 			return nil, err
 		}
 	}
-	if cfg.InlineFrom != "" {
-		if out.JIT == nil {
-			return nil, fmt.Errorf("inline_from: %q needs the JIT", cfg.InlineFrom)
-		}
-		switch cfg.InlineFrom {
-		case "none":
-			out.JIT.SetProfile(emptyProfile{})
-		case "exact":
-			out.JIT.SetProfile(exactProfile{vm})
-		default:
-			var src samplers.Sampler
-			for _, s := range attached {
-				if s.Name() == cfg.InlineFrom {
-					src = s
-				}
-			}
-			if src == nil {
-				return nil, fmt.Errorf("inline_from: %q is not an attached call-graph sampler", cfg.InlineFrom)
-			}
-			cg, ok := src.(samplers.CallGraphSource)
-			if !ok {
-				return nil, fmt.Errorf("inline_from: sampler %s is not a call-graph source (not a samplers.CallGraphSource)", src.Name())
-			}
-			out.JIT.SetProfile(cg)
-		}
+	switch cfg.InlineFrom {
+	case "":
+	case "none":
+		out.JIT.SetProfile(emptyProfile{})
+	case "exact":
+		out.JIT.SetProfile(exactProfile{vm})
+	default:
+		// Validate found it attached and a call-graph source.
+		out.JIT.SetProfile(findSampler(pl.attached, cfg.InlineFrom).(samplers.CallGraphSource))
 	}
-	switch {
-	case cfg.WarmUp < 0:
-		return nil, fmt.Errorf("warm_up: %v must be ≥ 0", cfg.WarmUp)
-	case cfg.WarmUp > 0:
+	if cfg.WarmUp > 0 {
 		// A timer is a horizon: every running thread's position, and so
 		// the bytecode count, is exact when it fires.
 		id := vm.AddTimer(warmUpMeter{&out.WarmUpBytecodes})
 		vm.ScheduleTimer(id, cfg.WarmUp, 0)
 	}
-	if cfg.RecompileAt < 0 {
-		return nil, fmt.Errorf("recompile_at: %v must be ≥ 0", cfg.RecompileAt)
-	}
 	if cfg.RecompileAt > 0 {
-		if out.JIT == nil {
-			return nil, fmt.Errorf("recompile_at: needs the JIT")
-		}
 		vm.ScheduleTimer(vm.AddTimer(recompiler{out.JIT}), cfg.RecompileAt, 0)
 	}
-	out.Result = vm.Run()
-	if err := vm.Err(); err != nil {
+	return &Rig{cfg: cfg, vm: vm, names: pl.names, resolved: pl.resolved, attached: pl.attached, out: out}, nil
+}
+
+// RunUntil executes the run up to simulated time t (or its end),
+// processing every event before t (sim.VM.RunUntil). It reports whether
+// the run goes on; once it is over, Err says whether it stopped early.
+func (r *Rig) RunUntil(t sim.Time) bool { return r.vm.RunUntil(t) }
+
+// Run executes the rest of the run and returns Err.
+func (r *Rig) Run() error {
+	r.vm.RunUntil(r.cfg.Sim.Duration)
+	return r.vm.Err()
+}
+
+// Err is why the run stopped early: a *sim.LimitError, a context's error
+// (RunContext), or nil.
+func (r *Rig) Err() error { return r.vm.Err() }
+
+// Collect returns the finished run's Outcome: the result, every profile
+// and cost, the windows, the footprint. It is an error before the run is
+// over, and the run's error if it stopped early. Collecting again returns
+// the same Outcome.
+func (r *Rig) Collect() (*Outcome, error) {
+	if err := r.vm.Err(); err != nil {
 		return nil, err
 	}
-	out.Names, out.Samplers = names, resolved
-	out.Footprint = vm.Footprint()
-	if !cfg.NoTruthProfile {
-		if err := vm.CheckProfile(); err != nil {
+	if r.collected {
+		return r.out, nil
+	}
+	if !r.vm.Done() {
+		return nil, fmt.Errorf("harness: the run is not over (at %v of %v): Run it to the end before Collect", r.vm.Now(), r.cfg.Sim.Duration)
+	}
+	out := r.out
+	out.Result = r.vm.Result()
+	out.Names, out.Samplers = r.names, r.resolved
+	out.Footprint = r.vm.Footprint()
+	if !r.cfg.NoTruthProfile {
+		if err := r.vm.CheckProfile(); err != nil {
 			return nil, err
 		}
-		out.Profiles["truth"] = out.Result.Truth.Profile(img)
+		out.Profiles["truth"] = out.Result.Truth.Profile(out.Image)
 	}
-	for _, s := range attached {
-		r := s.Result()
-		out.Profiles[s.Name()] = r.Profile
-		out.Costs[s.Name()] = r.Costs
-		if cfg.Window > 0 {
-			out.Windows[s.Name()] = r.Windows
+	for _, s := range r.attached {
+		res := s.Result()
+		out.Profiles[s.Name()] = res.Profile
+		out.Costs[s.Name()] = res.Costs
+		if r.cfg.Window > 0 {
+			out.Windows[s.Name()] = res.Windows
 		}
 	}
+	r.collected = true
 	return out, nil
 }
 
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
-}
+// VM is the run's VM: its clock, threads, stacks and truth so far.
+func (r *Rig) VM() *sim.VM { return r.vm }
+
+// Image is the program as run (instrumented if a sampler asked).
+func (r *Rig) Image() *sim.Image { return r.out.Image }
+
+// JIT is the run's JIT (nil with NoJIT).
+func (r *Rig) JIT() *jit.JIT { return r.out.JIT }
+
+// Safepoints is the run's safepoint coordinator.
+func (r *Rig) Safepoints() *safepoint.Coordinator { return r.out.Safepoints }
+
+// GC is the run's collector (nil without Config.GC).
+func (r *Rig) GC() *safepoint.GC { return r.out.GC }
+
+// Sampler is the attached sampler whose ID is id (a named sampler's NAME
+// or NAME:LABEL, an Extra sampler's Name), or nil.
+func (r *Rig) Sampler(id string) samplers.Sampler { return findSampler(r.attached, id) }

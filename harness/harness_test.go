@@ -113,7 +113,8 @@ func TestRunRejectsBadSetups(t *testing.T) {
 
 // TestWarmUpAndRecompile: the warm-up meter reads the bytecode count at
 // its time (a prefix of the run: the same count as a run that stops
-// there), and a recompilation at RecompileAt shows in the JIT's log.
+// there, and as the run itself stopped there), and a recompilation at
+// RecompileAt, not before, shows in the JIT's log.
 func TestWarmUpAndRecompile(t *testing.T) {
 	p, err := workloads.Get("jess")
 	require.NoError(t, err)
@@ -123,13 +124,23 @@ func TestWarmUpAndRecompile(t *testing.T) {
 	cfg.InlineFrom = "cbs"
 	cfg.Sim.Duration = 40 * sim.Millisecond
 	cfg.WarmUp, cfg.RecompileAt = 20*sim.Millisecond, 30*sim.Millisecond
-	out, err := Run(p, cfg)
+	rig, err := Build(p, cfg)
+	require.NoError(t, err)
+	require.True(t, rig.RunUntil(cfg.WarmUp))
+	atWarmUp := rig.VM().Truth().BytecodeTotal()
+	require.True(t, rig.RunUntil(cfg.RecompileAt))
+	for _, e := range rig.JIT().Events() {
+		require.NotEqual(t, "recompile", e.Reason, "recompiled before recompile_at")
+	}
+	require.NoError(t, rig.Run())
+	out, err := rig.Collect()
 	require.NoError(t, err)
 	short := cfg
 	short.Sim.Duration, short.WarmUp = 20*sim.Millisecond, 0
 	prefix, err := Run(p, short)
 	require.NoError(t, err)
 	assert.Equal(t, prefix.Result.Truth.BytecodeTotal(), out.WarmUpBytecodes)
+	assert.Equal(t, atWarmUp, out.WarmUpBytecodes)
 	assert.Less(t, out.WarmUpBytecodes, out.Result.Truth.BytecodeTotal())
 	var recompiled int
 	for _, e := range out.JIT.Events() {

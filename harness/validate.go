@@ -3,6 +3,8 @@ package harness
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -11,9 +13,82 @@ import (
 // jit.strip_mining_iter stands for.
 const maxStripMiningIter = maxJuint
 
-// validate checks the settings the harness reads or that only it bounds;
-// the VM, the JIT, the GC and the samplers check the rest of theirs.
-func validate(cfg Config) error {
+// Validate checks everything about cfg that does not need the program: the
+// harness's own settings, the VM's, the JIT's (unless NoJIT), the
+// safepoint protocol's and the GC's, the sampler specs (syntax, keys,
+// values, distinct IDs), the capabilities the run asks of the samplers,
+// and that InlineFrom names an attached call-graph source. It builds
+// nothing and calls no Configure; errors name the field or the sampler.
+// Build checks the same before building anything.
+func (cfg Config) Validate() error {
+	_, err := cfg.resolve()
+	return err
+}
+
+// plan is a validated Config's samplers, resolved and not yet attached.
+type plan struct {
+	// names are the profiles' IDs in the requested order: truth first
+	// unless listed elsewhere or NoTruthProfile, then Extra's.
+	names []string
+	// resolved are the named samplers' settings; named are fresh
+	// instances of them, in the same order.
+	resolved []*samplers.Resolved
+	named    []samplers.Sampler
+	// attached are named and then Extra, in attach order.
+	attached []samplers.Sampler
+}
+
+// resolve is Validate's work; Build builds from its plan.
+func (cfg Config) resolve() (*plan, error) {
+	if err := checkRanges(cfg); err != nil {
+		return nil, err
+	}
+	pl, err := resolveSamplers(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The components' own checks, as their constructors run them (the
+	// cost model first: sim.NewImage checks it before sim.New checks the
+	// rest of the VM's configuration).
+	if err := cfg.Sim.Cost.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Sim.Validate(); err != nil {
+		return nil, err
+	}
+	if !cfg.NoJIT {
+		if err := cfg.JIT.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Safepoint.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.GC != nil {
+		if err := cfg.GC.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Window < 0 {
+		return nil, fmt.Errorf("window: %v must be ≥ 0", cfg.Window)
+	}
+	if err := checkInlineFrom(cfg, pl.attached); err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.WarmUp < 0:
+		return nil, fmt.Errorf("warm_up: %v must be ≥ 0", cfg.WarmUp)
+	case cfg.RecompileAt < 0:
+		return nil, fmt.Errorf("recompile_at: %v must be ≥ 0", cfg.RecompileAt)
+	case cfg.RecompileAt > 0 && cfg.NoJIT:
+		return nil, fmt.Errorf("recompile_at: needs the JIT")
+	}
+	return pl, nil
+}
+
+// checkRanges checks the settings the harness reads or that only it
+// bounds.
+func checkRanges(cfg Config) error {
 	switch {
 	case cfg.JIT.StripMiningIter > maxStripMiningIter:
 		return fmt.Errorf("jit.strip_mining_iter: %d is beyond HotSpot's -XX:LoopStripMiningIter range [0, 4294967295]", cfg.JIT.StripMiningIter)
@@ -25,4 +100,101 @@ func validate(cfg Config) error {
 		return fmt.Errorf("recompile_at: %v is beyond the model's maximum time, 10^18 ns", cfg.RecompileAt)
 	}
 	return nil
+}
+
+// resolveSamplers parses and resolves the sampler specs, builds a fresh
+// instance of each, and checks the IDs are distinct and the code the run
+// builds has what each sampler needs.
+func resolveSamplers(cfg Config) (*plan, error) {
+	names := append([]string{}, cfg.Samplers...)
+	switch {
+	case cfg.NoTruthProfile && containsName(names, "truth"):
+		return nil, fmt.Errorf("samplers: \"truth\" is listed but no_truth_profile is set")
+	case !cfg.NoTruthProfile && !containsName(names, "truth"):
+		names = append([]string{"truth"}, names...)
+	}
+	pl := &plan{}
+	seen := map[string]bool{}
+	for i, text := range names {
+		spec, err := samplers.ParseSpec(text)
+		if err != nil {
+			return nil, err
+		}
+		n := spec.ID()
+		names[i] = n
+		if seen[n] {
+			return nil, fmt.Errorf("samplers: %q listed twice (give each instance its own label: NAME:LABEL)", n)
+		}
+		seen[n] = true
+		if n == "truth" && len(spec.Set) == 0 {
+			continue
+		}
+		if spec.Name == "truth" {
+			return nil, fmt.Errorf("samplers: truth takes no label or keys (%q)", text)
+		}
+		r, err := spec.Resolve()
+		if err != nil {
+			return nil, err
+		}
+		pl.resolved = append(pl.resolved, r)
+		pl.named = append(pl.named, r.New())
+	}
+	pl.attached = append([]samplers.Sampler{}, pl.named...)
+	for _, s := range cfg.Extra {
+		if seen[s.Name()] {
+			return nil, fmt.Errorf("samplers: %q listed twice", s.Name())
+		}
+		seen[s.Name()] = true
+		pl.attached = append(pl.attached, s)
+		names = append(names, s.Name())
+	}
+	pl.names = names
+	for _, s := range pl.attached {
+		if np, ok := s.(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() &&
+			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
+			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
+		}
+	}
+	return pl, nil
+}
+
+// checkInlineFrom checks that InlineFrom, when set, has a JIT to drive
+// and is a special name or an attached call-graph source.
+func checkInlineFrom(cfg Config, attached []samplers.Sampler) error {
+	switch {
+	case cfg.InlineFrom == "":
+		return nil
+	case cfg.NoJIT:
+		return fmt.Errorf("inline_from: %q needs the JIT", cfg.InlineFrom)
+	case cfg.InlineFrom == "none" || cfg.InlineFrom == "exact":
+		return nil
+	}
+	src := findSampler(attached, cfg.InlineFrom)
+	if src == nil {
+		return fmt.Errorf("inline_from: %q is not an attached call-graph sampler", cfg.InlineFrom)
+	}
+	if _, ok := src.(samplers.CallGraphSource); !ok {
+		return fmt.Errorf("inline_from: sampler %s is not a call-graph source (not a samplers.CallGraphSource)", src.Name())
+	}
+	return nil
+}
+
+// findSampler is the last of ss named id, or nil.
+func findSampler(ss []samplers.Sampler, id string) samplers.Sampler {
+	var found samplers.Sampler
+	for _, s := range ss {
+		if s.Name() == id {
+			found = s
+		}
+	}
+	return found
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
 }
