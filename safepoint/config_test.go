@@ -244,11 +244,20 @@ func TestConfigKeys(t *testing.T) {
 // newVM builds a VM for src without a coordinator.
 func newVM(t *testing.T, src string, d sim.Time) (*sim.VM, *sim.Image) {
 	t.Helper()
+	return newVMWith(t, src, d, nil)
+}
+
+// newVMWith is newVM with tweak applied to the VM's configuration.
+func newVMWith(t *testing.T, src string, d sim.Time, tweak func(*sim.Config)) (*sim.VM, *sim.Image) {
+	t.Helper()
 	p, err := program.Parse([]byte(src), program.YAML)
 	require.NoError(t, err)
 	cfg := sim.DefaultConfig()
 	cfg.ContextSwitch = 0
 	cfg.Duration = d
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	img, err := sim.NewImage(p, cfg.Cost)
 	require.NoError(t, err)
 	vm, err := sim.New(img, cfg)

@@ -32,7 +32,11 @@ type PartialConfig struct {
 	Costless bool
 }
 
-type partialState struct {
+// partial is Hofer et al.'s partial safepoint with self-sampling: the first
+// runnable threads to reach a poll take a ticket, walk their own stacks and
+// park until every sample is in, while the VM thread walks the waiting
+// threads chosen.
+type partial struct {
 	cfg        PartialConfig
 	op         PartialOp
 	rng        *rand.Rand
@@ -40,9 +44,10 @@ type partialState struct {
 	candidates map[sim.ThreadID]bool // armed runnable threads not yet arrived
 	sampled    []sim.ThreadID        // threads that took a ticket, in order
 	waiting    []sim.ThreadID        // waiting threads chosen for the VM thread
-	vmBusy     bool
-	lastDone   sim.Time // when the slowest sampled thread finishes its walk
-	selfDone   bool     // every sampled thread has finished
+	released   bool                  // the last ticket is taken: the others go on
+	vmBusy     bool                  // the VM thread is walking the waiting threads
+	lastDone   sim.Time              // when the slowest sampled thread finishes its walk
+	selfDone   bool                  // every sampled thread has finished
 }
 
 // RequestPartial asks for a partial safepoint: the first K' runnable
@@ -53,16 +58,16 @@ type partialState struct {
 // sampled, and the number of tickets shrinks rather than waiting forever.
 // It keeps its own protocol (Hofer et al.'s): the Coordinator's Config —
 // re-check latency, begin/end overhead — applies to global safepoints
-// only.
-func (c *Coordinator) RequestPartial(reason string, cfg PartialConfig, rng *rand.Rand, op PartialOp) {
-	c.queue = append(c.queue, request{reason: reason, at: c.vm.Now(), partial: &partialState{cfg: cfg, op: op, rng: rng}})
-	if c.cur == nil {
-		c.begin()
-	}
+// only. The record of that safepoint carries the returned handle.
+func (c *Coordinator) RequestPartial(reason string, cfg PartialConfig, rng *rand.Rand, op PartialOp) RequestID {
+	return c.enqueue(reason, &partial{cfg: cfg, op: op, rng: rng})
 }
 
-func (c *Coordinator) beginPartial(a *active) {
-	vm, ps := c.vm, a.partial
+// begin chooses K' runnable threads (by arrival) and K − K' waiting ones
+// (at random), arms every runnable thread's poll and gives the waiting
+// ones to the VM thread.
+func (p *partial) begin(s *session) {
+	vm := s.c.vm
 	var runnable, waiting []sim.ThreadID
 	for _, t := range vm.Threads() {
 		if t.Service {
@@ -75,122 +80,112 @@ func (c *Coordinator) beginPartial(a *active) {
 			waiting = append(waiting, t.ID)
 		}
 	}
-	kR, kW := ps.cfg.K, 0
-	if ps.cfg.IncludeWaiting && len(runnable)+len(waiting) > 0 {
+	kR, kW := p.cfg.K, 0
+	if p.cfg.IncludeWaiting && len(runnable)+len(waiting) > 0 {
 		// Hofer's example: 4 samples, 15 runnable and 6 waiting threads →
 		// 3 runnable and 1 waiting.
-		kW = int(float64(ps.cfg.K)*float64(len(waiting))/float64(len(runnable)+len(waiting)) + 0.5)
+		kW = int(float64(p.cfg.K)*float64(len(waiting))/float64(len(runnable)+len(waiting)) + 0.5)
 		kW = min(kW, len(waiting))
-		kR = ps.cfg.K - kW
+		kR = p.cfg.K - kW
 	}
 	kR = min(kR, len(runnable))
-	ps.tickets = kR
-	ps.candidates = map[sim.ThreadID]bool{}
+	p.tickets = kR
+	p.candidates = map[sim.ThreadID]bool{}
 	for _, id := range runnable {
-		vm.Arm(c.hook, id, sim.HookPoll)
-		a.armed = append(a.armed, id)
-		ps.candidates[id] = true
+		s.arm(id)
+		p.candidates[id] = true
 	}
 	if kW > 0 {
-		perm := ps.rng.Perm(len(waiting))
+		perm := p.rng.Perm(len(waiting))
 		for _, i := range perm[:kW] {
-			ps.waiting = append(ps.waiting, waiting[i])
+			p.waiting = append(p.waiting, waiting[i])
 		}
 		var cost sim.Time
-		for _, id := range ps.waiting {
-			cost += ps.op.SampleWaiting(vm, id)
+		for _, id := range p.waiting {
+			cost += p.op.SampleWaiting(vm, id)
 		}
-		if !ps.cfg.Costless {
-			ps.vmBusy = true
-			vm.SubmitJob(c.vmThread, cost, 0)
+		if !p.cfg.Costless {
+			p.vmBusy = true
+			s.submit(cost)
 		}
 	}
-	c.partialProgress()
+	p.progress(s)
 }
 
-// partialHook handles a poll (or safe transition) during a partial
-// safepoint.
-func (c *Coordinator) partialHook(vm *sim.VM, id sim.ThreadID) sim.Action {
-	a := c.cur
-	ps := a.partial
-	if !ps.candidates[id] {
+// poll gives a ticket to a runnable thread that reached its poll while
+// tickets are left: it walks its own stack on its CPU and parks.
+func (p *partial) poll(s *session, id sim.ThreadID) sim.Action {
+	vm := s.c.vm
+	if !p.candidates[id] {
 		return sim.Continue
 	}
-	delete(ps.candidates, id)
+	delete(p.candidates, id)
 	action := sim.Continue
-	if vm.State(id) == sim.Running && ps.tickets > 0 {
-		ps.tickets--
-		ps.sampled = append(ps.sampled, id)
-		cost := ps.op.SelfSample(vm, id)
-		if !ps.cfg.Costless {
-			a.rec.Pauses = append(a.rec.Pauses, Pause{Thread: id, Stopped: vm.Now()})
+	if vm.State(id) == sim.Running && p.tickets > 0 {
+		p.tickets--
+		p.sampled = append(p.sampled, id)
+		cost := p.op.SelfSample(vm, id)
+		if !p.cfg.Costless {
+			s.stop(id)
 			vm.Stall(id, cost)
-			ps.lastDone = max(ps.lastDone, vm.Now()+cost)
+			p.lastDone = max(p.lastDone, vm.Now()+cost)
 			action = sim.Park
 		}
 	}
-	if len(ps.candidates) < ps.tickets {
-		ps.tickets = len(ps.candidates) // the rest blocked: don't wait for them
+	if len(p.candidates) < p.tickets {
+		p.tickets = len(p.candidates) // the rest blocked: don't wait for them
 	}
-	c.partialProgress()
+	p.progress(s)
 	return action
 }
 
-// partialProgress ends the safepoint for the others once the last ticket
-// is taken, and finishes when the VM thread is done too.
-func (c *Coordinator) partialProgress() {
-	a := c.cur
-	ps := a.partial
-	if ps.tickets > 0 {
+// progress ends the safepoint for the others once the last ticket is
+// taken; the sampled threads stay parked until they have walked their
+// stacks.
+func (p *partial) progress(s *session) {
+	if p.tickets > 0 || p.released {
 		return
 	}
-	if !a.running {
-		a.running = true
-		a.rec.Arrived = c.vm.Now()
-		a.rec.Safe = a.rec.Arrived
-		for _, id := range a.armed {
-			c.vm.Disarm(c.hook, id, sim.HookPoll)
-		}
-		a.armed = nil
-		ps.candidates = map[sim.ThreadID]bool{}
-		// The VM thread waits until every sampled thread has walked its
-		// stack; a timer stands for that wake-up (and lets the last
-		// thread park first).
-		c.vm.ScheduleTimer(c.timer, max(ps.lastDone, c.vm.Now()), timerPartial)
+	p.released = true
+	s.rec.Arrived = s.c.vm.Now()
+	s.rec.Safe = s.rec.Arrived
+	s.disarm()
+	p.candidates = map[sim.ThreadID]bool{}
+	// The VM thread waits until every sampled thread has walked its
+	// stack; a timer stands for that wake-up (and lets the last thread
+	// park first).
+	s.wakeAt(max(p.lastDone, s.c.vm.Now()))
+}
+
+// timer: every sampled thread has finished its self-walk; the safepoint
+// ends unless the VM thread is still walking waiting threads.
+func (p *partial) timer(s *session) {
+	p.selfDone = true
+	if !p.vmBusy {
+		s.end()
 	}
 }
 
-// partialSelfDone: every sampled thread has finished its self-walk.
-func (c *Coordinator) partialSelfDone() {
-	c.cur.partial.selfDone = true
-	if !c.cur.partial.vmBusy {
-		c.finishPartial()
+// jobDone: the VM thread has walked the waiting threads; the safepoint
+// ends if the self-walks are done too.
+func (p *partial) jobDone(s *session) {
+	p.vmBusy = false
+	if p.selfDone {
+		s.end()
 	}
 }
 
-func (c *Coordinator) finishPartial() {
-	vm, a := c.vm, c.cur
-	a.partial.op.Done(vm, vm.Now())
-	a.rec.End = vm.Now()
-	for i := range a.rec.Pauses {
-		p := &a.rec.Pauses[i]
-		p.Resumed = vm.Now()
-		if vm.State(p.Thread) == sim.Parked {
-			vm.Unpark(p.Thread)
-		}
-	}
-	c.records = append(c.records, a.rec)
-	c.cur = nil
-	if len(c.queue) > 0 {
-		c.begin()
-	}
-}
+func (p *partial) finish(s *session) { p.op.Done(s.c.vm, s.c.vm.Now()) }
 
 // Sampled lists the threads that took a ticket in the current partial
-// safepoint, in arrival order.
+// safepoint, in arrival order (nil outside one).
 func (c *Coordinator) Sampled() []sim.ThreadID {
-	if c.cur == nil || c.cur.partial == nil {
+	if c.cur == nil {
 		return nil
 	}
-	return append([]sim.ThreadID(nil), c.cur.partial.sampled...)
+	p, ok := c.cur.kind.(*partial)
+	if !ok {
+		return nil
+	}
+	return append([]sim.ThreadID(nil), p.sampled...)
 }

@@ -1,10 +1,15 @@
-// Package safepoint implements the VM's stop-the-world protocol on top of
-// sim's hooks: a global safepoint brings every application thread to a
-// poll (or a safe state), runs an operation on the VM thread, and resumes
-// everyone; allocation-driven GC uses it. It records time-to-safepoint and
-// every thread's pause. Config adds what HotSpot's protocol costs beyond
-// the operation (detection latency, begin/end overhead). It does not know
-// which profiler uses it.
+// Package safepoint implements the VM's safepoints on top of sim's hooks.
+// A Coordinator queues requests and runs one safepoint at a time, in
+// request order; each kind of safepoint is a protocol in its own file that
+// decides whom it stops and when it is over. A global safepoint
+// (global.go) brings every application thread to a poll (or a safe
+// state), runs an operation on the VM thread, and resumes everyone;
+// allocation-driven GC uses it. A partial safepoint (partial.go, Hofer et
+// al.) stops only the first threads to reach a poll and has them sample
+// themselves. Every safepoint leaves a Record of its time to safepoint and
+// every thread's pause. Config adds what HotSpot's global protocol costs
+// beyond the operation (detection latency, begin/end overhead). The
+// package does not know which profiler uses it.
 package safepoint
 
 import (
@@ -33,8 +38,17 @@ type Pause struct {
 	Stopped, Resumed sim.Time
 }
 
+// RequestID is the handle of one request (Request, RequestPartial): the
+// Record of that safepoint carries it, so a requester finds its records
+// by handle. A Coordinator numbers its requests 1, 2, … in request order;
+// 0 is no request.
+type RequestID uint64
+
 // Record is one safepoint.
 type Record struct {
+	// ID is the handle its request returned.
+	ID RequestID
+	// Reason is the requester's label, for display.
 	Reason string
 	// Requested is when it was asked for, Started when the protocol began
 	// (later if another safepoint was in progress); Arrived when the last
@@ -54,45 +68,59 @@ func (r *Record) TTSP() sim.Time { return r.Safe - r.Started }
 // thread safe (the moment a sampling operation takes its samples).
 func (r *Record) Latency() sim.Time { return r.Safe - r.Requested }
 
-// Coordinator runs global safepoints one at a time, in request order.
+// protocol is one kind of safepoint. The Coordinator runs one safepoint at
+// a time and hands every event of the running one to its kind, with the
+// session that holds its record. A kind arms, stops and waits through the
+// session's helpers and ends the safepoint with session.end, which undoes
+// what the helpers did. A kind value serves one request.
+type protocol interface {
+	// begin starts the safepoint: the kind looks at the threads and arms
+	// the polls of those it waits for (session.arm).
+	begin(s *session)
+	// poll is an armed thread reaching its poll or making a safe
+	// transition (leaving native code); the action parks it or lets it
+	// continue.
+	poll(s *session, id sim.ThreadID) sim.Action
+	// timer is the session's timer (session.wakeAt) firing.
+	timer(s *session)
+	// jobDone is the VM thread finishing the job the kind submitted
+	// (session.submit).
+	jobDone(s *session)
+	// finish is the kind's last step, called by session.end before the
+	// stopped threads resume: the operation's Done.
+	finish(s *session)
+}
+
+// Coordinator runs safepoints one at a time, in request order.
 type Coordinator struct {
 	cfg      Config
 	vm       *sim.VM
 	vmThread sim.ThreadID
 	hook     sim.HandlerID
 	timer    sim.TimerID
+	lastID   RequestID
 	queue    []request
-	cur      *active
+	cur      *session
 	records  []Record
 }
 
 type request struct {
-	reason  string
-	op      Operation
-	at      sim.Time
-	partial *partialState // non-nil: a partial safepoint
+	id     RequestID
+	reason string
+	kind   protocol
+	at     sim.Time
 }
 
-type active struct {
-	request
-	rec     Record
-	waiting map[sim.ThreadID]bool // armed threads not yet safe
-	stopped map[sim.ThreadID]int  // parked by us → index in rec.Pauses
-	armed   []sim.ThreadID
-	// recheck: some armed thread was running when the protocol began, so
-	// the VM thread sees the world safe at a re-check (Config).
-	recheck bool
-	// detecting: every thread is safe and the re-check that sees it is
-	// scheduled (timerRecheck).
-	detecting bool
-	running   bool // the operation is on the VM thread
+// session is the safepoint in progress: its kind, its record and what the
+// kind did through it (armed polls, parked threads, the hold on waking
+// threads), which end undoes.
+type session struct {
+	c     *Coordinator
+	kind  protocol
+	rec   Record
+	armed []sim.ThreadID
+	hold  bool
 }
-
-// The coordinator's timer arguments.
-const (
-	timerPartial int64 = iota // every sampled thread of a partial safepoint has walked its stack
-	timerRecheck              // the VM thread's re-check that finds every thread safe
-)
 
 // New creates the VM thread and the coordinator, with cfg's costs for
 // global safepoints. Call before the run.
@@ -134,144 +162,114 @@ func (c *Coordinator) Stopped() []sim.ThreadID {
 // Busy reports whether a safepoint is requested or in progress.
 func (c *Coordinator) Busy() bool { return c.cur != nil }
 
-// Request asks for a global safepoint now; it starts when the previous one
-// (if any) has finished.
-func (c *Coordinator) Request(reason string, op Operation) {
-	if op == nil {
-		panic("safepoint: nil operation")
-	}
-	c.queue = append(c.queue, request{reason: reason, op: op, at: c.vm.Now()})
+// enqueue queues a request for a safepoint of kind k, starting it at once
+// if none is in progress, and returns its handle. Each kind's Request
+// method calls it.
+func (c *Coordinator) enqueue(reason string, k protocol) RequestID {
+	c.lastID++
+	id := c.lastID
+	c.queue = append(c.queue, request{id: id, reason: reason, kind: k, at: c.vm.Now()})
 	if c.cur == nil {
 		c.begin()
 	}
+	return id
 }
 
+// begin starts the first queued request.
 func (c *Coordinator) begin() {
 	r := c.queue[0]
 	c.queue = c.queue[1:]
-	vm := c.vm
-	a := &active{request: r, waiting: map[sim.ThreadID]bool{}, stopped: map[sim.ThreadID]int{}}
-	a.rec = Record{Reason: r.reason, Requested: r.at, Started: vm.Now()}
-	c.cur = a
-	if r.partial != nil {
-		c.beginPartial(a)
-		return
-	}
-	vm.SetHold(true)
-	for _, t := range vm.Threads() {
-		if t.Service {
-			continue
-		}
-		switch t.State {
-		case sim.Running, sim.Runnable:
-			// In Java code: it must run to its next poll. A thread in
-			// native code is safe already but must not come back.
-			vm.Arm(c.hook, t.ID, sim.HookPoll)
-			a.armed = append(a.armed, t.ID)
-			if !(t.State == sim.Running && vm.InNative(t.ID)) {
-				a.waiting[t.ID] = true
-			}
-		}
-	}
-	a.recheck = len(a.waiting) > 0
-	c.maybeSafe()
+	s := &session{c: c, kind: r.kind}
+	s.rec = Record{ID: r.id, Reason: r.reason, Requested: r.at, Started: c.vm.Now()}
+	c.cur = s
+	s.kind.begin(s)
 }
 
-// OnHook is the poll hook: a thread reached its poll (park it) or made a
-// safe transition (count it).
+// OnHook is the poll hook: the current safepoint's kind handles a thread
+// that reached its poll or made a safe transition.
 func (c *Coordinator) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
-	a := c.cur
-	if a == nil || h != sim.HookPoll {
+	s := c.cur
+	if s == nil || h != sim.HookPoll {
 		return sim.Continue
 	}
-	if a.partial != nil {
-		return c.partialHook(vm, id)
-	}
-	delete(a.waiting, id)
-	action := sim.Continue
-	if vm.State(id) == sim.Running && !a.running {
-		a.stopped[id] = len(a.rec.Pauses)
-		a.rec.Pauses = append(a.rec.Pauses, Pause{Thread: id, Stopped: vm.Now()})
-		action = sim.Park
-	}
-	c.maybeSafe()
-	return action
+	return s.kind.poll(s, id)
 }
 
-// maybeSafe notes the last arrival and, once the VM thread sees it (at
-// once, or at its next re-check: Config.detectAt), runs the operation.
-func (c *Coordinator) maybeSafe() {
-	a := c.cur
-	if len(a.waiting) > 0 || a.running || a.detecting {
-		return
-	}
-	now := c.vm.Now()
-	a.rec.Arrived = now
-	if a.recheck {
-		if at := c.cfg.detectAt(a.rec.Started, now); at > now {
-			// Threads parked so far stay parked; those that come back
-			// from native code or wake meanwhile park at their hooks.
-			a.detecting = true
-			c.vm.ScheduleTimer(c.timer, at, timerRecheck)
-			return
-		}
-	}
-	c.runOperation()
-}
-
-// runOperation runs the operation at Safe and puts its cost, with the
-// protocol's overhead, on the VM thread.
-func (c *Coordinator) runOperation() {
-	a := c.cur
-	a.running = true
-	a.rec.Safe = c.vm.Now()
-	cost := a.op.Run(c.vm, a.rec.Safe)
-	c.vm.SubmitJob(c.vmThread, cost+c.cfg.OperationOverhead, 0)
-}
-
-// OnTimer: the end of a partial safepoint's self-walks (timerPartial), or
-// the VM thread's re-check that finds every thread safe (timerRecheck).
+// OnTimer hands the current safepoint's timer to its kind; the argument
+// is the request's ID, so a timer outlasting its safepoint does nothing.
 func (c *Coordinator) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
-	a := c.cur
-	if a == nil {
+	s := c.cur
+	if s == nil || RequestID(arg) != s.rec.ID {
 		return
 	}
-	switch {
-	case arg == timerPartial && a.partial != nil:
-		c.partialSelfDone()
-	case arg == timerRecheck && a.partial == nil && a.detecting:
-		a.detecting = false
-		c.runOperation()
-	}
+	s.kind.timer(s)
 }
 
-// OnJobDone ends the operation and resumes the world.
+// OnJobDone hands the end of the VM thread's job to the current
+// safepoint's kind.
 func (c *Coordinator) OnJobDone(vm *sim.VM, _ sim.ThreadID, _ int64) {
-	a := c.cur
-	if a.partial != nil {
-		a.partial.vmBusy = false
-		if a.partial.selfDone {
-			c.finishPartial()
-		}
-		return
+	s := c.cur
+	s.kind.jobDone(s)
+}
+
+// arm arms thread id's poll for this safepoint.
+func (s *session) arm(id sim.ThreadID) {
+	s.c.vm.Arm(s.c.hook, id, sim.HookPoll)
+	s.armed = append(s.armed, id)
+}
+
+// disarm disarms every poll the session armed.
+func (s *session) disarm() {
+	for _, id := range s.armed {
+		s.c.vm.Disarm(s.c.hook, id, sim.HookPoll)
 	}
-	a.op.Done(vm, vm.Now())
-	a.rec.End = vm.Now()
-	for _, id := range a.armed {
-		vm.Disarm(c.hook, id, sim.HookPoll)
-	}
-	// Resume in the order threads stopped, so that run-queue order is
-	// deterministic.
-	for i := range a.rec.Pauses {
-		p := &a.rec.Pauses[i]
+	s.armed = nil
+}
+
+// stop records that thread id stops now; the kind parks it (sim.Park)
+// and end resumes it.
+func (s *session) stop(id sim.ThreadID) {
+	s.rec.Pauses = append(s.rec.Pauses, Pause{Thread: id, Stopped: s.c.vm.Now()})
+}
+
+// holdWaking holds every thread that would start running (waking,
+// returning from native code) until end.
+func (s *session) holdWaking() {
+	s.c.vm.SetHold(true)
+	s.hold = true
+}
+
+// wakeAt schedules the session's timer (protocol.timer) at at.
+func (s *session) wakeAt(at sim.Time) {
+	s.c.vm.ScheduleTimer(s.c.timer, at, int64(s.rec.ID))
+}
+
+// submit puts cost on the VM thread (protocol.jobDone when it is spent).
+func (s *session) submit(cost sim.Time) {
+	s.c.vm.SubmitJob(s.c.vmThread, cost, 0)
+}
+
+// end finishes the safepoint: the kind's finish, then every armed poll
+// disarmed, the stopped threads resumed in the order they stopped (so
+// that run-queue order is deterministic), held threads released; the
+// record is kept and the next request starts.
+func (s *session) end() {
+	c, vm := s.c, s.c.vm
+	s.kind.finish(s)
+	s.rec.End = vm.Now()
+	s.disarm()
+	for i := range s.rec.Pauses {
+		p := &s.rec.Pauses[i]
 		p.Resumed = vm.Now()
 		if vm.State(p.Thread) == sim.Parked {
 			vm.Unpark(p.Thread)
 		}
 	}
-	vm.SetHold(false)
-	vm.ReleaseHeld()
-	c.records = append(c.records, a.rec)
+	if s.hold {
+		vm.SetHold(false)
+		vm.ReleaseHeld()
+	}
+	c.records = append(c.records, s.rec)
 	c.cur = nil
 	if len(c.queue) > 0 {
 		c.begin()

@@ -1,6 +1,7 @@
 package safepoint
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/profsim/profsim/sim"
@@ -70,59 +71,6 @@ func setupWith(t *testing.T, src string, d sim.Time, cfg Config) (*sim.VM, *Coor
 	return vm, c
 }
 
-func TestTimeToSafepointIsTheSlowestThreadsNextPoll(t *testing.T) {
-	vm, c := setup(t, spinners)
-	o := &op{cost: 100 * sim.Microsecond, coord: c}
-	vm.ScheduleTimer(vm.AddTimer(&requester{c: c, op: o}), 100_000, 0)
-	res := vm.Run()
-	recs := c.Records()
-	require.Len(t, recs, 1)
-	r := recs[0]
-	// fast polls at k·1001: next after 100 000 is 100 100; slow at k·5001:
-	// next is 100 020. The sleeper (blocked until 150 µs) does not count.
-	assert.Equal(t, sim.Time(100_000), r.Requested)
-	assert.Equal(t, sim.Time(100_100), r.Safe)
-	assert.Equal(t, sim.Time(100), r.TTSP())
-	assert.Equal(t, []sim.ThreadID{0, 1}, o.stopped)
-	require.Len(t, r.Pauses, 2)
-	byThread := map[sim.ThreadID]Pause{}
-	for _, p := range r.Pauses {
-		byThread[p.Thread] = p
-	}
-	assert.Equal(t, sim.Time(100_020), byThread[1].Stopped, "slow parks at its own poll and waits")
-	assert.Equal(t, sim.Time(100_100), byThread[0].Stopped)
-	// The operation runs on the VM thread once everyone is safe.
-	assert.Equal(t, r.Safe, o.ran)
-	assert.Equal(t, r.Safe+o.cost, r.End)
-	assert.Equal(t, r.End, byThread[0].Resumed)
-	// The sleeper woke at 150 µs, during the operation: it was held
-	// (parked) until the end instead of running.
-	sleeper := res.Threads[2]
-	assert.Equal(t, r.End-150_000, sleeper.States[sim.Parked])
-	// The safepoint cost no application CPU: the invariant holds.
-	assert.Equal(t, res.AppCPU(), res.Truth.SelfTotal())
-	// Pauses: fast 100 µs, slow 100 µs + the 80 ns it waited for fast.
-	assert.Equal(t, "1 safepoints, TTSP mean 100ns max 100ns, total pause 200.08µs", c.Summarize().String())
-}
-
-func TestBlockedThreadsDoNotDelayTheSafepoint(t *testing.T) {
-	src := `
-name: blocked
-methods:
-  - class: B
-    name: io
-    body: [{block: {kind: io, duration: 1ms}}]
-threads: [{name: a, entry: B.io}, {name: b, entry: B.io}]
-`
-	vm, c := setup(t, src)
-	o := &op{cost: 10 * sim.Microsecond, coord: c}
-	vm.ScheduleTimer(vm.AddTimer(&requester{c: c, op: o}), 50_000, 0)
-	vm.Run()
-	require.Len(t, c.Records(), 1)
-	assert.Zero(t, c.Records()[0].TTSP(), "every thread is blocked: safe at once")
-	assert.Empty(t, c.Records()[0].Pauses)
-}
-
 func TestSafepointsQueue(t *testing.T) {
 	vm, c := setup(t, spinners)
 	o1 := &op{cost: 10 * sim.Microsecond, coord: c}
@@ -175,4 +123,61 @@ threads: [{name: t, entry: A.run, count: 2}]
 	}
 	_, err = AttachGC(vm, c, GCConfig{EdenBytes: 0, TLABBytes: 1})
 	assert.ErrorContains(t, err, "gc.eden_bytes")
+}
+
+func TestRequestsOfEveryKindQueueAndReturnTheirHandles(t *testing.T) {
+	// Three requests at 100 µs: global, partial, global. Each starts when
+	// the previous one ends, and each record carries its request's handle.
+	vm, c := setup(t, spinners)
+	var ids []RequestID
+	vm.ScheduleTimer(vm.AddTimer(timerFunc(func() {
+		ids = append(ids, c.Request("gc", &op{cost: 10 * us, coord: c}))
+		ids = append(ids, c.RequestPartial("sample:sps", PartialConfig{K: 1}, rand.New(rand.NewPCG(1, 2)), selfOp{walk: 5 * us}))
+		ids = append(ids, c.Request("retrieve:isps", &op{cost: 10 * us, coord: c}))
+		assert.True(t, c.Busy())
+	})), 100_000, 0)
+	assert.False(t, c.Busy())
+	vm.Run()
+	assert.Equal(t, []RequestID{1, 2, 3}, ids, "numbered in request order")
+	recs := c.Records()
+	require.Len(t, recs, 3)
+	for i, r := range recs {
+		assert.Equal(t, ids[i], r.ID, "record %d", i)
+		assert.Equal(t, sim.Time(100_000), r.Requested, "record %d", i)
+		if i > 0 {
+			assert.Equal(t, recs[i-1].End, r.Started, "record %d starts when the previous one ends", i)
+		}
+	}
+	assert.Equal(t, []string{"gc", "sample:sps", "retrieve:isps"}, []string{recs[0].Reason, recs[1].Reason, recs[2].Reason})
+	assert.Len(t, recs[0].Pauses, 2, "global: both spinners")
+	assert.Len(t, recs[1].Pauses, 1, "partial: one ticket")
+	assert.False(t, c.Busy())
+}
+
+// staleTimerOp fires the coordinator's timer with another request's ID
+// while its thread samples itself.
+type staleTimerOp struct {
+	selfOp
+	c *Coordinator
+}
+
+func (s staleTimerOp) SelfSample(vm *sim.VM, id sim.ThreadID) sim.Time {
+	s.c.OnTimer(vm, vm.Now(), int64(s.c.cur.rec.ID)+1)
+	return s.selfOp.SelfSample(vm, id)
+}
+
+func TestTimerOfAnotherRequestIsIgnored(t *testing.T) {
+	// A partial safepoint ends at its timer; one carrying another
+	// request's ID must not end it. K = 2 on spinners: slow at 100 020,
+	// fast at 100 100, each walking 5 µs.
+	vm, c := setup(t, spinners)
+	o := staleTimerOp{selfOp: selfOp{walk: 5 * us}, c: c}
+	vm.ScheduleTimer(vm.AddTimer(timerFunc(func() {
+		c.RequestPartial("test", PartialConfig{K: 2}, rand.New(rand.NewPCG(1, 2)), o)
+	})), 100_000, 0)
+	vm.Run()
+	require.Len(t, c.Records(), 1)
+	r := c.Records()[0]
+	assert.Len(t, r.Pauses, 2)
+	assert.Equal(t, sim.Time(100_100)+5*us, r.End)
 }
