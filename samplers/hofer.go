@@ -116,11 +116,15 @@ type Hofer struct {
 	jitter   timerJitter
 	// endRetrieves counts the full safepoints entered at thread ends.
 	endRetrieves int64
+	// sampleReqs and retrieveReqs are the safepoints it asked for: partial
+	// ones to sample, full ones to retrieve traces.
+	sampleReqs, retrieveReqs map[safepoint.RequestID]bool
 }
 
 // NewHofer creates an SPS or ISPS sampler named name.
 func NewHofer(name string, cfg HoferConfig) *Hofer {
-	return &Hofer{name: name, cfg: cfg, traces: map[sim.ThreadID]*threadTraces{}}
+	return &Hofer{name: name, cfg: cfg, traces: map[sim.ThreadID]*threadTraces{},
+		sampleReqs: map[safepoint.RequestID]bool{}, retrieveReqs: map[safepoint.RequestID]bool{}}
 }
 
 // Name is "sps" or "isps".
@@ -169,7 +173,7 @@ func (s *Hofer) Attach(env *Env) error {
 func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
 	if arg == 1 {
 		if s.env.Mode == Costed {
-			s.env.Safepoints.Request("retrieve:"+s.name, retrieveOp{s})
+			s.retrieveReqs[s.env.Safepoints.Request("retrieve:"+s.name, retrieveOp{s})] = true
 		} else {
 			s.retrieveAll(vm)
 		}
@@ -190,7 +194,7 @@ func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
 
 func (s *Hofer) request() {
 	cfg := safepoint.PartialConfig{K: s.k, IncludeWaiting: s.cfg.IncludeWaiting, Costless: s.env.Mode != Costed}
-	s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)
+	s.sampleReqs[s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)] = true
 }
 
 // SelfSample is the sampled thread walking its own stack at its poll.
@@ -408,7 +412,7 @@ func (s *Hofer) OnThreadEnd(vm *sim.VM, id sim.ThreadID) sim.Action {
 		return sim.Continue
 	}
 	s.endRetrieves++
-	s.env.Safepoints.Request("retrieve:"+s.name, retrieveEndOp{s, id})
+	s.retrieveReqs[s.env.Safepoints.Request("retrieve:"+s.name, retrieveEndOp{s, id})] = true
 	return sim.Park
 }
 
@@ -467,10 +471,10 @@ func (s *Hofer) Result() *Result {
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
 		for _, rec := range s.env.Safepoints.Records() {
-			if rec.Reason != "sample:"+s.name && rec.Reason != "retrieve:"+s.name {
+			if !s.sampleReqs[rec.ID] && !s.retrieveReqs[rec.ID] {
 				continue
 			}
-			if rec.Reason == "sample:"+s.name {
+			if s.sampleReqs[rec.ID] {
 				r.Costs.Latencies = append(r.Costs.Latencies, int64(rec.End-rec.Requested))
 			} else {
 				r.Costs.AgentCPU += rec.End - rec.Safe

@@ -5,6 +5,7 @@ import (
 
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/safepoint"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -122,11 +123,13 @@ type Safepoint struct {
 	// lastTick is when the current sample was asked for (Paced).
 	lastTick sim.Time
 	tick     gridTicker
+	// requests are the safepoints it asked for (costed mode).
+	requests map[safepoint.RequestID]bool
 }
 
 // NewSafepoint creates a safepoint sampler named name.
 func NewSafepoint(name string, cfg SafepointConfig) *Safepoint {
-	return &Safepoint{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}}
+	return &Safepoint{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}, requests: map[safepoint.RequestID]bool{}}
 }
 
 // Name is the sampler's registry name.
@@ -235,7 +238,7 @@ func (s *Safepoint) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
 func (s *Safepoint) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
 	switch tag {
 	case tagRequest:
-		s.env.Safepoints.Request("sample:"+s.name, s)
+		s.requests[s.env.Safepoints.Request("sample:"+s.name, s)] = true
 	case tagProcess:
 		s.next(vm)
 	}
@@ -290,7 +293,7 @@ func (s *Safepoint) Result() *Result {
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
 		for _, rec := range s.env.Safepoints.Records() {
-			if rec.Reason != "sample:"+s.name {
+			if !s.requests[rec.ID] {
 				continue
 			}
 			r.Costs.AgentCPU += rec.End - rec.Safe
