@@ -10,7 +10,7 @@ import (
 // unexecuted for the VM to perform in global time order), the end of the
 // thread, or an armed hook. It is the hot loop: no allocation except when a
 // stack or the CCT grows, no event-queue traffic.
-func (vm *VM) advance(t *Thread, horizon Time) uint8 {
+func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 	if len(t.frames) == 0 {
 		return stopExit // held at its end by a ThreadEnd observer, now let go
 	}
@@ -146,7 +146,7 @@ func (vm *VM) advance(t *Thread, horizon Time) uint8 {
 					continue
 				}
 				free = clock == t.zeroClock
-				var stop uint8
+				var stop stopSet
 				if f.code.Counting && *ctr > 0 {
 					m := f.code.Method
 					if vm.backedges[m]++; vm.backedges[m] == vm.backedgeTrigger[m] {
@@ -316,7 +316,7 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 // call enters callee from t's top frame: edge is the static call edge, inl
 // the code to run inlined (nil for a real call). It returns the hook stops
 // that fired, or stopExit on stack overflow.
-func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizon Time) uint8 {
+func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizon Time) stopSet {
 	caller := &t.frames[len(t.frames)-1]
 	slot := vm.img.limitSlot[callee]
 	if slot >= 0 && t.active[slot] >= vm.img.limits[callee] {
@@ -373,7 +373,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	if len(t.frames) > t.peakFrames && vm.deeper(t) {
 		return stopHorizon
 	}
-	var stop uint8
+	var stop stopSet
 	if code.Counting {
 		if vm.invocations[callee]++; vm.invocations[callee] == vm.invocationTrigger[callee] {
 			t.counterMethod, t.counterKind = callee, InvocationCounter

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Hook is a point in a thread's execution where a handler can stop it.
 // Every hook is disarmed by default and then costs the executor one branch
@@ -60,19 +64,57 @@ func (k PollKind) String() string {
 // id stopped at.
 func (vm *VM) PollKindOf(id ThreadID) PollKind { return vm.thread(id).pollKind }
 
-// stop reasons returned by the executor (a bit set).
+// stopSet is a set of reasons the executor stopped a thread (Thread.stop,
+// handled by VM.handleStop), or of the hook stops armed on it
+// (Thread.hooks). A new stop reason is a constant here, its name in
+// stopNames, and its case in handleStop. Eight bits of the sixteen are
+// taken; widening it costs nothing (Thread keeps its size, and advance
+// returns it in a register).
+type stopSet uint16
+
+// Stop reasons.
 const (
-	stopHorizon   uint8 = 1 << iota // reached the horizon; nothing to do
-	stopInteract                    // at an instruction that touches shared state
-	stopExit                        // the thread's stack is empty
-	stopPoll                        // HookPoll fired
-	stopEntry                       // HookEntry fired
-	stopReturn                      // HookReturn fired
-	stopBytecodes                   // HookBytecodes fired
-	stopCounter                     // a JIT counter reached its trigger
+	stopHorizon   stopSet = 1 << iota // reached the horizon; nothing to do
+	stopInteract                      // at an instruction that touches shared state
+	stopExit                          // the thread's stack is empty
+	stopPoll                          // HookPoll fired
+	stopEntry                         // HookEntry fired
+	stopReturn                        // HookReturn fired
+	stopBytecodes                     // HookBytecodes fired
+	stopCounter                       // a JIT counter reached its trigger
 )
 
-var hookStops = [numHooks]uint8{stopPoll, stopEntry, stopReturn, stopBytecodes}
+// stopNames names the stop reasons, bit i's at index i.
+var stopNames = [...]string{"horizon", "interact", "exit", "poll", "entry", "return", "bytecodes", "counter"}
+
+// String lists the set's reasons, "poll|entry"; "none" for the empty set.
+// It is for debugging: nothing parses it.
+func (s stopSet) String() string { return bitNames(uint64(s), stopNames[:], "stop") }
+
+// bitNames lists the bits set in s by name (bit i's at names[i], prefix
+// and i past them), joined by "|"; "none" for no bit.
+func bitNames(s uint64, names []string, prefix string) string {
+	if s == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i := 0; s != 0; i, s = i+1, s>>1 {
+		if s&1 == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('|')
+		}
+		if i < len(names) {
+			b.WriteString(names[i])
+		} else {
+			b.WriteString(prefix + strconv.Itoa(i))
+		}
+	}
+	return b.String()
+}
+
+var hookStops = [numHooks]stopSet{stopPoll, stopEntry, stopReturn, stopBytecodes}
 
 // Action is a hook handler's decision about the stopped thread.
 type Action uint8
@@ -236,7 +278,7 @@ func (vm *VM) BytecodeCounter(id ThreadID) int64 { return vm.thread(id).counter 
 
 // fireHooks calls, in hook order and handler order, every handler armed for
 // the hooks that stopped t, then parks t if any of them asked.
-func (vm *VM) fireHooks(t *Thread, r uint8) {
+func (vm *VM) fireHooks(t *Thread, r stopSet) {
 	park := false
 	for k := Hook(0); k < numHooks; k++ {
 		if r&hookStops[k] == 0 {

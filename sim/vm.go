@@ -84,13 +84,26 @@ func (c Config) Validate() error {
 // ThreadID identifies a thread within one run, in creation order.
 type ThreadID int32
 
-// frame flags.
+// frameFlags is a frame's set of flags. A new flag is a constant here and
+// its name in frameFlagNames. Four of the eight bits are free, and the
+// padding before frame.retHandlers leaves room to widen it to 32 bits
+// without growing frame (TestFrameSize).
+type frameFlags uint8
+
+// Frame flags.
 const (
-	fInlined     uint8 = 1 << iota // runs inside its caller's physical frame
-	fReturned                      // the call at pc has returned; step past it
-	fReturnHook                    // a handler wants to know when this frame returns
-	fPollPending                   // the returned call's return poll is still to run
+	fInlined     frameFlags = 1 << iota // runs inside its caller's physical frame
+	fReturned                           // the call at pc has returned; step past it
+	fReturnHook                         // a handler wants to know when this frame returns
+	fPollPending                        // the returned call's return poll is still to run
 )
+
+// frameFlagNames names the frame flags, bit i's at index i.
+var frameFlagNames = [...]string{"inlined", "returned", "return-hook", "poll-pending"}
+
+// String lists the flags, "inlined|returned"; "none" for no flag. It is
+// for debugging: nothing parses it.
+func (f frameFlags) String() string { return bitNames(uint64(f), frameFlagNames[:], "flag") }
 
 // frame is one source-level activation.
 type frame struct {
@@ -99,7 +112,7 @@ type frame struct {
 	lines    int32 // the node's Truth.lineBase: charges go to lineSelf[lines+Instr.Line]
 	pc       int32
 	loopBase int32 // this frame's loop counters start here in Thread.loops
-	flags    uint8
+	flags    frameFlags
 	// retHandlers is the set of hook handlers armed on this frame's return.
 	retHandlers uint32
 	// marks is the set of handlers that marked this frame (Whaley's marker
@@ -145,8 +158,8 @@ type Thread struct {
 	peakFrames int
 	rng        *rand.Rand
 
-	stop       uint8 // pending stop reasons, handled in global time order
-	hooks      uint8 // hook kinds armed on this thread
+	stop       stopSet // pending stop reasons, handled in global time order
+	hooks      stopSet // hook kinds armed on this thread
 	armed      [numHooks]uint32
 	counter    int64    // bytecode counter (HookBytecodes)
 	counterBy  int32    // handler owning the counter
