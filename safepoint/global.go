@@ -52,12 +52,17 @@ func (g *global) begin(s *session) {
 	g.maybeSafe(s)
 }
 
-// poll parks a thread that reached its poll in Java code before the
-// operation runs, and counts any armed thread as safe.
+// poll parks a running thread at its poll until the safepoint ends and
+// counts any armed thread as safe.
 func (g *global) poll(s *session, id sim.ThreadID) sim.Action {
 	delete(g.waiting, id)
 	action := sim.Continue
-	if s.c.vm.State(id) == sim.Running && !g.running {
+	// A running thread at its poll parks until the safepoint ends, also
+	// while the operation runs: a thread coming back from native code
+	// then blocks at the transition (ThreadStateTransition::
+	// transition_from_native checks the poll, runtime/
+	// interfaceSupport.inline.hpp) and does not run Java code during it.
+	if s.c.vm.State(id) == sim.Running {
 		s.stop(id)
 		action = sim.Park
 	}

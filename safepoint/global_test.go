@@ -78,9 +78,11 @@ threads: [{name: nat, entry: N.nat}, {name: slow, entry: S.slow}]
 
 func TestGlobalThreadInNativeCodeIsSafeButMayNotComeBack(t *testing.T) {
 	// Requested at 100 000: nat is in native code until 105 000, slow
-	// polls at 100 020. With a 30 µs re-check the VM thread sees the world
-	// safe at 130 000; nat, back from native code at 105 000 meanwhile,
-	// parks at the transition.
+	// polls at 100 020. Seen at once, the operation runs from 100 020 to
+	// 110 020, and nat, back from native code at 105 000 during it, parks
+	// at the transition until the end. With a 30 µs re-check the VM thread
+	// sees the world safe at 130 000; nat, back meanwhile, parks the same
+	// way and is among the threads the operation sees stopped.
 	for _, tc := range []struct {
 		name       string
 		cfg        Config
@@ -88,7 +90,7 @@ func TestGlobalThreadInNativeCodeIsSafeButMayNotComeBack(t *testing.T) {
 		stopped    []sim.ThreadID
 		natStopped sim.Time
 	}{
-		{"seen at once: nat is not waited for", DefaultConfig(), 100_020, []sim.ThreadID{1}, 0},
+		{"seen at once: nat is not waited for, parks when it comes back during the operation", DefaultConfig(), 100_020, []sim.ThreadID{1}, 105_000},
 		{"seen at a re-check: nat comes back first and parks", Config{SyncRecheck: 30 * us}, 130_000, []sim.ThreadID{0, 1}, 105_000},
 	} {
 		r, o := oneSafepoint(t, nativeAndSlow, tc.cfg, 100_000, 10*us, 400*us)
