@@ -280,6 +280,7 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 			r.fp = x3Fingerprint(r)
 			r.truth, r.bytecode, r.jit, r.threads = nil, nil, nil, nil
 			delete(r.cw, "truth")
+			delete(r.profiles, "truth") // r.truth's profile, held here too
 			kept[k.name] = r
 		}
 	}
