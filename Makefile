@@ -31,9 +31,11 @@ test:
 	$(GO) vet ./...
 	$(GO) test -timeout 20m ./...
 
-## bench: executor throughput and allocations
+## bench: executor throughput and allocations; each workload's simulated seconds per second and peak heap (BENCHSIM=60s for a long run)
+BENCHSIM ?= 100ms
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/
+	$(GO) test -run '^$$' -bench BenchmarkWorkloads -benchtime 1x -timeout 0 ./harness/ -bench.sim $(BENCHSIM)
 
 ## lint: formatting and vet
 lint:

@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"flag"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+// benchSim is how long each workload runs in BenchmarkWorkloads: long
+// enough for the JIT to compile the hot code (a few ms), short enough that
+// the slowest stand-ins (javac: ~0.05 simulated seconds per second) keep
+// `make bench` to minutes. -bench.sim=60s measures a paper-length run's
+// memory.
+var benchSim = flag.Duration("bench.sim", 100*time.Millisecond, "simulated time of each BenchmarkWorkloads run")
+
+// benchStep is how often BenchmarkWorkloads samples the heap during a run.
+const benchStep = 10 * sim.Millisecond
+
+// BenchmarkWorkloads runs every built-in workload and stand-in under
+// profsim run's default VM (hotspot17) with the ground truth on and one
+// timer sampler (async), and reports simulated seconds per wall second
+// (sim-s/s: above 1 is faster than the real JVM) and the peak live heap
+// during the run (peak-MB: runtime.MemStats.HeapAlloc sampled every 10 ms
+// of simulated time, so it is a lower bound of the peak). `make bench`
+// prints them.
+func BenchmarkWorkloads(b *testing.B) {
+	for _, name := range workloads.Names() {
+		b.Run(name, func(b *testing.B) {
+			p, err := workloads.Get(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := DefaultConfig()
+			if err := ApplyPreset(&cfg, "hotspot17"); err != nil {
+				b.Fatal(err)
+			}
+			cfg.Sim.Duration = sim.Time(benchSim.Nanoseconds())
+			cfg.Samplers = []string{"async"}
+			var peak uint64
+			var simulated sim.Time
+			var ms runtime.MemStats
+			b.ResetTimer()
+			for range b.N {
+				rig, err := Build(p, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for at := benchStep; rig.RunUntil(at); at += benchStep {
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapAlloc)
+				}
+				out, err := rig.Collect()
+				if err != nil {
+					b.Fatal(err)
+				}
+				simulated += out.Result.End
+			}
+			b.ReportMetric(float64(simulated)/float64(b.Elapsed().Nanoseconds()), "sim-s/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+		})
+	}
+}
