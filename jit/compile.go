@@ -23,7 +23,7 @@ func MethodSize(c *sim.Code) int64 {
 		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
 			n++
 		case sim.OpCount:
-			n += int64(in.C) // instrumentation code (Instrumentation.CountBytes, CheckBytes)
+			n += int64(in.CountCodeSize()) // instrumentation code (Instrumentation.CountBytes, CheckBytes)
 		}
 	}
 	return n
@@ -49,8 +49,8 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 			var targets []int32
 			switch in.Op {
 			case sim.OpCall:
-				if j.shouldInline(in.A, path, j.sizeLimit(int(in.B))) {
-					targets = append(targets, in.A)
+				if j.shouldInline(in.Callee(), path, j.sizeLimit(int(in.CallEdge()))) {
+					targets = append(targets, in.Callee())
 				}
 			case sim.OpVirtualCall:
 				targets = j.virtualTargets(in, path)
@@ -140,7 +140,7 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	counts := make([]float64, len(methods))
 	seen := 0
 	for r := range methods {
-		counts[r] = j.edgeWeight(int(in.B) + r)
+		counts[r] = j.edgeWeight(int(in.ReceiverEdge(int32(r))))
 		total += counts[r]
 		if counts[r] > 0 {
 			seen++
@@ -152,7 +152,7 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	var out []int32
 	for r, m := range methods {
 		share := counts[r] / total
-		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, j.sizeLimit(int(in.B)+r)) {
+		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, j.sizeLimit(int(in.ReceiverEdge(int32(r))))) {
 			out = append(out, m)
 		}
 	}
@@ -170,16 +170,16 @@ func (j *JIT) placePolls(c *sim.Code) {
 		case sim.OpReturn:
 			in.Flags |= sim.FlagPoll
 		case sim.OpLoopEnter:
-			back := &c.Instrs[in.C-1]
+			back := &c.Instrs[in.LoopBackPC()]
 			back.Flags |= sim.FlagPoll
-			back.C = 0
-			if j.cfg.Flavour == HotSpot && counted(c, int32(pc)+1, in.C-1) {
+			back.SetStripLength(0)
+			if j.cfg.Flavour == HotSpot && counted(c, int32(pc)+1, in.LoopBackPC()) {
 				back.Flags &^= sim.FlagPoll
 				u := j.cfg.LoopUnroll
-				if bodySize(c, int32(pc)+1, in.C-1) > j.cfg.LoopUnrollMaxBody {
+				if bodySize(c, int32(pc)+1, in.LoopBackPC()) > j.cfg.LoopUnrollMaxBody {
 					u = 1
 				}
-				back.C = j.stripLength(in, u)
+				back.SetStripLength(j.stripLength(in, u))
 			}
 		}
 	}
@@ -251,7 +251,7 @@ func bodySize(c *sim.Code, from, to int32) int64 {
 		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
 			n++
 		case sim.OpCount:
-			n += int64(in.C)
+			n += int64(in.CountCodeSize())
 		}
 	}
 	return n
@@ -293,8 +293,8 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 	// The instruction's receivers are not reachable from here without the
 	// image; a guarded inline of fewer receivers than the site has keeps
 	// its fallback call. Code records the inlined set only, so we compare
-	// counts with the site's receiver count stored in Instr.C.
-	return int32(len(c.Inline[pc])) >= c.Instrs[pc].C
+	// counts with the site's receiver count (Instr.ReceiverCount).
+	return int32(len(c.Inline[pc])) >= c.Instrs[pc].ReceiverCount()
 }
 
 // placeDebugInfo marks the statements whose machine code C2 ends with a
@@ -355,11 +355,11 @@ func (j *JIT) placeDebugInfo(c *sim.Code) {
 		in := &c.Instrs[pc]
 		switch in.Op {
 		case sim.OpLoopBack:
-			c.Debug[pc] = in.Flags&sim.FlagPoll != 0 || in.C > 0
+			c.Debug[pc] = in.Flags&sim.FlagPoll != 0 || in.StripLength() > 0
 		case sim.OpCall:
 			c.Debug[pc] = c.Inline == nil || len(c.Inline[pc]) == 0
 		case sim.OpVirtualCall:
-			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc)) || in.C > 1
+			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc)) || in.ReceiverCount() > 1
 		case sim.OpAlloc, sim.OpMonitorEnter, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpThrow:
 			c.Debug[pc] = true
 		case sim.OpCount:

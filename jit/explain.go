@@ -64,13 +64,13 @@ func describePolls(img *sim.Image, c *sim.Code, inlined bool) []string {
 			switch {
 			case in.Flags&sim.FlagPoll != 0:
 				out = append(out, fmt.Sprintf("back-edge of loop at line %d", in.Line))
-			case in.C > 0:
-				if d := img.LoopTrips(&c.Instrs[in.B-1]); d.Kind == program.Constant && d.A <= int64(in.C) {
+			case in.StripLength() > 0:
+				if d := img.LoopTrips(&c.Instrs[in.LoopEnterPC()]); d.Kind == program.Constant && d.A <= int64(in.StripLength()) {
 					out = append(out, fmt.Sprintf("exit of counted loop at line %d (one strip)", in.Line))
-				} else if in.C == 1 {
+				} else if in.StripLength() == 1 {
 					out = append(out, fmt.Sprintf("counted loop at line %d every iteration", in.Line))
 				} else {
-					out = append(out, fmt.Sprintf("counted loop at line %d every %d iterations and at its exit (strip mined)", in.Line, in.C))
+					out = append(out, fmt.Sprintf("counted loop at line %d every %d iterations and at its exit (strip mined)", in.Line, in.StripLength()))
 				}
 			default:
 				out = append(out, fmt.Sprintf("none in counted loop at line %d", in.Line))
@@ -106,7 +106,7 @@ func pollSites(c *sim.Code, inlined bool) int {
 	for _, in := range c.Instrs {
 		switch in.Op {
 		case sim.OpLoopBack:
-			if in.Flags&sim.FlagPoll != 0 || in.C > 0 {
+			if in.Flags&sim.FlagPoll != 0 || in.StripLength() > 0 {
 				n++
 			}
 		case sim.OpReturn:

@@ -63,7 +63,7 @@ func Instrument(img *sim.Image, in Instrumentation, cost sim.CostModel) error {
 
 // rewrite builds a new instruction list where old instruction i becomes
 // emit(i) (one or more instructions, the first of which jump targets to i
-// now reach), and fixes every pc-valued field.
+// now reach), and fixes every jump target (sim.Instr.Target).
 func rewrite(old []sim.Instr, emit func(i int) []sim.Instr) []sim.Instr {
 	start := make([]int32, len(old)+1)
 	var out []sim.Instr
@@ -81,17 +81,8 @@ func rewrite(old []sim.Instr, emit func(i int) []sim.Instr) []sim.Instr {
 		if origin[k] < 0 || old[origin[k]].Op != x.Op {
 			continue // an inserted instruction
 		}
-		switch x.Op {
-		case sim.OpJump, sim.OpBranch:
-			x.A = start[x.A]
-		case sim.OpLoopEnter:
-			x.C = start[x.C]
-		case sim.OpLoopBack:
-			x.B = start[x.B]
-		case sim.OpThrow:
-			if x.A == 0 {
-				x.B = start[x.B]
-			}
+		if pc, ok := x.Target(); ok {
+			x.SetTarget(start[pc])
 		}
 	}
 	return out
@@ -142,27 +133,15 @@ func instrument(instrs []sim.Instr, in Instrumentation, orig *sim.Code) *sim.Cod
 		}
 	}
 	for i, x := range instrs {
+		if pc, ok := x.Target(); ok {
+			mark(pc)
+		}
 		switch x.Op {
 		case sim.OpLoopEnter:
 			mark(int32(i) + 1)
 			loopHead[i+1] = true
-			mark(x.C)
-		case sim.OpLoopBack:
-			mark(x.B)
+		case sim.OpLoopBack, sim.OpBranch, sim.OpJump, sim.OpReturn, sim.OpThrow:
 			mark(int32(i) + 1)
-		case sim.OpBranch:
-			mark(int32(i) + 1)
-			mark(x.A)
-		case sim.OpJump:
-			mark(x.A)
-			mark(int32(i) + 1)
-		case sim.OpReturn:
-			mark(int32(i) + 1)
-		case sim.OpThrow:
-			mark(int32(i) + 1)
-			if x.A == 0 {
-				mark(x.B)
-			}
 		case sim.OpWork:
 			if x.Flags&splitPiece != 0 {
 				mark(int32(i))
@@ -210,12 +189,11 @@ func instrument(instrs []sim.Instr, in Instrumentation, orig *sim.Code) *sim.Cod
 		if s == 0 && !(in.LeafOpt && leaf) {
 			cyc += in.PushCycles
 		}
-		c := sim.Instr{Op: sim.OpCount, Line: instrs[s].Line, Bytecodes: bc, Cycles: cyc, C: int32(in.CountBytes)}
+		size := int32(in.CountBytes)
 		if check {
-			c.Flags = sim.FlagCheck
-			c.C += int32(in.CheckBytes)
+			size += int32(in.CheckBytes)
 		}
-		counts[s] = c
+		counts[s] = sim.NewCount(instrs[s].Line, bc, cyc, size, check)
 		s = e
 	}
 	out := rewrite(instrs, func(i int) []sim.Instr {
@@ -232,7 +210,7 @@ func instrument(instrs []sim.Instr, in Instrumentation, orig *sim.Code) *sim.Cod
 			continue
 		}
 		pure := true
-		for pc := int32(i) + 1; pc < code.Instrs[i].C-1; pc++ {
+		for pc := int32(i) + 1; pc < code.Instrs[i].LoopBackPC(); pc++ {
 			if code.Instrs[pc].Op != sim.OpWork {
 				pure = false
 			}

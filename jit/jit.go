@@ -341,7 +341,9 @@ func (j *JIT) interpreted(m int32) *sim.Code {
 		switch c.Instrs[i].Op {
 		case sim.OpLoopBack, sim.OpReturn:
 			c.Instrs[i].Flags |= sim.FlagPoll
-			c.Instrs[i].C = 0
+			if c.Instrs[i].Op == sim.OpLoopBack {
+				c.Instrs[i].SetStripLength(0)
+			}
 		}
 	}
 	sim.UpdateLoopCosts(c, j.vm.Config().Cost)

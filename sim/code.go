@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/profsim/profsim/program"
 )
@@ -30,7 +29,7 @@ const (
 	OpThrow                  // A: depth, B: pc ending the enclosing statement list
 	OpReturn                 // end of method
 	OpService                // a service thread's current job (no CCT attribution)
-	OpCount                  // instrumentation: Bytecodes to count down, Cycles of its own cost; FlagCheck checks the counter
+	OpCount                  // instrumentation: Bytecodes to count down, Cycles of its own cost, C: code size; FlagCheck checks the counter
 )
 
 var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
@@ -56,10 +55,11 @@ const (
 	FlagCheck
 )
 
-// A LoopBack without FlagPoll whose C is N > 0 is strip-mined: it polls
-// after every N iterations counted from the loop's entry, and once more
-// when the loop exits (after the last, partial strip), the way HotSpot's
-// loop strip mining keeps counted loops preemptible (see stripPoll).
+// A LoopBack without FlagPoll whose C (StripLength) is N > 0 is
+// strip-mined: it polls after every N iterations counted from the loop's
+// entry, and once more when the loop exits (after the last, partial
+// strip), the way HotSpot's loop strip mining keeps counted loops
+// preemptible (see stripPoll).
 
 // Block kinds in Instr.B of OpBlock.
 const (
@@ -67,7 +67,10 @@ const (
 	blockSleep
 )
 
-// Instr is one instruction. Field meaning depends on Op (see the Op list).
+// Instr is one instruction. The meaning of A, B, C, Cycles and Bytecodes
+// depends on Op (see the Op list); the accessors in instr.go name them per
+// opcode (BranchElse, LoopBackTarget, StripLength, …) and NewBranch and
+// NewCount build the instructions whose encoding is not plain.
 type Instr struct {
 	Op    Op
 	Flags uint8
@@ -292,12 +295,12 @@ func (img *Image) lineCounts() []int32 {
 }
 
 // Receivers returns the methods the virtual call in can dispatch to, in
-// call-edge order (edge in.B + i is receiver i).
-func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.A].methods }
+// call-edge order (edge in.ReceiverEdge(i) is receiver i's).
+func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.vtable()].methods }
 
 // LoopTrips returns the trip-count distribution of the loop the OpLoopEnter
 // in starts.
-func (img *Image) LoopTrips(in *Instr) *program.Dist { return img.dists[in.B] }
+func (img *Image) LoopTrips(in *Instr) *program.Dist { return img.dists[in.tripsDist()] }
 
 // NewImage resolves and flattens a program, validating it unless Validate
 // already found it valid.
@@ -380,16 +383,16 @@ func UpdateLoopCosts(c *Code, m CostModel) {
 // setIterCost precomputes a pure loop's per-iteration cost.
 func setIterCost(c *Code, enter int, m CostModel) {
 	in := &c.Instrs[enter]
-	back := &c.Instrs[in.C-1]
+	back := &c.Instrs[in.LoopBackPC()]
 	var cost, bc int64
-	for pc := enter + 1; pc < int(in.C)-1; pc++ {
+	for pc := enter + 1; pc < int(in.LoopBackPC()); pc++ {
 		cost = satAdd(cost, c.Instrs[pc].Cost) // a body of huge statements: never fast-forwarded
 		bc += c.Instrs[pc].Bytecodes
 	}
 	if back.Flags&FlagPoll != 0 {
 		cost = satAdd(cost, m.Nanos(m.PollCycles))
 	}
-	in.IterCost, in.IterBytecodes, in.IterStmts = cost, bc, in.C-1-int32(enter)-1
+	in.IterCost, in.IterBytecodes, in.IterStmts = cost, bc, in.LoopBackPC()-int32(enter)-1
 }
 
 type flattener struct {
@@ -422,7 +425,7 @@ func (f *flattener) method(m *program.Method) (*Code, error) {
 
 func (f *flattener) patchThrows(throws []int32, end int32) {
 	for _, pc := range throws {
-		f.code.Instrs[pc].B = end
+		f.code.Instrs[pc].SetTarget(end)
 	}
 }
 
@@ -494,7 +497,7 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		f.depth--
 		back := f.emit(Instr{Op: OpLoopBack, Flags: FlagPoll, Line: line, A: slot, B: enter + 1})
 		f.patchThrows(inner, back)
-		f.code.Instrs[enter].C = back + 1
+		f.code.Instrs[enter].SetTarget(back + 1)
 		pure := true
 		for pc := enter + 1; pc < back; pc++ {
 			if f.code.Instrs[pc].Op != OpWork {
@@ -505,27 +508,20 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			f.code.Instrs[enter].Flags |= FlagPureLoop
 		}
 	case s.Branch != nil:
-		in := Instr{Op: OpBranch, Line: line}
-		p := s.Branch.Probability
-		if p >= 1 {
-			in.Bytecodes = 1 // always taken
-		} else {
-			in.Cycles = int64(p * math.MaxInt64) // compared with a 63-bit draw
-		}
-		br := f.emit(in)
+		br := f.emit(NewBranch(line, s.Branch.Probability, 0)) // its else pc is set below
 		var inner []int32
 		if err := f.list(s.Branch.Then, &inner); err != nil {
 			return err
 		}
 		jmp := f.emit(Instr{Op: OpJump, Line: line})
 		f.patchThrows(inner, jmp)
-		f.code.Instrs[br].A = jmp + 1
+		f.code.Instrs[br].SetTarget(jmp + 1)
 		inner = inner[:0]
 		if err := f.list(s.Branch.Else, &inner); err != nil {
 			return err
 		}
 		end := f.pc()
-		f.code.Instrs[jmp].A = end
+		f.code.Instrs[jmp].SetTarget(end)
 		// A depth-0 throw in the else list skips to the end of the branch;
 		// "end" may be the next statement, which is exactly right.
 		f.patchThrows(inner, end)

@@ -77,7 +77,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if t.callDebt == 0 {
 				t.stmts++
 			}
-			if r := vm.call(t, in.A, in.B, f.code.inlined(f.pc, in.A), &clock, horizon); r != 0 {
+			if r := vm.call(t, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &clock, horizon); r != 0 {
 				t.clock = clock
 				return r
 			}
@@ -98,7 +98,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				f.pc++
 				continue
 			}
-			vt := &vm.img.vtables[in.A]
+			vt := &vm.img.vtables[in.vtable()]
 			r := t.pendingRecv
 			if t.callDebt == 0 {
 				t.stmts++
@@ -108,21 +108,21 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				t.pendingRecv = r
 			}
 			callee := vt.methods[r]
-			if s := vm.call(t, callee, in.B+r, f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
+			if s := vm.call(t, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
 				t.clock = clock
 				return s
 			}
 
 		case OpLoopEnter:
 			t.stmts++
-			n := vm.img.dists[in.B].Sample(t.rng)
+			n := vm.img.dists[in.tripsDist()].Sample(t.rng)
 			if n == 0 {
-				f.pc = in.C
+				f.pc = in.LoopExit()
 				continue
 			}
-			t.loops[f.loopBase+in.A] = n
+			t.loops[f.loopBase+in.LoopSlot()] = n
 			f.stripLoop = 0
-			if f.code.Instrs[in.C-1].C > 0 { // strip-mined: strips count from here
+			if f.code.Instrs[in.LoopBackPC()].StripLength() > 0 { // strip-mined: strips count from here
 				f.stripLoop, f.stripFrom = f.pc+1, n
 			}
 			f.pc++
@@ -131,7 +131,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			}
 
 		case OpLoopBack:
-			ctr := &t.loops[f.loopBase+in.A]
+			ctr := &t.loops[f.loopBase+in.LoopSlot()]
 			var free bool // the body since the last back-edge cost nothing
 			if t.resumePoll {
 				t.resumePoll = false // stopped at this poll; take the back-edge now
@@ -141,7 +141,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 					continue
 				}
 			} else {
-				if *ctr--; *ctr <= 0 && in.C == 0 {
+				if *ctr--; *ctr <= 0 && in.StripLength() == 0 {
 					f.pc++
 					continue
 				}
@@ -154,7 +154,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 						stop = stopCounter
 					}
 				}
-				if in.Flags&FlagPoll != 0 || (in.C > 0 && stripPoll(f, in, *ctr)) {
+				if in.Flags&FlagPoll != 0 || (in.StripLength() > 0 && stripPoll(f, in, *ctr)) {
 					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					t.pollKind = PollBackedge
@@ -174,45 +174,45 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				t.clock = clock
 				return stopHorizon // the run is over: a loop that costs nothing
 			}
-			f.pc = in.B
-			if enter := &f.code.Instrs[in.B-1]; enter.Flags&FlagPureLoop != 0 {
+			f.pc = in.LoopBackTarget()
+			if enter := &f.code.Instrs[in.LoopEnterPC()]; enter.Flags&FlagPureLoop != 0 {
 				vm.fastForward(t, f, enter, &clock, horizon)
 			}
 
 		case OpBranch:
 			t.stmts++
-			if in.Bytecodes == 1 || t.rng.Int64() < in.Cycles {
+			if in.BranchAlways() || t.rng.Int64() < in.BranchThreshold() {
 				f.pc++
 			} else {
-				f.pc = in.A
+				f.pc = in.BranchElse()
 			}
 
 		case OpJump:
-			f.pc = in.A
+			f.pc = in.JumpTarget()
 
 		case OpAlloc:
-			if in.Cycles > t.tlabLeft {
+			if in.AllocBytes() > t.tlabLeft {
 				t.clock = clock // a TLAB refill takes from the shared heap
 				return stopInteract
 			}
 			t.stmts++
 			tr.lineSelf[f.lines+in.Line].self += in.Cost
-			t.tlabLeft -= in.Cycles
+			t.tlabLeft -= in.AllocBytes()
 			// Byte totals grow with the run's wall time, not its
 			// simulated time (allocation may cost 0 ns): they saturate.
-			tr.nodes[f.node].allocBytes = satAdd(tr.nodes[f.node].allocBytes, in.Cycles)
-			t.allocBytes = satAdd(t.allocBytes, in.Cycles)
+			tr.nodes[f.node].allocBytes = satAdd(tr.nodes[f.node].allocBytes, in.AllocBytes())
+			t.allocBytes = satAdd(t.allocBytes, in.AllocBytes())
 			clock += Time(in.Cost)
 			f.pc++
 
 		case OpThrow:
-			if in.A > 0 && len(t.held) > 0 {
+			if in.ThrowDepth() > 0 && len(t.held) > 0 {
 				t.clock = clock // monitors to release: shared state
 				return stopInteract
 			}
 			t.stmts++
 			t.clock = clock
-			if vm.throw(t, int(in.A)) {
+			if vm.throw(t, int(in.ThrowDepth())) {
 				return stopExit
 			}
 			clock = t.clock
@@ -303,7 +303,7 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 	case OpReturn:
 		return !(f.code.EpiloguePoll && in.Flags&FlagPoll != 0 && f.flags&fInlined == 0) || t.resumePoll
 	case OpCall:
-		return f.flags&fReturned == 0 && t.callDebt == 0 && f.code.inlined(f.pc, in.A) != nil
+		return f.flags&fReturned == 0 && t.callDebt == 0 && f.code.inlined(f.pc, in.Callee()) != nil
 	case OpService:
 		// A job with nothing left (a zero-cost job, e.g. a safepoint
 		// operation with no thread to walk) ends at the horizon its end
@@ -389,14 +389,10 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	return stop | t.hooks&stopEntry
 }
 
-// fastForward runs whole iterations of a pure-Work loop arithmetically: as
-// many as fit before the horizon, never the last one (its exit is not a
-// back-edge) and never past an armed hook. The rest runs statement by
-// statement, so the horizon still splits the loop exactly.
-// stripPoll reports whether the strip-mined back-edge in (C > 0), with ctr
-// iterations left after this one, polls: after every C iterations counted
-// from where the loop was entered, and when it exits. That is C2's outer
-// strip-mined loop (HotSpot 17, opto/loopnode.cpp): in
+// stripPoll reports whether the strip-mined back-edge in, with ctr
+// iterations left after this one, polls: after every N = in.StripLength()
+// iterations counted from where the loop was entered, and when it exits.
+// That is C2's outer strip-mined loop (HotSpot 17, opto/loopnode.cpp): in
 // PhaseIdealLoop::is_counted_loop the loop's SafePoint is cloned onto the
 // inner loop's exit projection, ahead of the OuterStripMinedLoopEnd test,
 // and OuterStripMinedLoopNode::adjust_strip_mined_loop bounds each inner
@@ -406,18 +402,22 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 // compiled code) starts its strips at its next iteration, as C2's OSR
 // entry does.
 func stripPoll(f *frame, in *Instr, ctr int64) bool {
-	if f.stripLoop != in.B {
-		f.stripLoop, f.stripFrom = in.B, ctr
+	if f.stripLoop != in.LoopBackTarget() {
+		f.stripLoop, f.stripFrom = in.LoopBackTarget(), ctr
 		return ctr <= 0
 	}
-	return ctr <= 0 || (f.stripFrom-ctr)%int64(in.C) == 0
+	return ctr <= 0 || (f.stripFrom-ctr)%int64(in.StripLength()) == 0
 }
 
+// fastForward runs whole iterations of a pure-Work loop arithmetically: as
+// many as fit before the horizon, never the last one (its exit is not a
+// back-edge) and never past an armed hook. The rest runs statement by
+// statement, so the horizon still splits the loop exactly.
 func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizon Time) {
 	if f.workLeft != 0 {
 		return
 	}
-	ctr := &t.loops[f.loopBase+enter.A]
+	ctr := &t.loops[f.loopBase+enter.LoopSlot()]
 	k := *ctr - 1
 	if k <= 0 || enter.IterCost <= 0 {
 		return
@@ -430,8 +430,8 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 		// product, added to the budget, within int64.
 		k = math.MaxInt64 / 2 / vm.pollNanos
 	}
-	back := &f.code.Instrs[enter.C-1]
-	if t.hooks&stopPoll != 0 && (back.Flags&FlagPoll != 0 || back.C > 0) {
+	back := &f.code.Instrs[enter.LoopBackPC()]
+	if t.hooks&stopPoll != 0 && (back.Flags&FlagPoll != 0 || back.StripLength() > 0) {
 		return // the first poll must stop
 	}
 	if mth := f.code.Method; f.code.Counting && vm.backedgeTrigger[mth] > vm.backedges[mth] {
@@ -440,14 +440,14 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 		}
 	}
 	var strip int64
-	if back.C > 0 {
-		if f.stripLoop != back.B {
+	if back.StripLength() > 0 {
+		if f.stripLoop != back.LoopBackTarget() {
 			return // entered in another code version: stripPoll starts the strips
 		}
 		// Counter values c-1 … c-k are passed at the k back-edges (none is
 		// the exit); those a multiple of N iterations after the strips'
 		// start s poll: s-v for v in [c-k, c-1] is in [s-c+1, s-c+k].
-		n := int64(back.C)
+		n := int64(back.StripLength())
 		c, s := *ctr, f.stripFrom
 		strip = (s-c+k)/n - (s-c)/n
 		if extra := strip * vm.pollNanos; extra > 0 {
@@ -477,7 +477,7 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	// statement by statement would: each body Work its own line, the
 	// back-edge (its poll, strip-mined polls) the loop's line.
 	tr := vm.truth
-	body := f.code.Instrs[back.B : enter.C-1]
+	body := f.code.Instrs[back.LoopBackTarget():enter.LoopBackPC()]
 	rest := enter.IterCost
 	for i := range body {
 		c := &tr.lineSelf[f.lines+body[i].Line]

@@ -816,7 +816,7 @@ func (vm *VM) interact(t *Thread) {
 	switch in.Op {
 	case OpBlock:
 		t.stmts++
-		d := Time(vm.img.dists[in.A].Sample(t.rng))
+		d := Time(vm.img.dists[in.blockDist()].Sample(t.rng))
 		f.pc++
 		t.wakeGen++
 		vm.offCPU(t, Blocked)
@@ -824,11 +824,11 @@ func (vm *VM) interact(t *Thread) {
 	case OpMonitorEnter:
 		t.stmts++
 		vm.charge(t, vm.monitorNanos)
-		m := &vm.locks[in.A]
+		m := &vm.locks[in.Lock()]
 		if m.owner < 0 || m.owner == t.ID {
 			m.owner = t.ID
 			m.count++
-			t.held = append(t.held, heldLock{lock: in.A, frame: int32(len(t.frames) - 1)})
+			t.held = append(t.held, heldLock{lock: in.Lock(), frame: int32(len(t.frames) - 1)})
 			f.pc++
 			return
 		}
@@ -836,11 +836,11 @@ func (vm *VM) interact(t *Thread) {
 		vm.offCPU(t, LockWait)
 	case OpMonitorExit:
 		vm.charge(t, vm.monitorNanos)
-		vm.release(t, in.A)
+		vm.release(t, in.Lock())
 		f.pc++
 	case OpSpawn:
 		t.stmts++
-		sp := &vm.img.spawns[in.A]
+		sp := &vm.img.spawns[in.spawn()]
 		if !vm.allowThreads(sp.count, fmt.Sprintf("thread %s spawning %d × %s", t.Name, sp.count, vm.img.Names[sp.entry])) {
 			return
 		}
@@ -864,7 +864,7 @@ func (vm *VM) interact(t *Thread) {
 	case OpAlloc:
 		// TLAB exhausted: take a new one from the shared heap, in global
 		// time order, and let the allocation policy (GC) decide.
-		t.tlabLeft = max(vm.tlabSize, in.Cycles)
+		t.tlabLeft = max(vm.tlabSize, in.AllocBytes())
 		if vm.allocs == nil {
 			t.tlabLeft = math.MaxInt64
 		}
@@ -875,7 +875,7 @@ func (vm *VM) interact(t *Thread) {
 		vm.serviceJobDone(t)
 	case OpThrow:
 		t.stmts++
-		if vm.throw(t, int(in.A)) {
+		if vm.throw(t, int(in.ThrowDepth())) {
 			// Uncaught: the thread ends after the throw's cost, past the
 			// present; its exit waits its turn like any stop.
 			t.stop = stopExit
@@ -916,7 +916,7 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 	vm.charge(t, vm.throwNanos+int64(min(depth, len(t.frames)))*vm.unwindNanos) // frames unwound
 	f := &t.frames[len(t.frames)-1]
 	if depth == 0 {
-		f.pc = f.code.Instrs[f.pc].B
+		f.pc = f.code.Instrs[f.pc].ThrowEnd()
 		return false
 	}
 	keep := len(t.frames) - depth

@@ -120,7 +120,7 @@ func hasPollFreeLoop(c *sim.Code) bool {
 		return false
 	}
 	for _, in := range c.Instrs {
-		if in.Op == sim.OpLoopBack && in.Flags&sim.FlagPoll == 0 && in.C == 0 {
+		if in.Op == sim.OpLoopBack && in.Flags&sim.FlagPoll == 0 && in.StripLength() == 0 {
 			return true
 		}
 	}
