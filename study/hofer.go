@@ -159,8 +159,14 @@ func hoferOverheadRuns(o Options) (map[hoferKey]*hoferRun, error) {
 }
 
 func hoferOverheadNote(o Options) string {
-	return fmt.Sprintf("Each technique costed and alone on the stand-ins %s (4 CPUs, default VM and JIT), seeds %v, %v runs; overhead = steady-state speed (bytecodes per simulated second after the first %v, which are discarded as the paper discards its warm-up iterations) of the unprofiled run with the same seed / the profiled run's − 1. Sampling: JVMTI = a global safepoint, the VM thread walks every thread (2 µs + 100 ns a frame, 256 frames) and the agent stores the traces (20 µs); SPS = the first K = 4 (CPUs) runnable threads to reach a poll walk their own stacks (1 µs + 100 ns a frame), waiting threads included in proportion; ISPS = SPS decoding only the top frame and intercepting returns (50 ns + 100 ns a frame), retrieving at a full safepoint every second and at every thread end. Every agent waits the interval less the last sample's time.",
-		strings.Join(hoferOverheadBenches(o), ", "), o.Seeds, hoferOverheadDuration, hoferWarmUp)
+	info, err := samplers.Lookup("jvmti")
+	if err != nil {
+		panic(err) // registered in samplers' init
+	}
+	jv, sps := info.Config().(*samplers.SafepointConfig), samplers.DefaultSPSConfig()
+	return fmt.Sprintf("Each technique costed and alone on the stand-ins %s (4 CPUs, default VM and JIT), seeds %v, %v runs; overhead = steady-state speed (bytecodes per simulated second after the first %v, which are discarded as the paper discards its warm-up iterations) of the unprofiled run with the same seed / the profiled run's − 1. Sampling: JVMTI = a global safepoint, the VM thread walks every thread (%v a thread + %v a frame, %d frames; measured on OpenJDK 17, docs/CALIBRATION.md) and the agent stores the traces (%v); SPS = the first K = 4 (CPUs) runnable threads to reach a poll walk their own stacks (%v + %v a frame), waiting threads included in proportion; ISPS = SPS decoding only the top frame and intercepting returns (%v + %v a frame), retrieving at a full safepoint every second and at every thread end. Every agent waits the interval less the last sample's time.",
+		strings.Join(hoferOverheadBenches(o), ", "), o.Seeds, hoferOverheadDuration, hoferWarmUp,
+		jv.WalkPerThread, jv.WalkPerFrame, jv.Depth, jv.AgentPerSample, sps.SampleBase, sps.FrameCost, sps.TrampolineCost, sps.FrameCost)
 }
 
 // hoferOverhead is the overhead (%) of each seed's run of (bench, prof, iv).
