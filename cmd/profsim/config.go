@@ -251,14 +251,30 @@ func (rc *runConfig) writeHeader(w io.Writer) {
 	if rc.BaselineOnly {
 		fmt.Fprint(w, "   baseline only (no optimizing JIT)\n")
 	} else {
-		fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s\n",
+		fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s",
 			rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"], rc.Settings["jit.loop_unroll"]), rc.Settings["jit.debug_non_safepoints"])
+		fmt.Fprintf(w, "%s\n", safepointText(rc.Settings))
 	}
 	for _, s := range rc.Samplers {
 		if set := nonDefault(s); set != "" {
 			fmt.Fprintf(w, "%s: %s\n", s.ID, set)
 		}
 	}
+}
+
+// safepointText names the global safepoint's costs when any is set
+// (hotspot17's measured ones, or --set safepoint.KEY): the VM thread's
+// re-check periods before and after 1 ms and its overhead per safepoint.
+func safepointText(set map[string]string) string {
+	recheck, late, over := set["safepoint.sync_recheck"], set["safepoint.sync_recheck_late"], set["safepoint.operation_overhead"]
+	if recheck == "0s" && over == "0s" {
+		return ""
+	}
+	text := "   safepoint re-check " + recheck
+	if late != "0s" {
+		text += " (" + late + " past 1ms)"
+	}
+	return text + ", overhead " + over
 }
 
 // stripText says where counted loops poll: every strip of n compiled
