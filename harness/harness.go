@@ -290,7 +290,7 @@ func (r *Rig) Collect() (*Outcome, error) {
 		if err := r.vm.CheckProfile(); err != nil {
 			return nil, err
 		}
-		out.Profiles["truth"] = out.Result.Truth.Profile(out.Image)
+		out.Profiles["truth"] = TruthProfile(out.Result.Truth, out.Image)
 	}
 	for _, s := range r.attached {
 		res := s.Result()

@@ -125,7 +125,7 @@ func (s *Komorium) Attach(env *Env) error {
 	s.env = env
 	s.rec = newRecorder(env, s.name, 0)
 	s.rec.b = profile.NewBuilder("komorium", "bytecodes", 0)
-	s.rec.fn = env.VM.Image().Functions(s.rec.b)
+	s.rec.fn = Functions(s.rec.b, env.VM.Image())
 	h, err := env.VM.AddHookHandler(s)
 	if err != nil {
 		return err

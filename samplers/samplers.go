@@ -196,7 +196,19 @@ type recorder struct {
 
 func newRecorder(env *Env, source string, period sim.Time) *recorder {
 	b := profile.NewBuilder(source, "nanoseconds", int64(period))
-	return &recorder{vm: env.VM, b: b, fn: env.VM.Image().Functions(b), source: source, period: period, window: env.Window}
+	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window}
+}
+
+// Functions adds img's methods to b's function table in method order and
+// returns each method's function index: the functions every profile of a
+// run starts with, the truth's (harness.TruthProfile) included.
+func Functions(b *profile.Builder, img *sim.Image) []int {
+	idx := make([]int, len(img.Methods))
+	for i, m := range img.Methods {
+		idx[i] = b.Func(profile.Function{Name: img.Names[i], Class: m.Class, Method: m.Name,
+			Signature: m.Signature, File: m.Class + ".java"})
+	}
+	return idx
 }
 
 // add records one sample taken now, of weight period, with frames (root

@@ -208,8 +208,8 @@ func (vm *VM) newContext(lines int32, depth int) bool {
 }
 
 // NoTruthProfile tells the footprint estimate that nobody will build the
-// truth profile (Truth.Profile) of this run: its samples are not counted.
-// Call it before Run.
+// truth profile (harness.TruthProfile) of this run: its samples are not
+// counted. Call it before Run.
 func (vm *VM) NoTruthProfile() {
 	vm.noTruthProfile = true
 	vm.foot.Samples, vm.foot.StackFrames = 0, 0
@@ -259,7 +259,7 @@ func (vm *VM) CheckProfile() error {
 }
 
 // Footprint is the run's estimated memory so far, the truth profile
-// counted as Profile would build it now.
+// counted as harness.TruthProfile would build it now.
 func (vm *VM) Footprint() Footprint {
 	f := vm.foot
 	if !vm.noTruthProfile {
@@ -268,8 +268,8 @@ func (vm *VM) Footprint() Footprint {
 	return f
 }
 
-// profileSize is how many samples Profile makes and how many frames
-// their stacks hold.
+// profileSize is how many samples harness.TruthProfile makes and how
+// many frames their stacks hold.
 func (t *Truth) profileSize() (samples, frames int64) {
 	depth := make([]int32, len(t.nodes)) // parents precede their children
 	for i := 1; i < len(t.nodes); i++ {

@@ -216,8 +216,9 @@ threads: [{name: main, entry: A.f, count: 50}]
 	assert.Contains(t, le.Detail, "frames on their stacks")
 }
 
-// The truth profile is checked as built: one sample per (context, line)
-// with self time, each with its whole stack.
+// The truth profile is checked as it will be built: one sample per
+// (context, line) with self time, each with its whole stack (its size
+// against harness.TruthProfile's: harness's TestTruthProfileFootprint).
 func TestCheckProfile(t *testing.T) {
 	src := `
 name: lines
@@ -229,13 +230,9 @@ threads: [{name: main, entry: A.main}]
 	vm := newVM(t, parse(t, src), nil)
 	r := vm.Run()
 	require.NoError(t, vm.Err())
-	p := r.Truth.Profile(r.Image)
 	f := vm.Footprint()
-	assert.Equal(t, int64(len(p.Samples)), f.Samples)
-	var frames int64
-	for _, s := range p.Samples {
-		frames += int64(len(s.Stack))
-	}
+	samples, frames := lineSamples(r.Truth)
+	assert.Equal(t, samples, f.Samples)
 	assert.Equal(t, frames, f.StackFrames)
 	assert.Equal(t, int64(2), f.Contexts)
 	require.NoError(t, vm.CheckProfile())

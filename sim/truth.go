@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"github.com/profsim/profsim/profile"
-)
+import "fmt"
 
 // ThreadState is what a thread is doing, for scheduling and for the
 // ground-truth time-per-state accounting.
@@ -193,12 +189,37 @@ type CCTNode struct {
 // children are the threads' entry methods.
 func (t *Truth) Nodes() []CCTNode {
 	out := make([]CCTNode, len(t.nodes))
-	for i, n := range t.nodes {
-		self, bc := t.sums(i)
-		out[i] = CCTNode{ID: int32(i), Parent: n.parent, Method: n.method, Self: Time(self),
-			Bytecodes: bc, Calls: n.calls, AllocBytes: n.allocBytes}
+	for i := range t.nodes {
+		out[i] = t.Node(int32(i))
 	}
 	return out
+}
+
+// NodeCount is the number of nodes of the exact CCT, the root included.
+func (t *Truth) NodeCount() int { return len(t.nodes) }
+
+// Node returns node i of the exact CCT (0 ≤ i < NodeCount); a parent
+// precedes its children.
+func (t *Truth) Node(i int32) CCTNode {
+	n := &t.nodes[i]
+	self, bc := t.sums(int(i))
+	return CCTNode{ID: i, Parent: n.parent, Method: n.method, Self: Time(self),
+		Bytecodes: bc, Calls: n.calls, AllocBytes: n.allocBytes}
+}
+
+// NodeLines is the number of line slots of node i: its method's highest
+// Instr.Line + 1 (slot 0 is never charged; the root has one empty slot).
+func (t *Truth) NodeLines(i int32) int { return int(t.nodes[i].lines) }
+
+// LineSelf is node i's self time at source line (Instr.Line) of its
+// method, 0 ≤ line < NodeLines(i): the ns charged there in that calling
+// context.
+func (t *Truth) LineSelf(i int32, line int) Time {
+	n := &t.nodes[i]
+	if line < 0 || line >= int(n.lines) {
+		panic(fmt.Sprintf("sim: line %d of a node with %d line slots", line, n.lines))
+	}
+	return Time(t.lineSelf[int(n.lineBase)+line].self)
 }
 
 // SelfTotal is the CCT's self time summed over all nodes.
@@ -222,8 +243,10 @@ func (t *Truth) BytecodeTotal() int64 {
 // EdgeCount returns how often static call edge i (Image.Edges) executed.
 func (t *Truth) EdgeCount(i int) int64 { return t.edgeCounts[i] }
 
-// path appends node's calling context, root first, to buf.
-func (t *Truth) path(node int32, buf []int32) []int32 {
+// Path appends node's calling context to buf: the methods from the
+// thread's entry method (a child of the root) down to node's own; nothing
+// for the root.
+func (t *Truth) Path(node int32, buf []int32) []int32 {
 	start := len(buf)
 	for n := node; n > 0; n = t.nodes[n].parent {
 		buf = append(buf, t.nodes[n].method)
@@ -232,79 +255,4 @@ func (t *Truth) path(node int32, buf []int32) []int32 {
 		buf[i], buf[j] = buf[j], buf[i]
 	}
 	return buf
-}
-
-// Functions builds the profile function table for an image: one entry per
-// method, index = method index.
-func (img *Image) Functions(b *profile.Builder) []int {
-	idx := make([]int, len(img.Methods))
-	for i, m := range img.Methods {
-		idx[i] = b.Func(profile.Function{Name: img.Names[i], Class: m.Class, Method: m.Name,
-			Signature: m.Signature, File: m.Class + ".java"})
-	}
-	return idx
-}
-
-// BytecodeProfile returns the exact bytecode profile: every CCT node with
-// executed bytecodes becomes one sample weighted by them (Binder's perfect
-// profile, to which bytecode-counting samplers are compared).
-func (t *Truth) BytecodeProfile(img *Image) *profile.Profile {
-	b := profile.NewBuilder("truth-bytecodes", "bytecodes", 0)
-	fn := img.Functions(b)
-	var buf []int32
-	var stack []profile.Frame
-	for i := range t.nodes {
-		_, bc := t.sums(i)
-		if bc == 0 {
-			continue
-		}
-		buf = t.path(int32(i), buf[:0])
-		stack = stack[:0]
-		for _, m := range buf {
-			stack = append(stack, profile.Frame{Func: fn[m]})
-		}
-		b.AddSample(stack, bc, bc, "")
-	}
-	return b.Build()
-}
-
-// Profile returns the ground truth as a profile: every (CCT node, source
-// line) with self time becomes one sample (Count = Weight = its ns: the
-// limit of a sampler with a 1 ns period) whose leaf frame carries the line
-// (Instr.Line, as an exact sampler records it), plus every executed call
-// edge with its exact count. Callers' frames have Line 0: a CCT node does
-// not tell which call site of its parent entered it.
-func (t *Truth) Profile(img *Image) *profile.Profile {
-	b := profile.NewBuilder("truth", "nanoseconds", 0)
-	fn := img.Functions(b)
-	var buf []int32
-	var stack []profile.Frame
-	for i := range t.nodes {
-		n := &t.nodes[i]
-		if i == 0 {
-			continue // the root: no code of its own
-		}
-		stack = stack[:0]
-		for line, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
-			w := c.self
-			if w == 0 {
-				continue
-			}
-			if len(stack) == 0 {
-				buf = t.path(int32(i), buf[:0])
-				for _, m := range buf {
-					stack = append(stack, profile.Frame{Func: fn[m]})
-				}
-			}
-			stack[len(stack)-1].Line = line
-			b.AddSample(stack, w, w, "")
-		}
-	}
-	for i := range img.Edges {
-		if c := t.edgeCounts[i]; c > 0 {
-			e := img.Edges[i]
-			b.AddEdge(fn[e.Caller], int(e.Line), fn[e.Callee], c)
-		}
-	}
-	return b.Build()
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"testing"
 
-	"github.com/profsim/profsim/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,33 +42,54 @@ methods:
 threads: [{name: main, entry: P.main}]
 `
 
-// lineWeights returns the truth profile's self ns per (method, line) of
-// the leaf, and its total.
-func lineWeights(p *profile.Profile) (map[string]map[int]int64, int64) {
+// lineWeights returns the truth's self ns per (method, line) over all
+// calling contexts, lines with none left out, and its total.
+func lineWeights(r *Result) (map[string]map[int]int64, int64) {
 	out := map[string]map[int]int64{}
 	var sum int64
-	for _, s := range p.Samples {
-		leaf := s.Stack[len(s.Stack)-1]
-		name := p.Functions[leaf.Func].Name
-		if out[name] == nil {
-			out[name] = map[int]int64{}
+	for i := int32(1); int(i) < r.Truth.NodeCount(); i++ {
+		name := r.Image.Names[r.Truth.Node(i).Method]
+		for line := range r.Truth.NodeLines(i) {
+			w := int64(r.Truth.LineSelf(i, line))
+			if w == 0 {
+				continue
+			}
+			if out[name] == nil {
+				out[name] = map[int]int64{}
+			}
+			out[name][line] += w
+			sum += w
 		}
-		out[name][leaf.Line] += s.Weight
-		sum += s.Weight
 	}
 	return out, sum
 }
 
-// lineShare finds (method, line) in Lines().
-func lineShare(t *testing.T, rows []profile.LineShare, method string, line int) float64 {
-	t.Helper()
-	for _, r := range rows {
-		if r.Method == method && r.Line == line {
-			return r.SelfShare
+// lineSamples counts the (context, line) pairs with self time and the
+// frames of their contexts' stacks: the truth profile's samples and
+// frames.
+func lineSamples(tr *Truth) (samples, frames int64) {
+	var path []int32
+	for i := int32(1); int(i) < tr.NodeCount(); i++ {
+		path = tr.Path(i, path[:0])
+		for line := range tr.NodeLines(i) {
+			if tr.LineSelf(i, line) != 0 {
+				samples++
+				frames += int64(len(path))
+			}
 		}
 	}
-	t.Fatalf("no row %s:%d in %v", method, line, rows)
-	return 0
+	return samples, frames
+}
+
+// lineShare is (method, line)'s share of the truth's self time.
+func lineShare(t *testing.T, r *Result, method string, line int) float64 {
+	t.Helper()
+	w, sum := lineWeights(r)
+	ns, ok := w[method][line]
+	if !ok {
+		t.Fatalf("no self time at %s:%d in %v", method, line, w)
+	}
+	return float64(ns) / float64(sum)
 }
 
 func selfOf(nodes []CCTNode, m int32) Time {
@@ -95,9 +115,7 @@ func TestTruthLinesExact(t *testing.T) {
 			c.Duration = Second
 		})
 		r := vm.Run()
-		p := r.Truth.Profile(r.Image)
-		rows := p.Lines()
-		l2, l3, l4 := lineShare(t, rows, "L.main", 2), lineShare(t, rows, "L.main", 3), lineShare(t, rows, "L.main", 4)
+		l2, l3, l4 := lineShare(t, r, "L.main", 2), lineShare(t, r, "L.main", 3), lineShare(t, r, "L.main", 4)
 		work := 100.0 + 300 + 600
 		total := 1000 * (work + 7)
 		assert.InDelta(t, 1000*100/total, l2, 1e-9)
@@ -105,14 +123,14 @@ func TestTruthLinesExact(t *testing.T) {
 		assert.InDelta(t, 1000*600/total, l4, 1e-9)
 		assert.InDelta(t, 3.0, l3/l2, 1e-9)
 		assert.InDelta(t, 6.0, l4/l2, 1e-9)
-		assert.InDelta(t, 1000*7/total, lineShare(t, rows, "L.main", 5), 1e-9)
-		w, sum := lineWeights(p)
+		assert.InDelta(t, 1000*7/total, lineShare(t, r, "L.main", 5), 1e-9)
+		w, sum := lineWeights(r)
 		assert.Equal(t, int64(selfOf(r.Truth.Nodes(), 0)), sum)
 		assert.Equal(t, map[int]int64{2: 100_000, 3: 300_000, 4: 600_000, 5: 7_000}, w["L.main"])
 	})
 	t.Run("polls", func(t *testing.T) {
 		r := newVM(t, parse(t, linesProgram), func(c *Config) { c.MaxStep = 777; c.Duration = Second }).Run()
-		w, sum := lineWeights(r.Truth.Profile(r.Image))
+		w, sum := lineWeights(r)
 		// 999 back-edge polls (the last iteration exits) at the loop's
 		// line; HotSpot-style code has no poll at the entry method's return.
 		assert.Equal(t, map[int]int64{1: 999, 2: 100_000, 3: 300_000, 4: 600_000, 5: 7_000}, w["L.main"])
@@ -127,12 +145,10 @@ func TestTruthLinesExact(t *testing.T) {
 func TestTruthLinesPureLoop(t *testing.T) {
 	for _, step := range []Time{0, 333, 10 * Microsecond} {
 		r := newVM(t, parse(t, pureLoopProgram), func(c *Config) { c.MaxStep = step; c.Duration = Second }).Run()
-		p := r.Truth.Profile(r.Image)
-		w, sum := lineWeights(p)
+		w, sum := lineWeights(r)
 		assert.Equal(t, map[int]int64{1: 40, 2: 4999, 3: 1_250_000, 4: 3_750_000}, w["P.main"], "max step %v", step)
 		assert.Equal(t, int64(selfOf(r.Truth.Nodes(), 0)), sum)
-		rows := p.Lines()
-		l3, l4 := lineShare(t, rows, "P.main", 3), lineShare(t, rows, "P.main", 4)
+		l3, l4 := lineShare(t, r, "P.main", 3), lineShare(t, r, "P.main", 4)
 		assert.InDelta(t, 3.0, l4/l3, 1e-9)
 		assert.InDelta(t, 1_250_000/float64(sum), l3, 1e-9)
 	}

@@ -64,7 +64,7 @@ func komoriumOnce(bench string, seed uint64, d sim.Time, tweak func(*samplers.Ko
 		return nil, fmt.Errorf("%s: %w", bench, err)
 	}
 	kp := out.Profiles["komorium"]
-	exact := out.Result.Truth.BytecodeProfile(out.Image)
+	exact := harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
 	executed := float64(out.Result.Truth.BytecodeTotal())
 	return &komoriumRun{
 		overlap: 100 * profile.OverlapContexts(kp, exact),

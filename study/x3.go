@@ -207,7 +207,7 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 		waited: anyWaited(out.Result.Threads)}
 	r.cw = map[string]map[string]float64{}
 	if kind == "komorium" {
-		r.bytecode = out.Result.Truth.BytecodeProfile(out.Image)
+		r.bytecode = harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
 	}
 	return r, nil
 }

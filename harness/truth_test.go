@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runTruth runs p on a bare VM (no JIT, no sampler) and returns it.
+func runTruth(t *testing.T, p *program.Program, d sim.Time) *sim.VM {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Duration = d
+	img, err := sim.NewImage(p, cfg.Cost)
+	require.NoError(t, err)
+	vm, err := sim.New(img, cfg)
+	require.NoError(t, err)
+	vm.Run()
+	require.NoError(t, vm.Err())
+	return vm
+}
+
+// The truth profile holds the truth exactly: its weights per (method,
+// leaf line) are the CCT's self ns per line, its edges the edge counts;
+// the bytecode profile's weights per context are the CCT's bytecodes.
+func TestTruthProfiles(t *testing.T) {
+	p, err := workloads.Get("deepcall")
+	require.NoError(t, err)
+	vm := runTruth(t, p, 5*sim.Millisecond)
+	r := vm.Result()
+	tr := r.Truth
+
+	prof := TruthProfile(tr, r.Image)
+	assert.Equal(t, "nanoseconds", prof.Unit)
+	assert.Equal(t, int64(tr.SelfTotal()), prof.TotalWeight())
+	type at struct {
+		method string
+		line   int
+	}
+	want, got := map[at]int64{}, map[at]int64{}
+	for i := int32(1); int(i) < tr.NodeCount(); i++ {
+		for line := range tr.NodeLines(i) {
+			if w := tr.LineSelf(i, line); w != 0 {
+				want[at{r.Image.Names[tr.Node(i).Method], line}] += int64(w)
+			}
+		}
+	}
+	for _, s := range prof.Samples {
+		leaf := s.Stack[len(s.Stack)-1]
+		assert.Equal(t, s.Weight, s.Count)
+		got[at{prof.Functions[leaf.Func].Name, leaf.Line}] += s.Weight
+		for _, f := range s.Stack[:len(s.Stack)-1] {
+			assert.Zero(t, f.Line, "a caller's frame has no line")
+		}
+	}
+	assert.Equal(t, want, got)
+	require.NotEmpty(t, prof.Edges)
+	type edge struct {
+		caller, callee string
+		site           int
+	}
+	edges, gotEdges := map[edge]int64{}, map[edge]int64{}
+	for i, e := range r.Image.Edges {
+		if c := tr.EdgeCount(i); c > 0 {
+			edges[edge{r.Image.Names[e.Caller], r.Image.Names[e.Callee], int(e.Line)}] += c
+		}
+	}
+	for _, e := range prof.Edges {
+		gotEdges[edge{prof.Functions[e.Caller].Name, prof.Functions[e.Callee].Name, e.Site}] += e.Weight
+	}
+	assert.Equal(t, edges, gotEdges)
+
+	bc := TruthBytecodeProfile(tr, r.Image)
+	assert.Equal(t, "bytecodes", bc.Unit)
+	assert.Equal(t, tr.BytecodeTotal(), bc.TotalWeight())
+	var contexts int
+	for _, n := range tr.Nodes() {
+		if n.Bytecodes != 0 {
+			contexts++
+		}
+	}
+	assert.Len(t, bc.Samples, contexts, "one sample per context with bytecodes")
+	for _, s := range bc.Samples {
+		assert.Zero(t, s.Stack[len(s.Stack)-1].Line)
+	}
+}
+
+// sim's footprint estimate counts the truth profile as TruthProfile
+// builds it: one sample per (context, line) with self time, each with its
+// whole stack.
+func TestTruthProfileFootprint(t *testing.T) {
+	p, err := program.Parse([]byte(`
+name: lines
+methods:
+  - {class: A, name: main, body: [{work: {cycles: 100, bytecodes: 1}}, {call: {method: A.g}}, {work: {cycles: 100, bytecodes: 1}}]}
+  - {class: A, name: g, body: [{work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}]}
+threads: [{name: main, entry: A.main}]
+`), program.YAML)
+	require.NoError(t, err)
+	vm := runTruth(t, p, sim.Second)
+	r := vm.Result()
+	prof := TruthProfile(r.Truth, r.Image)
+	f := vm.Footprint()
+	assert.Equal(t, int64(len(prof.Samples)), f.Samples)
+	var frames int64
+	for _, s := range prof.Samples {
+		frames += int64(len(s.Stack))
+	}
+	assert.Equal(t, frames, f.StackFrames)
+}
