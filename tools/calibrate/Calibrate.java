@@ -332,40 +332,59 @@ public class Calibrate {
      */
     static final int[][] WALKS = {{4, 2}, {64, 2}, {160, 2}, {16, 8}, {16, 48}, {16, 96}};
 
-    static void measureDump() throws Exception {
+    /**
+     * walkFit runs one child per WALKS mix (args gives its JVM options and
+     * arguments), pairs each line starting with prefix with the log line
+     * of VM operation op before it, skips the first 10 pairs as warm-up,
+     * and fits the medians of the operation's At-safepoint time over the
+     * threads and frames the line reports: {fixed, per thread, per frame}.
+     * reach and clean collect the Reaching and Cleanup phases. done, if
+     * not null, is a line the child must print (the agent finished).
+     */
+    static double[] walkFit(String op, String prefix, String done, String label,
+            java.util.function.BiFunction<Integer, Integer, List<List<String>>> args,
+            List<Double> reach, List<Double> clean) throws Exception {
         List<double[]> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
-        List<Double> reach = new ArrayList<>(), clean = new ArrayList<>();
         for (int[] cfg : WALKS) {
-            int threads = cfg[0], depth = cfg[1];
-            {
-                List<String> out = child(List.of("-Xlog:safepoint=info:stdout:none", "-Xss4m"), "dump", "" + threads, "" + depth, DUMPS);
-                Matcher last = null;
-                List<Double> at = new ArrayList<>();
-                double th = 0, fr = 0;
-                int seen = 0;
-                for (String l : out) {
-                    Matcher m = SP.matcher(l);
-                    if (m.find() && m.group(1).equals("ThreadDump")) { last = m; continue; }
-                    if (l.startsWith("DUMP") && last != null) {
-                        seen++;
-                        if (seen <= 10) { last = null; continue; } // warm-up
-                        Map<String, Double> d = kv(l);
-                        th = d.get("threads");
-                        fr = d.get("frames");
-                        at.add(Double.parseDouble(last.group(4)));
-                        reach.add(Double.parseDouble(last.group(2)));
-                        clean.add(Double.parseDouble(last.group(3)));
-                        last = null;
-                    }
+            List<List<String>> a = args.apply(cfg[0], cfg[1]);
+            List<String> out = child(a.get(0), a.get(1).toArray(new String[0]));
+            Matcher last = null;
+            List<Double> at = new ArrayList<>();
+            double th = 0, fr = 0;
+            int seen = 0;
+            boolean finished = done == null;
+            for (String l : out) {
+                Matcher m = SP.matcher(l);
+                if (m.find() && m.group(1).equals(op)) { last = m; continue; }
+                if (done != null && l.startsWith(done)) finished = true;
+                if (l.startsWith(prefix) && last != null) {
+                    seen++;
+                    if (seen <= 10) { last = null; continue; } // warm-up
+                    Map<String, Double> d = kv(l);
+                    th = d.get("threads");
+                    fr = d.get("frames");
+                    at.add(Double.parseDouble(last.group(4)));
+                    reach.add(Double.parseDouble(last.group(2)));
+                    clean.add(Double.parseDouble(last.group(3)));
+                    last = null;
                 }
-                double med = median(at);
-                System.out.printf(Locale.ROOT, "    dump threads=%.0f frames=%.0f: at-safepoint median %.0f ns (%d)%n", th, fr, med, at.size());
-                xs.add(new double[] {th, fr});
-                ys.add(med);
             }
+            if (!finished) throw new IllegalStateException(label + ": the child did not print " + done);
+            double med = median(at);
+            System.out.printf(Locale.ROOT, "    %s threads=%.0f frames=%.0f: at-safepoint median %.0f ns (%d)%n", label, th, fr, med, at.size());
+            xs.add(new double[] {th, fr});
+            ys.add(med);
         }
-        double[] b = fit(xs, ys, 2);
+        return fit(xs, ys, 2);
+    }
+
+    static void measureDump() throws Exception {
+        List<Double> reach = new ArrayList<>(), clean = new ArrayList<>();
+        double[] b = walkFit("ThreadDump", "DUMP", null, "dump",
+                (threads, depth) -> List.of(List.of("-Xlog:safepoint=info:stdout:none", "-Xss4m"),
+                        List.of("dump", "" + threads, "" + depth, DUMPS)),
+                reach, clean);
         put("threaddump_fixed", "", "ns", "intercept of the ThreadDump operation's at-safepoint time", b[0]);
         put("walk_per_thread", "", "ns", "ThreadDump at-safepoint time per thread (fit)", b[1]);
         put("walk_per_frame", "", "ns", "ThreadDump at-safepoint time per frame (fit)", b[2]);
@@ -383,41 +402,11 @@ public class Calibrate {
             System.out.println("    (no JVMTI agent: jvmti rows skipped; JFR's walk is costed at ThreadDump's per-frame time)");
             return threadDumpPerFrame;
         }
-        List<double[]> xs = new ArrayList<>();
-        List<Double> ys = new ArrayList<>();
-        for (int[] cfg : WALKS) {
-            int threads = cfg[0], depth = cfg[1];
-            {
-                List<String> out = child(List.of("-Xlog:safepoint=info:stdout:none", "-Xss4m",
+        double[] b = walkFit("GetAllStackTraces", "JVMTI ", "JVMTI_DONE", "jvmti",
+                (threads, depth) -> List.of(List.of("-Xlog:safepoint=info:stdout:none", "-Xss4m",
                         "-agentpath:" + agent + "=n=" + DUMPS + ",delay=1500,interval=5000,depth=256"),
-                        "hold", "" + threads, "" + depth, "3000");
-                Matcher last = null;
-                List<Double> at = new ArrayList<>();
-                double th = 0, fr = 0;
-                int seen = 0;
-                boolean done = false;
-                for (String l : out) {
-                    Matcher m = SP.matcher(l);
-                    if (m.find() && m.group(1).equals("GetAllStackTraces")) { last = m; continue; }
-                    if (l.startsWith("JVMTI_DONE")) done = true;
-                    if (l.startsWith("JVMTI ") && last != null) {
-                        seen++;
-                        if (seen <= 10) { last = null; continue; } // warm-up
-                        Map<String, Double> d = kv(l);
-                        th = d.get("threads");
-                        fr = d.get("frames");
-                        at.add(Double.parseDouble(last.group(4)));
-                        last = null;
-                    }
-                }
-                if (!done) throw new IllegalStateException("the JVMTI agent did not finish its calls within the child's run");
-                double med = median(at);
-                System.out.printf(Locale.ROOT, "    jvmti threads=%.0f frames=%.0f: at-safepoint median %.0f ns (%d)%n", th, fr, med, at.size());
-                xs.add(new double[] {th, fr});
-                ys.add(med);
-            }
-        }
-        double[] b = fit(xs, ys, 2);
+                        List.of("hold", "" + threads, "" + depth, "3000")),
+                new ArrayList<>(), new ArrayList<>());
         put("jvmti_fixed", "", "ns", "intercept of GetAllStackTraces' at-safepoint time (fit)", b[0]);
         put("jvmti_walk_per_thread", "sampler:jvmti.walk_per_thread sampler:safepoint.walk_per_thread", "ns", "GetAllStackTraces at-safepoint time per thread (fit)", b[1]);
         put("jvmti_walk_per_frame", "sampler:jvmti.walk_per_frame sampler:safepoint.walk_per_frame sampler:jfr.walk_per_frame", "ns", "GetAllStackTraces at-safepoint time per frame (fit); JFR's walk of a frame is costed the same", b[2]);
