@@ -77,14 +77,17 @@ func (emptyProfile) EdgeWeight(int) float64 { return 0 }
 func (emptyProfile) TotalWeight() float64   { return 0 }
 
 // warmUpMeter records the bytecodes executed when its timer fires.
-type warmUpMeter struct{ into *int64 }
+type warmUpMeter struct {
+	truth *sim.Truth
+	into  *int64
+}
 
-func (w warmUpMeter) OnTimer(vm *sim.VM, _ sim.Time, _ int64) { *w.into = vm.Truth().BytecodeTotal() }
+func (w warmUpMeter) OnTimer(sim.Agent, sim.Time, int64) { *w.into = w.truth.BytecodeTotal() }
 
 // recompiler re-optimizes every compiled method when its timer fires.
 type recompiler struct{ j *jit.JIT }
 
-func (r recompiler) OnTimer(*sim.VM, sim.Time, int64) { r.j.RecompileAll() }
+func (r recompiler) OnTimer(sim.Agent, sim.Time, int64) { r.j.RecompileAll() }
 
 // exactProfile is the exact call graph so far, by static edge.
 type exactProfile struct{ vm *sim.VM }
@@ -217,15 +220,15 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 			return nil, err
 		}
 	}
-	if out.Safepoints, err = safepoint.New(vm, cfg.Safepoint); err != nil {
+	if out.Safepoints, err = safepoint.New(vm.Agent(), cfg.Safepoint); err != nil {
 		return nil, err
 	}
 	if cfg.GC != nil {
-		if out.GC, err = safepoint.AttachGC(vm, out.Safepoints, *cfg.GC); err != nil {
+		if out.GC, err = safepoint.AttachGC(vm.Agent(), out.Safepoints, *cfg.GC); err != nil {
 			return nil, err
 		}
 	}
-	env := &samplers.Env{VM: vm, Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window}
+	env := &samplers.Env{VM: vm.Agent(), Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window}
 	for _, s := range pl.attached {
 		if err := s.Attach(env); err != nil {
 			return nil, err
@@ -244,7 +247,7 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	if cfg.WarmUp > 0 {
 		// A timer is a horizon: every running thread's position, and so
 		// the bytecode count, is exact when it fires.
-		id := vm.AddTimer(warmUpMeter{&out.WarmUpBytecodes})
+		id := vm.AddTimer(warmUpMeter{vm.Truth(), &out.WarmUpBytecodes})
 		vm.ScheduleTimer(id, cfg.WarmUp, 0)
 	}
 	if cfg.RecompileAt > 0 {

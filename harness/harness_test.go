@@ -215,7 +215,7 @@ func (p *pollTouch) Attach(env *samplers.Env) (err error) {
 	return err
 }
 
-func (p *pollTouch) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (p *pollTouch) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	for _, th := range vm.Threads() {
 		if !th.Service && (th.State == sim.Running || th.State == sim.Runnable) {
 			vm.Arm(p.h, th.ID, sim.HookPoll)
@@ -224,7 +224,7 @@ func (p *pollTouch) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 	vm.ScheduleTimer(p.timer, at+p.period, 0)
 }
 
-func (p *pollTouch) OnHook(*sim.VM, sim.ThreadID, sim.Hook) sim.Action {
+func (p *pollTouch) OnHook(sim.Agent, sim.ThreadID, sim.Hook) sim.Action {
 	p.fired++
 	return sim.Continue
 }

@@ -381,7 +381,7 @@ threads: [{name: main, entry: L.main}]
 // counterReader owns a thread's bytecode counter and never fires.
 type counterReader struct{}
 
-func (counterReader) OnHook(*sim.VM, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
+func (counterReader) OnHook(sim.Agent, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
 
 // TestInstrumentedRunCounts: running instrumented code, every block entered
 // counts its bytecodes once — jumps land on counts — and a block is counted

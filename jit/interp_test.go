@@ -37,7 +37,7 @@ type firstPoll struct {
 	seen   bool
 }
 
-func (p *firstPoll) OnHook(vm *sim.VM, t sim.ThreadID, h sim.Hook) sim.Action {
+func (p *firstPoll) OnHook(vm sim.Agent, t sim.ThreadID, h sim.Hook) sim.Action {
 	if !p.seen && vm.State(t) == sim.Running {
 		st := vm.Stack(t, nil)
 		top := st[len(st)-1]

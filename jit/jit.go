@@ -217,7 +217,7 @@ type Event struct {
 // JIT is one VM's compiler: attached before the run, driven by counters.
 type JIT struct {
 	cfg      Config
-	vm       *sim.VM
+	vm       sim.CompilerHost
 	img      *sim.Image
 	compiler sim.ThreadID
 	queued   []bool
@@ -239,7 +239,7 @@ type pendingCompile struct {
 
 // Attach installs the JIT's initial code (interpreted when tiered) and
 // its compiler thread on vm. Call it before vm runs.
-func Attach(vm *sim.VM, cfg Config) (*JIT, error) {
+func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -351,13 +351,13 @@ func (j *JIT) interpreted(m int32) *sim.Code {
 }
 
 // OnCounter queues a compilation when a method's counter fires.
-func (j *JIT) OnCounter(vm *sim.VM, t sim.ThreadID, m int32, k sim.CounterKind) {
+func (j *JIT) OnCounter(_ sim.Agent, t sim.ThreadID, m int32, k sim.CounterKind) {
 	if j.queued[m] {
 		return
 	}
 	j.queued[m] = true
-	vm.SetTrigger(m, sim.InvocationCounter, math.MaxInt64)
-	vm.SetTrigger(m, sim.BackedgeCounter, math.MaxInt64)
+	j.vm.SetTrigger(m, sim.InvocationCounter, math.MaxInt64)
+	j.vm.SetTrigger(m, sim.BackedgeCounter, math.MaxInt64)
 	reason := "invocations"
 	if k == sim.BackedgeCounter {
 		reason = "backedges (OSR)"
@@ -378,7 +378,7 @@ func (j *JIT) queue(m int32, reason string, osr bool) {
 
 // OnJobStart compiles the method now and charges the compiler thread for
 // it: CompileNanosPerBytecode per bytecode, inlined callees included.
-func (j *JIT) OnJobStart(vm *sim.VM, _ sim.ThreadID, tag int64) sim.Time {
+func (j *JIT) OnJobStart(vm sim.Agent, _ sim.ThreadID, tag int64) sim.Time {
 	p := j.pending[tag]
 	p.code = j.compile(p.method)
 	e := &j.events[p.event]
@@ -407,10 +407,10 @@ func (j *JIT) RecompileAll() int {
 
 // OnJobDone installs a finished compilation. Running activations switch to
 // it (on-stack replacement) — at once, as versions share their layout.
-func (j *JIT) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+func (j *JIT) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	p := j.pending[tag]
 	delete(j.pending, tag)
-	vm.ReplaceCode(p.code)
+	j.vm.ReplaceCode(p.code)
 	j.events[p.event].Done = vm.Now()
 }
 

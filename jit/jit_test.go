@@ -129,7 +129,7 @@ type pollCounter struct {
 	times []sim.Time
 }
 
-func (p *pollCounter) OnHook(vm *sim.VM, t sim.ThreadID, h sim.Hook) sim.Action {
+func (p *pollCounter) OnHook(vm sim.Agent, t sim.ThreadID, h sim.Hook) sim.Action {
 	if vm.State(t) == sim.Running {
 		st := vm.Stack(t, nil)
 		p.lines = append(p.lines, st[len(st)-1].Line)

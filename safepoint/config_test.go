@@ -182,14 +182,14 @@ func TestOperationOverheadLengthensEveryPause(t *testing.T) {
 // selfOp is a partial-safepoint operation with a fixed self-walk cost.
 type selfOp struct{ walk sim.Time }
 
-func (s selfOp) SelfSample(*sim.VM, sim.ThreadID) sim.Time    { return s.walk }
-func (s selfOp) SampleWaiting(*sim.VM, sim.ThreadID) sim.Time { return s.walk }
-func (s selfOp) Done(*sim.VM, sim.Time)                       {}
+func (s selfOp) SelfSample(sim.Agent, sim.ThreadID) sim.Time    { return s.walk }
+func (s selfOp) SampleWaiting(sim.Agent, sim.ThreadID) sim.Time { return s.walk }
+func (s selfOp) Done(sim.Agent, sim.Time)                       {}
 
 // partialRequester asks for a partial safepoint from a timer.
 type partialRequester struct{ c *Coordinator }
 
-func (r partialRequester) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (r partialRequester) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	r.c.RequestPartial("test", PartialConfig{K: 1}, rand.New(rand.NewPCG(1, 2)), selfOp{walk: 5 * us})
 }
 

@@ -55,7 +55,7 @@ type GC struct {
 }
 
 // AttachGC enables TLAB accounting on vm and collects through coord.
-func AttachGC(vm *sim.VM, coord *Coordinator, cfg GCConfig) (*GC, error) {
+func AttachGC(vm sim.Agent, coord *Coordinator, cfg GCConfig) (*GC, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func AttachGC(vm *sim.VM, coord *Coordinator, cfg GCConfig) (*GC, error) {
 
 // OnTLAB hands out a TLAB; when eden is exhausted it requests a collection
 // and parks the allocating thread until the collection is over.
-func (g *GC) OnTLAB(vm *sim.VM, t sim.ThreadID, bytes int64) sim.Action {
+func (g *GC) OnTLAB(vm sim.Agent, t sim.ThreadID, bytes int64) sim.Action {
 	if !g.pending && g.used+bytes <= g.cfg.EdenBytes {
 		g.used += bytes
 		return sim.Continue
@@ -82,7 +82,7 @@ func (g *GC) OnTLAB(vm *sim.VM, t sim.ThreadID, bytes int64) sim.Action {
 // Charge accounts bytes allocated outside application code (a profiler
 // agent's trace buffers): they fill eden like any allocation and may
 // trigger a collection.
-func (g *GC) Charge(vm *sim.VM, bytes int64) {
+func (g *GC) Charge(vm sim.Agent, bytes int64) {
 	g.used += bytes
 	if g.used > g.cfg.EdenBytes && !g.pending {
 		g.pending = true
@@ -91,12 +91,12 @@ func (g *GC) Charge(vm *sim.VM, bytes int64) {
 }
 
 // Run is the collection's cost on the VM thread.
-func (g *GC) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (g *GC) Run(vm sim.Agent, at sim.Time) sim.Time {
 	return g.cfg.PauseBase + g.cfg.PausePerMB*sim.Time(g.cfg.EdenBytes>>20)
 }
 
 // Done empties eden; the threads that waited to allocate take their TLAB.
-func (g *GC) Done(vm *sim.VM, at sim.Time) {
+func (g *GC) Done(vm sim.Agent, at sim.Time) {
 	g.Collections++
 	g.used = 0
 	g.pending = false

@@ -121,4 +121,4 @@ func TestGlobalRequestReturnsTheHandleItsRecordCarries(t *testing.T) {
 // timerFunc runs f when its timer fires.
 type timerFunc func()
 
-func (f timerFunc) OnTimer(*sim.VM, sim.Time, int64) { f() }
+func (f timerFunc) OnTimer(sim.Agent, sim.Time, int64) { f() }

@@ -31,7 +31,7 @@ type where struct {
 	line   int32
 }
 
-func (w *where) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (w *where) Run(vm sim.Agent, at sim.Time) sim.Time {
 	st := vm.Stack(0, nil)
 	top := st[len(st)-1]
 	w.method, w.line = vm.Image().Names[top.Method], top.Line
@@ -107,4 +107,4 @@ type whereRequester struct {
 	w *where
 }
 
-func (r *whereRequester) OnTimer(vm *sim.VM, at sim.Time, _ int64) { r.c.Request("test", r.w) }
+func (r *whereRequester) OnTimer(vm sim.Agent, at sim.Time, _ int64) { r.c.Request("test", r.w) }

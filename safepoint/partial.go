@@ -11,13 +11,13 @@ import (
 type PartialOp interface {
 	// SelfSample runs on a thread that took a ticket at its poll: it walks
 	// its own stack and returns the CPU time that takes on its own CPU.
-	SelfSample(vm *sim.VM, t sim.ThreadID) sim.Time
+	SelfSample(vm sim.Agent, t sim.ThreadID) sim.Time
 	// SampleWaiting runs on the VM thread for a chosen waiting thread and
 	// returns the VM thread's cost.
-	SampleWaiting(vm *sim.VM, t sim.ThreadID) sim.Time
+	SampleWaiting(vm sim.Agent, t sim.ThreadID) sim.Time
 	// Done is called when every sample is in, before the sampled threads
 	// resume.
-	Done(vm *sim.VM, at sim.Time)
+	Done(vm sim.Agent, at sim.Time)
 }
 
 // PartialConfig chooses whom a partial safepoint samples.

@@ -76,17 +76,17 @@ type sampleOp struct {
 	dones            int
 }
 
-func (o *sampleOp) SelfSample(_ *sim.VM, t sim.ThreadID) sim.Time {
+func (o *sampleOp) SelfSample(_ sim.Agent, t sim.ThreadID) sim.Time {
 	o.self = append(o.self, t)
 	return o.walk
 }
 
-func (o *sampleOp) SampleWaiting(_ *sim.VM, t sim.ThreadID) sim.Time {
+func (o *sampleOp) SampleWaiting(_ sim.Agent, t sim.ThreadID) sim.Time {
 	o.waited = append(o.waited, t)
 	return o.vmWalk
 }
 
-func (o *sampleOp) Done(_ *sim.VM, at sim.Time) {
+func (o *sampleOp) Done(_ sim.Agent, at sim.Time) {
 	o.sampled, o.stopped, o.done = o.c.Sampled(), o.c.Stopped(), at
 	o.dones++
 }
@@ -344,5 +344,5 @@ func TestSampledIsNilOutsideAPartialSafepoint(t *testing.T) {
 // opFunc is an Operation costing nothing that calls run.
 type opFunc struct{ run func() }
 
-func (o *opFunc) Run(*sim.VM, sim.Time) sim.Time { o.run(); return 0 }
-func (o *opFunc) Done(*sim.VM, sim.Time)         {}
+func (o *opFunc) Run(sim.Agent, sim.Time) sim.Time { o.run(); return 0 }
+func (o *opFunc) Done(sim.Agent, sim.Time)         {}

@@ -24,10 +24,10 @@ type Operation interface {
 	// Run is called at the moment every application thread is safe (their
 	// positions are frozen; read them with VM.Stack) and returns the VM
 	// thread's CPU cost for the operation.
-	Run(vm *sim.VM, at sim.Time) sim.Time
+	Run(vm sim.Agent, at sim.Time) sim.Time
 	// Done is called when the VM thread has spent that time, before the
 	// threads resume.
-	Done(vm *sim.VM, at sim.Time)
+	Done(vm sim.Agent, at sim.Time)
 }
 
 // Pause is one thread's stop in one safepoint.
@@ -94,7 +94,7 @@ type protocol interface {
 // Coordinator runs safepoints one at a time, in request order.
 type Coordinator struct {
 	cfg      Config
-	vm       *sim.VM
+	vm       sim.Agent
 	vmThread sim.ThreadID
 	hook     sim.HandlerID
 	timer    sim.TimerID
@@ -124,7 +124,7 @@ type session struct {
 
 // New creates the VM thread and the coordinator, with cfg's costs for
 // global safepoints. Call before the run.
-func New(vm *sim.VM, cfg Config) (*Coordinator, error) {
+func New(vm sim.Agent, cfg Config) (*Coordinator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func (c *Coordinator) begin() {
 
 // OnHook is the poll hook: the current safepoint's kind handles a thread
 // that reached its poll or made a safe transition.
-func (c *Coordinator) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+func (c *Coordinator) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	s := c.cur
 	if s == nil || h != sim.HookPoll {
 		return sim.Continue
@@ -197,7 +197,7 @@ func (c *Coordinator) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action
 
 // OnTimer hands the current safepoint's timer to its kind; the argument
 // is the request's ID, so a timer outlasting its safepoint does nothing.
-func (c *Coordinator) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
+func (c *Coordinator) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	s := c.cur
 	if s == nil || RequestID(arg) != s.rec.ID {
 		return
@@ -207,7 +207,7 @@ func (c *Coordinator) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
 
 // OnJobDone hands the end of the VM thread's job to the current
 // safepoint's kind.
-func (c *Coordinator) OnJobDone(vm *sim.VM, _ sim.ThreadID, _ int64) {
+func (c *Coordinator) OnJobDone(vm sim.Agent, _ sim.ThreadID, _ int64) {
 	s := c.cur
 	s.kind.jobDone(s)
 }

@@ -39,12 +39,12 @@ type op struct {
 	coord     *Coordinator
 }
 
-func (o *op) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (o *op) Run(vm sim.Agent, at sim.Time) sim.Time {
 	o.ran = at
 	o.stopped = o.coord.Stopped()
 	return o.cost
 }
-func (o *op) Done(vm *sim.VM, at sim.Time) { o.done = at }
+func (o *op) Done(vm sim.Agent, at sim.Time) { o.done = at }
 
 // requester asks for a safepoint from a timer.
 type requester struct {
@@ -52,7 +52,7 @@ type requester struct {
 	op *op
 }
 
-func (r *requester) OnTimer(vm *sim.VM, at sim.Time, _ int64) { r.c.Request("test", r.op) }
+func (r *requester) OnTimer(vm sim.Agent, at sim.Time, _ int64) { r.c.Request("test", r.op) }
 
 func setup(t *testing.T, src string) (*sim.VM, *Coordinator) {
 	return setupFor(t, src, 400*sim.Microsecond)
@@ -91,7 +91,7 @@ type multi struct {
 	ops []*op
 }
 
-func (m *multi) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (m *multi) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	for _, o := range m.ops {
 		m.c.Request("test", o)
 	}
@@ -161,7 +161,7 @@ type staleTimerOp struct {
 	c *Coordinator
 }
 
-func (s staleTimerOp) SelfSample(vm *sim.VM, id sim.ThreadID) sim.Time {
+func (s staleTimerOp) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
 	s.c.OnTimer(vm, vm.Now(), int64(s.c.cur.rec.ID)+1)
 	return s.selfOp.SelfSample(vm, id)
 }

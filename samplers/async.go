@@ -83,7 +83,7 @@ func (s *Async) Attach(env *Env) error {
 }
 
 // OnTimer samples every running application thread.
-func (s *Async) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running) {

@@ -127,7 +127,7 @@ func (e *edgeSampler) NeedsPrologueYieldPoints() bool { return true }
 // sampleEdge records the edge from the top frame's caller to the top
 // frame (at a prologue the callee was just entered; at an epilogue it is
 // about to return). It reports whether there was an edge.
-func (e *edgeSampler) sampleEdge(vm *sim.VM, id sim.ThreadID) bool {
+func (e *edgeSampler) sampleEdge(vm sim.Agent, id sim.ThreadID) bool {
 	e.rec.buf = vm.Stack(id, e.rec.buf[:0])
 	n := len(e.rec.buf)
 	if n < 2 {
@@ -195,7 +195,7 @@ func (s *CBS) Attach(env *Env) error {
 
 // OnTimer opens a window on every running thread that has none open: the
 // first sample comes after a skip drawn from [1, STRIDE].
-func (s *CBS) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *CBS) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -211,7 +211,7 @@ func (s *CBS) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 
 // OnHook runs Figure 3's logic at each prologue/epilogue yield point of a
 // thread whose window is open.
-func (s *CBS) OnHook(vm *sim.VM, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *CBS) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	if s.left[id] == 0 {
 		return sim.Continue
 	}
@@ -280,7 +280,7 @@ func (s *JikesTimer) Attach(env *Env) error {
 }
 
 // OnTimer sets the flag of every running thread.
-func (s *JikesTimer) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *JikesTimer) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -293,7 +293,7 @@ func (s *JikesTimer) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 }
 
 // OnHook records the edge at the first prologue/epilogue yield point.
-func (s *JikesTimer) OnHook(vm *sim.VM, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *JikesTimer) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	if !s.pending[id] {
 		return sim.Continue
 	}

@@ -170,7 +170,7 @@ func (s *Hofer) Attach(env *Env) error {
 }
 
 // OnTimer requests a partial safepoint (arg 0) or a retrieve (arg 1).
-func (s *Hofer) OnTimer(vm *sim.VM, at sim.Time, arg int64) {
+func (s *Hofer) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	if arg == 1 {
 		if s.env.Mode == Costed {
 			s.retrieveReqs[s.env.Safepoints.Request("retrieve:"+s.name, retrieveOp{s})] = true
@@ -198,7 +198,7 @@ func (s *Hofer) request() {
 }
 
 // SelfSample is the sampled thread walking its own stack at its poll.
-func (s *Hofer) SelfSample(vm *sim.VM, id sim.ThreadID) sim.Time {
+func (s *Hofer) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
 	s.samples++
 	s.rec.costs.Taken++
 	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))
@@ -222,7 +222,7 @@ func (s *Hofer) costOf(d sim.Time) sim.Time {
 }
 
 // SampleWaiting is the VM thread walking a waiting thread.
-func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
+func (s *Hofer) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
 	s.samples++ // a sample like a self-sample: frames per sample counts it
 	s.rec.costs.Taken++
 	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))
@@ -235,7 +235,7 @@ func (s *Hofer) SampleWaiting(vm *sim.VM, id sim.ThreadID) sim.Time {
 
 // Done is the partial safepoint ending, every sample in: the agent stores
 // the traces, then waits what is left of the interval.
-func (s *Hofer) Done(vm *sim.VM, at sim.Time) {
+func (s *Hofer) Done(vm sim.Agent, at sim.Time) {
 	if s.env.Mode != Costed {
 		s.next(vm)
 		return
@@ -248,14 +248,14 @@ func (s *Hofer) Done(vm *sim.VM, at sim.Time) {
 
 // next schedules the tick after a sample is done: what is left of the
 // interval.
-func (s *Hofer) next(vm *sim.VM) {
+func (s *Hofer) next(vm sim.Agent) {
 	vm.ScheduleTimer(s.timer, max(vm.Now(), s.lastTick+s.cfg.Interval)+s.jitter.late(), 0)
 }
 
 // sampleIncremental takes an incremental sample: the top frame is decoded
 // into a new top frame object; its caller becomes (or reuses) the current
 // skeleton object, and the top frame's return is intercepted.
-func (s *Hofer) sampleIncremental(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame) {
+func (s *Hofer) sampleIncremental(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame) {
 	tt := s.traces[id]
 	if tt == nil {
 		tt = &threadTraces{}
@@ -285,7 +285,7 @@ func (s *Hofer) sampleIncremental(vm *sim.VM, id sim.ThreadID, stack []sim.Stack
 
 // OnHook is the return interception (the trampoline): fill the current
 // skeleton with the frame returned into, then move to its caller.
-func (s *Hofer) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *Hofer) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookReturn {
 		return sim.Continue
 	}
@@ -323,7 +323,7 @@ func (s *Hofer) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
 
 // complete fills thread id's remaining skeletons from its current stack
 // and un-patches its returns; it returns the frames decoded.
-func (s *Hofer) complete(vm *sim.VM, id sim.ThreadID) int {
+func (s *Hofer) complete(vm sim.Agent, id sim.ThreadID) int {
 	tt := s.traces[id]
 	if tt == nil || tt.cso == nil {
 		return 0
@@ -358,7 +358,7 @@ func (s *Hofer) complete(vm *sim.VM, id sim.ThreadID) int {
 }
 
 // emit turns a thread's finished traces into samples and forgets them.
-func (s *Hofer) emit(vm *sim.VM, id sim.ThreadID) {
+func (s *Hofer) emit(vm sim.Agent, id sim.ThreadID) {
 	tt := s.traces[id]
 	if tt == nil {
 		return
@@ -384,7 +384,7 @@ func (s *Hofer) emit(vm *sim.VM, id sim.ThreadID) {
 }
 
 // retrieveAll completes and collects every thread's traces.
-func (s *Hofer) retrieveAll(vm *sim.VM) int {
+func (s *Hofer) retrieveAll(vm sim.Agent) int {
 	n := 0
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if s.traces[id] == nil {
@@ -406,7 +406,7 @@ func (s *Hofer) retrieveAll(vm *sim.VM) int {
 // creates many short-lived threads (§7.1). Passive mode collects for free.
 // The callback runs on the ending thread and waits for the retrieve, so
 // the thread (and whoever joins it) is held until the safepoint ends.
-func (s *Hofer) OnThreadEnd(vm *sim.VM, id sim.ThreadID) sim.Action {
+func (s *Hofer) OnThreadEnd(vm sim.Agent, id sim.ThreadID) sim.Action {
 	if s.env.Mode != Costed {
 		s.emit(vm, id)
 		return sim.Continue
@@ -424,20 +424,20 @@ type retrieveEndOp struct {
 	id sim.ThreadID
 }
 
-func (r retrieveEndOp) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (r retrieveEndOp) Run(vm sim.Agent, at sim.Time) sim.Time {
 	r.s.emit(vm, r.id)
 	return r.s.cfg.RetrievePerThread
 }
 
 // Done lets the ending thread go.
-func (r retrieveEndOp) Done(vm *sim.VM, _ sim.Time) {
+func (r retrieveEndOp) Done(vm sim.Agent, _ sim.Time) {
 	if vm.State(r.id) == sim.Parked {
 		vm.Unpark(r.id)
 	}
 }
 
 // OnJobDone advances the agent's work (costed mode).
-func (s *Hofer) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+func (s *Hofer) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	switch tag {
 	case tagRequest:
 		s.request()
@@ -448,10 +448,10 @@ func (s *Hofer) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
 
 type retrieveOp struct{ s *Hofer }
 
-func (r retrieveOp) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (r retrieveOp) Run(vm sim.Agent, at sim.Time) sim.Time {
 	return r.s.cfg.FrameCost * sim.Time(r.s.retrieveAll(vm))
 }
-func (r retrieveOp) Done(*sim.VM, sim.Time) {}
+func (r retrieveOp) Done(sim.Agent, sim.Time) {}
 
 // Result returns the profile (ISPS retrieves the remaining traces first,
 // at no cost: the run is over). Extra: frames_decoded_per_sample.

@@ -95,7 +95,7 @@ func (s *JFR) Attach(env *Env) error {
 }
 
 // OnTimer samples up to MaxThreads running threads, round-robin.
-func (s *JFR) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	running := appThreads(vm, sim.Running)
@@ -142,7 +142,7 @@ func (s *JFR) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 }
 
 // OnJobDone is the sampler thread finishing a round.
-func (s *JFR) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+func (s *JFR) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the profile and costs.
 func (s *JFR) Result() *Result {

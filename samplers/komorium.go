@@ -147,7 +147,7 @@ func (s *Komorium) next(id sim.ThreadID) int64 {
 
 // OnThreadStart registers the thread: its own random stream, seeded from
 // the run's seed, and its first granularity.
-func (s *Komorium) OnThreadStart(vm *sim.VM, id sim.ThreadID) {
+func (s *Komorium) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
 	s.rngs[id] = sim.Stream(s.env.Seed, "sampler/"+s.name+"/thread/"+strconv.Itoa(int(id)))
 	vm.SetBytecodeCounter(s.hook, id, s.next(id))
 }
@@ -155,7 +155,7 @@ func (s *Komorium) OnThreadStart(vm *sim.VM, id sim.ThreadID) {
 // OnHook is the granularity check that found the counter exhausted:
 // processSample with the reified stack and the bytecodes since the last
 // sample, then the next granularity.
-func (s *Komorium) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *Komorium) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookBytecodes {
 		return sim.Continue
 	}

@@ -138,7 +138,7 @@ func (s *PCCT) Attach(env *Env) error {
 
 type noHooks struct{}
 
-func (noHooks) OnHook(*sim.VM, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
+func (noHooks) OnHook(sim.Agent, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
 
 func (s *PCCT) child(parent int, m int32) int {
 	if c, ok := s.nodes[parent].children[m]; ok {
@@ -151,7 +151,7 @@ func (s *PCCT) child(parent int, m int32) int {
 }
 
 // OnTimer samples every running application thread.
-func (s *PCCT) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *PCCT) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	var work sim.Time
@@ -186,7 +186,7 @@ func (s *PCCT) counts(t sim.Time) bool {
 
 // sample updates the tree with one stack, counting it if count, and
 // returns the frames examined.
-func (s *PCCT) sample(vm *sim.VM, id sim.ThreadID, stack []sim.StackFrame, count bool) int {
+func (s *PCCT) sample(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame, count bool) int {
 	top := len(stack) - 1
 	if s.cfg.HotMethods {
 		if n := s.child(0, stack[top].Method); count {
@@ -261,7 +261,7 @@ func (s *PCCT) Contexts() []PCCTContext {
 }
 
 // OnJobDone is the sampler thread going back to sleep.
-func (s *PCCT) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+func (s *PCCT) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the PCCT as a profile. Extra: frames_examined_per_sample,
 // pcct_nodes, pcct_bytes (nodes × NodeBytes), depth_limited_samples.

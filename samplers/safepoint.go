@@ -179,7 +179,7 @@ const (
 )
 
 // OnTimer is the sampling tick.
-func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
@@ -209,7 +209,7 @@ func (s *Safepoint) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 
 // next schedules the tick after a sample finished now: a full interval
 // later (FromEnd) or what is left of the interval (Paced).
-func (s *Safepoint) next(vm *sim.VM) {
+func (s *Safepoint) next(vm sim.Agent) {
 	switch {
 	case s.cfg.FromEnd:
 		vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval+s.tick.jitter.late(), 0)
@@ -220,7 +220,7 @@ func (s *Safepoint) next(vm *sim.VM) {
 
 // OnHook (passive mode) samples a thread at its next poll: where it would
 // have stopped for the safepoint.
-func (s *Safepoint) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *Safepoint) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if !s.pending[id] {
 		return sim.Continue
 	}
@@ -235,7 +235,7 @@ func (s *Safepoint) OnHook(vm *sim.VM, id sim.ThreadID, h sim.Hook) sim.Action {
 }
 
 // OnJobDone advances the agent's work (costed mode).
-func (s *Safepoint) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
+func (s *Safepoint) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	switch tag {
 	case tagRequest:
 		s.requests[s.env.Safepoints.Request("sample:"+s.name, s)] = true
@@ -245,7 +245,7 @@ func (s *Safepoint) OnJobDone(vm *sim.VM, _ sim.ThreadID, tag int64) {
 }
 
 // Run walks the stopped threads' stacks at the safepoint (costed mode).
-func (s *Safepoint) Run(vm *sim.VM, at sim.Time) sim.Time {
+func (s *Safepoint) Run(vm sim.Agent, at sim.Time) sim.Time {
 	var cost sim.Time
 	ids := s.env.Safepoints.Stopped()
 	for _, id := range appThreads(vm, sim.Running) {
@@ -264,7 +264,7 @@ func (s *Safepoint) Run(vm *sim.VM, at sim.Time) sim.Time {
 }
 
 // Done hands the traces to the agent.
-func (s *Safepoint) Done(vm *sim.VM, at sim.Time) {
+func (s *Safepoint) Done(vm sim.Agent, at sim.Time) {
 	if s.env.GC != nil && s.cfg.AllocPerSample > 0 {
 		s.env.GC.Charge(vm, s.cfg.AllocPerSample)
 	}
@@ -272,7 +272,7 @@ func (s *Safepoint) Done(vm *sim.VM, at sim.Time) {
 }
 
 // sample records thread id's stack now and returns the frames walked.
-func (s *Safepoint) sample(vm *sim.VM, id sim.ThreadID) int {
+func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID) int {
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	if len(s.rec.buf) == 0 {
 		return 0
@@ -317,7 +317,7 @@ func physicalRoot(stack []sim.StackFrame) sim.StackFrame {
 }
 
 // threadCPU is a thread's CPU time so far.
-func threadCPU(vm *sim.VM, id sim.ThreadID) sim.Time {
+func threadCPU(vm sim.Agent, id sim.ThreadID) sim.Time {
 	return vm.ThreadCPU(id)
 }
 

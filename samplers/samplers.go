@@ -1,7 +1,9 @@
 // Package samplers holds the simulated profilers, one file each, and a
-// registry by name. A sampler attaches to a run through sim's hooks and the
-// safepoint package — never through executor internals — and, when the run
-// ends, returns what it saw as a profile.Profile plus what it cost.
+// registry by name. A sampler attaches to a run through a sim.Agent (sim's
+// View and Controller roles: hooks, timers, stacks, states) and the
+// safepoint package — it has no way to reach the ground truth or executor
+// internals — and, when the run ends, returns what it saw as a
+// profile.Profile plus what it cost.
 package samplers
 
 import (
@@ -37,7 +39,8 @@ func (m Mode) String() string {
 
 // Env is what a sampler attaches to.
 type Env struct {
-	VM   *sim.VM
+	// VM is the run as an agent sees it (sim.VM.Agent).
+	VM   sim.Agent
 	Mode Mode
 	// Safepoints runs global safepoints (costed mode).
 	Safepoints *safepoint.Coordinator
@@ -181,7 +184,7 @@ func New(name string) (Sampler, error) {
 
 // recorder builds a sampler's profile from VM stacks.
 type recorder struct {
-	vm     *sim.VM
+	vm     sim.Agent
 	b      *profile.Builder
 	fn     []int // method → function index
 	buf    []sim.StackFrame
@@ -262,7 +265,7 @@ func (r *recorder) result() *Result {
 }
 
 // appThreads lists the application threads in a state, in ID order.
-func appThreads(vm *sim.VM, states ...sim.ThreadState) []sim.ThreadID {
+func appThreads(vm sim.Agent, states ...sim.ThreadState) []sim.ThreadID {
 	var out []sim.ThreadID
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if vm.IsService(id) {

@@ -94,7 +94,7 @@ func (s *Tprof) next(now sim.Time) sim.Time {
 }
 
 // OnTimer samples every running application thread.
-func (s *Tprof) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (s *Tprof) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running) {
@@ -120,7 +120,7 @@ func (s *Tprof) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
 }
 
 // OnJobDone is the sampling thread going back to sleep.
-func (s *Tprof) OnJobDone(*sim.VM, sim.ThreadID, int64) {}
+func (s *Tprof) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the profile and costs.
 func (s *Tprof) Result() *Result {

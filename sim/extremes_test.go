@@ -122,7 +122,7 @@ func TestAllocationTotalsSaturate(t *testing.T) {
 
 type countingAllocs struct{ calls int64 }
 
-func (c *countingAllocs) OnTLAB(*VM, ThreadID, int64) Action { c.calls++; return Continue }
+func (c *countingAllocs) OnTLAB(Agent, ThreadID, int64) Action { c.calls++; return Continue }
 
 // The configuration's times and costs have ranges too.
 func TestConfigBounds(t *testing.T) {

@@ -131,14 +131,14 @@ const (
 // when a poll-armed thread blocks, parks or exits — a safe transition, as
 // in HotSpot — and then the returned Action is ignored.
 type HookHandler interface {
-	OnHook(vm *VM, t ThreadID, h Hook) Action
+	OnHook(vm Agent, t ThreadID, h Hook) Action
 }
 
 // TimerHandler receives timer events. When it runs, every running thread
 // has reached the timer's time (indivisible costs may carry one slightly
 // past it), so positions read with VM.Stack are exact.
 type TimerHandler interface {
-	OnTimer(vm *VM, at Time, arg int64)
+	OnTimer(vm Agent, at Time, arg int64)
 }
 
 // HandlerID identifies a registered hook handler.
@@ -309,7 +309,7 @@ func (vm *VM) fireHooks(t *Thread, r stopSet) {
 				continue
 			}
 			set &^= 1 << h
-			if vm.handlers[h].OnHook(vm, t.ID, k) == Park {
+			if vm.handlers[h].OnHook(vm.agent, t.ID, k) == Park {
 				park = true
 			}
 		}

@@ -18,7 +18,7 @@ type recorder struct {
 	parked []ThreadID
 }
 
-func (r *recorder) where(vm *VM, t ThreadID) string {
+func (r *recorder) where(vm View, t ThreadID) string {
 	var s string
 	for i, f := range vm.Stack(t, nil) {
 		if i > 0 {
@@ -29,7 +29,7 @@ func (r *recorder) where(vm *VM, t ThreadID) string {
 	return s
 }
 
-func (r *recorder) OnHook(vm *VM, t ThreadID, h Hook) Action {
+func (r *recorder) OnHook(vm Agent, t ThreadID, h Hook) Action {
 	r.log = append(r.log, fmt.Sprintf("%v@%d %s", h, vm.Now(), r.where(vm, t)))
 	if r.again > 0 {
 		r.again--
@@ -41,7 +41,7 @@ func (r *recorder) OnHook(vm *VM, t ThreadID, h Hook) Action {
 	return r.action
 }
 
-func (r *recorder) OnTimer(vm *VM, at Time, arg int64) {
+func (r *recorder) OnTimer(vm Agent, at Time, arg int64) {
 	switch arg {
 	case 0: // sample every thread's position
 		for _, th := range vm.Threads() {

@@ -24,7 +24,7 @@ const (
 // reaches the trigger set for it. The thread that made it reach the
 // trigger is stopped there and continues after the call.
 type CounterHandler interface {
-	OnCounter(vm *VM, t ThreadID, method int32, k CounterKind)
+	OnCounter(vm Agent, t ThreadID, method int32, k CounterKind)
 }
 
 // SetCounterHandler registers the JIT.
@@ -77,7 +77,7 @@ func (vm *VM) ReplaceCode(c *Code) {
 // ThreadObserver is told when an application thread is created (before
 // it runs), so that per-thread instrumentation can start with it.
 type ThreadObserver interface {
-	OnThreadStart(vm *VM, t ThreadID)
+	OnThreadStart(vm Agent, t ThreadID)
 }
 
 // AddThreadObserver registers o; it is also told about the threads that
@@ -86,7 +86,7 @@ func (vm *VM) AddThreadObserver(o ThreadObserver) {
 	vm.observers = append(vm.observers, o)
 	for _, t := range vm.threads {
 		if t.service == nil {
-			o.OnThreadStart(vm, t.ID)
+			o.OnThreadStart(vm.agent, t.ID)
 		}
 	}
 }
@@ -98,7 +98,7 @@ func (vm *VM) AddThreadObserver(o ThreadObserver) {
 // until Unpark (the callback waits, e.g. for a safepoint), and it
 // terminates when it runs again — until then its joiner waits too.
 type ThreadEndObserver interface {
-	OnThreadEnd(vm *VM, t ThreadID) Action
+	OnThreadEnd(vm Agent, t ThreadID) Action
 }
 
 // AddThreadEndObserver registers o.
@@ -109,7 +109,7 @@ func (vm *VM) AddThreadEndObserver(o ThreadEndObserver) {
 // Service is the Go side of a service thread: it is told when each job
 // the thread ran has finished (at the thread's time, VM.Now()).
 type Service interface {
-	OnJobDone(vm *VM, t ThreadID, tag int64)
+	OnJobDone(vm Agent, t ThreadID, tag int64)
 }
 
 // JobStarter is a Service whose deferred jobs (SubmitDeferredJob) learn
@@ -117,7 +117,7 @@ type Service interface {
 // call-site profile when it begins a compilation, not when it was queued.
 type JobStarter interface {
 	Service
-	OnJobStart(vm *VM, t ThreadID, tag int64) Time
+	OnJobStart(vm Agent, t ThreadID, tag int64) Time
 }
 
 type serviceJob struct {
@@ -131,7 +131,7 @@ type serviceJob struct {
 func (vm *VM) startJob(t *Thread) int64 {
 	job := &t.jobs[0]
 	if job.deferred {
-		job.cost = t.service.(JobStarter).OnJobStart(vm, t.ID, job.tag)
+		job.cost = t.service.(JobStarter).OnJobStart(vm.agent, t.ID, job.tag)
 		mustNonNegative("job cost", job.cost)
 		job.deferred = false
 	}
@@ -193,7 +193,7 @@ func (vm *VM) serviceJobDone(t *Thread) {
 	job := t.jobs[0]
 	copy(t.jobs, t.jobs[1:])
 	t.jobs = t.jobs[:len(t.jobs)-1]
-	t.service.OnJobDone(vm, t.ID, job.tag)
+	t.service.OnJobDone(vm.agent, t.ID, job.tag)
 	if len(t.jobs) > 0 {
 		t.jobLeft = vm.startJob(t)
 		return
@@ -208,7 +208,7 @@ func (vm *VM) serviceJobDone(t *Thread) {
 // GC policy requests a collection from here; Park stops the allocating
 // thread (it resumes by Unpark, then performs its allocation).
 type AllocHandler interface {
-	OnTLAB(vm *VM, t ThreadID, bytes int64) Action
+	OnTLAB(vm Agent, t ThreadID, bytes int64) Action
 }
 
 // SetAllocHandler enables TLAB accounting with TLABs of tlab bytes. Call

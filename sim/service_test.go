@@ -10,12 +10,12 @@ import (
 // starter costs each deferred job 1 ms and logs when each starts and ends.
 type starter struct{ started, done []Time }
 
-func (s *starter) OnJobStart(vm *VM, _ ThreadID, _ int64) Time {
+func (s *starter) OnJobStart(vm Agent, _ ThreadID, _ int64) Time {
 	s.started = append(s.started, vm.Now())
 	return Millisecond
 }
 
-func (s *starter) OnJobDone(vm *VM, _ ThreadID, _ int64) { s.done = append(s.done, vm.Now()) }
+func (s *starter) OnJobDone(vm Agent, _ ThreadID, _ int64) { s.done = append(s.done, vm.Now()) }
 
 // TestDeferredJobCostIsDecidedAtStart: a deferred job's cost is asked for
 // when the service thread reaches it — at once on an idle thread, after
@@ -39,12 +39,12 @@ type zeroJobs struct {
 	done []Time
 }
 
-func (z *zeroJobs) OnTimer(vm *VM, _ Time, _ int64) {
+func (z *zeroJobs) OnTimer(vm Agent, _ Time, _ int64) {
 	vm.SubmitJob(z.svc, 0, 0)
 	vm.SubmitJob(z.svc, 0, 1)
 }
 
-func (z *zeroJobs) OnJobDone(vm *VM, _ ThreadID, _ int64) { z.done = append(z.done, vm.Now()) }
+func (z *zeroJobs) OnJobDone(vm Agent, _ ThreadID, _ int64) { z.done = append(z.done, vm.Now()) }
 
 // A zero-cost job (a safepoint with no thread to walk submits one) ends
 // as soon as the thread is dispatched; it once stalled the run forever.
@@ -64,7 +64,7 @@ type ticker struct {
 	lateDone  Time
 }
 
-func (k *ticker) OnTimer(vm *VM, at Time, arg int64) {
+func (k *ticker) OnTimer(vm Agent, at Time, arg int64) {
 	if arg == 1 {
 		vm.SubmitJob(k.late, 100*Microsecond, 1)
 		return
@@ -73,7 +73,7 @@ func (k *ticker) OnTimer(vm *VM, at Time, arg int64) {
 	vm.ScheduleTimer(vm.AddTimer(k), at+Millisecond, 0)
 }
 
-func (k *ticker) OnJobDone(vm *VM, _ ThreadID, tag int64) {
+func (k *ticker) OnJobDone(vm Agent, _ ThreadID, tag int64) {
 	if tag == 1 {
 		k.lateDone = vm.Now()
 	}

@@ -276,6 +276,9 @@ type VM struct {
 
 	observers    []ThreadObserver
 	endObservers []ThreadEndObserver
+
+	// agent is the VM as an Agent (roles.go), what handlers are called with.
+	agent Agent
 }
 
 // New prepares a run. Nothing executes until Run or RunUntil.
@@ -293,6 +296,7 @@ func New(img *Image, cfg Config) (*VM, error) {
 		locks:   make([]monitor, len(img.Locks)),
 		nameSeq: map[string]int{},
 	}
+	vm.agent = agentView{vm, vm}
 	c := cfg.Cost
 	vm.pollNanos, vm.monitorNanos = c.Nanos(c.PollCycles), c.Nanos(c.MonitorCycles)
 	vm.throwNanos, vm.unwindNanos, vm.callNanos = c.Nanos(c.ThrowCycles), c.Nanos(c.UnwindCycles), c.Nanos(c.CallCycles)
@@ -360,7 +364,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	vm.appThreads++
 	defer func() {
 		for _, o := range vm.observers {
-			o.OnThreadStart(vm, id)
+			o.OnThreadStart(vm.agent, id)
 		}
 	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
@@ -706,7 +710,7 @@ func (vm *VM) fire(e event) {
 		vm.runq.push(t.ID)
 		vm.offCPU(t, Runnable)
 	case evTimer:
-		vm.timers[e.a].OnTimer(vm, e.at, e.b)
+		vm.timers[e.a].OnTimer(vm.agent, e.at, e.b)
 	case evPreempt:
 		vm.preempt(vm.threads[e.a])
 	}
@@ -740,7 +744,7 @@ func (vm *VM) handleStop(t *Thread) {
 	default:
 		if r&stopCounter != 0 {
 			if vm.counters != nil {
-				vm.counters.OnCounter(vm, t.ID, t.counterMethod, t.counterKind)
+				vm.counters.OnCounter(vm.agent, t.ID, t.counterMethod, t.counterKind)
 			}
 			r &^= stopCounter
 		}
@@ -766,7 +770,7 @@ func (vm *VM) endThread(t *Thread) {
 		t.endNotified = true
 		park := false
 		for _, o := range vm.endObservers {
-			if o.OnThreadEnd(vm, t.ID) == Park {
+			if o.OnThreadEnd(vm.agent, t.ID) == Park {
 				park = true
 			}
 		}
@@ -868,7 +872,7 @@ func (vm *VM) interact(t *Thread) {
 		if vm.allocs == nil {
 			t.tlabLeft = math.MaxInt64
 		}
-		if vm.allocs != nil && vm.allocs.OnTLAB(vm, t.ID, t.tlabLeft) == Park && t.state == Running {
+		if vm.allocs != nil && vm.allocs.OnTLAB(vm.agent, t.ID, t.tlabLeft) == Park && t.state == Running {
 			vm.offCPU(t, Parked)
 		}
 	case OpService:

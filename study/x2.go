@@ -105,7 +105,7 @@ func (c *census) Attach(env *samplers.Env) error {
 	return nil
 }
 
-func (c *census) OnTimer(vm *sim.VM, at sim.Time, _ int64) {
+func (c *census) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	var running []string
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if !vm.IsService(id) && vm.State(id) == sim.Running {
