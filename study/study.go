@@ -27,13 +27,43 @@ type Options struct {
 // DefaultOptions is the test-sized version: seeds 1–3.
 func DefaultOptions() Options { return Options{Seeds: []uint64{1, 2, 3}} }
 
-// Result is what an experiment produces: the table it asserts on, a
-// figure like the paper's, and notes.
+// Result is what an experiment produces: its typed data, the table and
+// figure rendered from it, and its observations as tidy data.
 type Result struct {
 	Table  *Table
 	Figure *plot.Plot
-	// Values are the numbers the claim test asserts on, by name.
+	// Data is the experiment's typed result (*M1Result, …): what its
+	// claim test asserts on, field by field.
+	Data any
+	// Tidy is the data in long format, one observation per row with its
+	// seed, unrounded: written as NAME.data.csv.
+	Tidy *Tidy
+	// Values are the numbers the claim test asserts on, by name, for
+	// the experiments without a typed result.
 	Values map[string]float64
+}
+
+// renderer is an experiment's typed result: render turns it into its
+// table, figure and tidy data.
+type renderer interface {
+	render() (*Result, error)
+}
+
+// typed makes an Experiment.Run of a measuring step returning a typed
+// result: measure, then render, with the typed result as Data.
+func typed[T renderer](measure func(Options) (T, error)) func(Options) (*Result, error) {
+	return func(o Options) (*Result, error) {
+		d, err := measure(o)
+		if err != nil {
+			return nil, err
+		}
+		r, err := d.render()
+		if err != nil {
+			return nil, err
+		}
+		r.Data = d
+		return r, nil
+	}
 }
 
 // Experiment is one reproduction, runnable from tests and the CLI.
@@ -69,7 +99,9 @@ func Lookup(name string) (Experiment, bool) {
 	return e, ok
 }
 
-// Write stores the result as name.csv, name.md and name.svg in dir.
+// Write stores the result as name.csv (the presentation table), name.md,
+// name.data.csv (the tidy data, when the experiment has it) and name.svg
+// in dir.
 func (r *Result) Write(dir, name string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -93,6 +125,11 @@ func (r *Result) Write(dir, name string) error {
 	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(r.Table.Markdown()), 0o644); err != nil {
 		return err
 	}
+	if r.Tidy != nil {
+		if err := r.Tidy.WriteFile(filepath.Join(dir, name+".data.csv")); err != nil {
+			return err
+		}
+	}
 	if r.Figure != nil {
 		return r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg"))
 	}
@@ -110,6 +147,27 @@ func MeanCI(xs []float64) (mean, half float64) {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
 	return mean, t * sd / math.Sqrt(float64(len(xs)))
 }
+
+// Stat is an estimate over seeds (or over stand-ins): the mean, the
+// half-width of its 95 % confidence interval by Student's t (NaN for one
+// value) and the number of values.
+type Stat struct {
+	Mean, CI float64
+	N        int
+}
+
+// NewStat is the Stat of xs.
+func NewStat(xs []float64) Stat {
+	m, h := MeanCI(xs)
+	return Stat{Mean: m, CI: h, N: len(xs)}
+}
+
+// Lo and Hi are the ends of the confidence interval.
+func (s Stat) Lo() float64 { return s.Mean - s.CI }
+func (s Stat) Hi() float64 { return s.Mean + s.CI }
+
+// String renders mean ± half-width, two decimals.
+func (s Stat) String() string { return fmtCI(s.Mean, s.CI) }
 
 // fmtCI renders mean ± half-width.
 func fmtCI(mean, half float64) string {
