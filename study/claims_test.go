@@ -1,8 +1,12 @@
 package study
 
 import (
+	"encoding/csv"
 	"flag"
-	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/profsim/profsim/sim"
@@ -20,37 +24,119 @@ func seeds() []uint64 {
 	return []uint64{1, 2, 3}
 }
 
+// Tolerances of the Mytkowicz claims (CLAIMS.md M1–M9).
+const (
+	// m1SafepointColdMin: "a safepoint sampler puts ≥ 95 % of samples
+	// in cold()" (the claim's words; paper: xprof 99.8 %).
+	m1SafepointColdMin = 95.0
+	// m1ExactPoints: "tprof and async put hot() within ±3 points of the
+	// truth" (the claim's words).
+	m1ExactPoints = 3.0
+	// causalitySlopeMax: "mean slope … safepoint samplers < 0.5" (the
+	// claim's words, M2 and M7), asserted on the upper end of the 95 % CI.
+	causalitySlopeMax = 0.5
+	// exactSlopeDelta: "tprof in [0.9, 1.1]" (the claim's words, M2 and
+	// M7); the same interval is the positive control for the truth,
+	// whose attributed time is the injected time itself.
+	exactSlopeDelta = 0.1
+	// m7TprofCIMax bounds the half-width of tprof's 95 % CI over the
+	// pairs: the claim's interval half-width (0.1) widened by half, so
+	// that "≈ 1" is an estimate and not a lucky mean of scattered slopes.
+	m7TprofCIMax = 0.15
+	// m3Union1Claim: "Union_1 > 1 on at least 3 of the 7 single-threaded
+	// stand-ins" (the claim's words).
+	m3Union1Claim = 3
+	// m3Union1Above1 pins a documented divergence (REPRODUCTIONS.md, M3):
+	// the model gives Union_1 > 1 on 2 of 7 with HotSpot 17's interpreter
+	// polls (no poll at method entry, jit.interpreted), whose timing moves
+	// the compile times and sample phases this claim rests on; mean
+	// Union_1 is then not clearly above 1.
+	m3Union1Above1 = 2
+	// m4MinPairs: "most pairs are not …" (M4) needs pairs to count; with
+	// fewer than 3 a single pair decides the share.
+	m4MinPairs = 3
+	// m4RelatedMax: "most pairs are not in a transitive caller/callee
+	// relation" (the claim's words): related pairs below half.
+	m4RelatedMax = 0.5
+	// m5TprofMax: tprof's autocorrelation stays inside the band "(allow
+	// ≤ 5 % excursions)" (the claim's words), mean over seeds.
+	m5TprofMax = 0.05
+	// m5Systematic is the share of lags 1…100 outside the band taken as
+	// the claim's "systematic pattern (many lags outside the band)",
+	// which has no number: above the 5 % the claim allows tprof, chosen
+	// from the perfect-clock runs (hprof 14–16 %, xprof 1–18 %). At their
+	// measured jitter xprof and hprof stay below it: that pins a
+	// documented divergence (REPRODUCTIONS.md, M5).
+	m5Systematic = 0.08
+	// m6MeanDelta and m6MaxDelta read the claim's "changes … hotness of
+	// the hottest method by several points" (paper: up to ≈ 20) as a mean
+	// over stand-ins and companions of at least 2 points and some
+	// stand-in at 4 or more.
+	m6MeanDelta = 2.0
+	m6MaxDelta  = 4.0
+	// m8ClaimMeanMin: "mean 1.1–1.5×" (the claim's words, M8): the least
+	// mean slowdown the claim asks of each safepoint profiler.
+	m8ClaimMeanMin = 1.1
+	// m8DivergenceMax pins a documented divergence (REPRODUCTIONS.md,
+	// M8): every costed run is below the claim's least mean, 1.1×
+	// (measured 1.001–1.003×).
+	m8DivergenceMax = 1.1
+	// m9TprofPoints: "the speed-up predicted from tprof matches the
+	// simulated one within 5 points" (the claim's words), mean |error|
+	// over seeds on each stand-in.
+	m9TprofPoints = 5.0
+	// m9Shortfalls reads the claim's "often yields far less than it
+	// predicts" as: less than half the prediction on most (4) of the 7
+	// stand-ins.
+	m9Shortfalls = 4
+)
+
 // TestM1_ListingOne: a safepoint sampler puts ≥ 95 % of samples in cold()
-// (paper: xprof 99.8 %); tprof and async (with DebugNonSafepoints) put
-// hot() within ±3 points of the truth, pooled over 3 seeds. tprof, as in
-// the paper, only on the configuration without inlining.
+// on every run (paper: xprof 99.8 %); tprof and async (with
+// DebugNonSafepoints) put hot() within ±3 points of the truth, pooled over
+// the seeds — the positive control: exact samplers pass where the
+// safepoint ones fail. tprof, as in the paper, only on the configuration
+// without inlining.
 func TestM1_ListingOne(t *testing.T) {
-	rows, table, err := ListingOne(ListingOneConfigs, seeds(), 2*sim.Second)
-	require.NoError(t, err)
-	t.Log("\n" + table.Markdown())
+	r := measure[*M1Result](t, "m1-listing1")
 	for _, c := range ListingOneConfigs {
 		for _, s := range []string{"safepoint", "hprof", "xprof"} {
-			for _, r := range rows {
-				if r.Config.Name == c.Name {
-					assert.GreaterOrEqual(t, r.Cold[s], 95.0, "%s, seed %d: %s must blame cold()", c.Name, r.Seed, s)
+			for _, row := range r.Rows {
+				if row.Config.Name == c.Name {
+					assert.GreaterOrEqual(t, row.Cold.At(s), m1SafepointColdMin, "%s, seed %d: %s must blame cold()", c.Name, row.Seed, s)
 				}
 			}
 		}
-		truth := PooledShare(rows, c.Name, "truth", "hot")
+		truth := r.Pooled(c, "truth", "hot")
 		exact := []string{"async"}
 		if !c.Inline {
 			exact = append(exact, "tprof")
 		}
 		for _, s := range exact {
-			got := PooledShare(rows, c.Name, s, "hot")
+			got := r.Pooled(c, s, "hot")
 			t.Logf("%s: %s hot() %.2f %% vs truth %.2f %%", c.Name, s, got, truth)
-			assert.InDelta(t, truth, got, 3, "%s: %s must find hot() within 3 points", c.Name, s)
+			assert.InDelta(t, truth, got, m1ExactPoints, "%s: %s must find hot() within 3 points", c.Name, s)
 		}
 	}
 }
 
+var (
+	resultsMu sync.Mutex
+	results   = map[string]*Result{}
+)
+
+// runExperiment runs the named experiment once per test process (later
+// calls, e.g. a claim test and its divergence pin, share the result),
+// prints its table and checks its tidy data: written by Result.Write,
+// read back as CSV, every numeric cell parses as a number.
 func runExperiment(t *testing.T, name string) *Result {
 	t.Helper()
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	if r, ok := results[name]; ok {
+		t.Logf("(%s: the result of an earlier test in this run)", name)
+		return r
+	}
 	e, ok := Lookup(name)
 	require.True(t, ok, name)
 	o := DefaultOptions()
@@ -61,55 +147,121 @@ func runExperiment(t *testing.T, name string) *Result {
 	r, err := e.Run(o)
 	require.NoError(t, err)
 	t.Log("\n" + r.Table.Markdown())
+	if r.Data != nil {
+		require.NotNil(t, r.Tidy, "%s: a typed result writes tidy data", name)
+	}
+	if r.Tidy != nil {
+		checkTidy(t, r, name)
+	}
+	results[name] = r
 	return r
+}
+
+// checkTidy writes r and reads NAME.data.csv back: the header is the
+// data's columns, every row has every cell, every numeric cell parses.
+func checkTidy(t *testing.T, r *Result, name string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, r.Write(dir, name))
+	f, err := os.Open(filepath.Join(dir, name+".data.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	all, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	require.Equal(t, r.Tidy.Columns, all[0], "%s.data.csv header", name)
+	require.Greater(t, len(all), 1, "%s.data.csv has observations", name)
+	for i, row := range all[1:] {
+		for j, cell := range row {
+			if r.Tidy.Numeric[j] {
+				_, err := strconv.ParseFloat(cell, 64)
+				require.NoError(t, err, "%s.data.csv row %d column %s", name, i+1, all[0][j])
+			}
+		}
+	}
+}
+
+// measure runs the named experiment (runExperiment) and returns its typed
+// result.
+func measure[T any](t *testing.T, name string) T {
+	t.Helper()
+	r := runExperiment(t, name)
+	d, ok := r.Data.(T)
+	require.True(t, ok, "%s: result is %T", name, r.Data)
+	return d
+}
+
+// diverges records, in the test's output, a part of a claim the model
+// does not meet; the divergence is pinned by a TestDivergence_ test and
+// described in REPRODUCTIONS.md.
+func diverges(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Logf("DIVERGES from the claim: "+format, args...)
 }
 
 // TestM2_CausalitySlope: with inlining, the safepoint samplers' mean
 // causality slope is < 0.5 (paper 0.23–0.28); tolerance: the upper end of
-// the 95 % CI must stay below 0.5. Fails if samplers saw exact positions
-// (their slope would be ≈ 1, like tprof's).
+// the 95 % CI must stay below 0.5. Positive control: the truth's slope is
+// in [0.9, 1.1] on every pair (its attributed time is the injected time).
+// Fails if samplers saw exact positions (their slope would be ≈ 1, like
+// tprof's).
 func TestM2_CausalitySlope(t *testing.T) {
-	r := runExperiment(t, "m2-causality")
-	for _, p := range []string{"hprof", "xprof", "jprofile", "yourkit"} {
-		assert.Less(t, r.Values[p]+r.Values[p+"_ci"], 0.5, p)
+	r := measure[*CausalityResult](t, "m2-causality")
+	for _, row := range r.Rows {
+		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
+	}
+	for _, p := range causalityProfilers {
+		assert.Less(t, r.Mean(p).Hi(), causalitySlopeMax, p)
 	}
 }
 
 // TestM7_NoInlining: without inlining tprof's mean slope is in [0.9, 1.1]
-// (paper 0.99, 95 % CI inside the interval's widened bounds [0.85, 1.15])
-// and the safepoint samplers stay < 0.5.
+// (paper 0.99) with a 95 % CI half-width below 0.15, the truth's slope is
+// in [0.9, 1.1] on every pair (positive control), and the safepoint
+// samplers stay < 0.5. The claim's "somewhat better" than with inlining
+// is not asserted: the model's hot leaves have no poll either way
+// (REPRODUCTIONS.md, M7: partly).
 func TestM7_NoInlining(t *testing.T) {
-	r := runExperiment(t, "m7-no-inlining")
-	assert.InDelta(t, 1.0, r.Values["tprof"], 0.1, "tprof mean slope")
-	assert.Less(t, r.Values["tprof_ci"], 0.15)
-	for _, p := range []string{"hprof", "xprof", "jprofile", "yourkit"} {
-		assert.Less(t, r.Values[p]+r.Values[p+"_ci"], 0.5, p)
+	r := measure[*CausalityResult](t, "m7-no-inlining")
+	for _, row := range r.Rows {
+		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
+	}
+	tp := r.Mean("tprof")
+	assert.InDelta(t, 1.0, tp.Mean, exactSlopeDelta, "tprof mean slope")
+	assert.Less(t, tp.CI, m7TprofCIMax)
+	for _, p := range causalityProfilers {
+		assert.Less(t, r.Mean(p).Hi(), causalitySlopeMax, p)
 	}
 }
 
-// m5Systematic is the share of lags 1…100 outside the band at which a
-// sampler's intervals show a systematic pattern (the claim's threshold,
-// calibrated on the perfect clock). At their measured jitter xprof and
-// hprof stay below it: that pins a documented divergence from the paper
-// (REPRODUCTIONS.md, M5).
-const m5Systematic = 0.08
-
 // TestM5_Autocorrelation: tprof's interval autocorrelation leaves the
-// ±2/√N band at ≤ 5 % of lags 1…100 (averaged over 3 seeds). On a perfect
-// clock (jitter=0) the safepoint samplers leave it at least twice as often
-// and at ≥ 8 % of lags: their intervals carry the time to the next poll,
-// which depends on where the periodic program is. At the timer jitter
-// measured for their sampler threads — the paper's setup, real timers —
-// they do not (the paper's hprof does): the model's pattern needs every
-// tick at the same place of the program.
+// ±2/√N band at ≤ 5 % of lags 1…100 (mean over seeds). On a perfect clock
+// (jitter=0) the safepoint samplers leave it at least twice as often and
+// at ≥ m5Systematic of lags: their intervals carry the time to the next
+// poll, which depends on where the periodic program is. At the timer
+// jitter measured for their sampler threads — the paper's setup, real
+// timers — they do not (TestDivergence_M5).
 func TestM5_Autocorrelation(t *testing.T) {
-	r := runExperiment(t, "m5-autocorrelation")
-	assert.LessOrEqual(t, r.Values["tprof"], 0.05)
+	r := measure[*M5Result](t, "m5-autocorrelation")
+	tp := r.Share("tprof").Mean
+	assert.LessOrEqual(t, tp, m5TprofMax)
 	for _, p := range []string{"xprof", "hprof"} {
-		g := r.Values[p+":grid"]
+		g := r.Share(p + ":grid").Mean
 		assert.GreaterOrEqual(t, g, m5Systematic, "%s on a perfect clock", p)
-		assert.Greater(t, g, 2*r.Values["tprof"], "%s on a perfect clock", p)
-		assert.Less(t, r.Values[p], m5Systematic, "%s at its measured jitter: the documented divergence", p)
+		assert.Greater(t, g, 2*tp, "%s on a perfect clock", p)
+		if s := r.Share(p).Mean; s < m5Systematic {
+			diverges(t, "%s at its measured jitter leaves the band at %.0f %% of lags, not systematically", p, 100*s)
+		}
+	}
+}
+
+// TestDivergence_M5 pins the documented divergence (REPRODUCTIONS.md, M5):
+// at the timer jitter measured for their sampler threads, xprof's and
+// hprof's intervals are as uncorrelated as tprof's (below m5Systematic).
+func TestDivergence_M5(t *testing.T) {
+	r := measure[*M5Result](t, "m5-autocorrelation")
+	for _, p := range []string{"xprof", "hprof"} {
+		assert.Less(t, r.Share(p).Mean, m5Systematic, "%s at its measured jitter", p)
 	}
 }
 
@@ -162,64 +314,87 @@ func TestA3_InputSize(t *testing.T) {
 }
 
 // TestM9_Actionable: speeding up tprof's top method by 50 % gains what
-// tprof predicts within 5 points on every stand-in (paper: within 2 %);
-// xprof's top method gains less than half of what xprof predicts on most
-// of them.
+// tprof predicts within 5 points on every stand-in (mean |error| over
+// seeds; paper: within 2 %); xprof's top method gains less than half of
+// what xprof predicts on most of them. The first half is the positive
+// control: an unbiased sampler's advice holds where a biased one's fails.
 func TestM9_Actionable(t *testing.T) {
-	r := runExperiment(t, "m9-actionable")
-	assert.LessOrEqual(t, r.Values["tprof_max_abs_error"], 5.0)
-	assert.GreaterOrEqual(t, r.Values["safepoint_shortfalls"], 4.0, "of 7 stand-ins")
+	r := measure[*M9Result](t, "m9-actionable")
+	for _, b := range causalityBenchmarks {
+		e := r.AbsError("tprof", b.name)
+		assert.Equal(t, len(r.Seeds), e.N, "%s: a tprof observation per seed", b.name)
+		assert.LessOrEqual(t, e.Mean, m9TprofPoints, "%s: tprof's prediction", b.name)
+	}
+	assert.GreaterOrEqual(t, r.Shortfalls("xprof"), m9Shortfalls, "of %d stand-ins", len(causalityBenchmarks))
 }
-
-// m3Union1Above1 is on how many of the 7 stand-ins the four profilers'
-// hottest methods differ (Union_1 > 1). The paper has 4 of 7; the model
-// gives 2 with HotSpot 17's interpreter polls (no poll at method entry,
-// jit.interpreted), whose timing moves the compile times and sample phases
-// this claim rests on, and mean Union_1 (1.29 ± 0.45) is then not clearly
-// above 1: pins a documented divergence (REPRODUCTIONS.md, M3).
-const m3Union1Above1 = 2.0
 
 // TestM3_Disagreement: four safepoint profilers that differ only in their
 // observer effect (interval handling, agent CPU, allocation, depth), each
-// costed alone: Union_1 > 1 on m3Union1Above1 of the 7 stand-ins (paper 4
-// of 7); mean Union_n grows with n and its 95 % CI stays above n for
-// n ≥ 2, Union_1's mean above 1.
+// costed alone: mean Union_n grows with n and its 95 % CI stays above n
+// for n ≥ 2, Union_1's mean above 1. The claim's "Union_1 > 1 on at least
+// 3 of the 7" and "clearly above n" for n = 1 are not met
+// (TestDivergence_M3).
 func TestM3_Disagreement(t *testing.T) {
-	r := runExperiment(t, "m3-disagreement")
-	assert.GreaterOrEqual(t, r.Values["union1_above_1"], m3Union1Above1)
-	for n := 1; n <= 10; n++ {
-		u, ci := r.Values[fmt.Sprintf("union%d", n)], r.Values[fmt.Sprintf("union%d_ci", n)]
+	r := measure[*M3Result](t, "m3-disagreement")
+	if n := r.Union1Above1(); n < m3Union1Claim {
+		diverges(t, "Union_1 > 1 on %d of 7 stand-ins (claim: at least %d)", n, m3Union1Claim)
+	}
+	for n := 1; n <= m3MaxN; n++ {
+		u := r.Mean(n)
 		if n == 1 {
-			assert.Greater(t, u, 1.0, "Union_1 above 1") // its CI is not: see m3Union1Above1
+			assert.Greater(t, u.Mean, 1.0, "Union_1 above 1")
+			if u.Lo() <= 1 {
+				diverges(t, "Union_1 = %v is not clearly above 1", u)
+			}
 			continue
 		}
-		assert.Greater(t, u-ci, float64(n), "Union_%d clearly above %d", n, n)
-		if n > 1 {
-			assert.GreaterOrEqual(t, u, r.Values[fmt.Sprintf("union%d", n-1)], "grows with n")
-		}
+		assert.Greater(t, u.Lo(), float64(n), "Union_%d clearly above %d", n, n)
+		assert.GreaterOrEqual(t, u.Mean, r.Mean(n-1).Mean, "grows with n")
 	}
+}
+
+// TestDivergence_M3 pins the documented divergence (REPRODUCTIONS.md, M3):
+// the hottest method differs on m3Union1Above1 of the 7 stand-ins.
+func TestDivergence_M3(t *testing.T) {
+	r := measure[*M3Result](t, "m3-disagreement")
+	assert.GreaterOrEqual(t, r.Union1Above1(), m3Union1Above1)
 }
 
 // TestM4_Innocuous: where two profilers disagree on the hottest method,
 // fewer than half of the pairs are caller and callee (transitively).
 func TestM4_Innocuous(t *testing.T) {
-	r := runExperiment(t, "m4-innocuous")
-	require.GreaterOrEqual(t, r.Values["pairs"], 3.0)
-	assert.Less(t, r.Values["related"]/r.Values["pairs"], 0.5)
+	r := measure[*M4Result](t, "m4-innocuous")
+	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
+	assert.Less(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
 }
 
-// TestM8_Overhead documents a divergence (REPRODUCTIONS.md): the costed
-// safepoint profilers slow the stand-ins down, heavier agents more, but by
-// per cents, not the paper's 1.1–1.5× means. Asserted: every overhead ≥ 1
-// (a profiler never speeds a program up) and jprofile, the heaviest agent,
-// costs more than xprof, the lightest.
+// TestM8_Overhead: the costed safepoint profilers slow the stand-ins down
+// (every run ≥ 1×: a profiler never speeds a program up) and jprofile,
+// the heaviest agent, costs more than xprof, the lightest. The claim's
+// means of 1.1–1.5× are not met: per cents, not tens of per cent
+// (TestDivergence_M8).
 func TestM8_Overhead(t *testing.T) {
-	r := runExperiment(t, "m8-overhead")
-	for _, p := range []string{"hprof", "xprof", "jprofile", "yourkit"} {
-		assert.GreaterOrEqual(t, r.Values[p+"_min"], 1.0, p)
-		assert.Less(t, r.Values[p+"_max"], 1.1, "%s: the divergence from the paper's 1.0–2.2×", p)
+	r := measure[*M8Result](t, "m8-overhead")
+	for _, p := range m8Profilers {
+		for _, x := range r.Runs(p) {
+			assert.GreaterOrEqual(t, x, 1.0, p)
+		}
+		if m := r.Mean(p); m.Mean < m8ClaimMeanMin {
+			diverges(t, "%s's mean slowdown %.3f× (claim: %.1f–1.5×)", p, m.Mean, m8ClaimMeanMin)
+		}
 	}
-	assert.Greater(t, r.Values["jprofile"], r.Values["xprof"])
+	assert.Greater(t, r.Mean("jprofile").Mean, r.Mean("xprof").Mean)
+}
+
+// TestDivergence_M8 pins the documented divergence (REPRODUCTIONS.md, M8):
+// every costed run stays below 1.1× (paper 1.0–2.2×, means 1.1–1.5×).
+func TestDivergence_M8(t *testing.T) {
+	r := measure[*M8Result](t, "m8-overhead")
+	for _, p := range m8Profilers {
+		for _, x := range r.Runs(p) {
+			assert.Less(t, x, m8DivergenceMax, p)
+		}
+	}
 }
 
 // TestA4_Inlining: an inliner reading CBS's call graph gains at least what
@@ -249,18 +424,29 @@ func TestA4_Inlining(t *testing.T) {
 
 // TestM6_ObserverEffect: turning on a second costed profiler moves xprof's
 // hotness of its hottest method by several points (mean ≥ 2, some stand-in
-// ≥ 4; paper: up to ≈ 20). Without a companion the same seed gives the
-// same profile, so the change is the companion's doing, not noise. The
-// yield-point half of the claim is measured and reported (it diverges: see
-// REPRODUCTIONS.md).
+// ≥ 4; paper: up to ≈ 20). Positive control: without a companion the same
+// seed gives the same profile, so the change is the companion's doing,
+// not noise. The yield-point half of the claim is measured and does not
+// reproduce (TestDivergence_M6).
 func TestM6_ObserverEffect(t *testing.T) {
-	r := runExperiment(t, "m6-observer")
-	assert.GreaterOrEqual(t, r.Values["mean_delta"], 2.0)
-	assert.GreaterOrEqual(t, r.Values["max_delta"], 4.0)
-	assert.Positive(t, r.Values["polls_compared"])
+	r := measure[*M6Result](t, "m6-observer")
+	assert.GreaterOrEqual(t, r.MeanDelta(), m6MeanDelta)
+	assert.GreaterOrEqual(t, r.MaxDelta(), m6MaxDelta)
+	require.Positive(t, r.PollsCompared())
+	if r.PollDiffs() == 0 {
+		diverges(t, "the JIT's yield points in the 10 hottest methods are identical under xprof and hprof (%d methods compared)", r.PollsCompared())
+	}
 	a, err := m6Once("antlr", 1, 200*sim.Millisecond, []string{"xprof"})
 	require.NoError(t, err)
 	b, err := m6Once("antlr", 1, 200*sim.Millisecond, []string{"xprof"})
 	require.NoError(t, err)
 	assert.Equal(t, a.hotness, b.hotness, "xprof alone, same seed: identical")
+}
+
+// TestDivergence_M6 pins the documented divergence (REPRODUCTIONS.md, M6):
+// the companion profiler changes no compiled method's poll sites.
+func TestDivergence_M6(t *testing.T) {
+	r := measure[*M6Result](t, "m6-observer")
+	require.Positive(t, r.PollsCompared())
+	assert.Zero(t, r.PollDiffs())
 }

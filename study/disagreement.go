@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,26 +17,43 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: runM3})
-	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: runM4})
+	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: typed(MeasureM3)})
+	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: typed(MeasureM4)})
 }
 
 var disagreementProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
 var disagreementBenches = []string{"antlr", "bloat", "chart", "fop", "jython", "luindex", "pmd"}
 
 // disagreement holds, per stand-in, each profiler's ranking (by method
-// weight averaged over the seeds) and the truth's call graph.
+// weight averaged over the seeds), the shares behind it and the truth's
+// call graph.
 type disagreement struct {
 	rankings map[string]map[string][]string // bench → profiler → methods by weight
 	calls    map[string]map[string][]string // bench → caller → callees (truth DCG)
+	shares   []DisagreementObs
 }
 
-var disagreementCache = map[string]*disagreement{}
+// DisagreementObs is one tidy observation of the M3/M4 runs: a method's
+// share of a profiler's weight in the run of Benchmark with Seed.
+type DisagreementObs struct {
+	Benchmark string
+	Seed      uint64
+	Profiler  string
+	Method    string
+	Share     float64
+}
+
+var (
+	disagreementMu    sync.Mutex
+	disagreementCache = map[string]*disagreement{}
+)
 
 // Disagreement runs each safepoint profiler costed — alone, with its own
 // observer effect — on each single-threaded stand-in for every seed.
 func Disagreement(o Options) (*disagreement, error) {
 	key := fmt.Sprint(o.Seeds, o.Full)
+	disagreementMu.Lock()
+	defer disagreementMu.Unlock()
 	if d, ok := disagreementCache[key]; ok {
 		return d, nil
 	}
@@ -62,8 +80,15 @@ func Disagreement(o Options) (*disagreement, error) {
 				}
 				pr := out.Profiles[prof]
 				total := float64(pr.TotalWeight())
-				for m, w := range pr.MethodWeights() {
-					sum[m] += w / total
+				mw := pr.MethodWeights()
+				ms := make([]string, 0, len(mw))
+				for m := range mw {
+					ms = append(ms, m)
+				}
+				sort.Strings(ms)
+				for _, m := range ms {
+					sum[m] += mw[m] / total
+					d.shares = append(d.shares, DisagreementObs{b, seed, prof, m, mw[m] / total})
 				}
 				if d.calls[b] == nil {
 					d.calls[b] = map[string][]string{}
@@ -91,53 +116,87 @@ func Disagreement(o Options) (*disagreement, error) {
 	return d, nil
 }
 
-func runM3(o Options) (*Result, error) {
+// M3Result is the four profilers' Union_n per stand-in, n = 1…10.
+type M3Result struct {
+	Seeds []uint64
+	// Union holds, per stand-in, Union_n at index n−1.
+	Union keyed[string, []int]
+	// Shares are the observations the rankings come from.
+	Shares []DisagreementObs
+}
+
+// m3MaxN is the largest n of Union_n.
+const m3MaxN = 10
+
+// Mean is Union_n's mean over the stand-ins with its 95 % CI.
+func (r *M3Result) Mean(n int) Stat {
+	var xs []float64
+	for _, b := range disagreementBenches {
+		xs = append(xs, float64(r.Union.At(b)[n-1]))
+	}
+	return NewStat(xs)
+}
+
+// Union1Above1 is on how many stand-ins the profilers' hottest methods
+// differ (Union_1 > 1).
+func (r *M3Result) Union1Above1() int {
+	n := 0
+	for _, b := range disagreementBenches {
+		if r.Union.At(b)[0] > 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// MeasureM3 computes Union_n from the Disagreement runs.
+func MeasureM3(o Options) (*M3Result, error) {
 	d, err := Disagreement(o)
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Title: "Union_n of the four safepoint profilers' hottest methods", Columns: []string{"benchmark"}}
-	for n := 1; n <= 10; n++ {
-		t.Columns = append(t.Columns, fmt.Sprintf("n=%d", n))
-	}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	perN := make([][]float64, 11)
-	above1 := 0
+	res := &M3Result{Seeds: o.Seeds, Union: keyed[string, []int]{}, Shares: d.shares}
 	for _, b := range disagreementBenches {
 		var rk [][]string
 		for _, p := range disagreementProfilers {
 			rk = append(rk, d.rankings[b][p])
 		}
+		for n := 1; n <= m3MaxN; n++ {
+			res.Union[b] = append(res.Union[b], profile.UnionN(rk, n))
+		}
+	}
+	return res, nil
+}
+
+func (r *M3Result) render() (*Result, error) {
+	t := &Table{Title: "Union_n of the four safepoint profilers' hottest methods", Columns: []string{"benchmark"}}
+	for n := 1; n <= m3MaxN; n++ {
+		t.Columns = append(t.Columns, fmt.Sprintf("n=%d", n))
+	}
+	res := &Result{Table: t, Tidy: tidyOf(r.Shares)}
+	for _, b := range disagreementBenches {
 		cells := []any{b}
-		for n := 1; n <= 10; n++ {
-			u := profile.UnionN(rk, n)
-			perN[n] = append(perN[n], float64(u))
+		for _, u := range r.Union.At(b) {
 			cells = append(cells, u)
-			if n == 1 && u > 1 {
-				above1++
-			}
 		}
 		t.AddRow(cells...)
 	}
 	mean := []any{"mean (95 % CI)"}
 	xy := plotter.XYs{}
-	for n := 1; n <= 10; n++ {
-		m, h := MeanCI(perN[n])
-		res.Values[fmt.Sprintf("union%d", n)] = m
-		res.Values[fmt.Sprintf("union%d_ci", n)] = h
-		mean = append(mean, fmtCI(m, h))
-		xy = append(xy, plotter.XY{X: float64(n), Y: m})
+	for n := 1; n <= m3MaxN; n++ {
+		m := r.Mean(n)
+		mean = append(mean, m.String())
+		xy = append(xy, plotter.XY{X: float64(n), Y: m.Mean})
 	}
 	t.AddRow(mean...)
-	res.Values["union1_above_1"] = float64(above1)
-	t.Notes = append(t.Notes, fmt.Sprintf("Each profiler costed and alone (its own observer effect), %d seed(s) per stand-in, rankings by method weight averaged over the seeds. Paper: Union_1 > 1 for 4 of 7 benchmarks; Union_n grows with n and stays above n.", len(o.Seeds)))
+	t.Notes = append(t.Notes, fmt.Sprintf("Each profiler costed and alone (its own observer effect), %d seed(s) per stand-in, rankings by method weight averaged over the seeds. Paper: Union_1 > 1 for 4 of 7 benchmarks; Union_n grows with n and stays above n.", len(r.Seeds)))
 	p := plot.New()
 	p.Title.Text = "Union_n (mean over the stand-ins)"
 	p.X.Label.Text = "n"
 	p.Y.Label.Text = "Union_n"
 	ideal := plotter.XYs{}
 	worst := plotter.XYs{}
-	for n := 1; n <= 10; n++ {
+	for n := 1; n <= m3MaxN; n++ {
 		ideal = append(ideal, plotter.XY{X: float64(n), Y: float64(n)})
 		worst = append(worst, plotter.XY{X: float64(n), Y: float64(4 * n)})
 	}
@@ -168,15 +227,40 @@ func reaches(g map[string][]string, from, to string) bool {
 	return false
 }
 
-func runM4(o Options) (*Result, error) {
+// M4Pair is a pair of profilers whose hottest methods on Benchmark
+// differ (rankings over the seeds), and whether the two methods are
+// caller and callee, transitively, in the truth's call graph.
+type M4Pair struct {
+	Benchmark          string
+	ProfilerA, MethodA string
+	ProfilerB, MethodB string
+	Related            bool
+}
+
+// M4Result lists the disagreeing pairs.
+type M4Result struct {
+	Seeds []uint64
+	Pairs []M4Pair
+}
+
+// Related counts the pairs in a caller/callee relation.
+func (r *M4Result) Related() int {
+	n := 0
+	for _, p := range r.Pairs {
+		if p.Related {
+			n++
+		}
+	}
+	return n
+}
+
+// MeasureM4 finds the disagreeing pairs in the Disagreement runs.
+func MeasureM4(o Options) (*M4Result, error) {
 	d, err := Disagreement(o)
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Title: "Pairs of profilers that disagree on the hottest method: are the two methods caller and callee?",
-		Columns: []string{"benchmark", "profiler A", "hottest", "profiler B", "hottest", "related"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	pairs, related := 0, 0
+	res := &M4Result{Seeds: o.Seeds}
 	for _, b := range disagreementBenches {
 		for i, pa := range disagreementProfilers {
 			for _, pb := range disagreementProfilers[i+1:] {
@@ -184,17 +268,20 @@ func runM4(o Options) (*Result, error) {
 				if ma == mb {
 					continue
 				}
-				pairs++
 				rel := reaches(d.calls[b], ma, mb) || reaches(d.calls[b], mb, ma)
-				if rel {
-					related++
-				}
-				t.AddRow(b, pa, ma, pb, mb, rel)
+				res.Pairs = append(res.Pairs, M4Pair{b, pa, ma, pb, mb, rel})
 			}
 		}
 	}
-	res.Values["pairs"] = float64(pairs)
-	res.Values["related"] = float64(related)
-	t.Notes = append(t.Notes, fmt.Sprintf("%d disagreeing pairs, %d in a transitive caller/callee relation (in the truth's call graph). Paper: most are not.", pairs, related))
 	return res, nil
+}
+
+func (r *M4Result) render() (*Result, error) {
+	t := &Table{Title: "Pairs of profilers that disagree on the hottest method: are the two methods caller and callee?",
+		Columns: []string{"benchmark", "profiler A", "hottest", "profiler B", "hottest", "related"}}
+	for _, p := range r.Pairs {
+		t.AddRow(p.Benchmark, p.ProfilerA, p.MethodA, p.ProfilerB, p.MethodB, p.Related)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d disagreeing pairs, %d in a transitive caller/callee relation (in the truth's call graph). Paper: most are not.", len(r.Pairs), r.Related()))
+	return &Result{Table: t, Tidy: tidyOf(r.Pairs)}, nil
 }

@@ -34,9 +34,9 @@ var ListingOneConfigs = []ListingOneConfig{
 type ListingOneRow struct {
 	Config   ListingOneConfig
 	Seed     uint64
-	Hot      map[string]float64
-	Cold     map[string]float64
-	Samples  map[string]int64
+	Hot      keyed[string, float64]
+	Cold     keyed[string, float64]
+	Samples  keyed[string, int64]
 	Profiles map[string]*profile.Profile
 }
 
@@ -44,14 +44,22 @@ type ListingOneRow struct {
 var ListingOneSamplers = []string{"truth", "safepoint", "hprof", "xprof", "tprof", "async"}
 
 // ListingOne runs Mytkowicz et al.'s Listing 1 (hotcold) under each
-// configuration and seed, with every sampler observing the same execution.
+// configuration and seed, with every sampler observing the same execution,
+// and renders the runs as a table.
 func ListingOne(configs []ListingOneConfig, seeds []uint64, duration sim.Time) ([]ListingOneRow, *Table, error) {
-	p, err := workloads.Get("hotcold")
+	rows, err := ListingOneRuns(configs, seeds, duration)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Table{Title: "M1: hot() vs cold() self time (%) by profiler, Mytkowicz et al. Listing 1",
-		Columns: append([]string{"config", "seed", "method"}, ListingOneSamplers...)}
+	return rows, listingOneTable(rows, duration), nil
+}
+
+// ListingOneRuns runs Listing 1 under each configuration and seed.
+func ListingOneRuns(configs []ListingOneConfig, seeds []uint64, duration sim.Time) ([]ListingOneRow, error) {
+	p, err := workloads.Get("hotcold")
+	if err != nil {
+		return nil, err
+	}
 	var rows []ListingOneRow
 	for _, c := range configs {
 		for _, seed := range seeds {
@@ -61,31 +69,66 @@ func ListingOne(configs []ListingOneConfig, seeds []uint64, duration sim.Time) (
 			cfg.Samplers, cfg.Mode = ListingOneSamplers, samplers.Passive
 			out, err := harness.Run(p, cfg)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			r := ListingOneRow{Config: c, Seed: seed, Hot: map[string]float64{}, Cold: map[string]float64{},
-				Samples: map[string]int64{}, Profiles: out.Profiles}
+			r := ListingOneRow{Config: c, Seed: seed, Hot: keyed[string, float64]{}, Cold: keyed[string, float64]{},
+				Samples: keyed[string, int64]{}, Profiles: out.Profiles}
 			for _, s := range ListingOneSamplers {
 				r.Hot[s] = profile.Hotness(out.Profiles[s], "HotCold.hot")
 				r.Cold[s] = profile.Hotness(out.Profiles[s], "HotCold.cold")
 				r.Samples[s] = out.Profiles[s].TotalCount()
 			}
 			rows = append(rows, r)
-			for _, m := range []string{"hot", "cold"} {
-				cells := []any{c.Name, seed, "HotCold." + m}
-				for _, s := range ListingOneSamplers {
-					v := r.Hot[s]
-					if m == "cold" {
-						v = r.Cold[s]
-					}
-					cells = append(cells, v)
+		}
+	}
+	return rows, nil
+}
+
+// listingOneTable is the runs' presentation table: a row per
+// (configuration, seed, method), a column per sampler.
+func listingOneTable(rows []ListingOneRow, duration sim.Time) *Table {
+	t := &Table{Title: "M1: hot() vs cold() self time (%) by profiler, Mytkowicz et al. Listing 1",
+		Columns: append([]string{"config", "seed", "method"}, ListingOneSamplers...)}
+	for _, r := range rows {
+		for _, m := range []string{"hot", "cold"} {
+			cells := []any{r.Config.Name, r.Seed, "HotCold." + m}
+			for _, s := range ListingOneSamplers {
+				v := r.Hot[s]
+				if m == "cold" {
+					v = r.Cold[s]
 				}
-				t.AddRow(cells...)
+				cells = append(cells, v)
 			}
+			t.AddRow(cells...)
 		}
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Paper: xprof attributes 99.8 %% of the time to cold() (Mytkowicz et al. 2010, §6.3). %v simulated per run, samplers passive on one execution.", duration))
-	return rows, t, nil
+	return t
+}
+
+// ListingOneObs is one tidy observation of Listing 1: a profiler's share
+// of a method's self time in one run.
+type ListingOneObs struct {
+	Config   string
+	Seed     uint64
+	Profiler string
+	Method   string
+	SharePct float64 `tidy:"share_pct"`
+	// Samples is the profile's total count in the run.
+	Samples int64
+}
+
+// listingOneObs lists the runs' observations.
+func listingOneObs(rows []ListingOneRow) []ListingOneObs {
+	var obs []ListingOneObs
+	for _, r := range rows {
+		for _, s := range ListingOneSamplers {
+			n := r.Samples[s]
+			obs = append(obs, ListingOneObs{r.Config.Name, r.Seed, s, "HotCold.hot", r.Hot[s], n},
+				ListingOneObs{r.Config.Name, r.Seed, s, "HotCold.cold", r.Cold[s], n})
+		}
+	}
+	return obs
 }
 
 // PooledShare is a profiler's share (%) for method m pooled over runs,
@@ -96,11 +139,11 @@ func PooledShare(rows []ListingOneRow, config, sampler, method string) float64 {
 		if r.Config.Name != config {
 			continue
 		}
-		share := r.Hot[sampler]
+		share := r.Hot.At(sampler)
 		if method == "cold" {
-			share = r.Cold[sampler]
+			share = r.Cold.At(sampler)
 		}
-		n := float64(r.Samples[sampler])
+		n := float64(r.Samples.At(sampler))
 		if sampler == "truth" {
 			n = 1
 		}

@@ -58,27 +58,42 @@ func readReference(file string) (header []string, rows map[string][]string) {
 }
 
 func init() {
-	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: runM1})
-	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: func(o Options) (*Result, error) { return runCausality(o, true) }})
-	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: func(o Options) (*Result, error) { return runCausality(o, false) }})
-	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: runM5})
+	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: typed(MeasureM1)})
+	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, true) })})
+	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, false) })})
+	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: typed(MeasureM5)})
 }
 
-func runM1(o Options) (*Result, error) {
+// M1Result is Listing 1 under each of ListingOneConfigs, every seed.
+type M1Result struct {
+	Duration sim.Time
+	Rows     []ListingOneRow
+}
+
+// MeasureM1 runs Listing 1 for M1.
+func MeasureM1(o Options) (*M1Result, error) {
 	d := 2 * sim.Second
-	rows, t, err := ListingOne(ListingOneConfigs, o.Seeds, d)
+	rows, err := ListingOneRuns(ListingOneConfigs, o.Seeds, d)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	return &M1Result{Duration: d, Rows: rows}, nil
+}
+
+// Pooled is sampler's share (%) of method ("hot" or "cold") under config,
+// pooled over the seeds (PooledShare).
+func (r *M1Result) Pooled(config ListingOneConfig, sampler, method string) float64 {
+	return PooledShare(r.Rows, config.Name, sampler, method)
+}
+
+func (r *M1Result) render() (*Result, error) {
+	res := &Result{Table: listingOneTable(r.Rows, r.Duration), Tidy: tidyOf(listingOneObs(r.Rows))}
 	p := plot.New()
 	p.Title.Text = "Listing 1 (no inlining): share of time in hot() (%)"
 	vals := plotter.Values{}
 	var names []string
 	for _, s := range ListingOneSamplers {
-		v := PooledShare(rows, ListingOneConfigs[0].Name, s, "hot")
-		res.Values[s] = v
-		vals = append(vals, v)
+		vals = append(vals, r.Pooled(ListingOneConfigs[0], s, "hot"))
 		names = append(names, s)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(20))
@@ -106,55 +121,101 @@ var causalitySizes = []int64{0, 200, 400}
 // CausalityRow is one (benchmark, method) pair's slopes by profiler.
 type CausalityRow struct {
 	Benchmark, Method string
-	Slopes            map[string]float64
+	// Slopes are each profiler's (the truth's included) least-squares
+	// slope of attributed on total seconds, over every seed and f.
+	Slopes keyed[string, float64]
 	// Points are (total s, attributed s) per profiler, for the figure.
 	Points map[string]plotter.XYs
 }
 
+// CausalityObs is one observation of the causality analysis: in the run
+// of a stand-in with a Fibonacci loop of size F injected into Method (F 0:
+// none), the seconds a profiler attributes to Method and the run's total.
+type CausalityObs struct {
+	Benchmark, Method string
+	Seed              uint64
+	F                 int64
+	Profiler          string
+	TotalS            float64 `tidy:"total_s"`
+	AttributedS       float64 `tidy:"attributed_s"`
+}
+
+// CausalityResult is M2's (with inlining) or M7's (without) causality
+// analysis.
+type CausalityResult struct {
+	Inlining bool
+	// Profilers are the samplers compared with the truth.
+	Profilers []string
+	Sizes     []int64
+	Seeds     []uint64
+	Rows      []CausalityRow
+	Obs       []CausalityObs
+}
+
+// Mean is profiler p's mean slope over the (benchmark, method) pairs with
+// its 95 % CI; p may be "truth".
+func (r *CausalityResult) Mean(p string) Stat {
+	var xs []float64
+	for _, row := range r.Rows {
+		xs = append(xs, row.Slopes.At(p))
+	}
+	return NewStat(xs)
+}
+
+// causalityStandIn is stand-in b's knobs and program seed sized as for the
+// causality runs.
+func causalityStandIn(b string, iters int, full bool) (workloads.Knobs, uint64, error) {
+	s, ok := workloads.LookupStandIn(b)
+	if !ok {
+		return workloads.Knobs{}, 0, fmt.Errorf("no stand-in %s", b)
+	}
+	k := s.Knobs
+	k.Iterations = iters
+	if full {
+		k.Iterations *= 5
+	}
+	return k, s.Seed, nil
+}
+
 // Causality runs Mytkowicz et al.'s causality analysis: inject a
-// Fibonacci loop of size f into each stand-in's two hottest methods and
-// regress the time each profiler attributes to the method on the program's
-// total run time.
-func Causality(inlining bool, seeds []uint64, full bool, profilers []string) ([]CausalityRow, error) {
-	benches := causalityBenchmarks
+// Fibonacci loop of size f into each stand-in's two hottest methods (the
+// truth's, in the uninjected run of the first seed) and regress the time
+// each profiler attributes to the method on the program's total run time,
+// over every seed and f.
+func Causality(inlining bool, seeds []uint64, full bool, profilers []string) (*CausalityResult, error) {
 	sizes := causalitySizes
 	if full {
 		sizes = []int64{0, 100, 200, 300, 400, 500}
 	}
-	var rows []CausalityRow
-	for _, b := range benches {
-		s, ok := workloads.LookupStandIn(b.name)
-		if !ok {
-			return nil, fmt.Errorf("no stand-in %s", b.name)
-		}
-		k := s.Knobs
-		k.Iterations = b.iters
-		if full {
-			k.Iterations *= 5
-		}
-		runOne := func(seed uint64, inj *workloads.Injection) (*harness.Outcome, error) {
-			p, err := workloads.Generate(b.name, k, s.Seed)
-			if err != nil {
-				return nil, err
-			}
-			if inj != nil {
-				if err := workloads.Inject(p, *inj); err != nil {
-					return nil, err
-				}
-			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = seed, 120*sim.Second
-			cfg.JIT.Inline = inlining
-			cfg.Samplers, cfg.Mode = profilers, samplers.Passive
-			return harness.Run(p, cfg)
-		}
-		base, err := runOne(seeds[0], nil)
+	res := &CausalityResult{Inlining: inlining, Profilers: profilers, Sizes: sizes, Seeds: seeds}
+	runOne := func(b string, iters int, seed uint64, inj *workloads.Injection) (*harness.Outcome, error) {
+		k, pseed, err := causalityStandIn(b, iters, full)
 		if err != nil {
 			return nil, err
 		}
-		hot := base.Profiles["truth"].TopMethods(2)
-		for _, m := range hot {
-			row := CausalityRow{Benchmark: b.name, Method: m, Slopes: map[string]float64{}, Points: map[string]plotter.XYs{}}
+		p, err := workloads.Generate(b, k, pseed)
+		if err != nil {
+			return nil, err
+		}
+		if inj != nil {
+			if err := workloads.Inject(p, *inj); err != nil {
+				return nil, err
+			}
+		}
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Seed, cfg.Sim.Duration = seed, 120*sim.Second
+		cfg.JIT.Inline = inlining
+		cfg.Samplers, cfg.Mode = profilers, samplers.Passive
+		return harness.Run(p, cfg)
+	}
+	all := append([]string{"truth"}, profilers...)
+	for _, b := range causalityBenchmarks {
+		base, err := runOne(b.name, b.iters, seeds[0], nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range base.Profiles["truth"].TopMethods(2) {
+			row := CausalityRow{Benchmark: b.name, Method: m, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}}
 			xs := map[string][]float64{}
 			ys := map[string][]float64{}
 			for _, seed := range seeds {
@@ -163,55 +224,65 @@ func Causality(inlining bool, seeds []uint64, full bool, profilers []string) ([]
 					if f > 0 {
 						inj = &workloads.Injection{Method: m, F: f, Position: -1}
 					}
-					out, err := runOne(seed, inj)
+					out, err := runOne(b.name, b.iters, seed, inj)
 					if err != nil {
 						return nil, err
 					}
 					total := out.Result.End.Seconds()
-					for _, prof := range append([]string{"truth"}, profilers...) {
+					for _, prof := range all {
 						att := profile.Hotness(out.Profiles[prof], m) / 100 * total
 						xs[prof] = append(xs[prof], total)
 						ys[prof] = append(ys[prof], att)
 						row.Points[prof] = append(row.Points[prof], plotter.XY{X: total, Y: att})
+						res.Obs = append(res.Obs, CausalityObs{b.name, m, seed, f, prof, total, att})
 					}
 				}
 			}
-			for prof := range xs {
+			for _, prof := range all {
 				_, slope := profile.Slope(xs[prof], ys[prof])
 				if math.IsNaN(slope) {
 					slope = 0
 				}
 				row.Slopes[prof] = slope
 			}
-			rows = append(rows, row)
+			res.Rows = append(res.Rows, row)
 		}
 	}
-	return rows, nil
+	return res, nil
 }
 
-func runCausality(o Options, inlining bool) (*Result, error) {
-	profilers := []string{"hprof", "xprof", "jprofile", "yourkit"}
-	ref := "mytkowicz2010_table2_slopes_inlining.csv"
+// causalityProfilers are M2's samplers; M7 adds tprof in front.
+var causalityProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
+
+// MeasureCausality runs the causality analysis with or without inlining
+// (M2, M7). It uses the first seed only: three seeds triple its cost, the
+// longest of the claim suite.
+func MeasureCausality(o Options, inlining bool) (*CausalityResult, error) {
+	profilers := causalityProfilers
 	if !inlining {
 		profilers = append([]string{"tprof"}, profilers...)
+	}
+	return Causality(inlining, o.Seeds[:1], o.Full, profilers)
+}
+
+func (r *CausalityResult) render() (*Result, error) {
+	profilers := r.Profilers
+	ref := "mytkowicz2010_table2_slopes_inlining.csv"
+	if !r.Inlining {
 		ref = "mytkowicz2010_table3_slopes_noinlining.csv"
 	}
-	rows, err := Causality(inlining, o.Seeds[:1], o.Full, profilers)
-	if err != nil {
-		return nil, err
-	}
+	rows := r.Rows
 	refHeader, refRows := readReference(ref)
 	cols := append([]string{"benchmark", "method", "truth"}, profilers...)
 	for _, h := range refHeader[min(2, len(refHeader)):] {
 		cols = append(cols, "paper "+h)
 	}
 	title := "Causality slopes with inlining (Mytkowicz Table 2)"
-	if !inlining {
+	if !r.Inlining {
 		title = "Causality slopes without inlining (Mytkowicz Table 3)"
 	}
 	t := &Table{Title: title, Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	perProf := map[string][]float64{}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	// Our stand-ins' hot methods are synthetic: the paper's rows are shown
 	// beside ours in benchmark order (first and second hottest method).
 	refByBench := map[string][][]string{}
@@ -229,7 +300,6 @@ func runCausality(o Options, inlining bool) (*Result, error) {
 		cells := []any{r.Benchmark, r.Method, r.Slopes["truth"]}
 		for _, p := range profilers {
 			cells = append(cells, r.Slopes[p])
-			perProf[p] = append(perProf[p], r.Slopes[p])
 		}
 		i := seen[r.Benchmark]
 		seen[r.Benchmark]++
@@ -242,10 +312,7 @@ func runCausality(o Options, inlining bool) (*Result, error) {
 	}
 	mean := []any{"mean (95 % CI)", "", ""}
 	for _, p := range profilers {
-		m, h := MeanCI(perProf[p])
-		res.Values[p] = m
-		res.Values[p+"_ci"] = h
-		mean = append(mean, fmtCI(m, h))
+		mean = append(mean, r.Mean(p).String())
 	}
 	if r, ok := refRows["mean/"]; ok {
 		for _, v := range r[2:] {
@@ -253,7 +320,7 @@ func runCausality(o Options, inlining bool) (*Result, error) {
 		}
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run); slope of attributed vs total seconds, regressed over f; samplers passive on one execution per f. The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", causalitySizes))
+	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run); slope of attributed vs total seconds, regressed over f; samplers passive on one execution per f. The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes))
 	// Figure: the first pair's points and regression per profiler (Fig. 6).
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Causality, %s/%s", rows[0].Benchmark, rows[0].Method)
@@ -282,18 +349,59 @@ var m5Samplers = []struct{ id, spec string }{
 	{"hprof:grid", "hprof:grid,jitter=0"},
 }
 
-// M5: autocorrelation of the intervals between samples.
-func runM5(o Options) (*Result, error) {
-	var profilers, specs []string
-	for _, s := range m5Samplers {
-		profilers, specs = append(profilers, s.id), append(specs, s.spec)
+// M5Run is one sampler's intervals in one run: their autocorrelation at
+// lags 1…MaxLag and the ±2/√N band.
+type M5Run struct {
+	Seed      uint64
+	Profiler  string
+	Intervals int
+	Band      float64
+	ACF       []float64
+	// Outside is how many lags leave the band (a NaN counts as outside).
+	Outside int
+}
+
+// M5Obs is one tidy observation: a run's autocorrelation at one lag.
+type M5Obs struct {
+	Seed      uint64
+	Profiler  string
+	Intervals int
+	Lag       int
+	ACF       float64 `tidy:"acf"`
+	Band      float64
+	Outside   bool
+}
+
+// M5Result is M5's runs, one per (seed, sampler of m5Samplers).
+type M5Result struct {
+	Seeds  []uint64
+	MaxLag int
+	Runs   []M5Run
+}
+
+// Share is the share of lags outside the band for profiler p (an id of
+// m5Samplers), over the seeds.
+func (r *M5Result) Share(p string) Stat {
+	var xs []float64
+	for _, run := range r.Runs {
+		if run.Profiler == p {
+			xs = append(xs, float64(run.Outside)/float64(r.MaxLag))
+		}
 	}
-	maxLag := 100
-	t := &Table{Title: "Autocorrelation of inter-sample intervals (lags 1–100)",
-		Columns: []string{"seed", "profiler", "intervals", "band ±", "lags outside band", "share outside"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	out := map[string][]float64{}
-	var acfs map[string][]float64
+	if xs == nil {
+		panic("study: M5 has no runs of " + p)
+	}
+	return NewStat(xs)
+}
+
+// MeasureM5 runs antlr with every M5 sampler passive on one execution per
+// seed.
+func MeasureM5(o Options) (*M5Result, error) {
+	var specs []string
+	for _, s := range m5Samplers {
+		specs = append(specs, s.spec)
+	}
+	res := &M5Result{Seeds: o.Seeds, MaxLag: 100}
 	for _, seed := range o.Seeds {
 		p, err := workloads.Get("antlr")
 		if err != nil {
@@ -306,12 +414,9 @@ func runM5(o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if acfs == nil {
-			acfs = map[string][]float64{}
-		}
-		for _, prof := range profilers {
-			iv := profile.Intervals(run.Costs[prof].SampleTimes)
-			acf := profile.Autocorrelation(iv, maxLag)
+		for _, s := range m5Samplers {
+			iv := profile.Intervals(run.Costs[s.id].SampleTimes)
+			acf := profile.Autocorrelation(iv, res.MaxLag)
 			band := profile.ACFBand(len(iv))
 			n := 0
 			for _, v := range acf {
@@ -319,29 +424,38 @@ func runM5(o Options) (*Result, error) {
 					n++
 				}
 			}
-			share := float64(n) / float64(maxLag)
-			out[prof] = append(out[prof], share)
-			t.AddRow(seed, prof, len(iv), fmt.Sprintf("%.3f", band), n, fmt.Sprintf("%.0f %%", 100*share))
-			if seed == o.Seeds[0] {
-				acfs[prof] = acf
-			}
+			res.Runs = append(res.Runs, M5Run{Seed: seed, Profiler: s.id, Intervals: len(iv), Band: band, ACF: acf, Outside: n})
 		}
 	}
-	for prof, v := range out {
-		res.Values[prof] = stat_mean(v)
+	return res, nil
+}
+
+func (r *M5Result) render() (*Result, error) {
+	t := &Table{Title: "Autocorrelation of inter-sample intervals (lags 1–100)",
+		Columns: []string{"seed", "profiler", "intervals", "band ±", "lags outside band", "share outside"}}
+	var obs []M5Obs
+	for _, run := range r.Runs {
+		t.AddRow(run.Seed, run.Profiler, run.Intervals, fmt.Sprintf("%.3f", run.Band), run.Outside, fmt.Sprintf("%.0f %%", 100*float64(run.Outside)/float64(r.MaxLag)))
+		for i, v := range run.ACF {
+			obs = append(obs, M5Obs{run.Seed, run.Profiler, run.Intervals, i + 1, v, run.Band, math.IsNaN(v) || math.Abs(v) > run.Band})
+		}
 	}
+	res := &Result{Table: t, Tidy: tidyOf(obs)}
 	t.Notes = append(t.Notes, fmt.Sprintf("antlr stand-in, 6 s simulated, samplers passive on one execution; sample times are when each sample was taken (a safepoint sampler's at the thread's next poll). xprof and hprof run at the timer jitter measured for a sampler thread sleeping 10 ms (%v mean, tools/timer-jitter), as the paper's real timers had, and on a perfect clock (:grid, jitter=0). Paper: tprof's autocorrelation stays inside the band, hprof's shows a systematic pattern. Here the pattern needs the perfect clock: every tick then finds the deterministic program at the same place, so the time to the next poll repeats; the measured jitter (and already 10 µs) moves each tick to another place and the intervals are as uncorrelated as tprof's — the model does not reproduce Fig. 7/8 with real timers.", samplers.SleepJitter))
 	p := plot.New()
 	p.Title.Text = "Autocorrelation of sampling intervals"
 	p.X.Label.Text = "lag"
 	p.Y.Label.Text = "autocorrelation"
 	var args []any
-	for _, prof := range profilers {
-		xy := make(plotter.XYs, len(acfs[prof]))
-		for i, v := range acfs[prof] {
+	for _, run := range r.Runs {
+		if run.Seed != r.Seeds[0] {
+			continue
+		}
+		xy := make(plotter.XYs, len(run.ACF))
+		for i, v := range run.ACF {
 			xy[i] = plotter.XY{X: float64(i + 1), Y: v}
 		}
-		args = append(args, prof, xy)
+		args = append(args, run.Profiler, xy)
 	}
 	if err := plotutil.AddLines(p, args...); err != nil {
 		return nil, err
@@ -356,7 +470,7 @@ func stat_mean(v []float64) float64 {
 }
 
 func init() {
-	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: runM9})
+	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: typed(MeasureM9)})
 }
 
 // causalityProgram generates a causality stand-in sized to run to its end.
@@ -370,17 +484,97 @@ func causalityProgram(name string, iters int) (*program.Program, error) {
 	return workloads.Generate(name, k, s.Seed)
 }
 
-// runM9 speeds up (virtually, by 50 %) the method each profiler ranks
-// first and compares the run-time reduction it predicts (its share × 50 %)
-// with the simulated one.
-func runM9(o Options) (*Result, error) {
-	profilers := []string{"tprof", "xprof"}
-	t := &Table{Title: "Actionability: predicted vs simulated speed-up of each profiler's top method (50 % faster)",
-		Columns: []string{"benchmark", "profiler", "top method", "its share", "predicted", "simulated", "error (points)"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	errs := map[string][]float64{}
-	shortfall := 0
+// m9Profilers are the profilers whose top method M9 speeds up.
+var m9Profilers = []string{"tprof", "xprof"}
+
+// M9Obs is one tidy observation: in the run of Benchmark with Seed, the
+// profiler's top method, its share, the speed-up (%) its share predicts
+// for making the method 50 % cheaper and the one simulated.
+type M9Obs struct {
+	Benchmark    string
+	Seed         uint64
+	Profiler     string
+	TopMethod    string
+	SharePct     float64 `tidy:"share_pct"`
+	PredictedPct float64 `tidy:"predicted_pct"`
+	SimulatedPct float64 `tidy:"simulated_pct"`
+	BaseS        float64 `tidy:"base_s"`
+	SpedS        float64 `tidy:"sped_s"`
+}
+
+// M9Result is M9's observations, by stand-in and seed.
+type M9Result struct {
+	Seeds []uint64
+	Obs   []M9Obs
+}
+
+// of lists profiler p's observations on benchmark b.
+func (r *M9Result) of(p, b string) []M9Obs {
+	var out []M9Obs
+	for _, x := range r.Obs {
+		if x.Profiler == p && x.Benchmark == b {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// AbsError is |predicted − simulated| (points) of profiler p on
+// benchmark b, over the seeds.
+func (r *M9Result) AbsError(p, b string) Stat {
+	var xs []float64
+	for _, x := range r.of(p, b) {
+		xs = append(xs, math.Abs(x.PredictedPct-x.SimulatedPct))
+	}
+	return NewStat(xs)
+}
+
+// Predicted and Simulated are profiler p's predicted and simulated
+// speed-ups (%) on benchmark b, over the seeds.
+func (r *M9Result) Predicted(p, b string) Stat {
+	var xs []float64
+	for _, x := range r.of(p, b) {
+		xs = append(xs, x.PredictedPct)
+	}
+	return NewStat(xs)
+}
+
+func (r *M9Result) Simulated(p, b string) Stat {
+	var xs []float64
+	for _, x := range r.of(p, b) {
+		xs = append(xs, x.SimulatedPct)
+	}
+	return NewStat(xs)
+}
+
+// Shortfalls counts the stand-ins on which profiler p's top method gains,
+// in the mean over seeds, less than half of what p predicts.
+func (r *M9Result) Shortfalls(p string) int {
+	n := 0
 	for _, b := range causalityBenchmarks {
+		if r.Simulated(p, b.name).Mean < r.Predicted(p, b.name).Mean/2 {
+			n++
+		}
+	}
+	return n
+}
+
+// MeasureM9 speeds up (virtually, by 50 %) the method each profiler ranks
+// first and compares the run-time reduction it predicts (its share × 50 %)
+// with the simulated one, for every stand-in and seed.
+func MeasureM9(o Options) (*M9Result, error) {
+	type key struct {
+		b    int
+		seed uint64
+	}
+	var keys []key
+	for bi := range causalityBenchmarks {
+		for _, seed := range o.Seeds {
+			keys = append(keys, key{bi, seed})
+		}
+	}
+	runs, err := runAll(keys, func(k key) ([]M9Obs, error) {
+		b := causalityBenchmarks[k.b]
 		run := func(sp *workloads.SpeedUp) (*harness.Outcome, error) {
 			p, err := causalityProgram(b.name, 5*b.iters) // long enough for ≈ 100+ tprof samples
 			if err != nil {
@@ -392,9 +586,9 @@ func runM9(o Options) (*Result, error) {
 				}
 			}
 			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = o.Seeds[0], 120*sim.Second
+			cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
 			cfg.JIT.Inline = false // tprof's setting (Mytkowicz §7.1)
-			cfg.Samplers = profilers
+			cfg.Samplers = m9Profilers
 			return harness.Run(p, cfg)
 		}
 		base, err := run(nil)
@@ -402,7 +596,8 @@ func runM9(o Options) (*Result, error) {
 			return nil, err
 		}
 		t0 := base.Result.End.Seconds()
-		for _, prof := range profilers {
+		var obs []M9Obs
+		for _, prof := range m9Profilers {
 			// The top Java method: tprof's "<interpreted>" bucket names none.
 			var top []string
 			for _, m := range base.Profiles[prof].TopMethods(2) {
@@ -414,100 +609,187 @@ func runM9(o Options) (*Result, error) {
 				continue
 			}
 			share := profile.Hotness(base.Profiles[prof], top[0]) / 100
-			predicted := 100 * share * 0.5
 			sped, err := run(&workloads.SpeedUp{Method: top[0], Factor: 0.5})
 			if err != nil {
 				return nil, err
 			}
-			simulated := 100 * (1 - sped.Result.End.Seconds()/t0)
-			e := predicted - simulated
-			errs[prof] = append(errs[prof], math.Abs(e))
-			if prof != "tprof" && simulated < predicted/2 {
-				shortfall++
-			}
-			t.AddRow(b.name, prof, top[0], fmt.Sprintf("%.0f %%", 100*share), fmt.Sprintf("%.1f %%", predicted), fmt.Sprintf("%.1f %%", simulated), fmt.Sprintf("%.1f", e))
+			obs = append(obs, M9Obs{Benchmark: b.name, Seed: k.seed, Profiler: prof, TopMethod: top[0],
+				SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
+				SimulatedPct: 100 * (1 - sped.Result.End.Seconds()/t0), BaseS: t0, SpedS: sped.Result.End.Seconds()})
 		}
+		return obs, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for prof, v := range errs {
-		m, _ := MeanCI(v)
-		res.Values[prof+"_mean_abs_error"] = m
-		res.Values[prof+"_max_abs_error"] = maxOf(v)
+	res := &M9Result{Seeds: o.Seeds}
+	for _, r := range runs {
+		res.Obs = append(res.Obs, r...)
 	}
-	res.Values["safepoint_shortfalls"] = float64(shortfall)
-	t.Notes = append(t.Notes, "Each Mytkowicz stand-in runs to its end, inlining off; a method's own work is made 50 % cheaper and the run repeated. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %); following the other profilers one would have looked at other methods first.")
 	return res, nil
+}
+
+func (r *M9Result) render() (*Result, error) {
+	t := &Table{Title: "Actionability: predicted vs simulated speed-up of each profiler's top method (50 % faster)",
+		Columns: []string{"benchmark", "seed", "profiler", "top method", "its share", "predicted", "simulated", "error (points)"}}
+	for _, x := range r.Obs {
+		t.AddRow(x.Benchmark, x.Seed, x.Profiler, x.TopMethod, fmt.Sprintf("%.0f %%", x.SharePct), fmt.Sprintf("%.1f %%", x.PredictedPct), fmt.Sprintf("%.1f %%", x.SimulatedPct), fmt.Sprintf("%.1f", x.PredictedPct-x.SimulatedPct))
+	}
+	for _, p := range m9Profilers {
+		var worst float64
+		for _, b := range causalityBenchmarks {
+			worst = max(worst, r.AbsError(p, b.name).Mean)
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: |predicted − simulated| up to %.1f points (mean over seeds per stand-in); its top method gains less than half the prediction on %d of %d stand-ins.", p, worst, r.Shortfalls(p), len(causalityBenchmarks)))
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Each Mytkowicz stand-in runs to its end, inlining off, seeds %v; a method's own work is made 50 %% cheaper and the run repeated with the same seed. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %%); following the other profilers one would have looked at other methods first.", r.Seeds))
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }
 
 func init() {
-	register(Experiment{Name: "m8-overhead", Claim: "M8", Title: "Mytkowicz Table 1: overhead of the safepoint profilers", Run: runM8})
+	register(Experiment{Name: "m8-overhead", Claim: "M8", Title: "Mytkowicz Table 1: overhead of the safepoint profilers", Run: typed(MeasureM8)})
 }
 
-// runM8 runs each stand-in to its end without a profiler and with each
-// safepoint profiler costed, and reports the slowdown.
-func runM8(o Options) (*Result, error) {
-	profilers := []string{"hprof", "xprof", "jprofile", "yourkit"}
-	header, ref := readReference("mytkowicz2010_table1_overhead.csv")
-	_ = header
+// m8Profilers are the safepoint profilers whose overhead M8 measures.
+var m8Profilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
+
+// M8Obs is one tidy observation: the run time of Benchmark with Seed
+// without a profiler (BaseS) and with Profiler costed (RunS).
+type M8Obs struct {
+	Benchmark string
+	Seed      uint64
+	Profiler  string
+	BaseS     float64 `tidy:"base_s"`
+	RunS      float64 `tidy:"run_s"`
+	Slowdown  float64
+}
+
+// M8Result is M8's observations, by stand-in, seed and profiler.
+type M8Result struct {
+	Seeds []uint64
+	Obs   []M8Obs
+}
+
+// Slowdown is profiler p's slowdown on benchmark b over the seeds.
+func (r *M8Result) Slowdown(p, b string) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Profiler == p && x.Benchmark == b {
+			xs = append(xs, x.Slowdown)
+		}
+	}
+	return NewStat(xs)
+}
+
+// Mean is profiler p's slowdown over the stand-ins (each the mean over
+// seeds), with its 95 % CI.
+func (r *M8Result) Mean(p string) Stat {
+	var xs []float64
+	for _, b := range causalityBenchmarks {
+		xs = append(xs, r.Slowdown(p, b.name).Mean)
+	}
+	return NewStat(xs)
+}
+
+// Runs lists profiler p's slowdowns, one per (stand-in, seed).
+func (r *M8Result) Runs(p string) []float64 {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Profiler == p {
+			xs = append(xs, x.Slowdown)
+		}
+	}
+	return xs
+}
+
+// MeasureM8 runs each stand-in to its end without a profiler and with each
+// safepoint profiler costed, for every seed.
+func MeasureM8(o Options) (*M8Result, error) {
+	type key struct {
+		b    int
+		seed uint64
+		prof string // "": no profiler
+	}
+	var keys []key
+	for bi := range causalityBenchmarks {
+		for _, seed := range o.Seeds {
+			for _, prof := range append([]string{""}, m8Profilers...) {
+				keys = append(keys, key{bi, seed, prof})
+			}
+		}
+	}
+	ends, err := runAll(keys, func(k key) (sim.Time, error) {
+		b := causalityBenchmarks[k.b]
+		p, err := causalityProgram(b.name, b.iters)
+		if err != nil {
+			return 0, err
+		}
+		cfg := harness.DefaultConfig()
+		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
+		if k.prof != "" {
+			cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
+		}
+		out, err := harness.Run(p, cfg)
+		if err != nil {
+			return 0, err
+		}
+		return out.Result.End, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	base := map[[2]any]sim.Time{}
+	for i, k := range keys {
+		if k.prof == "" {
+			base[[2]any{k.b, k.seed}] = ends[i]
+		}
+	}
+	res := &M8Result{Seeds: o.Seeds}
+	for i, k := range keys {
+		if k.prof == "" {
+			continue
+		}
+		b0 := base[[2]any{k.b, k.seed}]
+		res.Obs = append(res.Obs, M8Obs{Benchmark: causalityBenchmarks[k.b].name, Seed: k.seed, Profiler: k.prof,
+			BaseS: b0.Seconds(), RunS: ends[i].Seconds(), Slowdown: float64(ends[i]) / float64(b0)})
+	}
+	return res, nil
+}
+
+func (r *M8Result) render() (*Result, error) {
+	_, ref := readReference("mytkowicz2010_table1_overhead.csv")
 	refByBench := map[string][]string{}
-	for _, r := range ref {
-		refByBench[r[0]] = r
+	for _, x := range ref {
+		refByBench[x[0]] = x
 	}
 	cols := []string{"benchmark", "run time"}
-	for _, p := range profilers {
+	for _, p := range m8Profilers {
 		cols = append(cols, p, "paper "+p)
 	}
-	t := &Table{Title: "Overhead (run time with the profiler / without), costed runs to the end", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	all := map[string][]float64{}
+	t := &Table{Title: "Overhead (run time with the profiler / without, mean over seeds), costed runs to the end", Columns: cols}
 	for _, b := range causalityBenchmarks {
-		run := func(prof string) (sim.Time, error) {
-			p, err := causalityProgram(b.name, b.iters)
-			if err != nil {
-				return 0, err
+		var base []float64
+		for _, x := range r.Obs {
+			if x.Benchmark == b.name && x.Profiler == m8Profilers[0] {
+				base = append(base, x.BaseS)
 			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = o.Seeds[0], 120*sim.Second
-			if prof != "" {
-				cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
-			}
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return 0, err
-			}
-			return out.Result.End, nil
 		}
-		base, err := run("")
-		if err != nil {
-			return nil, err
-		}
-		cells := []any{b.name, base.String()}
-		r := refByBench[b.name]
-		for i, prof := range profilers {
-			tp, err := run(prof)
-			if err != nil {
-				return nil, err
-			}
-			x := float64(tp) / float64(base)
-			all[prof] = append(all[prof], x)
+		cells := []any{b.name, fmt.Sprintf("%.3fs", NewStat(base).Mean)}
+		rf := refByBench[b.name]
+		for i, prof := range m8Profilers {
 			paper := ""
-			if r != nil && 3+i < len(r) {
-				paper = r[3+i] + "×"
+			if rf != nil && 3+i < len(rf) {
+				paper = rf[3+i] + "×"
 			}
-			cells = append(cells, fmt.Sprintf("%.3f×", x), paper)
+			cells = append(cells, fmt.Sprintf("%.3f×", r.Slowdown(prof, b.name).Mean), paper)
 		}
 		t.AddRow(cells...)
 	}
-	var means []float64
 	mean := []any{"mean", ""}
-	for _, prof := range profilers {
-		m, _ := MeanCI(all[prof])
-		res.Values[prof] = m
-		res.Values[prof+"_max"] = maxOf(all[prof])
-		res.Values[prof+"_min"] = minOf(all[prof])
-		means = append(means, m)
-		mean = append(mean, fmt.Sprintf("%.3f×", m), "")
+	for _, prof := range m8Profilers {
+		mean = append(mean, fmt.Sprintf("%.3f×", r.Mean(prof).Mean), "")
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, "Costed: each profiler's agent thread, safepoint pauses, VM-thread stack walks and allocation. Our per-sample costs (2–200 µs every 10 ms) give overheads of a few per cent at most; the paper's 1.1–1.5× means come from costs we do not model (JVMTI capabilities that restrict the JIT, agents' bookkeeping and I/O).")
-	return res, nil
+	t.Notes = append(t.Notes, fmt.Sprintf("Seeds %v. Costed: each profiler's agent thread, safepoint pauses, VM-thread stack walks and allocation. Our per-sample costs (2–200 µs every 10 ms) give overheads of a few per cent at most; the paper's 1.1–1.5× means come from costs we do not model (JVMTI capabilities that restrict the JIT, agents' bookkeeping and I/O).", r.Seeds))
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }

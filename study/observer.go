@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: runM6})
+	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: typed(MeasureM6)})
 }
 
 // m6Companions are the profilers turned on beside xprof (Fig. 9's bars).
@@ -75,13 +75,92 @@ func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, erro
 	return r, nil
 }
 
-// runM6: on each single-threaded DaCapo-2006 stand-in, xprof runs costed
-// alone and beside each of hprof, jprofile and yourkit (also costed), for
-// every seed; the bar is |x − y|, x and y xprof's hotness of its hottest
-// method alone and with the companion, averaged over the seeds (the
-// paper's Fig. 9). The yield points the JIT placed in the 10 hottest
-// methods are compared between a run profiled by xprof and one by hprof.
-func runM6(o Options) (*Result, error) {
+// M6Bench is M6 on one stand-in.
+type M6Bench struct {
+	Benchmark string
+	// Top is xprof's hottest method alone (hotness averaged over seeds),
+	// X its hotness (%).
+	Top string
+	X   float64
+	// Delta is |x − y| per companion, y xprof's hotness of Top beside it
+	// (averaged over seeds).
+	Delta keyed[string, float64]
+	// Paired is the mean of |x − y| over same-seed pairs, every companion.
+	Paired float64
+	// PollsXprof and PollsHprof are the poll sites per compiled method
+	// among the truth's 10 hottest, profiled by xprof and by hprof; Differ
+	// of Compared methods (same seed, compiled in both) have other counts.
+	PollsXprof, PollsHprof float64
+	Differ, Compared       int
+}
+
+// M6Obs is one tidy observation: xprof's hotness (%) of Method — its
+// hottest method alone on Benchmark — in the run with Seed beside
+// Companion ("none": alone).
+type M6Obs struct {
+	Benchmark  string
+	Seed       uint64
+	Companion  string
+	Method     string
+	HotnessPct float64 `tidy:"hotness_pct"`
+}
+
+// M6Result is M6 on every stand-in.
+type M6Result struct {
+	Seeds    []uint64
+	Duration sim.Time
+	Benches  []M6Bench
+	Obs      []M6Obs
+}
+
+// MaxDelta and MeanDelta are the largest and the mean |x − y| over the
+// stand-ins and companions.
+func (r *M6Result) MaxDelta() float64 {
+	var m float64
+	for _, b := range r.Benches {
+		for _, c := range m6Companions {
+			m = math.Max(m, b.Delta.At(c))
+		}
+	}
+	return m
+}
+
+func (r *M6Result) MeanDelta() float64 {
+	var s float64
+	for _, b := range r.Benches {
+		for _, c := range m6Companions {
+			s += b.Delta.At(c) / float64(len(r.Benches)*len(m6Companions))
+		}
+	}
+	return s
+}
+
+// PollsCompared and PollDiffs count the compiled methods whose poll sites
+// were compared, and those whose counts differ.
+func (r *M6Result) PollsCompared() int {
+	n := 0
+	for _, b := range r.Benches {
+		n += b.Compared
+	}
+	return n
+}
+
+func (r *M6Result) PollDiffs() int {
+	n := 0
+	for _, b := range r.Benches {
+		n += b.Differ
+	}
+	return n
+}
+
+// MeasureM6: on each single-threaded DaCapo-2006 stand-in, xprof runs
+// costed alone and beside each of hprof, jprofile and yourkit (also
+// costed), for every seed; the bar is |x − y|, x and y xprof's hotness of
+// its hottest method alone and with the companion, averaged over the
+// seeds (the paper's Fig. 9). The yield points the JIT placed in the 10
+// hottest methods are compared between a run profiled by xprof and one by
+// hprof.
+func MeasureM6(o Options) (*M6Result, error) {
 	d := 500 * sim.Millisecond
 	if o.Full {
 		d = 5 * sim.Second
@@ -110,13 +189,7 @@ func runM6(o Options) (*Result, error) {
 	for i, k := range keys {
 		get[k] = runs[i]
 	}
-
-	t := &Table{Title: "Mytkowicz Fig. 9: change in xprof's hotness of its hottest method M when a second profiler runs (|x − y|, points), and the JIT's yield points in the 10 hottest methods",
-		Columns: []string{"benchmark", "M (xprof alone)", "x (%)", "Δ hprof", "Δ jprofile", "Δ yourkit", "paired |Δ| mean", "polls/method xprof", "polls/method hprof", "methods whose polls differ"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	var maxDelta, sumDelta, sumPolls, sumPollsH float64
-	var pollDiffs, compared int
-	deltas := map[string]plotter.Values{}
+	res := &M6Result{Seeds: o.Seeds, Duration: d}
 	for _, b := range disagreementBenches {
 		// M: xprof's hottest method alone, by hotness averaged over seeds.
 		avg := map[string]float64{}
@@ -131,27 +204,25 @@ func runM6(o Options) (*Result, error) {
 				top, x = m, h
 			}
 		}
-		cells := []any{b, top, fmt.Sprintf("%.1f", x)}
+		mb := M6Bench{Benchmark: b, Top: top, X: x, Delta: keyed[string, float64]{}}
+		for si, seed := range o.Seeds {
+			res.Obs = append(res.Obs, M6Obs{b, seed, "none", top, get[key{b, si, 0}].hotness["xprof"][top]})
+		}
 		var paired []float64
 		for ci, c := range m6Companions {
 			var y float64
-			for si := range o.Seeds {
+			for si, seed := range o.Seeds {
 				with := get[key{b, si, 2 + ci}].hotness["xprof"][top]
+				res.Obs = append(res.Obs, M6Obs{b, seed, c, top, with})
 				y += with / float64(len(o.Seeds))
 				paired = append(paired, math.Abs(with-get[key{b, si, 0}].hotness["xprof"][top]))
 			}
-			delta := math.Abs(x - y)
-			res.Values[b+"/"+c] = delta
-			deltas[c] = append(deltas[c], delta)
-			maxDelta = math.Max(maxDelta, delta)
-			sumDelta += delta / float64(len(disagreementBenches)*len(m6Companions))
-			cells = append(cells, fmt.Sprintf("%.1f", delta))
+			mb.Delta[c] = math.Abs(x - y)
 		}
-		pm, _ := MeanCI(paired)
-		cells = append(cells, fmt.Sprintf("%.1f", pm))
+		mb.Paired, _ = MeanCI(paired)
 		// Yield points: the same seed profiled by xprof and by hprof; the
 		// methods both runs compiled among the truth's 10 hottest.
-		var px, ph, n, differ int
+		var px, ph int
 		for si := range o.Seeds {
 			rx, rh := get[key{b, si, 0}], get[key{b, si, 1}]
 			for _, m := range rx.top {
@@ -160,32 +231,43 @@ func runM6(o Options) (*Result, error) {
 				if !okA || !okC {
 					continue
 				}
-				px, ph, n = px+a, ph+c, n+1
+				px, ph, mb.Compared = px+a, ph+c, mb.Compared+1
 				if a != c {
-					differ++
+					mb.Differ++
 				}
 			}
 		}
-		if n > 0 {
-			res.Values[b+"/polls_xprof"] = float64(px) / float64(n)
-			res.Values[b+"/polls_hprof"] = float64(ph) / float64(n)
-			sumPolls += float64(px) / float64(n) / float64(len(disagreementBenches))
-			sumPollsH += float64(ph) / float64(n) / float64(len(disagreementBenches))
+		if mb.Compared > 0 {
+			mb.PollsXprof = float64(px) / float64(mb.Compared)
+			mb.PollsHprof = float64(ph) / float64(mb.Compared)
 		}
-		pollDiffs += differ
-		compared += n
-		cells = append(cells, fmt.Sprintf("%.1f", float64(px)/float64(max(n, 1))), fmt.Sprintf("%.1f", float64(ph)/float64(max(n, 1))), fmt.Sprintf("%d of %d", differ, n))
+		res.Benches = append(res.Benches, mb)
+	}
+	return res, nil
+}
+
+func (r *M6Result) render() (*Result, error) {
+	t := &Table{Title: "Mytkowicz Fig. 9: change in xprof's hotness of its hottest method M when a second profiler runs (|x − y|, points), and the JIT's yield points in the 10 hottest methods",
+		Columns: []string{"benchmark", "M (xprof alone)", "x (%)", "Δ hprof", "Δ jprofile", "Δ yourkit", "paired |Δ| mean", "polls/method xprof", "polls/method hprof", "methods whose polls differ"}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
+	deltas := map[string]plotter.Values{}
+	var sumPolls, sumPollsH float64
+	for _, mb := range r.Benches {
+		cells := []any{mb.Benchmark, mb.Top, fmt.Sprintf("%.1f", mb.X)}
+		for _, c := range m6Companions {
+			deltas[c] = append(deltas[c], mb.Delta.At(c))
+			cells = append(cells, fmt.Sprintf("%.1f", mb.Delta.At(c)))
+		}
+		cells = append(cells, fmt.Sprintf("%.1f", mb.Paired))
+		sumPolls += mb.PollsXprof / float64(len(r.Benches))
+		sumPollsH += mb.PollsHprof / float64(len(r.Benches))
+		cells = append(cells, fmt.Sprintf("%.1f", mb.PollsXprof), fmt.Sprintf("%.1f", mb.PollsHprof), fmt.Sprintf("%d of %d", mb.Differ, mb.Compared))
 		t.AddRow(cells...)
 	}
-	res.Values["max_delta"] = maxDelta
-	res.Values["mean_delta"] = sumDelta
-	res.Values["poll_diffs"] = float64(pollDiffs)
-	res.Values["polls_compared"] = float64(compared)
-	res.Values["polls_xprof"], res.Values["polls_hprof"] = sumPolls, sumPollsH
 	t.AddRow("mean", "", "", fmt.Sprintf("%.1f", stat_mean(deltas["hprof"])), fmt.Sprintf("%.1f", stat_mean(deltas["jprofile"])), fmt.Sprintf("%.1f", stat_mean(deltas["yourkit"])), "",
-		fmt.Sprintf("%.1f", sumPolls), fmt.Sprintf("%.1f", sumPollsH), fmt.Sprintf("%d of %d", pollDiffs, compared))
+		fmt.Sprintf("%.1f", sumPolls), fmt.Sprintf("%.1f", sumPollsH), fmt.Sprintf("%d of %d", r.PollDiffs(), r.PollsCompared()))
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Every profiler costed (agent threads, safepoint pauses, allocation), %v per run, seeds %v; paper: 30 runs each, bars up to ≈ 20 points (Fig. 9), antlr's 10 hottest methods had 9 yield points each with xprof, 7 with hprof.", d, o.Seeds),
+		fmt.Sprintf("Every profiler costed (agent threads, safepoint pauses, allocation), %v per run, seeds %v; paper: 30 runs each, bars up to ≈ 20 points (Fig. 9), antlr's 10 hottest methods had 9 yield points each with xprof, 7 with hprof.", r.Duration, r.Seeds),
 		"Δ compares seed-averaged hotness, as the paper does; 'paired |Δ|' compares runs of the same seed, where the program's own random choices are identical and only the companion profiler differs.",
 		"Yield points: poll sites (prologue, returns, back-edges, strip-mined ones) of each method's compiled code at the end of the run, inlined callees included; the compiler decides inlining when it starts a compilation, from the call-site counts at that moment.")
 

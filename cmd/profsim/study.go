@@ -26,7 +26,7 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
 			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--full]]")
-			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
+			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it) and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
 			}
@@ -36,7 +36,7 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	}
 	fs := flag.NewFlagSet("study", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md and NAME.svg (the figure if the experiment has one), each written whole or not at all")
+	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md, NAME.data.csv (the tidy data) and NAME.svg (the figure), where the experiment has them, each written whole or not at all")
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
 	full := fs.Bool("full", false, "the paper-sized version (slow)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -102,7 +102,7 @@ func cmdStudy(args []string, stdout io.Writer) error {
 }
 
 // writeStudy writes r's files (study.Result.Write: NAME.csv, NAME.md and,
-// if the experiment has a figure, NAME.svg) into a temporary directory in
+// where the experiment has them, NAME.data.csv and NAME.svg) into a temporary directory in
 // dir, then moves them into place together. It returns the names of the
 // files written.
 func writeStudy(files *outputs, r *study.Result, dir, name string) ([]string, error) {
