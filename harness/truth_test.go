@@ -3,7 +3,9 @@ package harness
 import (
 	"testing"
 
+	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 	"github.com/stretchr/testify/assert"
@@ -111,4 +113,41 @@ threads: [{name: main, entry: A.main}]
 		frames += int64(len(s.Stack))
 	}
 	assert.Equal(t, frames, f.StackFrames)
+}
+
+// The truth profiles, whose samples are made in canonical order without
+// the Builder, equal those the Builder makes from the same samples (which
+// merges and sorts them), on programs with deep recursion, many threads
+// and many contexts.
+func TestTruthProfilesCanonical(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    sim.Time
+	}{{"deepcall", 5 * sim.Millisecond}, {"javac", 5 * sim.Millisecond}, {"kiama", sim.Millisecond}, {"tmt", 5 * sim.Millisecond}, {"tradebeans", 5 * sim.Millisecond}} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := workloads.Get(c.name)
+			require.NoError(t, err)
+			vm := runTruth(t, p, c.d)
+			r := vm.Result()
+			tr := r.Truth
+			viaBuilder := func(source, unit string, lines func(int32) int, weight func(int32, int) int64) *profile.Profile {
+				b := profile.NewBuilder(source, unit, 0)
+				fn := samplers.Functions(b, r.Image)
+				if source == "truth" {
+					for i, e := range r.Image.Edges {
+						if c := tr.EdgeCount(i); c > 0 {
+							b.AddEdge(fn[e.Caller], int(e.Line), fn[e.Callee], c)
+						}
+					}
+				}
+				return builderSamples(b, fn, tr, lines, weight)
+			}
+			want := viaBuilder("truth", "nanoseconds", tr.NodeLines, func(n int32, l int) int64 { return int64(tr.LineSelf(n, l)) })
+			got := TruthProfile(tr, r.Image)
+			require.NotEmpty(t, got.Samples)
+			assert.Equal(t, want, got)
+			want = viaBuilder("truth-bytecodes", "bytecodes", func(int32) int { return 1 }, func(n int32, _ int) int64 { return tr.Node(n).Bytecodes })
+			assert.Equal(t, want, TruthBytecodeProfile(tr, r.Image))
+		})
+	}
 }
