@@ -23,10 +23,12 @@ const benchStep = 10 * sim.Millisecond
 // BenchmarkWorkloads runs every built-in workload and stand-in under
 // profsim run's default VM (hotspot17) with the ground truth on and one
 // timer sampler (async), and reports simulated seconds per wall second
-// (sim-s/s: above 1 is faster than the real JVM) and the peak live heap
-// during the run (peak-MB: runtime.MemStats.HeapAlloc sampled every 10 ms
-// of simulated time, so it is a lower bound of the peak). `make bench`
-// prints them.
+// (sim-s/s: above 1 is faster than the real JVM), the peak heap (peak-MB:
+// runtime.MemStats.HeapAlloc read every 10 ms of simulated time and once
+// after Collect, with the Outcome and its truth profile still held, so a
+// lower bound of the peak), the calling contexts of the exact CCT
+// (contexts) and the frames of the truth profile's stacks (frames: at 24
+// bytes each, usually most of the peak). `make bench` prints them.
 func BenchmarkWorkloads(b *testing.B) {
 	for _, name := range workloads.Names() {
 		b.Run(name, func(b *testing.B) {
@@ -42,6 +44,7 @@ func BenchmarkWorkloads(b *testing.B) {
 			cfg.Samplers = []string{"async"}
 			var peak uint64
 			var simulated sim.Time
+			var contexts, frames int64
 			var ms runtime.MemStats
 			b.ResetTimer()
 			for range b.N {
@@ -57,10 +60,17 @@ func BenchmarkWorkloads(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
 				simulated += out.Result.End
+				contexts = max(contexts, out.Footprint.Contexts)
+				frames = max(frames, out.Footprint.StackFrames)
+				runtime.KeepAlive(out)
 			}
 			b.ReportMetric(float64(simulated)/float64(b.Elapsed().Nanoseconds()), "sim-s/s")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+			b.ReportMetric(float64(contexts), "contexts")
+			b.ReportMetric(float64(frames), "frames")
 		})
 	}
 }
