@@ -53,11 +53,12 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // and then length), by a walk of the CCT with each node's children in
 // function-name order: a node's line-0 sample is a prefix of every stack
 // below it and comes first; its descendants' stacks hold it with line 0,
-// so they come before its samples of lines 1, 2, .... Each stack is cut
-// from a shared arena, capacity capped at its length. Without the
-// Builder's per-sample copy, key and sort, building costs the samples'
-// frames and a few int32s per node. If two methods share one function
-// (fn not one-to-one), stacks may coincide and the Builder merges them.
+// so they come before its samples of lines 1, 2, .... The stacks are cut
+// from one arena of exactly their frames, each capped at its length.
+// Without the Builder's per-sample copy, key and sort, building costs
+// the samples' frames and a few int32s per node. If two methods share
+// one function (fn not one-to-one), stacks may coincide and the Builder
+// merges them.
 func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64) *profile.Profile {
 	n := t.NodeCount()
 	if !distinct(fn) {
@@ -97,24 +98,27 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		ks := kids[first[i]:first[i+1]]
 		slices.SortFunc(ks, func(a, c int32) int { return int(rank[fn[method[a]]] - rank[fn[method[c]]]) })
 	}
-	// Every sample, counted first so the slice is allocated once.
-	total := 0
+	// Every sample and frame, counted first so that each is allocated
+	// once and exactly. depth reuses parent's table: parents precede
+	// their children.
+	samples, frames := 0, 0
+	depth := parent
+	depth[0] = 0
 	for i := int32(1); int(i) < n; i++ {
+		depth[i] = depth[parent[i]] + 1
 		for line := range lines(i) {
 			if weight(i, line) != 0 {
-				total++
+				samples++
+				frames += int(depth[i])
 			}
 		}
 	}
 	p := b.Build() // functions and edges in canonical order, no samples yet
-	if total > 0 {
-		p.Samples = make([]profile.Sample, 0, total)
+	if samples > 0 {
+		p.Samples = make([]profile.Sample, 0, samples)
 	}
-	var arena []profile.Frame
+	arena := make([]profile.Frame, 0, frames)
 	add := func(path []profile.Frame, line int, w int64) {
-		if len(arena)+len(path) > cap(arena) {
-			arena = make([]profile.Frame, 0, max(arenaFrames, len(path)))
-		}
 		s := len(arena)
 		arena = append(arena, path...)
 		arena[len(arena)-1].Line = line
@@ -154,11 +158,6 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 	}
 	return p
 }
-
-// arenaFrames is the size of one block of the truth profile's stack
-// arena: large enough that its allocations are few, small enough that the
-// last block's unused tail is negligible.
-const arenaFrames = 1 << 16
 
 // distinct reports whether no two methods share a function.
 func distinct(fn []int) bool {
