@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +21,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "a1-callpair", Claim: "A1", Title: "Arnold & Grove Fig. 1: timer vs counter-based call-edge sampling", Run: runA1})
+	register(Experiment{Name: "a1-callpair", Claim: "A1", Title: "Arnold & Grove Fig. 1: timer vs counter-based call-edge sampling", Run: typed(MeasureA1)})
 }
 
 func edgeWeight(p *profile.Profile, caller, callee string) int64 {
@@ -33,18 +34,50 @@ func edgeWeight(p *profile.Profile, caller, callee string) int64 {
 	return n
 }
 
-// runA1: callpair on Jikes-like yield points without inlining (the calls
-// stay calls, as in the figure); jikes-timer and CBS at several strides.
-func runA1(o Options) (*Result, error) {
-	strides := []int{2, 3, 7}
-	t := &Table{Title: "Arnold & Grove Fig. 1: edges recorded for M → call_1 and M → call_2",
-		Columns: []string{"seed", "profiler", "call_1", "call_2", "call_1 / call_2", "overlap with exact DCG"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	var jt, cb []float64
-	var barVals plotter.Values
-	var barNames []string
+// a1Strides are the CBS strides of A1 (SAMPLES 16).
+var a1Strides = []int{2, 3, 7}
+
+// A1Obs is one tidy observation: the call edges M → call_1 and M → call_2
+// a profiler recorded in the run with Seed (Stride 0: jikes-timer) and its
+// call graph's overlap with the exact DCG.
+type A1Obs struct {
+	Seed       uint64
+	Profiler   string
+	Stride     int
+	Call1      int64 `tidy:"call_1"`
+	Call2      int64 `tidy:"call_2"`
+	Ratio      float64
+	OverlapPct float64 `tidy:"overlap_pct"`
+}
+
+// A1Result is A1's runs, by seed and profiler.
+type A1Result struct {
+	Seeds []uint64
+	Obs   []A1Obs
+}
+
+// Ratios lists call_1 / call_2 (call_2 at least 1) of the runs of
+// profiler ("jikes-timer" or "cbs", every stride).
+func (r *A1Result) Ratios(profiler string) []float64 {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Profiler == profiler {
+			xs = append(xs, x.Ratio)
+		}
+	}
+	if xs == nil {
+		panic("study: A1 has no runs of " + profiler)
+	}
+	return xs
+}
+
+// MeasureA1 runs callpair on Jikes-like yield points without inlining (the
+// calls stay calls, as in the figure): jikes-timer and CBS at several
+// strides, every seed.
+func MeasureA1(o Options) (*A1Result, error) {
+	res := &A1Result{Seeds: o.Seeds}
 	for _, seed := range o.Seeds {
-		for _, stride := range append([]int{0}, strides...) {
+		for _, stride := range append([]int{0}, a1Strides...) {
 			p, err := workloads.Get("callpair")
 			if err != nil {
 				return nil, err
@@ -71,25 +104,31 @@ func runA1(o Options) (*Result, error) {
 			}
 			pr := out.Profiles[name]
 			c1, c2 := edgeWeight(pr, "CallPair.M", "CallPair.call_1"), edgeWeight(pr, "CallPair.M", "CallPair.call_2")
-			ratio := float64(c1) / float64(max(c2, 1))
-			ov := profile.OverlapEdges(out.Profiles["truth"], pr)
-			label := name
-			if stride > 0 {
-				label = fmt.Sprintf("cbs (STRIDE %d, SAMPLES 16)", stride)
-				cb = append(cb, ratio)
-			} else {
-				jt = append(jt, ratio)
-			}
-			t.AddRow(seed, label, c1, c2, fmt.Sprintf("%.2f", ratio), fmt.Sprintf("%.0f %%", 100*ov))
-			if seed == o.Seeds[0] {
-				barNames = append(barNames, label)
-				barVals = append(barVals, 100*ov)
-			}
+			res.Obs = append(res.Obs, A1Obs{Seed: seed, Profiler: name, Stride: stride, Call1: c1, Call2: c2,
+				Ratio: float64(c1) / float64(max(c2, 1)), OverlapPct: 100 * profile.OverlapEdges(out.Profiles["truth"], pr)})
 		}
 	}
-	res.Values["jikes_ratio_min"] = minOf(jt)
-	res.Values["cbs_ratio_min"], res.Values["cbs_ratio_max"] = minOf(cb), maxOf(cb)
+	return res, nil
+}
+
+func (r *A1Result) render() (*Result, error) {
+	t := &Table{Title: "Arnold & Grove Fig. 1: edges recorded for M → call_1 and M → call_2",
+		Columns: []string{"seed", "profiler", "call_1", "call_2", "call_1 / call_2", "overlap with exact DCG"}}
+	var barVals plotter.Values
+	var barNames []string
+	for _, x := range r.Obs {
+		label := x.Profiler
+		if x.Stride > 0 {
+			label = fmt.Sprintf("cbs (STRIDE %d, SAMPLES 16)", x.Stride)
+		}
+		t.AddRow(x.Seed, label, x.Call1, x.Call2, fmt.Sprintf("%.2f", x.Ratio), fmt.Sprintf("%.0f %%", x.OverlapPct))
+		if x.Seed == r.Seeds[0] {
+			barNames = append(barNames, label)
+			barVals = append(barVals, x.OverlapPct)
+		}
+	}
 	t.Notes = append(t.Notes, "callpair, 1 s simulated, Jikes-like yield points, no inlining; truth: call_1 and call_2 are called equally often. Paper: the timer-based mechanism records call_1 (whose prologue yield point follows the long loop body) and misses call_2.")
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	p := plot.New()
 	p.Title.Text = "callpair: call-graph accuracy (overlap with the exact DCG, %)"
 	bars, err := plotter.NewBarChart(barVals, vg.Points(20))
@@ -119,7 +158,7 @@ func maxOf(v []float64) float64 {
 }
 
 func init() {
-	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: runA2})
+	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: typed(MeasureA2)})
 }
 
 var (
@@ -131,10 +170,10 @@ var (
 func a2Name(samples, stride int) string { return fmt.Sprintf("cbs-%d-%d", samples, stride) }
 
 // A2Accuracy runs every grid cell as a passive CBS on one execution of
-// each benchmark and returns the mean overlap (%) with the exact DCG per
-// cell.
-func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]float64, error) {
-	acc := map[string]float64{}
+// each benchmark and returns the overlap (%) with the exact DCG per
+// benchmark and cell.
+func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[string]float64, error) {
+	acc := map[string]map[string]float64{}
 	for _, b := range benches {
 		p, err := workloads.Get(b)
 		if err != nil {
@@ -154,95 +193,194 @@ func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]float64, 
 		if err != nil {
 			return nil, err
 		}
+		acc[b] = map[string]float64{}
 		for _, n := range a2Samples {
 			for _, s := range a2Strides {
-				acc[a2Name(n, s)] += 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles[a2Name(n, s)]) / float64(len(benches))
+				acc[b][a2Name(n, s)] = 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles[a2Name(n, s)])
 			}
 		}
 	}
 	return acc, nil
 }
 
-// A2Overhead is the costed slowdown (%) of CBS(samples, stride) on a
-// benchmark: application work done in d, without vs with the sampler.
-func A2Overhead(bench string, samples, stride int, d sim.Time) (float64, error) {
-	work := func(withCBS bool) (int64, error) {
-		p, err := workloads.Get(bench)
-		if err != nil {
-			return 0, err
-		}
-		cfg := harness.DefaultConfig()
-		cfg.Sim.Duration = d
-		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-		if withCBS {
-			cfg.Samplers, cfg.Mode = []string{"cbs"}, samplers.Costed
-			cfg.Configure = func(s samplers.Sampler) {
-				if c, ok := s.(*samplers.CBS); ok {
-					k := c.Config()
-					k.Samples, k.Stride = samples, stride
-					*c = *samplers.NewCBS(k)
-				}
+// a2Slowdown is the slowdown (%) of work with a sampler against without.
+func a2Slowdown(base, with int64) float64 { return 100 * (float64(base)/float64(with) - 1) }
+
+// a2Work is the application work (statements) done in d on bench, with
+// CBS(samples, stride) costed, or without a sampler for samples 0.
+func a2Work(bench string, seed uint64, samples, stride int, d sim.Time) (int64, error) {
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return 0, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+	if samples > 0 {
+		cfg.Samplers, cfg.Mode = []string{"cbs"}, samplers.Costed
+		cfg.Configure = func(s samplers.Sampler) {
+			if c, ok := s.(*samplers.CBS); ok {
+				k := c.Config()
+				k.Samples, k.Stride = samples, stride
+				*c = *samplers.NewCBS(k)
 			}
 		}
-		out, err := harness.Run(p, cfg)
-		if err != nil {
-			return 0, err
-		}
-		return out.Result.Statements, nil
 	}
-	base, err := work(false)
+	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, err
 	}
-	with, err := work(true)
-	if err != nil {
-		return 0, err
-	}
-	return 100 * (float64(base)/float64(with) - 1), nil
+	return out.Result.Statements, nil
 }
 
-func runA2(o Options) (*Result, error) {
+// a2OverheadSettings are the (SAMPLES, STRIDE) settings whose overhead A2
+// measures, on a2OverheadBenches.
+var (
+	a2OverheadSettings = [][2]int{{1, 1}, {32, 3}, {1024, 63}}
+	a2OverheadBenches  = []string{"jess", "javac", "jack"}
+)
+
+// A2Obs is one tidy observation of A2: for CBS(Samples, Stride) on
+// Benchmark with Seed, Measure "accuracy_pct" (overlap with the exact
+// DCG, %) or "overhead_pct" (costed slowdown, %) is Value.
+type A2Obs struct {
+	Seed      uint64
+	Benchmark string
+	Samples   int
+	Stride    int
+	Measure   string
+	Value     float64
+}
+
+// A2Result is A2's grid and overheads, every seed.
+type A2Result struct {
+	Seeds []uint64
+	// Duration and OverheadDuration are the accuracy and overhead runs'
+	// lengths.
+	Duration, OverheadDuration sim.Time
+	Obs                        []A2Obs
+}
+
+// stat is measure m of CBS(samples, stride) over the seeds, each seed's
+// value the mean over the benchmarks measured.
+func (r *A2Result) stat(m string, samples, stride int) Stat {
+	var xs []float64
+	for _, seed := range r.Seeds {
+		var sum float64
+		n := 0
+		for _, x := range r.Obs {
+			if x.Seed == seed && x.Measure == m && x.Samples == samples && x.Stride == stride {
+				sum += x.Value
+				n++
+			}
+		}
+		if n == 0 {
+			panic(fmt.Sprintf("study: A2 has no %s of (%d, %d)", m, samples, stride))
+		}
+		xs = append(xs, sum/float64(n))
+	}
+	return NewStat(xs)
+}
+
+// Accuracy is CBS(samples, stride)'s mean overlap (%) over the SPECjvm98
+// stand-ins, over the seeds.
+func (r *A2Result) Accuracy(samples, stride int) Stat { return r.stat("accuracy_pct", samples, stride) }
+
+// Overhead is CBS(samples, stride)'s mean costed slowdown (%) over
+// a2OverheadBenches, over the seeds.
+func (r *A2Result) Overhead(samples, stride int) Stat { return r.stat("overhead_pct", samples, stride) }
+
+// MeasureA2 runs the grid and the overheads for every seed.
+func MeasureA2(o Options) (*A2Result, error) {
 	d, od := 400*sim.Millisecond, 150*sim.Millisecond
 	if o.Full {
 		d, od = 4*sim.Second, sim.Second
 	}
-	benches := a2Benches
-	acc, err := A2Accuracy(benches, o.Seeds[0], d)
+	res := &A2Result{Seeds: o.Seeds, Duration: d, OverheadDuration: od}
+	type key struct {
+		seed  uint64
+		bench string
+		set   int // −2: the accuracy grid; −1: no sampler; else a2OverheadSettings[set]
+	}
+	var keys []key
+	for _, seed := range o.Seeds {
+		for _, b := range a2Benches {
+			keys = append(keys, key{seed, b, -2})
+		}
+		for _, b := range a2OverheadBenches {
+			for si := -1; si < len(a2OverheadSettings); si++ {
+				keys = append(keys, key{seed, b, si})
+			}
+		}
+	}
+	type out struct {
+		acc  []A2Obs
+		work int64
+	}
+	outs, err := runAll(keys, func(k key) (out, error) {
+		switch {
+		case k.set == -1:
+			w, err := a2Work(k.bench, k.seed, 0, 0, od)
+			return out{work: w}, err
+		case k.set >= 0:
+			set := a2OverheadSettings[k.set]
+			w, err := a2Work(k.bench, k.seed, set[0], set[1], od)
+			return out{work: w}, err
+		}
+		acc, err := A2Accuracy([]string{k.bench}, k.seed, d)
+		if err != nil {
+			return out{}, err
+		}
+		var obs []A2Obs
+		for _, n := range a2Samples {
+			for _, s := range a2Strides {
+				obs = append(obs, A2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
+			}
+		}
+		return out{acc: obs}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	base := map[[2]any]int64{}
+	for i, k := range keys {
+		if k.set == -1 {
+			base[[2]any{k.seed, k.bench}] = outs[i].work
+		}
+	}
+	for i, k := range keys {
+		switch {
+		case k.set == -2:
+			res.Obs = append(res.Obs, outs[i].acc...)
+		case k.set >= 0:
+			set := a2OverheadSettings[k.set]
+			res.Obs = append(res.Obs, A2Obs{k.seed, k.bench, set[0], set[1], "overhead_pct", a2Slowdown(base[[2]any{k.seed, k.bench}], outs[i].work)})
+		}
+	}
+	return res, nil
+}
+
+func (r *A2Result) render() (*Result, error) {
 	_, ref := readAGGrid()
 	cols := []string{"SAMPLES \\ STRIDE"}
 	for _, s := range a2Strides {
 		cols = append(cols, fmt.Sprintf("%d", s), fmt.Sprintf("paper %d", s))
 	}
-	t := &Table{Title: "Arnold & Grove Table 2: accuracy (% overlap with the exact DCG), mean over the SPECjvm98 stand-ins", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	t := &Table{Title: "Arnold & Grove Table 2: accuracy (% overlap with the exact DCG), mean over the SPECjvm98 stand-ins and the seeds", Columns: cols}
 	for _, n := range a2Samples {
 		cells := []any{n}
 		for _, s := range a2Strides {
-			v := acc[a2Name(n, s)]
-			res.Values[a2Name(n, s)] = v
-			cells = append(cells, fmt.Sprintf("%.0f", v), ref[fmt.Sprintf("%d/%d", n, s)])
+			cells = append(cells, fmt.Sprintf("%.0f", r.Accuracy(n, s).Mean), ref[fmt.Sprintf("%d/%d", n, s)])
 		}
 		t.AddRow(cells...)
 	}
-	// Overhead of three settings on three stand-ins.
-	for _, set := range [][2]int{{1, 1}, {32, 3}, {1024, 63}} {
-		var ovs []float64
-		for _, b := range []string{"jess", "javac", "jack"} {
-			ov, err := A2Overhead(b, set[0], set[1], od)
-			if err != nil {
-				return nil, err
-			}
-			ovs = append(ovs, ov)
-		}
-		m, _ := MeanCI(ovs)
-		res.Values[fmt.Sprintf("overhead-%d-%d", set[0], set[1])] = m
-		t.Notes = append(t.Notes, fmt.Sprintf("Overhead of SAMPLES %d, STRIDE %d (costed, jess/javac/jack, %v): %.2f %% (paper: %s).",
-			set[0], set[1], od, m, refOverhead(set)))
+	for _, set := range a2OverheadSettings {
+		m := r.Overhead(set[0], set[1])
+		t.Notes = append(t.Notes, fmt.Sprintf("Overhead of SAMPLES %d, STRIDE %d (costed, %s, %v): %.2f %% ± %.2f over seeds (paper: %s).",
+			set[0], set[1], strings.Join(a2OverheadBenches, "/"), r.OverheadDuration, m.Mean, m.CI, refOverhead(set)))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, no inlining, %v per stand-in, every cell a passive CBS on the same execution; paper columns from Table 2A (Jikes RVM).", d))
+	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, no inlining, %v per stand-in, every cell a passive CBS on the same execution, seeds %v; paper columns from Table 2A (Jikes RVM).", r.Duration, r.Seeds))
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	p := plot.New()
 	p.Title.Text = "CBS accuracy (%) by SAMPLES, one line per STRIDE"
 	p.X.Label.Text = "SAMPLES per timer interrupt"
@@ -251,7 +389,7 @@ func runA2(o Options) (*Result, error) {
 	for _, s := range a2Strides {
 		xy := plotter.XYs{}
 		for _, n := range a2Samples {
-			xy = append(xy, plotter.XY{X: float64(n), Y: acc[a2Name(n, s)]})
+			xy = append(xy, plotter.XY{X: float64(n), Y: r.Accuracy(n, s).Mean})
 		}
 		args = append(args, fmt.Sprintf("STRIDE %d", s), xy)
 	}
@@ -307,72 +445,161 @@ func readAGGridRows() ([]string, map[string][]string) {
 }
 
 func init() {
-	register(Experiment{Name: "a3-input-size", Claim: "A3", Title: "Arnold & Grove Table 3: base vs CBS accuracy on small and large inputs", Run: runA3})
+	register(Experiment{Name: "a3-input-size", Claim: "A3", Title: "Arnold & Grove Table 3: base vs CBS accuracy on small and large inputs", Run: typed(MeasureA3)})
 }
 
 // a3Benches are A&G's thirteen benchmarks with a unit count that keeps a
 // small-input run short (large inputs run five times as many units).
 var a3Benches = []string{"compress", "jess", "db", "javac", "mpegaudio", "mtrt", "jack", "ipsixql", "xerces", "daikon", "kawa", "jbb", "soot"}
 
-func runA3(o Options) (*Result, error) {
-	_, ref := readReference("arnoldgrove2005_table3_per_benchmark.csv")
-	refAcc := map[string][2]string{}
-	for _, r := range ref {
-		refAcc[r[0]] = [2]string{r[2], r[4]}
+// A3Obs is one tidy observation: the run of Benchmark's Input ("small" or
+// "large") with Seed, its length, and the accuracy (% overlap with the
+// exact DCG) of the base mechanism (jikes-timer) and of CBS.
+type A3Obs struct {
+	Benchmark string
+	Input     string
+	Seed      uint64
+	RunS      float64 `tidy:"run_s"`
+	BasePct   float64 `tidy:"base_pct"`
+	CBSPct    float64 `tidy:"cbs_pct"`
+}
+
+// A3Result is A3's runs, by stand-in, input and seed.
+type A3Result struct {
+	Seeds   []uint64
+	Benches []string
+	Small   sim.Time // a small input's run length; a large one runs 5×
+	Obs     []A3Obs
+}
+
+// Mean is the accuracy (%) of the base mechanism (cbs false) or CBS on
+// input, over the seeds, each seed's value the mean over the stand-ins.
+func (r *A3Result) Mean(input string, cbs bool) Stat {
+	var xs []float64
+	for _, seed := range r.Seeds {
+		var sum float64
+		n := 0
+		for _, x := range r.Obs {
+			if x.Seed == seed && x.Input == input {
+				v := x.BasePct
+				if cbs {
+					v = x.CBSPct
+				}
+				sum += v
+				n++
+			}
+		}
+		if n == 0 {
+			panic("study: A3 has no runs of input " + input)
+		}
+		xs = append(xs, sum/float64(n))
 	}
-	t := &Table{Title: "Accuracy (% overlap with the exact DCG) by input size: jikes-timer (base) vs CBS (STRIDE 3, SAMPLES 16)",
-		Columns: []string{"benchmark", "input", "run", "base", "cbs", "paper base", "paper cbs"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	return NewStat(xs)
+}
+
+// pair is (stand-in, input)'s base and CBS accuracy, means over seeds.
+func (r *A3Result) pair(b, input string) (base, cbs float64) {
+	n := 0
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Input == input {
+			base, cbs, n = base+x.BasePct, cbs+x.CBSPct, n+1
+		}
+	}
+	return base / float64(n), cbs / float64(n)
+}
+
+// CBSWins is the share of (stand-in, input) pairs on which CBS's accuracy
+// is at least the base mechanism's, means over seeds.
+func (r *A3Result) CBSWins() float64 {
+	wins, n := 0, 0
+	for _, b := range r.Benches {
+		for _, in := range []string{"small", "large"} {
+			base, cbs := r.pair(b, in)
+			if cbs >= base {
+				wins++
+			}
+			n++
+		}
+	}
+	return float64(wins) / float64(n)
+}
+
+// MeasureA3 runs each stand-in's small and large input with jikes-timer
+// and CBS (STRIDE 3, SAMPLES 16) passive on one execution, every seed.
+func MeasureA3(o Options) (*A3Result, error) {
 	benches := a3Benches[:7] // the SPECjvm98 stand-ins; all thirteen with Full
 	small := 60 * sim.Millisecond
 	if o.Full {
 		benches, small = a3Benches, 300*sim.Millisecond
 	}
-	var sums [2][2]float64 // [input][base, cbs]
-	cbsWins, n := 0, 0
+	type key struct {
+		bench string
+		input int
+		seed  uint64
+	}
+	var keys []key
 	for _, b := range benches {
-		for i, in := range []string{"small", "large"} {
-			p, err := workloads.Get(b + "-" + in)
-			if err != nil {
-				return nil, err
+		for i := range 2 {
+			for _, seed := range o.Seeds {
+				keys = append(keys, key{b, i, seed})
 			}
-			cfg := harness.DefaultConfig()
-			// Large inputs run five times longer, as in A&G's Table 1.
-			cfg.Sim.Seed, cfg.Sim.Duration = o.Seeds[0], small*sim.Time(1+4*i)
-			cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-			cfg.Samplers = []string{"jikes-timer", "cbs"}
-			cfg.Configure = func(x samplers.Sampler) {
-				if c, ok := x.(*samplers.CBS); ok {
-					kc := c.Config()
-					kc.Stride, kc.Samples = 3, 16
-					*c = *samplers.NewCBS(kc)
-				}
-			}
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return nil, err
-			}
-			base := 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["jikes-timer"])
-			cbs := 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["cbs"])
-			sums[i][0] += base / float64(len(benches))
-			sums[i][1] += cbs / float64(len(benches))
-			if cbs >= base {
-				cbsWins++
-			}
-			n++
-			pr := refAcc[b+"-"+in]
-			t.AddRow(b, in, out.Result.End.String(), fmt.Sprintf("%.0f", base), fmt.Sprintf("%.0f", cbs), pr[0], pr[1])
 		}
 	}
-	res.Values["small_base"], res.Values["small_cbs"] = sums[0][0], sums[0][1]
-	res.Values["large_base"], res.Values["large_cbs"] = sums[1][0], sums[1][1]
-	res.Values["cbs_wins"] = float64(cbsWins) / float64(n)
-	t.AddRow("mean", "small", "", fmt.Sprintf("%.0f", sums[0][0]), fmt.Sprintf("%.0f", sums[0][1]), "26", "55")
-	t.AddRow("mean", "large", "", fmt.Sprintf("%.0f", sums[1][0]), fmt.Sprintf("%.0f", sums[1][1]), "50", "69")
-	t.Notes = append(t.Notes, fmt.Sprintf("Small inputs run %v, large %v and cover all entry methods; Jikes-like yield points, no inlining. Paper means from the text of §6 (Jikes RVM).", small, 5*small))
+	obs, err := runAll(keys, func(k key) (A3Obs, error) {
+		in := []string{"small", "large"}[k.input]
+		p, err := workloads.Get(k.bench + "-" + in)
+		if err != nil {
+			return A3Obs{}, err
+		}
+		cfg := harness.DefaultConfig()
+		// Large inputs run five times longer, as in A&G's Table 1.
+		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, small*sim.Time(1+4*k.input)
+		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+		cfg.Samplers = []string{"jikes-timer", "cbs"}
+		cfg.Configure = func(x samplers.Sampler) {
+			if c, ok := x.(*samplers.CBS); ok {
+				kc := c.Config()
+				kc.Stride, kc.Samples = 3, 16
+				*c = *samplers.NewCBS(kc)
+			}
+		}
+		out, err := harness.Run(p, cfg)
+		if err != nil {
+			return A3Obs{}, err
+		}
+		return A3Obs{Benchmark: k.bench, Input: in, Seed: k.seed, RunS: out.Result.End.Seconds(),
+			BasePct: 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["jikes-timer"]),
+			CBSPct:  100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["cbs"])}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &A3Result{Seeds: o.Seeds, Benches: benches, Small: small, Obs: obs}, nil
+}
+
+func (r *A3Result) render() (*Result, error) {
+	_, ref := readReference("arnoldgrove2005_table3_per_benchmark.csv")
+	refAcc := map[string][2]string{}
+	for _, x := range ref {
+		refAcc[x[0]] = [2]string{x[2], x[4]}
+	}
+	t := &Table{Title: "Accuracy (% overlap with the exact DCG) by input size: jikes-timer (base) vs CBS (STRIDE 3, SAMPLES 16), mean over seeds",
+		Columns: []string{"benchmark", "input", "base", "cbs", "paper base", "paper cbs"}}
+	for _, b := range r.Benches {
+		for _, in := range []string{"small", "large"} {
+			base, cbs := r.pair(b, in)
+			pr := refAcc[b+"-"+in]
+			t.AddRow(b, in, fmt.Sprintf("%.0f", base), fmt.Sprintf("%.0f", cbs), pr[0], pr[1])
+		}
+	}
+	sb, sc, lb, lc := r.Mean("small", false), r.Mean("small", true), r.Mean("large", false), r.Mean("large", true)
+	t.AddRow("mean", "small", fmt.Sprintf("%.0f", sb.Mean), fmt.Sprintf("%.0f", sc.Mean), "26", "55")
+	t.AddRow("mean", "large", fmt.Sprintf("%.0f", lb.Mean), fmt.Sprintf("%.0f", lc.Mean), "50", "69")
+	t.Notes = append(t.Notes, fmt.Sprintf("Small inputs run %v, large %v and cover all entry methods; Jikes-like yield points, no inlining; seeds %v. Paper means from the text of §6 (Jikes RVM).", r.Small, 5*r.Small, r.Seeds))
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	p := plot.New()
 	p.Title.Text = "Mean accuracy (%): small vs large inputs"
-	bars, err := plotter.NewBarChart(plotter.Values{sums[0][0], sums[1][0], sums[0][1], sums[1][1]}, vg.Points(20))
+	bars, err := plotter.NewBarChart(plotter.Values{sb.Mean, lb.Mean, sc.Mean, lc.Mean}, vg.Points(20))
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +610,7 @@ func runA3(o Options) (*Result, error) {
 }
 
 func init() {
-	register(Experiment{Name: "a4-inlining", Claim: "A4", Title: "Arnold & Grove Fig. 5: profile-directed inlining driven by timer vs CBS call graphs", Run: runA4})
+	register(Experiment{Name: "a4-inlining", Claim: "A4", Title: "Arnold & Grove Fig. 5: profile-directed inlining driven by timer vs CBS call graphs", Run: typed(MeasureA4)})
 }
 
 // a4Inliner is one of Fig. 5's two VMs' inlining policies.
@@ -433,12 +660,56 @@ func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (floa
 	return float64(out.Result.Truth.BytecodeTotal() - out.WarmUpBytecodes), nil
 }
 
-// runA4 runs SPECjvm98 stand-ins under two inliners (Jikes RVM's new
+// A4Obs is one tidy observation: the bytecodes executed in the measured
+// steady state of Benchmark with Seed, under Inliner reading Source's call
+// graph ("static": none), and its speed-up (%) over the static heuristics
+// with the same seed.
+type A4Obs struct {
+	Benchmark  string
+	Seed       uint64
+	Inliner    string
+	Source     string
+	Bytecodes  float64
+	SpeedupPct float64 `tidy:"speedup_pct"`
+}
+
+// A4Result is A4's runs, by stand-in, seed, inliner and call graph.
+type A4Result struct {
+	Seeds    []uint64
+	Benches  []string
+	Duration sim.Time
+	Obs      []A4Obs
+}
+
+// Speedup is the speed-up (%) of inliner reading source's graph over the
+// static heuristics on benchmark b, paired by seed, over the seeds.
+func (r *A4Result) Speedup(b, inliner, source string) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Inliner == inliner && x.Source == source {
+			xs = append(xs, x.SpeedupPct)
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: A4 has no runs of %s/%s/%s", b, inliner, source))
+	}
+	return NewStat(xs)
+}
+
+// Mean is the mean over the stand-ins of Speedup's means.
+func (r *A4Result) Mean(inliner, source string) float64 {
+	var m float64
+	for _, b := range r.Benches {
+		m += r.Speedup(b, inliner, source).Mean / float64(len(r.Benches))
+	}
+	return m
+}
+
+// MeasureA4 runs SPECjvm98 stand-ins under two inliners (Jikes RVM's new
 // inliner; J9's aggressive static heuristics overridden by the profile)
 // reading three call graphs — the timer's, CBS's and the exact one — and
-// reports steady-state speed-up over the static heuristics alone, paired
-// by seed.
-func runA4(o Options) (*Result, error) {
+// the static heuristics alone, every seed.
+func MeasureA4(o Options) (*A4Result, error) {
 	d := 300 * sim.Millisecond
 	benches := []string{"jess", "javac", "mtrt"} // the ones the paper discusses
 
@@ -450,7 +721,6 @@ func runA4(o Options) (*Result, error) {
 		seed     int
 		inl, src int
 	}
-	work := map[key]float64{}
 	var keys []key
 	for _, b := range benches {
 		for si := range o.Seeds {
@@ -467,31 +737,33 @@ func runA4(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	work := map[key]float64{}
 	for i, k := range keys {
 		work[k] = vals[i]
 	}
+	res := &A4Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	for _, k := range keys {
+		base := work[key{k.bench, k.seed, k.inl, 0}]
+		res.Obs = append(res.Obs, A4Obs{Benchmark: k.bench, Seed: o.Seeds[k.seed], Inliner: a4Inliners[k.inl].name,
+			Source: a4Sources[k.src].name, Bytecodes: work[k], SpeedupPct: 100 * (work[k]/base - 1)})
+	}
+	return res, nil
+}
+
+func (r *A4Result) render() (*Result, error) {
+	d, benches := r.Duration, r.Benches
 	t := &Table{Title: "Arnold & Grove Fig. 5: steady-state speed-up (%) of profile-directed inlining over static heuristics, by the call graph the inliner reads (mean ± 95 % CI over seeds)",
 		Columns: []string{"benchmark", "jikes timer", "jikes cbs", "jikes exact", "j9 timer", "j9 cbs", "j9 exact", "paper"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
 	paper := map[string]string{
 		"javac": "Jikes: cbs +4 % over timer", "mtrt": "J9: cbs +8.7 %", "jess": "Jikes: large gain, cbs ≈ timer",
 		"compress": "Jikes: large gain; J9 timer −1 %", "mpegaudio": "Jikes: cbs slightly better", "jack": "Jikes: cbs slightly better",
 	}
 	for _, b := range benches {
 		cells := []any{b}
-		for ii, inl := range a4Inliners {
+		for _, inl := range a4Inliners {
 			for src := 1; src < len(a4Sources); src++ {
-				var sp []float64
-				for si := range o.Seeds {
-					base := work[key{b, si, ii, 0}]
-					sp = append(sp, 100*(work[key{b, si, ii, src}]/base-1))
-				}
-				m, h := MeanCI(sp)
-				name := inl.name + "/" + a4Sources[src].name
-				res.Values[b+"/"+name] = m
-				res.Values[b+"/"+name+"/ci"] = h
-				res.Values["mean/"+name] += m / float64(len(benches))
-				cells = append(cells, fmt.Sprintf("%+.2f ± %.2f", m, h))
+				m := r.Speedup(b, inl.name, a4Sources[src].name)
+				cells = append(cells, fmt.Sprintf("%+.2f ± %.2f", m.Mean, m.CI))
 			}
 		}
 		cells = append(cells, paper[b])
@@ -500,11 +772,12 @@ func runA4(o Options) (*Result, error) {
 	cells := []any{"mean"}
 	for _, inl := range a4Inliners {
 		for src := 1; src < len(a4Sources); src++ {
-			cells = append(cells, fmt.Sprintf("%+.2f", res.Values["mean/"+inl.name+"/"+a4Sources[src].name]))
+			cells = append(cells, fmt.Sprintf("%+.2f", r.Mean(inl.name, a4Sources[src].name)))
 		}
 	}
 	t.AddRow(append(cells, "Jikes: no program degraded; J9: timer hurts 6 of 8")...)
 	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, %v per run: the call graph matures for %v, every compiled method is then recompiled with it (the adaptive system's re-optimization), and the bytecodes executed in the last %v are compared with the static heuristics' (paired by seed). Jikes: static limit 35 bytecodes plus a profile-driven limit growing linearly to 325 at 1 %% of the DCG's weight; J9: static limit 100, replaced by the profile's limit (a site the profile never saw is not inlined). Guarded inlining of receivers above 40 %%. Samplers run passively, so their own cost is not in the comparison. The paper measured the second of two minutes.", d, d/4, d/2))
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	p := plot.New()
 	p.Title.Text = "A4: speed-up of profile-directed inlining"
 	p.Y.Label.Text = "speed-up over static heuristics (%)"
@@ -513,7 +786,7 @@ func runA4(o Options) (*Result, error) {
 		for ii, inl := range a4Inliners {
 			var v plotter.Values
 			for _, b := range benches {
-				v = append(v, res.Values[b+"/"+inl.name+"/"+a4Sources[src].name])
+				v = append(v, r.Speedup(b, inl.name, a4Sources[src].name).Mean)
 			}
 			bars, err := plotter.NewBarChart(v, w)
 			if err != nil {

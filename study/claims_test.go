@@ -265,52 +265,109 @@ func TestDivergence_M5(t *testing.T) {
 	}
 }
 
+// Tolerances of the Arnold & Grove claims (CLAIMS.md A1–A4).
+const (
+	// a1TimerRatioMin reads "jikes-timer … records call_1 far more than
+	// call_2" as at least 10× on every run (paper Fig. 1: call_2 missed).
+	a1TimerRatioMin = 10.0
+	// a1CBSRatioMin and a1CBSRatioMax read "cbs with STRIDE ≥ 2 records
+	// them about equally" as call_1 / call_2 within ±25 % (1/1.25 = 0.8
+	// to 1.25) on every run.
+	a1CBSRatioMin = 0.8
+	a1CBSRatioMax = 1.25
+	// a2BaseMax: "the base (1, 1) sits well below 50 %" (the claim's
+	// number; paper 38 %).
+	a2BaseMax = 50.0
+	// a2DoublingMin reads "a setting like (3, 32) roughly doubles it" as
+	// at least 1.6× the base (paper 66 % vs 38 %, 1.74×).
+	a2DoublingMin = 1.6
+	// a2RiseSlack: "accuracy rises with SAMPLES" may dip by up to 2
+	// points between neighbouring cells, a margin chosen for sampling
+	// noise when the test was written (not derived from a CI).
+	a2RiseSlack = 2.0
+	// a2StrideGain: "rises with STRIDE": STRIDE 15 is more than 2 points
+	// above STRIDE 1 at every SAMPLES, the same margin as a2RiseSlack.
+	a2StrideGain = 2.0
+	// a2OverheadMax: "at < 1 % overhead" (the claim's words; paper 0.3 %).
+	a2OverheadMax = 1.0
+	// a2HugeRatio and a2HugeMin read "very large STRIDE × SAMPLES costs
+	// large overhead" as (1024, 63) over 10× the overhead of (32, 3) and
+	// over 5 % (paper: 1008 %).
+	a2HugeRatio = 10.0
+	a2HugeMin   = 5.0
+	// a3WinsMin reads "CBS ≥ base on nearly every stand-in" as on at
+	// least 90 % of (stand-in, input) pairs.
+	a3WinsMin = 0.9
+	// a3GapMin: CBS beats the base by more than 10 points on average for
+	// each input size — about half the paper's smaller gap (§6: 29 points
+	// on small inputs, 19 on large).
+	a3GapMin = 10.0
+	// a4TieSlack: "at least the speed-up of the timer-driven one" allows
+	// CBS 0.25 points below the timer as a tie, a margin chosen when the
+	// test was written; in A4's table a single speed-up's 95 % CI over 3
+	// seeds is 0.0–2.1 points, most 0.1–0.3.
+	a4TieSlack = 0.25
+	// a4JavacGainMin reads "and more on the javac-like stand-in" as
+	// CBS's gain over the timer largest on javac and above 0.5 points
+	// (paper +4 %).
+	a4JavacGainMin = 0.5
+)
+
 // TestA1_CallPair: jikes-timer records call_1 at least 10× as often as
-// call_2 (truth: equal); CBS with STRIDE ≥ 2 records them within ±25 %.
-// Fails if CBS took one sample per window at the first yield point (it
-// would then be the timer mechanism, see TestCBSStride1Samples1IsJikesTimer).
+// call_2 on every run (truth: equal); CBS with STRIDE ≥ 2 records them
+// within ±25 % on every run — the unbiased mechanism passes where the
+// biased one fails. Fails if CBS took one sample per window at the first
+// yield point (it would then be the timer mechanism, see
+// TestCBSStride1Samples1IsJikesTimer).
 func TestA1_CallPair(t *testing.T) {
-	r := runExperiment(t, "a1-callpair")
-	assert.GreaterOrEqual(t, r.Values["jikes_ratio_min"], 10.0)
-	assert.GreaterOrEqual(t, r.Values["cbs_ratio_min"], 0.8)
-	assert.LessOrEqual(t, r.Values["cbs_ratio_max"], 1.25)
+	r := measure[*A1Result](t, "a1-callpair")
+	for _, x := range r.Ratios("jikes-timer") {
+		assert.GreaterOrEqual(t, x, a1TimerRatioMin)
+	}
+	for _, x := range r.Ratios("cbs") {
+		assert.GreaterOrEqual(t, x, a1CBSRatioMin)
+		assert.LessOrEqual(t, x, a1CBSRatioMax)
+	}
 }
 
-// TestA2_Grid: CBS accuracy rises with SAMPLES and with STRIDE; the base
-// (1, 1) is below 50 % (paper 38 %); (SAMPLES 32, STRIDE 3) at least 1.6×
-// the base (paper 66 % vs 38 %) at < 1 % overhead; (1024, 63) costs over
-// 10× as much. Fails if CBS ignored STRIDE (accuracy flat across strides).
+// TestA2_Grid: CBS accuracy (means over stand-ins and seeds) rises with
+// SAMPLES and with STRIDE; the base (1, 1) is below 50 % (paper 38 %);
+// (SAMPLES 32, STRIDE 3) at least 1.6× the base (paper 66 % vs 38 %) at
+// < 1 % overhead; (1024, 63) costs over 10× as much. Fails if CBS ignored
+// STRIDE (accuracy flat across strides).
 func TestA2_Grid(t *testing.T) {
-	r := runExperiment(t, "a2-grid")
-	v := r.Values
-	base := v[a2Name(1, 1)]
-	assert.Less(t, base, 50.0)
-	assert.GreaterOrEqual(t, v[a2Name(32, 3)], 1.6*base)
+	r := measure[*A2Result](t, "a2-grid")
+	acc := func(n, s int) float64 { return r.Accuracy(n, s).Mean }
+	base := acc(1, 1)
+	assert.Less(t, base, a2BaseMax)
+	assert.GreaterOrEqual(t, acc(32, 3), a2DoublingMin*base)
 	for _, s := range a2Strides {
 		for i := 1; i < len(a2Samples); i++ {
-			assert.GreaterOrEqual(t, v[a2Name(a2Samples[i], s)], v[a2Name(a2Samples[i-1], s)]-2, "rises with SAMPLES (stride %d)", s)
+			assert.GreaterOrEqual(t, acc(a2Samples[i], s), acc(a2Samples[i-1], s)-a2RiseSlack, "rises with SAMPLES (stride %d)", s)
 		}
 	}
 	for _, n := range a2Samples {
-		assert.Greater(t, v[a2Name(n, 15)], v[a2Name(n, 1)]+2, "rises with STRIDE (samples %d)", n)
+		assert.Greater(t, acc(n, 15), acc(n, 1)+a2StrideGain, "rises with STRIDE (samples %d)", n)
 	}
-	assert.Less(t, v["overhead-32-3"], 1.0)
-	assert.Greater(t, v["overhead-1024-63"], 10*v["overhead-32-3"])
-	assert.Greater(t, v["overhead-1024-63"], 5.0)
+	mid, huge := r.Overhead(32, 3).Mean, r.Overhead(1024, 63).Mean
+	assert.Less(t, mid, a2OverheadMax)
+	assert.Greater(t, huge, a2HugeRatio*mid)
+	assert.Greater(t, huge, a2HugeMin)
 }
 
 // TestA3_InputSize: accuracy is higher on large inputs than on small ones,
-// for the base mechanism and for CBS (paper means: base 26 → 50 %, CBS
-// 55 → 69 %); CBS ≥ base on at least 90 % of (stand-in, input) pairs and
-// by ≥ 10 points on average.
+// for the base mechanism and for CBS (means over stand-ins and seeds;
+// paper means: base 26 → 50 %, CBS 55 → 69 %); CBS ≥ base on at least 90 %
+// of (stand-in, input) pairs and by more than 10 points on average.
 func TestA3_InputSize(t *testing.T) {
-	r := runExperiment(t, "a3-input-size")
-	v := r.Values
-	assert.Greater(t, v["large_base"], v["small_base"])
-	assert.Greater(t, v["large_cbs"], v["small_cbs"])
-	assert.GreaterOrEqual(t, v["cbs_wins"], 0.9)
-	assert.Greater(t, v["small_cbs"], v["small_base"]+10)
-	assert.Greater(t, v["large_cbs"], v["large_base"]+10)
+	r := measure[*A3Result](t, "a3-input-size")
+	sb, sc := r.Mean("small", false).Mean, r.Mean("small", true).Mean
+	lb, lc := r.Mean("large", false).Mean, r.Mean("large", true).Mean
+	assert.Greater(t, lb, sb)
+	assert.Greater(t, lc, sc)
+	assert.GreaterOrEqual(t, r.CBSWins(), a3WinsMin)
+	assert.Greater(t, sc, sb+a3GapMin)
+	assert.Greater(t, lc, lb+a3GapMin)
 }
 
 // TestM9_Actionable: speeding up tprof's top method by 50 % gains what
@@ -404,22 +461,21 @@ func TestDivergence_M8(t *testing.T) {
 // programs down on average when fed the timer's inaccurate graph but not
 // CBS's (paper: timer-driven J9 hurts 6 of 8 benchmarks).
 func TestA4_Inlining(t *testing.T) {
-	r := runExperiment(t, "a4-inlining")
-	v := r.Values
+	r := measure[*A4Result](t, "a4-inlining")
 	best, bestGain := "", -1.0
-	for _, b := range []string{"jess", "javac", "mtrt"} {
-		gain := v[b+"/jikes/cbs"] - v[b+"/jikes/timer"]
-		assert.GreaterOrEqual(t, gain, -0.25, "%s: jikes cbs vs timer", b)
-		assert.GreaterOrEqual(t, v[b+"/j9/cbs"], v[b+"/j9/timer"]-0.25, "%s: j9 cbs vs timer", b)
+	for _, b := range r.Benches {
+		gain := r.Speedup(b, "jikes", "cbs").Mean - r.Speedup(b, "jikes", "timer").Mean
+		assert.GreaterOrEqual(t, gain, -a4TieSlack, "%s: jikes cbs vs timer", b)
+		assert.GreaterOrEqual(t, r.Speedup(b, "j9", "cbs").Mean, r.Speedup(b, "j9", "timer").Mean-a4TieSlack, "%s: j9 cbs vs timer", b)
 		if gain > bestGain {
 			best, bestGain = b, gain
 		}
 	}
 	assert.Equal(t, "javac", best, "CBS's largest gain over the timer")
-	assert.Greater(t, bestGain, 0.5)
-	assert.Less(t, v["mean/j9/timer"], 0.0, "timer-driven dynamic heuristics slow down")
-	assert.Greater(t, v["mean/j9/cbs"], 0.0)
-	assert.Greater(t, v["mean/jikes/cbs"], v["mean/jikes/timer"])
+	assert.Greater(t, bestGain, a4JavacGainMin)
+	assert.Less(t, r.Mean("j9", "timer"), 0.0, "timer-driven dynamic heuristics slow down")
+	assert.Greater(t, r.Mean("j9", "cbs"), 0.0)
+	assert.Greater(t, r.Mean("jikes", "cbs"), r.Mean("jikes", "timer"))
 }
 
 // TestM6_ObserverEffect: turning on a second costed profiler moves xprof's

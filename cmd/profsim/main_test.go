@@ -256,7 +256,7 @@ func TestStudyCommand(t *testing.T) {
 	code, out, errOut := runMain("study", "a1-callpair", "--seeds", "1", "--out", dir)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "jikes-timer")
-	for _, ext := range []string{".csv", ".md", ".svg"} {
+	for _, ext := range []string{".csv", ".md", ".data.csv", ".svg"} {
 		info, err := os.Stat(filepath.Join(dir, "a1-callpair"+ext))
 		require.NoError(t, err, ext)
 		assert.Positive(t, info.Size(), ext)
