@@ -151,24 +151,24 @@ type TimerID int32
 const maxHandlers = 32
 
 // AddHookHandler registers h and returns its ID for arming hooks.
-func (vm *VM) AddHookHandler(h HookHandler) (HandlerID, error) {
+func (r *registry) AddHookHandler(h HookHandler) (HandlerID, error) {
 	if h == nil {
 		return 0, fmt.Errorf("sim: nil hook handler")
 	}
-	if len(vm.handlers) >= maxHandlers {
+	if len(r.handlers) >= maxHandlers {
 		return 0, fmt.Errorf("sim: at most %d hook handlers per run", maxHandlers)
 	}
-	vm.handlers = append(vm.handlers, h)
-	return HandlerID(len(vm.handlers) - 1), nil
+	r.handlers = append(r.handlers, h)
+	return HandlerID(len(r.handlers) - 1), nil
 }
 
 // AddTimer registers h and returns its ID for scheduling.
-func (vm *VM) AddTimer(h TimerHandler) TimerID {
+func (r *registry) AddTimer(h TimerHandler) TimerID {
 	if h == nil {
 		panic("sim: nil timer handler")
 	}
-	vm.timers = append(vm.timers, h)
-	return TimerID(len(vm.timers) - 1)
+	r.timers = append(r.timers, h)
+	return TimerID(len(r.timers) - 1)
 }
 
 // ScheduleTimer fires timer id at time at (≥ now) with arg.
@@ -189,8 +189,8 @@ func (vm *VM) thread(id ThreadID) *Thread {
 	return vm.threads[id]
 }
 
-func (vm *VM) checkHandler(h HandlerID) {
-	if h < 0 || int(h) >= len(vm.handlers) {
+func (r *registry) checkHandler(h HandlerID) {
+	if h < 0 || int(h) >= len(r.handlers) {
 		panic(fmt.Sprintf("sim: unknown hook handler %d", h))
 	}
 }

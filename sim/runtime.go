@@ -28,27 +28,27 @@ type CounterHandler interface {
 }
 
 // SetCounterHandler registers the JIT.
-func (vm *VM) SetCounterHandler(h CounterHandler) { vm.counters = h }
+func (c *jitCounters) SetCounterHandler(h CounterHandler) { c.counters = h }
 
 // SetTrigger makes counter k of method fire when it reaches n; n ≤ the
 // current count (or math.MaxInt64) disarms it.
-func (vm *VM) SetTrigger(method int32, k CounterKind, n int64) {
-	if n <= vm.Counter(method, k) {
+func (c *jitCounters) SetTrigger(method int32, k CounterKind, n int64) {
+	if n <= c.Counter(method, k) {
 		n = math.MaxInt64
 	}
 	if k == InvocationCounter {
-		vm.invocationTrigger[method] = n
+		c.invocationTrigger[method] = n
 	} else {
-		vm.backedgeTrigger[method] = n
+		c.backedgeTrigger[method] = n
 	}
 }
 
 // Counter returns counter k of method.
-func (vm *VM) Counter(method int32, k CounterKind) int64 {
+func (c *jitCounters) Counter(method int32, k CounterKind) int64 {
 	if k == InvocationCounter {
-		return vm.invocations[method]
+		return c.invocations[method]
 	}
-	return vm.backedges[method]
+	return c.backedges[method]
 }
 
 // Code returns the version new activations of method run.
@@ -102,8 +102,8 @@ type ThreadEndObserver interface {
 }
 
 // AddThreadEndObserver registers o.
-func (vm *VM) AddThreadEndObserver(o ThreadEndObserver) {
-	vm.endObservers = append(vm.endObservers, o)
+func (r *registry) AddThreadEndObserver(o ThreadEndObserver) {
+	r.endObservers = append(r.endObservers, o)
 }
 
 // Service is the Go side of a service thread: it is told when each job
@@ -149,7 +149,7 @@ func (vm *VM) NewServiceThread(name string, s Service) ThreadID {
 	t := vm.newThread(name, -1, true, vm.now)
 	t.service = s
 	t.frames = append(t.frames, frame{code: serviceCode})
-	vm.setState(t, Blocked, vm.now) // idle until it has a job
+	t.setState(Blocked, vm.now) // idle until it has a job
 	return t.ID
 }
 
@@ -227,7 +227,7 @@ func (vm *VM) SetAllocHandler(h AllocHandler, tlab int64) {
 // that would become runnable (I/O done, monitor handed over, spawned,
 // started) is parked instead, as a thread that comes back into the VM
 // during a safepoint blocks until it ends. Service threads are never held.
-func (vm *VM) SetHold(on bool) { vm.hold = on }
+func (s *services) SetHold(on bool) { s.hold = on }
 
 // ReleaseHeld makes every held thread runnable now.
 func (vm *VM) ReleaseHeld() {
@@ -251,7 +251,7 @@ func (vm *VM) Stall(id ThreadID, d Time) {
 		panic(fmt.Sprintf("sim: Stall of thread %s in state %v", t.Name, t.state))
 	}
 	mustNonNegative("stall", d)
-	vm.setState(t, Stalled, t.clock)
+	t.setState(Stalled, t.clock)
 	t.clock += d
-	vm.setState(t, Running, t.clock)
+	t.setState(Running, t.clock)
 }

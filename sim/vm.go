@@ -138,56 +138,37 @@ type heldLock struct {
 	frame int32 // index of the frame that entered it
 }
 
-// Thread is one simulated thread.
+// Thread is one simulated thread. Its state is split by the part of the VM
+// that owns it: the scheduler's (schedState), the executor's (execState),
+// the stops and hooks between them (stopState), the runtime services'
+// (serviceState), monitors and joins (syncState), and how it ended (fate).
 type Thread struct {
 	ID     ThreadID
 	Name   string
 	Daemon bool
 
-	state      ThreadState
-	stateSince Time
-	stateTime  [numStates]Time
-	start, end Time
+	execState
+	stopState
+	schedState
+	serviceState
+	syncState
+	fate
+}
 
+// execState is what the executor (exec.go) runs a thread on: its clock,
+// stack, loop counters and where it is in a split call.
+type execState struct {
 	clock  Time // the thread's own time; ≥ the VM's when running
-	cpu    int32
 	frames []frame
 	loops  []int64
 	active []int32 // active frames per method with a recursion limit (Image.limitSlot)
 	// peakFrames is the deepest the stack has been (Footprint.Frames).
 	peakFrames int
 	rng        *rand.Rand
-
-	stop       stopSet // pending stop reasons, handled in global time order
-	hooks      stopSet // hook kinds armed on this thread
-	armed      [numHooks]uint32
-	counter    int64    // bytecode counter (HookBytecodes)
-	counterBy  int32    // handler owning the counter
-	resumePoll bool     // the poll at pc was taken already
-	pollKind   PollKind // the kind of the last poll the thread stopped at
 	// callDebt is what remains to pay of a call a horizon split, and
 	// pendingRecv the receiver a split virtual call had drawn.
 	callDebt    int64
 	pendingRecv int32
-	// counterMethod and counterKind say which counter fired (stopCounter).
-	counterMethod int32
-	counterKind   CounterKind
-	// service threads run jobs for Go code (VM thread, compiler, agents).
-	service    Service
-	jobLeft    int64
-	jobs       []serviceJob
-	tlabLeft   int64  // bytes left in the TLAB; a larger allocation refills it
-	heldByHold bool   // parked by SetHold, released by ReleaseHeld
-	returned   uint32 // handlers whose return hook fired at this stop
-	wakeGen    int64
-
-	held        []heldLock
-	parent      ThreadID // joining parent, or -1
-	joinPending int
-
-	// ending is why the thread ends (an uncaught exception, a stack
-	// overflow), an incident endThread records.
-	ending string
 	// zeroClock is the clock after the last back-edge, zeroIters how many
 	// back-edges in a row followed a body that cost nothing, zeroFree
 	// whether the body before a back-edge stopped at its poll did
@@ -198,10 +179,73 @@ type Thread struct {
 
 	stmts      int64
 	allocBytes int64
-	uncaught   bool
-	overflow   bool
+	tlabLeft   int64 // bytes left in the TLAB; a larger allocation refills it
+}
+
+// stopState is why the executor stopped a thread and which hooks may stop
+// it next: what the executor hands to VM.handleStop.
+type stopState struct {
+	stop       stopSet // pending stop reasons, handled in global time order
+	hooks      stopSet // hook kinds armed on this thread
+	armed      [numHooks]uint32
+	counter    int64    // bytecode counter (HookBytecodes)
+	counterBy  int32    // handler owning the counter
+	resumePoll bool     // the poll at pc was taken already
+	pollKind   PollKind // the kind of the last poll the thread stopped at
+	returned   uint32   // handlers whose return hook fired at this stop
+	// counterMethod and counterKind say which JIT counter fired
+	// (stopCounter).
+	counterMethod int32
+	counterKind   CounterKind
+}
+
+// schedState is the scheduler's view of a thread: its state and the time
+// in each, its life span and its CPU.
+type schedState struct {
+	state      ThreadState
+	stateSince Time
+	stateTime  [numStates]Time
+	start, end Time
+	cpu        int32
+	wakeGen    int64
+}
+
+// serviceState is a service thread's work (runtime.go) and whether a
+// safepoint hold parked the thread.
+type serviceState struct {
+	// service threads run jobs for Go code (VM thread, compiler, agents).
+	service    Service
+	jobLeft    int64
+	jobs       []serviceJob
+	heldByHold bool // parked by SetHold, released by ReleaseHeld
+}
+
+// syncState is what a thread holds and waits for: monitors and joins.
+type syncState struct {
+	held        []heldLock
+	parent      ThreadID // joining parent, or -1
+	joinPending int
+}
+
+// fate is how a thread ended.
+type fate struct {
+	// ending is why the thread ends (an uncaught exception, a stack
+	// overflow), an incident endThread records.
+	ending   string
+	uncaught bool
+	overflow bool
 	// endNotified: the ThreadEnd observers have been told.
 	endNotified bool
+}
+
+// setState moves the thread to s at time at, accounting the time spent in
+// the old state.
+func (t *schedState) setState(s ThreadState, at Time) {
+	if at > t.stateSince {
+		t.stateTime[t.state] += at - t.stateSince
+		t.stateSince = at
+	}
+	t.state = s
 }
 
 // State returns the thread's current state.
@@ -222,19 +266,27 @@ type monitor struct {
 // VM is one simulated Java-like virtual machine executing one program. It
 // is single-threaded and deterministic: the same image, config and hooks
 // give the same run.
+//
+// It owns three parts, each its own type: the scheduler (the clock, the
+// event queue, CPUs and the run queue; dispatch and preemption in vm.go),
+// the executor (exec.go: advance runs one thread's code over its
+// execState, at the costs in execCosts), and the runtime services
+// (runtime.go, hooks.go: JIT counters and triggers, TLABs, safepoint
+// holds, handlers, timers and observers). The VM itself keeps the
+// program, the installed code, the threads, monitors, the ground truth
+// and the run's limits. Outside sim, each consumer sees only its role
+// (roles.go).
 type VM struct {
 	cfg   Config
 	img   *Image
 	code  []*Code // installed code per method
 	truth *Truth
 
-	q       eventQueue
-	now     Time
-	end     Time
-	done    bool
+	scheduler
+	execCosts
+	services
+
 	threads []*Thread
-	cpus    []cpu
-	runq    runQueue
 	locks   []monitor
 
 	liveNonDaemon int
@@ -254,31 +306,55 @@ type VM struct {
 	ctx     context.Context
 	nameSeq map[string]int
 
+	// agent is the VM as an Agent (roles.go), what handlers are called with.
+	agent Agent
+}
+
+// scheduler is the VM's clock, event queue, CPUs and run queue.
+type scheduler struct {
+	q    eventQueue
+	now  Time
+	end  Time
+	done bool
+	cpus []cpu
+	runq runQueue
+	// rounds counts the scheduling rounds of RunUntil: the work a run did
+	// besides executing statements.
+	rounds int64
+}
+
+// execCosts are the executor's fixed costs in nanoseconds, from
+// Config.Cost.
+type execCosts struct {
 	pollNanos, monitorNanos, throwNanos, unwindNanos, callNanos int64
+}
 
-	handlers []HookHandler
-	timers   []TimerHandler
-
-	// JIT counters per method, kept by Counting code.
-	invocations, invocationTrigger []int64
-	backedges, backedgeTrigger     []int64
-	counters                       CounterHandler
+// services are the runtime's services to mechanisms outside sim.
+type services struct {
+	registry
+	jitCounters
 
 	allocs   AllocHandler
 	tlabSize int64
 
 	hold bool
 	held []ThreadID
+}
 
-	// rounds counts the scheduling rounds of RunUntil: the work a run did
-	// besides executing statements.
-	rounds int64
-
+// registry holds the hook and timer handlers and thread observers.
+type registry struct {
+	handlers     []HookHandler
+	timers       []TimerHandler
 	observers    []ThreadObserver
 	endObservers []ThreadEndObserver
+}
 
-	// agent is the VM as an Agent (roles.go), what handlers are called with.
-	agent Agent
+// jitCounters are the JIT's invocation and back-edge counters per method,
+// kept by Counting code, and their triggers.
+type jitCounters struct {
+	invocations, invocationTrigger []int64
+	backedges, backedgeTrigger     []int64
+	counters                       CounterHandler
 }
 
 // New prepares a run. Nothing executes until Run or RunUntil.
@@ -287,14 +363,13 @@ func New(img *Image, cfg Config) (*VM, error) {
 		return nil, err
 	}
 	vm := &VM{
-		cfg:     cfg,
-		img:     img,
-		code:    append([]*Code(nil), img.Base...),
-		truth:   newTruth(len(img.Edges), img.lineCounts()),
-		end:     cfg.Duration,
-		cpus:    make([]cpu, cfg.CPUs),
-		locks:   make([]monitor, len(img.Locks)),
-		nameSeq: map[string]int{},
+		cfg:       cfg,
+		img:       img,
+		code:      append([]*Code(nil), img.Base...),
+		truth:     newTruth(len(img.Edges), img.lineCounts()),
+		scheduler: scheduler{end: cfg.Duration, cpus: make([]cpu, cfg.CPUs)},
+		locks:     make([]monitor, len(img.Locks)),
+		nameSeq:   map[string]int{},
 	}
 	vm.agent = agentView{vm, vm}
 	c := cfg.Cost
@@ -345,10 +420,14 @@ func New(img *Image, cfg Config) (*VM, error) {
 
 func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread {
 	id := ThreadID(len(vm.threads))
-	t := &Thread{ID: id, Name: name, Daemon: daemon, cpu: -1, parent: -1, counterBy: -1, tlabLeft: math.MaxInt64,
-		state: NotStarted, stateSince: at, start: at, clock: at,
-		active: make([]int32, vm.img.limited),
-		rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
+	t := &Thread{ID: id, Name: name, Daemon: daemon,
+		execState: execState{clock: at, tlabLeft: math.MaxInt64,
+			active: make([]int32, vm.img.limited),
+			rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
+		},
+		stopState:  stopState{counterBy: -1},
+		schedState: schedState{state: NotStarted, stateSince: at, start: at, cpu: -1},
+		syncState:  syncState{parent: -1},
 	}
 	if vm.allocs != nil {
 		t.tlabLeft = 0 // the first allocation takes a TLAB
@@ -404,135 +483,6 @@ func (vm *VM) Install(c *Code) {
 	}
 	vm.truth.checkLines(c)
 	vm.code[c.Method] = c
-}
-
-// setState moves t to s at time at, accounting the time spent in the old
-// state.
-func (vm *VM) setState(t *Thread, s ThreadState, at Time) {
-	if at > t.stateSince {
-		t.stateTime[t.state] += at - t.stateSince
-		t.stateSince = at
-	}
-	t.state = s
-}
-
-// makeRunnable puts t on the lowest-numbered idle CPU, or at the tail of the
-// run queue.
-func (vm *VM) makeRunnable(t *Thread, at Time) {
-	if vm.hold && t.service == nil {
-		vm.setState(t, Parked, at)
-		t.heldByHold = true
-		vm.held = append(vm.held, t.ID)
-		return
-	}
-	vm.setState(t, Runnable, at)
-	for i := range vm.cpus {
-		if vm.cpus[i].thread < 0 {
-			vm.dispatch(int32(i), t, at)
-			return
-		}
-	}
-	vm.runq.push(t.ID)
-	if t.service != nil {
-		// A VM service thread (VM thread, compiler, profiler agent) wakes
-		// from a sleep; the OS's fair scheduler runs a woken sleeper almost
-		// at once rather than after a whole time slice of every runnable
-		// thread (Linux CFS's wake-up preemption). Without this an agent
-		// behind CPU-bound threads waits up to a slice per wake-up.
-		// It takes a CPU one MaxStep later: no thread can have run past
-		// that yet, so the preemption happens at the same instant however
-		// the run was split into rounds — passive observers, whose hooks
-		// and timers split it differently, cannot move it.
-		vm.q.push(event{at: max(at, vm.now) + vm.preemptDelay(), kind: evPreempt, a: int32(t.ID)})
-	}
-}
-
-// preemptDelay is how long after waking a service thread takes a CPU:
-// the furthest any thread can have run ahead of the present.
-func (vm *VM) preemptDelay() Time {
-	if vm.cfg.MaxStep > 0 {
-		return vm.cfg.MaxStep
-	}
-	return vm.cfg.TimeSlice // without MaxStep threads run up to a slice ahead
-}
-
-// preempt gives a busy CPU to service thread s, still waiting in the run
-// queue: the application thread that has been on its CPU longest goes to
-// the front of the run queue, at its own time. If every CPU runs a service
-// thread it tries again later rather than leave s behind application
-// threads that keep being put back ahead of it.
-func (vm *VM) preempt(s *Thread) {
-	if s.state != Runnable {
-		return // it got a CPU meanwhile
-	}
-	victim := -1
-	for i := range vm.cpus {
-		id := vm.cpus[i].thread
-		if id < 0 {
-			return // cannot happen: a free CPU takes the run queue's head
-		}
-		t := vm.threads[id]
-		if t.service == nil && t.stop == 0 && (victim < 0 || vm.cpus[i].since < vm.cpus[victim].since) {
-			victim = i
-		}
-	}
-	if victim < 0 {
-		// Only service threads run (or the others are mid-stop): try
-		// again when one may have finished.
-		vm.q.push(event{at: vm.now + vm.preemptDelay(), kind: evPreempt, a: int32(s.ID)})
-		return
-	}
-	vm.runq.moveToFront(s.ID)
-	t := vm.threads[vm.cpus[victim].thread]
-	vm.offCPU(t, Runnable) // dispatches s, the run queue's head
-	vm.runq.pushFront(t.ID)
-}
-
-// dispatch starts t on CPU c at time at, after the context switch.
-func (vm *VM) dispatch(c int32, t *Thread, at Time) {
-	cp := &vm.cpus[c]
-	cp.thread = t.ID
-	cp.gen++
-	t.cpu = c
-	// A thread made runnable at a later instant than at — by a thread
-	// whose indivisible cost (a throw or a monitor exit releasing a
-	// monitor) ran past the present — starts after that instant: it runs
-	// no code before its state says it could.
-	if t.state == Runnable && t.stateSince > at {
-		at = t.stateSince
-	}
-	start := at + vm.cfg.ContextSwitch
-	vm.overhead += vm.cfg.ContextSwitch
-	if t.clock < start {
-		t.clock = start
-	}
-	cp.since = t.clock
-	vm.setState(t, Running, t.clock)
-	vm.q.push(event{at: t.clock + vm.cfg.TimeSlice, kind: evSlice, a: c, b: cp.gen})
-}
-
-// offCPU takes a running t off its CPU into state s at its own time and
-// gives the CPU to the next runnable thread.
-func (vm *VM) offCPU(t *Thread, s ThreadState) {
-	c := t.cpu
-	vm.setState(t, s, t.clock)
-	t.cpu = -1
-	vm.cpus[c].thread = -1
-	vm.cpus[c].gen++
-	vm.dispatchNext(c, t.clock)
-	if s != Runnable && t.hooks&stopPoll != 0 {
-		// Blocking, parking and exiting are safe transitions: a thread
-		// someone waits for at its next poll is as good as there.
-		t.pollKind = PollTransition
-		vm.fireHooks(t, stopPoll)
-	}
-}
-
-func (vm *VM) dispatchNext(c int32, at Time) {
-	if vm.runq.len() == 0 {
-		return
-	}
-	vm.dispatch(c, vm.threads[vm.runq.pop()], at)
 }
 
 // Done reports whether the run has ended.
@@ -728,7 +678,7 @@ func (vm *VM) finish(at Time) {
 		if t.state == Running && t.clock > until {
 			until = t.clock // indivisible costs may carry a thread past the end
 		}
-		vm.setState(t, t.state, until)
+		t.setState(t.state, until)
 	}
 }
 
