@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x1-debug-info", Claim: "X1", Title: "Beyond the papers: async without DebugNonSafepoints moves inlined hot() to cold(); with it, async matches the truth", Run: runX1})
+	register(Experiment{Name: "x1-debug-info", Claim: "X1", Title: "Beyond the papers: async without DebugNonSafepoints moves inlined hot() to cold(); with it, async matches the truth", Run: typed(MeasureX1)})
 }
 
 // x1Configs differ only in DebugNonSafepoints: hot() inlined into cold(),
@@ -22,41 +22,63 @@ var x1Configs = []ListingOneConfig{
 	{Name: "inlining, DNS", Inline: true, StripMining: 1000, DNS: true},
 }
 
-func runX1(o Options) (*Result, error) {
+// X1Result is Listing 1 under x1Configs, every seed.
+type X1Result struct {
+	Duration sim.Time
+	Seeds    []uint64
+	Rows     []ListingOneRow
+}
+
+// MeasureX1 runs Listing 1 with hot() inlined into cold(), with and
+// without DebugNonSafepoints.
+func MeasureX1(o Options) (*X1Result, error) {
 	d := 2 * sim.Second
 	if o.Full {
 		d = 10 * sim.Second
 	}
-	rows, t, err := ListingOne(x1Configs, o.Seeds, d)
+	rows, err := ListingOneRuns(x1Configs, o.Seeds, d)
 	if err != nil {
 		return nil, err
 	}
-	t.Title = "X1: hot() vs cold() self time (%) by profiler, hot() inlined into cold(), with and without DebugNonSafepoints"
-	t.Notes = []string{fmt.Sprintf("%v simulated per run, seeds %v; all samplers passive on one execution per (configuration, seed), so the two configurations differ only in the debug information the JIT records.", d, o.Seeds)}
-	t.Notes = append(t.Notes, "Mechanism: async stops a thread at its exact position but names it through the JIT's debug information. Without DebugNonSafepoints, records (PcDescs) exist only at polls, remaining calls and runtime calls: the inlined hot() body has none, so a position inside it resolves, as AsyncGetCallTrace's pc_desc_near(pc + 1) does, to the first record after it — cold()'s strip-mined loop poll, whose scope chain has no hot() frame — the bias Burchell & Marr 2025 found in real profilers (tools/debuginfo shows it on OpenJDK 17). With DNS every statement has a record and async sees what the truth sees. The safepoint samplers stop at polls, where records always exist, so DNS changes nothing for them.")
-	res := &Result{Table: t, Values: map[string]float64{}}
-	res.Values["truth"] = PooledShare(rows, x1Configs[0].Name, "truth", "hot")
-	res.Values["truth_dns"] = PooledShare(rows, x1Configs[1].Name, "truth", "hot")
-	res.Values["async_no_dns"] = PooledShare(rows, x1Configs[0].Name, "async", "hot")
-	res.Values["async_dns"] = PooledShare(rows, x1Configs[1].Name, "async", "hot")
-	res.Values["safepoint_no_dns"] = PooledShare(rows, x1Configs[0].Name, "safepoint", "hot")
-	res.Values["safepoint_dns"] = PooledShare(rows, x1Configs[1].Name, "safepoint", "hot")
-	// Worst seed, so a test can require every run, not just the pool.
-	res.Values["async_no_dns_max"], res.Values["async_dns_min"] = 0, 100
-	for _, r := range rows {
-		if r.Config.Name == x1Configs[0].Name {
-			res.Values["async_no_dns_max"] = max(res.Values["async_no_dns_max"], r.Hot["async"])
-		} else {
-			res.Values["async_dns_min"] = min(res.Values["async_dns_min"], r.Hot["async"])
+	return &X1Result{Duration: d, Seeds: o.Seeds, Rows: rows}, nil
+}
+
+// Hot is sampler's share (%) of hot() without (dns false) or with
+// DebugNonSafepoints, pooled over the seeds (PooledShare).
+func (r *X1Result) Hot(sampler string, dns bool) float64 {
+	c := x1Configs[0]
+	if dns {
+		c = x1Configs[1]
+	}
+	return PooledShare(r.Rows, c.Name, sampler, "hot")
+}
+
+// Runs lists sampler's share (%) of hot() in each run without (dns
+// false) or with DebugNonSafepoints.
+func (r *X1Result) Runs(sampler string, dns bool) []float64 {
+	var xs []float64
+	for _, row := range r.Rows {
+		if row.Config.DNS == dns {
+			xs = append(xs, row.Hot.At(sampler))
 		}
 	}
+	return xs
+}
+
+func (r *X1Result) render() (*Result, error) {
+	d := r.Duration
+	t := listingOneTable(r.Rows, d)
+	t.Title = "X1: hot() vs cold() self time (%) by profiler, hot() inlined into cold(), with and without DebugNonSafepoints"
+	t.Notes = []string{fmt.Sprintf("%v simulated per run, seeds %v; all samplers passive on one execution per (configuration, seed), so the two configurations differ only in the debug information the JIT records.", d, r.Seeds)}
+	t.Notes = append(t.Notes, "Mechanism: async stops a thread at its exact position but names it through the JIT's debug information. Without DebugNonSafepoints, records (PcDescs) exist only at polls, remaining calls and runtime calls: the inlined hot() body has none, so a position inside it resolves, as AsyncGetCallTrace's pc_desc_near(pc + 1) does, to the first record after it — cold()'s strip-mined loop poll, whose scope chain has no hot() frame — the bias Burchell & Marr 2025 found in real profilers (tools/debuginfo shows it on OpenJDK 17). With DNS every statement has a record and async sees what the truth sees. The safepoint samplers stop at polls, where records always exist, so DNS changes nothing for them.")
+	res := &Result{Table: t, Tidy: tidyOf(listingOneObs(r.Rows))}
 	t.Notes = append(t.Notes, fmt.Sprintf("Pooled over seeds %v (weighted by samples): truth %.2f %%, async without DNS %.2f %%, with DNS %.2f %%.",
-		o.Seeds, res.Values["truth"], res.Values["async_no_dns"], res.Values["async_dns"]))
+		r.Seeds, r.Hot("truth", false), r.Hot("async", false), r.Hot("async", true)))
 
 	p := plot.New()
 	p.Title.Text = "X1: share of self time in hot() (%), hot() inlined into cold()"
 	p.Y.Label.Text = "hot() (%)"
-	vals := plotter.Values{res.Values["truth"], res.Values["async_no_dns"], res.Values["async_dns"], res.Values["safepoint_no_dns"], res.Values["safepoint_dns"]}
+	vals := plotter.Values{r.Hot("truth", false), r.Hot("async", false), r.Hot("async", true), r.Hot("safepoint", false), r.Hot("safepoint", true)}
 	bars, err := plotter.NewBarChart(vals, vg.Points(20))
 	if err != nil {
 		return nil, err
