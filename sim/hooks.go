@@ -66,10 +66,13 @@ func (vm *VM) PollKindOf(id ThreadID) PollKind { return vm.thread(id).pollKind }
 
 // stopSet is a set of reasons the executor stopped a thread (Thread.stop,
 // handled by VM.handleStop), or of the hook stops armed on it
-// (Thread.hooks). A new stop reason is a constant here, its name in
-// stopNames, and its case in handleStop. Eight bits of the sixteen are
-// taken; widening it costs nothing (Thread keeps its size, and advance
-// returns it in a register).
+// (Thread.hooks). A new hook is its Hook constant and name, its stop bit
+// and name here and in hookStops — all in this file — plus the place in
+// the executor that returns the bit; handleStop passes every hook stop to
+// fireHooks without a case of its own. A stop reason that is not a hook
+// also needs its case in handleStop. Eight bits of the sixteen are taken;
+// widening it costs nothing (Thread keeps its size, and advance returns it
+// in a register).
 type stopSet uint16
 
 // Stop reasons.
@@ -195,10 +198,12 @@ func (r *registry) checkHandler(h HandlerID) {
 	}
 }
 
-// Arm arms hook k (HookPoll or HookEntry) on thread id for handler h.
+// Arm arms hook k on thread id for handler h. HookReturn and
+// HookBytecodes take an operand and are armed by ArmReturn and
+// SetBytecodeCounter.
 func (vm *VM) Arm(h HandlerID, id ThreadID, k Hook) {
 	vm.checkHandler(h)
-	if k != HookPoll && k != HookEntry {
+	if k == HookReturn || k == HookBytecodes || k >= numHooks {
 		panic(fmt.Sprintf("sim: Arm(%v): use ArmReturn or SetBytecodeCounter", k))
 	}
 	t := vm.thread(id)
