@@ -209,43 +209,88 @@ func Causality(inlining bool, seeds []uint64, full bool, profilers []string) (*C
 		return harness.Run(p, cfg)
 	}
 	all := append([]string{"truth"}, profilers...)
-	for _, b := range causalityBenchmarks {
+	// The two hottest methods of each stand-in, from its uninjected run.
+	hot, err := runAll(causalityBenchmarks, func(b struct {
+		name  string
+		iters int
+	}) ([]string, error) {
 		base, err := runOne(b.name, b.iters, seeds[0], nil)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range base.Profiles["truth"].TopMethods(2) {
-			row := CausalityRow{Benchmark: b.name, Method: m, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}}
-			xs := map[string][]float64{}
-			ys := map[string][]float64{}
+		return base.Profiles["truth"].TopMethods(2), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		b      int
+		method string
+		seed   uint64
+		f      int64
+	}
+	var keys []key
+	for bi := range causalityBenchmarks {
+		for _, m := range hot[bi] {
 			for _, seed := range seeds {
 				for _, f := range sizes {
-					var inj *workloads.Injection
-					if f > 0 {
-						inj = &workloads.Injection{Method: m, F: f, Position: -1}
-					}
-					out, err := runOne(b.name, b.iters, seed, inj)
-					if err != nil {
-						return nil, err
-					}
-					total := out.Result.End.Seconds()
-					for _, prof := range all {
-						att := profile.Hotness(out.Profiles[prof], m) / 100 * total
-						xs[prof] = append(xs[prof], total)
-						ys[prof] = append(ys[prof], att)
-						row.Points[prof] = append(row.Points[prof], plotter.XY{X: total, Y: att})
-						res.Obs = append(res.Obs, CausalityObs{b.name, m, seed, f, prof, total, att})
-					}
+					keys = append(keys, key{bi, m, seed, f})
 				}
 			}
-			for _, prof := range all {
-				_, slope := profile.Slope(xs[prof], ys[prof])
-				if math.IsNaN(slope) {
-					slope = 0
-				}
-				row.Slopes[prof] = slope
+		}
+	}
+	obs, err := runAll(keys, func(k key) ([]CausalityObs, error) {
+		b := causalityBenchmarks[k.b]
+		var inj *workloads.Injection
+		if k.f > 0 {
+			inj = &workloads.Injection{Method: k.method, F: k.f, Position: -1}
+		}
+		out, err := runOne(b.name, b.iters, k.seed, inj)
+		if err != nil {
+			return nil, err
+		}
+		total := out.Result.End.Seconds()
+		var o []CausalityObs
+		for _, prof := range all {
+			att := profile.Hotness(out.Profiles[prof], k.method) / 100 * total
+			o = append(o, CausalityObs{b.name, k.method, k.seed, k.f, prof, total, att})
+		}
+		return o, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Rows in key order: stand-in, then its hottest methods.
+	for i, k := range keys {
+		if i > 0 && keys[i-1].b == k.b && keys[i-1].method == k.method {
+			continue
+		}
+		res.Rows = append(res.Rows, CausalityRow{Benchmark: causalityBenchmarks[k.b].name, Method: k.method, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
+	}
+	xs := map[[2]string]map[string][]float64{}
+	ys := map[[2]string]map[string][]float64{}
+	rowOf := map[[2]string]*CausalityRow{}
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		pk := [2]string{r.Benchmark, r.Method}
+		rowOf[pk], xs[pk], ys[pk] = r, map[string][]float64{}, map[string][]float64{}
+	}
+	for _, o := range obs {
+		for _, x := range o {
+			pk := [2]string{x.Benchmark, x.Method}
+			xs[pk][x.Profiler] = append(xs[pk][x.Profiler], x.TotalS)
+			ys[pk][x.Profiler] = append(ys[pk][x.Profiler], x.AttributedS)
+			rowOf[pk].Points[x.Profiler] = append(rowOf[pk].Points[x.Profiler], plotter.XY{X: x.TotalS, Y: x.AttributedS})
+			res.Obs = append(res.Obs, x)
+		}
+	}
+	for pk, r := range rowOf {
+		for _, prof := range all {
+			_, slope := profile.Slope(xs[pk][prof], ys[pk][prof])
+			if math.IsNaN(slope) {
+				slope = 0
 			}
-			res.Rows = append(res.Rows, row)
+			r.Slopes[prof] = slope
 		}
 	}
 	return res, nil
@@ -255,14 +300,13 @@ func Causality(inlining bool, seeds []uint64, full bool, profilers []string) (*C
 var causalityProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
 
 // MeasureCausality runs the causality analysis with or without inlining
-// (M2, M7). It uses the first seed only: three seeds triple its cost, the
-// longest of the claim suite.
+// (M2, M7), every seed.
 func MeasureCausality(o Options, inlining bool) (*CausalityResult, error) {
 	profilers := causalityProfilers
 	if !inlining {
 		profilers = append([]string{"tprof"}, profilers...)
 	}
-	return Causality(inlining, o.Seeds[:1], o.Full, profilers)
+	return Causality(inlining, o.Seeds, o.Full, profilers)
 }
 
 func (r *CausalityResult) render() (*Result, error) {
@@ -320,7 +364,7 @@ func (r *CausalityResult) render() (*Result, error) {
 		}
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run); slope of attributed vs total seconds, regressed over f; samplers passive on one execution per f. The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes))
+	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over every seed (%v) and f; samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, r.Seeds[0], r.Seeds))
 	// Figure: the first pair's points and regression per profiler (Fig. 6).
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Causality, %s/%s", rows[0].Benchmark, rows[0].Method)
