@@ -20,10 +20,10 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: runW1})
+	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: typed(MeasureW1)})
 	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: runW2})
-	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: runW3})
-	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: runW4})
+	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: typed(MeasureW3)})
+	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: typed(MeasureW4)})
 }
 
 // whaleyIntervals are the PCCT periods of the passive runs: the paper's
@@ -254,50 +254,134 @@ func foldedCCTSize(nodes []sim.CCTNode) int64 {
 	return int64(len(f) - 1)
 }
 
-// runW1: frames examined per sample with marker bits against the stack
+// W1Obs is one tidy observation of W1: in the run of Benchmark with Seed,
+// the PCCT at IntervalMs took Samples; a full walk examined Depth frames
+// per sample, the marker-bit walk Examined; Identical says whether the two
+// trees have the same contexts and counts.
+type W1Obs struct {
+	Benchmark  string
+	Seed       uint64
+	IntervalMs float64 `tidy:"interval_ms"`
+	Samples    int64
+	Depth      float64
+	Examined   float64
+	Identical  bool
+}
+
+// W1Result is W1's runs, by stand-in, seed and interval.
+type W1Result struct {
+	Seeds   []uint64
+	Benches []string
+	Note    string // the passive runs, for the table's notes
+	Obs     []W1Obs
+}
+
+// of lists the runs of benchmark b at interval iv.
+func (r *W1Result) of(b string, iv sim.Time) []W1Obs {
+	var out []W1Obs
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.IntervalMs == iv.Seconds()*1e3 {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		panic(fmt.Sprintf("study: W1 has no runs of %s at %v", b, iv))
+	}
+	return out
+}
+
+// Ratio, Depth and Examined are frames examined / stack depth, the stack
+// depth and the frames examined per sample on b at iv, over the seeds.
+func (r *W1Result) Ratio(b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, x := range r.of(b, iv) {
+		xs = append(xs, x.Examined/x.Depth)
+	}
+	return NewStat(xs)
+}
+
+func (r *W1Result) Depth(b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, x := range r.of(b, iv) {
+		xs = append(xs, x.Depth)
+	}
+	return NewStat(xs)
+}
+
+func (r *W1Result) Examined(b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, x := range r.of(b, iv) {
+		xs = append(xs, x.Examined)
+	}
+	return NewStat(xs)
+}
+
+// NotIdentical counts the runs whose marker-bit PCCT differs from the
+// full walks'.
+func (r *W1Result) NotIdentical() int {
+	n := 0
+	for _, x := range r.Obs {
+		if !x.Identical {
+			n++
+		}
+	}
+	return n
+}
+
+// ExcessMax is the most frames a marker-bit walk examined per sample
+// beyond the stack depth, over every run (≤ 0: never more).
+func (r *W1Result) ExcessMax() float64 {
+	m := math.Inf(-1)
+	for _, x := range r.Obs {
+		m = math.Max(m, x.Examined-x.Depth)
+	}
+	return m
+}
+
+// MeasureW1: frames examined per sample with marker bits against the stack
 // depth (what a full walk examines), and whether the two trees agree.
-func runW1(o Options) (*Result, error) {
+func MeasureW1(o Options) (*W1Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := whaleyNames(o)
+	res := &W1Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
+	for _, b := range res.Benches {
+		for ii, iv := range whaleyIntervals {
+			for si, r := range runs[b] {
+				res.Obs = append(res.Obs, W1Obs{Benchmark: b, Seed: o.Seeds[si], IntervalMs: iv.Seconds() * 1e3,
+					Samples: r.taken[ii], Depth: r.depth[ii], Examined: r.examined[ii], Identical: r.identical[ii]})
+			}
+		}
+	}
+	return res, nil
+}
+
+func (r *W1Result) render() (*Result, error) {
 	t := &Table{Title: "W1: frames examined per sample with marker bits vs the stack depth (full walk), same execution (mean ± 95 % CI over seeds)",
 		Columns: []string{"stand-in", "interval", "samples/run", "stack depth (full walk)", "frames examined (marker bits)", "examined / depth", "PCCT = full-walk CCT"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	ideal := plotter.XYs{}
 	pts := map[sim.Time]plotter.XYs{}
 	maxD := 0.0
-	for _, b := range benches {
-		for ii, iv := range whaleyIntervals {
-			var dep, ex, ratio []float64
+	for _, b := range r.Benches {
+		for _, iv := range whaleyIntervals {
 			var taken int64
 			same := 0
-			for _, r := range runs[b] {
-				dep = append(dep, r.depth[ii])
-				ex = append(ex, r.examined[ii])
-				ratio = append(ratio, r.examined[ii]/r.depth[ii])
-				taken += r.taken[ii]
-				if r.identical[ii] {
+			runs := r.of(b, iv)
+			for _, x := range runs {
+				taken += x.Samples
+				if x.Identical {
 					same++
 				}
-				pts[iv] = append(pts[iv], plotter.XY{X: r.depth[ii], Y: r.examined[ii]})
-				maxD = math.Max(maxD, r.depth[ii])
-				// Never more than a full walk; asserted per run.
-				res.Values["excess_max"] = math.Max(res.Values["excess_max"], r.examined[ii]-r.depth[ii])
+				pts[iv] = append(pts[iv], plotter.XY{X: x.Depth, Y: x.Examined})
+				maxD = math.Max(maxD, x.Depth)
 			}
-			md, hd := MeanCI(dep)
-			me, he := MeanCI(ex)
-			mr, hr := MeanCI(ratio)
-			k := fmt.Sprintf("%s/%v", b, iv)
-			res.Values[k+"/depth"], res.Values[k+"/examined"] = md, me
-			res.Values[k+"/ratio"], res.Values[k+"/ratio_ci"] = mr, hr
-			res.Values["not_identical"] += float64(len(runs[b]) - same)
-			t.AddRow(b, iv.String(), taken/int64(len(runs[b])), fmtCI(md, hd), fmtCI(me, he), fmtCI(mr, hr), fmt.Sprintf("%d of %d runs", same, len(runs[b])))
+			t.AddRow(b, iv.String(), taken/int64(len(runs)), r.Depth(b, iv).String(), r.Examined(b, iv).String(), r.Ratio(b, iv).String(), fmt.Sprintf("%d of %d runs", same, len(runs)))
 		}
 	}
 	t.Notes = append(t.Notes,
-		whaleyRunsNote(o)+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.",
+		r.Note+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.",
 		"Paper (§5, no number given): the profiler 'correctly identifies the complete calling context without traversing the entire stack'. The saving is the part of the stack that outlives the interval: kiama's recursion stays deep while its top changes; deepcall rebuilds its whole 60-level chain every ≈ 2 µs, so every sample walks it all; jess is shallow (≈ 9 frames) and only its entry frames persist.")
 	for i := 0; i <= int(maxD)+1; i += max(1, int(maxD)/20) {
 		ideal = append(ideal, plotter.XY{X: float64(i), Y: float64(i)})
@@ -321,47 +405,127 @@ func runW1(o Options) (*Result, error) {
 	return res, nil
 }
 
-// runW3: nodes of the dynamic call tree (one per call), the exact CCT,
-// Ammons' CCT with recursion folded, and the PCCT (10 ms and 1 ms) after
-// the whole run.
-func runW3(o Options) (*Result, error) {
+// W3Obs is one tidy observation of W3: the sizes, in nodes, after the
+// run of Benchmark with Seed.
+type W3Obs struct {
+	Benchmark string
+	Seed      uint64
+	MaxDepth  int64
+	// DCT is the dynamic call tree (calls executed), CCT the exact CCT,
+	// Folded the CCT with recursion folded; PCCT10 and PCCT1 the PCCT at
+	// 10 and 1 ms.
+	DCT    int64   `tidy:"dct"`
+	CCT    int64   `tidy:"cct"`
+	Folded int64   `tidy:"folded"`
+	PCCT10 float64 `tidy:"pcct_10ms"`
+	PCCT1  float64 `tidy:"pcct_1ms"`
+}
+
+// W3Result is W3's runs, by stand-in and seed.
+type W3Result struct {
+	Seeds     []uint64
+	Benches   []string
+	Note      string
+	NodeBytes int
+	Obs       []W3Obs
+}
+
+// of lists benchmark b's runs.
+func (r *W3Result) of(b string) []W3Obs {
+	var out []W3Obs
+	for _, x := range r.Obs {
+		if x.Benchmark == b {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		panic("study: W3 has no runs of " + b)
+	}
+	return out
+}
+
+// mean is f's mean over benchmark b's runs.
+func (r *W3Result) mean(b string, f func(W3Obs) float64) float64 {
+	runs := r.of(b)
+	var m float64
+	for _, x := range runs {
+		m += f(x) / float64(len(runs))
+	}
+	return m
+}
+
+// DCTRatioMin and CCTRatioMin are the smallest ratios, over every run, of
+// the dynamic call tree's and the exact CCT's nodes to the 10 ms PCCT's.
+func (r *W3Result) DCTRatioMin() float64 {
+	m := math.Inf(1)
+	for _, x := range r.Obs {
+		m = math.Min(m, float64(x.DCT)/x.PCCT10)
+	}
+	return m
+}
+
+func (r *W3Result) CCTRatioMin() float64 {
+	m := math.Inf(1)
+	for _, x := range r.Obs {
+		m = math.Min(m, float64(x.CCT)/x.PCCT10)
+	}
+	return m
+}
+
+// CCTBytes and PCCTBytes are the exact CCT's and the 10 ms PCCT's size in
+// bytes on benchmark b (mean over seeds, NodeBytes a node).
+func (r *W3Result) CCTBytes(b string) float64 {
+	return r.mean(b, func(x W3Obs) float64 { return float64(x.CCT) }) * float64(r.NodeBytes)
+}
+
+func (r *W3Result) PCCTBytes(b string) float64 {
+	return r.mean(b, func(x W3Obs) float64 { return x.PCCT10 }) * float64(r.NodeBytes)
+}
+
+// MeasureW3: nodes of the dynamic call tree (one per call), the exact
+// CCT, Ammons' CCT with recursion folded, and the PCCT (10 ms and 1 ms)
+// after the whole run.
+func MeasureW3(o Options) (*W3Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := whaleyNames(o)
-	nb := samplers.DefaultPCCTConfig().NodeBytes
+	res := &W3Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o), NodeBytes: samplers.DefaultPCCTConfig().NodeBytes}
+	i10 := 1 // whaleyIntervals[1] is 10 ms
+	for _, b := range res.Benches {
+		for si, r := range runs[b] {
+			res.Obs = append(res.Obs, W3Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth,
+				DCT: r.dct, CCT: r.cct, Folded: r.folded, PCCT10: r.pcctNodes[i10], PCCT1: r.pcctNodes[0]})
+		}
+	}
+	return res, nil
+}
+
+func (r *W3Result) render() (*Result, error) {
+	nb := r.NodeBytes
 	t := &Table{Title: fmt.Sprintf("W3: size after the whole run, in nodes (and bytes at %d B a node), mean over seeds", nb),
 		Columns: []string{"stand-in", "max depth", "dynamic call tree (calls)", "exact CCT", "CCT, recursion folded", "PCCT 10 ms", "PCCT 1 ms", "DCT / PCCT 10 ms", "CCT / PCCT 10 ms"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	res.Values["dct_ratio_min"], res.Values["cct_ratio_min"] = math.Inf(1), math.Inf(1)
-	i10 := 1 // whaleyIntervals[1] is 10 ms
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	kind := []string{"dynamic call tree", "exact CCT", "CCT, recursion folded", "PCCT 10 ms"}
 	bars := make([]plotter.Values, len(kind))
 	size := func(n float64) string { return fmt.Sprintf("%.3g (%s)", n, fmtBytes(n*float64(nb))) }
-	for _, b := range benches {
-		var dct, cct, fold, p10, p1, depth float64
-		n := float64(len(runs[b]))
-		for _, r := range runs[b] {
-			dct += float64(r.dct) / n
-			cct += float64(r.cct) / n
-			fold += float64(r.folded) / n
-			p10 += r.pcctNodes[i10] / n
-			p1 += r.pcctNodes[0] / n
-			depth = math.Max(depth, float64(r.maxDepth))
-			res.Values["dct_ratio_min"] = math.Min(res.Values["dct_ratio_min"], float64(r.dct)/r.pcctNodes[i10])
-			res.Values["cct_ratio_min"] = math.Min(res.Values["cct_ratio_min"], float64(r.cct)/r.pcctNodes[i10])
+	for _, b := range r.Benches {
+		dct := r.mean(b, func(x W3Obs) float64 { return float64(x.DCT) })
+		cct := r.mean(b, func(x W3Obs) float64 { return float64(x.CCT) })
+		fold := r.mean(b, func(x W3Obs) float64 { return float64(x.Folded) })
+		p10 := r.mean(b, func(x W3Obs) float64 { return x.PCCT10 })
+		p1 := r.mean(b, func(x W3Obs) float64 { return x.PCCT1 })
+		var depth int64
+		for _, x := range r.of(b) {
+			depth = max(depth, x.MaxDepth)
 		}
-		res.Values[b+"/dct"], res.Values[b+"/cct"], res.Values[b+"/folded"] = dct, cct, fold
-		res.Values[b+"/pcct"], res.Values[b+"/pcct_1ms"] = p10, p1
-		res.Values[b+"/cct_bytes"], res.Values[b+"/pcct_bytes"] = cct*float64(nb), p10*float64(nb)
 		for i, v := range []float64{dct, cct, fold, p10} {
 			bars[i] = append(bars[i], math.Log10(v))
 		}
 		t.AddRow(b, int(depth), size(dct), size(cct), size(fold), size(p10), size(p1), fmt.Sprintf("%.0f×", dct/p10), fmt.Sprintf("%.1f×", cct/p10))
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", whaleyRunsNote(o), nb),
+		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", r.Note, nb),
 		"Paper (§2, §5): the PCCT 'occupies on the order of kilobytes where a CCT can take megabytes', and keeps only contexts seen at a sample while the dynamic call tree has a node per call. The PCCT grows with samples, the CCT with the code's contexts, the dynamic call tree with time: longer runs widen both gaps.")
 	p := plot.New()
 	p.Title.Text = "W3: size after the run"
@@ -377,7 +541,7 @@ func runW3(o Options) (*Result, error) {
 		p.Add(bc)
 		p.Legend.Add(kind[i], bc)
 	}
-	p.NominalX(benches...)
+	p.NominalX(r.Benches...)
 	p.Legend.Top = true
 	p.Y.Min, p.Y.Max = 0, math.Ceil(p.Y.Max)+3 // room for the legend above the bars
 	res.Figure = p
@@ -396,58 +560,124 @@ func fmtBytes(n float64) string {
 	return fmt.Sprintf("%.0f B", n)
 }
 
-// runW4: PCCTs whose upward walk stops after L frames, on the same
+// W4Obs is one tidy observation of W4: in the run of Benchmark with Seed
+// (its deepest context MaxDepth), the PCCT limited to Limit frames holds
+// MisattachedPct of its samples at contexts the full walks did not give;
+// LimitedPct of its walks hit the limit; Exact says whether its tree is the
+// full walks'.
+type W4Obs struct {
+	Benchmark      string
+	Seed           uint64
+	MaxDepth       int64
+	Limit          int
+	MisattachedPct float64 `tidy:"misattached_pct"`
+	LimitedPct     float64 `tidy:"limited_pct"`
+	Exact          bool
+}
+
+// W4Result is W4's runs, by stand-in, seed and limit.
+type W4Result struct {
+	Seeds   []uint64
+	Benches []string
+	Note    string
+	Obs     []W4Obs
+}
+
+// of lists benchmark b's runs at limit l.
+func (r *W4Result) of(b string, l int) []W4Obs {
+	var out []W4Obs
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Limit == l {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		panic(fmt.Sprintf("study: W4 has no runs of %s at limit %d", b, l))
+	}
+	return out
+}
+
+// Misattached is the misattached share (%) on b at limit l over the seeds.
+func (r *W4Result) Misattached(b string, l int) Stat {
+	var xs []float64
+	for _, x := range r.of(b, l) {
+		xs = append(xs, x.MisattachedPct)
+	}
+	return NewStat(xs)
+}
+
+// MaxDepth is b's deepest context over its runs.
+func (r *W4Result) MaxDepth(b string) int64 {
+	var d int64
+	for _, x := range r.of(b, w4Limits[0]) {
+		d = max(d, x.MaxDepth)
+	}
+	return d
+}
+
+// UnlimitedButDifferent counts the runs where no walk hit the limit but
+// the tree differs from the full walks'.
+func (r *W4Result) UnlimitedButDifferent() int {
+	n := 0
+	for _, x := range r.Obs {
+		if x.LimitedPct == 0 && !x.Exact {
+			n++
+		}
+	}
+	return n
+}
+
+// MeasureW4: PCCTs whose upward walk stops after L frames, on the same
 // execution as a full walk; the misattached share is the part of the
 // samples the limited tree holds at contexts the full walks did not give.
-func runW4(o Options) (*Result, error) {
+func MeasureW4(o Options) (*W4Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := whaleyNames(o)
+	res := &W4Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
+	for _, b := range res.Benches {
+		for li, l := range w4Limits {
+			for si, r := range runs[b] {
+				res.Obs = append(res.Obs, W4Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth, Limit: l,
+					MisattachedPct: 100 * r.misattached[li], LimitedPct: 100 * r.limited[li], Exact: r.exact[li]})
+			}
+		}
+	}
+	return res, nil
+}
+
+func (r *W4Result) render() (*Result, error) {
 	cols := []string{"stand-in", "max depth"}
 	for _, l := range w4Limits {
 		cols = append(cols, fmt.Sprintf("limit %d", l))
 	}
 	t := &Table{Title: "W4: misattached share of samples (%) by depth limit, mean ± 95 % CI over seeds [walks that hit the limit, %]", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	lines := map[string]plotter.XYs{}
-	for _, b := range benches {
-		var depth int64
-		for _, r := range runs[b] {
-			depth = max(depth, r.maxDepth)
-		}
-		res.Values[b+"/max_depth"] = float64(depth)
-		cells := []any{b, depth}
-		for li, l := range w4Limits {
-			var mis, lim []float64
-			for _, r := range runs[b] {
-				mis = append(mis, 100*r.misattached[li])
-				lim = append(lim, 100*r.limited[li])
-				// Wherever no walk hit the limit the tree must be the full
-				// walks' exactly (W1's equality, under a limit).
-				if r.limited[li] == 0 && !r.exact[li] {
-					res.Values["unlimited_but_different"]++
-				}
+	for _, b := range r.Benches {
+		cells := []any{b, r.MaxDepth(b)}
+		for _, l := range w4Limits {
+			var lim []float64
+			for _, x := range r.of(b, l) {
+				lim = append(lim, x.LimitedPct)
 			}
-			m, h := MeanCI(mis)
+			m := r.Misattached(b, l)
 			ml, _ := MeanCI(lim)
-			k := fmt.Sprintf("%s/%d", b, l)
-			res.Values[k], res.Values[k+"/ci"], res.Values[k+"/limited"] = m, h, ml
-			cells = append(cells, fmt.Sprintf("%s [%.0f]", fmtCI(m, h), ml))
-			lines[b] = append(lines[b], plotter.XY{X: math.Log2(float64(l)), Y: m})
+			cells = append(cells, fmt.Sprintf("%s [%.0f]", m, ml))
+			lines[b] = append(lines[b], plotter.XY{X: math.Log2(float64(l)), Y: m.Mean})
 		}
 		t.AddRow(cells...)
 	}
 	t.Notes = append(t.Notes,
-		whaleyRunsNote(o)+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.",
+		r.Note+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.",
 		"Paper (§5, figure of a deep call sequence): the backward pass visits a limited number of frames so that sampling completes quickly on deep stacks; a long new call sequence is then attached to the tree's root, 'not correctly attached'. No share is given.")
 	p := plot.New()
 	p.Title.Text = "W4: misattached samples vs depth limit"
 	p.X.Label.Text = "log2(depth limit)"
 	p.Y.Label.Text = "misattached share of samples (%)"
 	var args []any
-	for _, b := range benches {
+	for _, b := range r.Benches {
 		args = append(args, b, lines[b])
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {

@@ -13,27 +13,67 @@ import (
 	"github.com/profsim/profsim/workloads"
 )
 
+// Tolerances of W1, W3 and W4 (CLAIMS.md). Whaley gives no numbers for
+// these claims; each constant reads the claim's words.
+const (
+	// w1Kiama1msMax and w1Kiama10msMax read "frames examined per sample
+	// ≪ stack depth" as at most 1/4 of the stack at 1 ms and, with ten
+	// times the time for the stack to change between samples, at most
+	// 3/4 at 10 ms, on the upper end of the 95 % CI over seeds (measured
+	// ≈ 0.1 and ≈ 0.55).
+	w1Kiama1msMax  = 0.25
+	w1Kiama10msMax = 0.75
+	// w1KiamaDepthMin: the saving is asserted on a deep stack; kiama's
+	// recursion is deeper than 100 frames by construction (the stand-in's
+	// knobs), a check that the runs measure what they are meant to.
+	w1KiamaDepthMin = 100.0
+	// w1DeepcallMin: deepcall rebuilds its 60-level chain every ≈ 2 µs,
+	// so a sample must walk (nearly) the whole stack: the marker bits
+	// save nothing on frames that do not outlive the interval.
+	w1DeepcallMin = 0.95
+	// w3DCTRatioMin: "orders of magnitude smaller than the exhaustive
+	// call tree" (the claim's words): at least two, 100×, on every run.
+	w3DCTRatioMin = 100.0
+	// w3PCCTBytesMax and w3CCTBytesMin: "kilobytes where a CCT can take
+	// megabytes" (the paper's words, §2): the PCCT below 64 kB, the
+	// exact CCT at 1 MB or more at the same node size.
+	w3PCCTBytesMax = 64e3
+	w3CCTBytesMin  = 1e6
+	// w4SmallestLimitMin reads "deep call sequences are attached at the
+	// wrong place" as: at limit 4, at least 90 % of the samples on the
+	// deep stand-ins are misattached.
+	w4SmallestLimitMin = 90.0
+	// w4GrowSlack: "the share … grows as the limit shrinks", allowing a
+	// rise of up to 5 points from one limit to the next larger one, a
+	// margin chosen when the test was written for seed-to-seed scatter.
+	w4GrowSlack = 5.0
+	// w4FallMin: the share falls by at least 20 points between limit 4
+	// and the largest limit below the deepest stack, so that "grows as
+	// the limit shrinks" is more than a flat line within w4GrowSlack.
+	w4FallMin = 20.0
+)
+
 // TestW1_PartialWalks: on every run and at 1 and 10 ms the marker-bit
 // PCCT is exactly the tree full walks build on the same execution (no
 // depth limit: the paper's "complete calling context"), and a walk never
 // reads more frames than the stack has. On kiama, whose recursion
 // outlives the interval, a sample at 1 ms examines at most 1/4 of the
-// stack (upper end of the 95 % CI; measured ≈ 0.1) and at 10 ms at most
-// 3/4 (measured ≈ 0.55); the paper gives no number, only "without
-// traversing the entire stack". deepcall rebuilds its 60-level chain
-// every ≈ 2 µs, so there a sample walks the whole stack (ratio ≥ 0.95):
-// the saving needs frames that live longer than the interval. Fails if
-// the sampler ignores its marker bits (kiama's ratio → 1) or attaches new
-// frames under the wrong node (trees differ).
+// stack (upper end of the 95 % CI) and at 10 ms at most 3/4; the paper
+// gives no number, only "without traversing the entire stack". deepcall
+// rebuilds its 60-level chain every ≈ 2 µs, so there a sample walks the
+// whole stack (ratio ≥ 0.95): the saving needs frames that live longer
+// than the interval. Fails if the sampler ignores its marker bits
+// (kiama's ratio → 1) or attaches new frames under the wrong node (trees
+// differ).
 func TestW1_PartialWalks(t *testing.T) {
-	r := runExperiment(t, "w1-partial-walks")
-	v := r.Values
-	assert.Zero(t, v["not_identical"], "runs whose marker-bit PCCT differs from the full walks'")
-	assert.LessOrEqual(t, v["excess_max"], 0.0, "a walk never examines more than the stack")
-	assert.Less(t, v["kiama/1ms/ratio"]+v["kiama/1ms/ratio_ci"], 0.25)
-	assert.Less(t, v["kiama/10ms/ratio"]+v["kiama/10ms/ratio_ci"], 0.75)
-	assert.Greater(t, v["kiama/1ms/depth"], 100.0, "kiama's stack is deep")
-	assert.GreaterOrEqual(t, v["deepcall/10ms/ratio"], 0.95)
+	r := measure[*W1Result](t, "w1-partial-walks")
+	ms, ms10 := sim.Millisecond, 10*sim.Millisecond
+	assert.Zero(t, r.NotIdentical(), "runs whose marker-bit PCCT differs from the full walks'")
+	assert.LessOrEqual(t, r.ExcessMax(), 0.0, "a walk never examines more than the stack")
+	assert.Less(t, r.Ratio("kiama", ms).Hi(), w1Kiama1msMax)
+	assert.Less(t, r.Ratio("kiama", ms10).Hi(), w1Kiama10msMax)
+	assert.Greater(t, r.Depth("kiama", ms).Mean, w1KiamaDepthMin, "kiama's stack is deep")
+	assert.GreaterOrEqual(t, r.Ratio("deepcall", ms10).Mean, w1DeepcallMin)
 }
 
 // TestW2_OverheadPrecision: for each stand-in (jess for SPECjvm98, jbb for
@@ -76,13 +116,12 @@ func TestW2_OverheadPrecision(t *testing.T) {
 // can take megabytes"). Fails if the PCCT stopped sharing nodes between
 // samples (it would grow by a stack per sample).
 func TestW3_Size(t *testing.T) {
-	r := runExperiment(t, "w3-size")
-	v := r.Values
-	assert.GreaterOrEqual(t, v["dct_ratio_min"], 100.0)
-	assert.Greater(t, v["cct_ratio_min"], 1.0)
+	r := measure[*W3Result](t, "w3-size")
+	assert.GreaterOrEqual(t, r.DCTRatioMin(), w3DCTRatioMin)
+	assert.Greater(t, r.CCTRatioMin(), 1.0)
 	for _, b := range []string{"jess", "kiama"} {
-		assert.Less(t, v[b+"/pcct_bytes"], 64e3, b)
-		assert.GreaterOrEqual(t, v[b+"/cct_bytes"], 1e6, b)
+		assert.Less(t, r.PCCTBytes(b), w3PCCTBytesMax, b)
+		assert.GreaterOrEqual(t, r.CCTBytes(b), w3CCTBytesMin, b)
 	}
 }
 
@@ -96,16 +135,15 @@ func TestW3_Size(t *testing.T) {
 // if the limit is ignored (every share 0) or misattached frames are
 // attached correctly later.
 func TestW4_DepthLimit(t *testing.T) {
-	r := runExperiment(t, "w4-depth-limit")
-	v := r.Values
-	assert.Zero(t, v["unlimited_but_different"])
+	r := measure[*W4Result](t, "w4-depth-limit")
+	assert.Zero(t, r.UnlimitedButDifferent())
 	for _, b := range []string{"deepcall", "kiama"} {
-		at := func(l int) float64 { return v[fmt.Sprintf("%s/%d", b, l)] }
-		depth := int(v[b+"/max_depth"])
-		assert.GreaterOrEqual(t, at(w4Limits[0]), 90.0, b)
+		at := func(l int) float64 { return r.Misattached(b, l).Mean }
+		depth := int(r.MaxDepth(b))
+		assert.GreaterOrEqual(t, at(w4Limits[0]), w4SmallestLimitMin, b)
 		below := w4Limits[0]
 		for i := 1; i < len(w4Limits); i++ {
-			assert.LessOrEqual(t, at(w4Limits[i]), at(w4Limits[i-1])+5, "%s: limit %d vs %d", b, w4Limits[i], w4Limits[i-1])
+			assert.LessOrEqual(t, at(w4Limits[i]), at(w4Limits[i-1])+w4GrowSlack, "%s: limit %d vs %d", b, w4Limits[i], w4Limits[i-1])
 			if w4Limits[i] < depth {
 				below = w4Limits[i]
 			}
@@ -113,7 +151,7 @@ func TestW4_DepthLimit(t *testing.T) {
 				assert.Zero(t, at(w4Limits[i]), "%s: limit %d above the deepest stack", b, w4Limits[i])
 			}
 		}
-		assert.GreaterOrEqual(t, at(w4Limits[0])-at(below), 20.0, "%s: limit %d vs %d", b, w4Limits[0], below)
+		assert.GreaterOrEqual(t, at(w4Limits[0])-at(below), w4FallMin, "%s: limit %d vs %d", b, w4Limits[0], below)
 	}
 }
 
