@@ -21,7 +21,7 @@ import (
 
 func init() {
 	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: typed(MeasureW1)})
-	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: runW2})
+	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: typed(MeasureW2)})
 	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: typed(MeasureW3)})
 	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: typed(MeasureW4)})
 }
@@ -756,10 +756,89 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 	return r, nil
 }
 
-// runW2: costed runs two data sets long; overhead from the speed against
-// the unprofiled run of the same seed, precision as the correlation of the
-// second data sets of runs with different seeds (Whaley's successive runs).
-func runW2(o Options) (*Result, error) {
+// W2Obs is one tidy observation of W2 on Benchmark with CPUs: Measure
+// "speed" (bytecodes per simulated second of the run with Seed; Profiler
+// "none" for the unprofiled run, IntervalMs 0) or "precision" (Pearson's
+// r of the second data sets of the runs with Seed and OtherSeed).
+type W2Obs struct {
+	Benchmark  string
+	CPUs       int `tidy:"cpus"`
+	Profiler   string
+	IntervalMs float64 `tidy:"interval_ms"`
+	Seed       uint64
+	OtherSeed  uint64
+	Measure    string
+	Value      float64
+}
+
+// W2Result is W2's runs and precision pairs.
+type W2Result struct {
+	Seeds   []uint64
+	Benches []string
+	CPUs    []int
+	Set     sim.Time // a data set's length; a run is two
+	// ShortRuns counts the runs whose program ended inside the second
+	// data set.
+	ShortRuns, Runs int
+	Obs             []W2Obs
+}
+
+// speed is the speed of the run of b on cpus with seed under profiler
+// pr ("none": unprofiled) at iv.
+func (r *W2Result) speed(b string, cpus int, seed uint64, pr string, iv sim.Time) float64 {
+	ms := 0.0
+	if pr != "none" {
+		ms = iv.Seconds() * 1e3
+	}
+	for _, x := range r.Obs {
+		if x.Measure == "speed" && x.Benchmark == b && x.CPUs == cpus && x.Seed == seed && x.Profiler == pr && x.IntervalMs == ms {
+			return x.Value
+		}
+	}
+	panic(fmt.Sprintf("study: W2 has no run of %s/%d/%d/%s/%v", b, cpus, seed, pr, iv))
+}
+
+// Overhead is profiler pr's overhead (%) on b with cpus at iv against
+// the unprofiled run of the same seed, over the seeds.
+func (r *W2Result) Overhead(pr string, cpus int, b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, seed := range r.Seeds {
+		xs = append(xs, 100*(r.speed(b, cpus, seed, "none", 0)/r.speed(b, cpus, seed, pr, iv)-1))
+	}
+	return NewStat(xs)
+}
+
+// Extra is the PCCT's overhead over hot methods' (points) on b with cpus
+// at iv, paired by seed.
+func (r *W2Result) Extra(cpus int, b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, seed := range r.Seeds {
+		base := r.speed(b, cpus, seed, "none", 0)
+		xs = append(xs, 100*(base/r.speed(b, cpus, seed, w2Profilers[1], iv)-base/r.speed(b, cpus, seed, w2Profilers[0], iv)))
+	}
+	return NewStat(xs)
+}
+
+// Precision is profiler pr's precision on b with cpus at iv, over the
+// seed pairs.
+func (r *W2Result) Precision(pr string, cpus int, b string, iv sim.Time) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Measure == "precision" && x.Benchmark == b && x.CPUs == cpus && x.Profiler == pr && x.IntervalMs == iv.Seconds()*1e3 {
+			xs = append(xs, x.Value)
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: W2 has no precision of %s/%d/%s/%v", pr, cpus, b, iv))
+	}
+	return NewStat(xs)
+}
+
+// MeasureW2: costed runs two data sets long; overhead from the speed
+// against the unprofiled run of the same seed, precision as the
+// correlation of the second data sets of runs with different seeds
+// (Whaley's successive runs).
+func MeasureW2(o Options) (*W2Result, error) {
 	benches, cpuss, set := w2Setup(o)
 	type key struct {
 		bench string
@@ -785,21 +864,44 @@ func runW2(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res := &W2Result{Seeds: o.Seeds, Benches: benches, CPUs: cpuss, Set: set, Runs: len(runs)}
 	get := map[key]*w2Run{}
-	short := 0 // runs whose program ended inside the second data set
 	for i, k := range keys {
 		get[k] = runs[i]
 		if runs[i].end < 2*set {
-			short++
+			res.ShortRuns++
+		}
+		pr, ms := k.prof, k.iv.Seconds()*1e3
+		if pr == "" {
+			pr = "none"
+		}
+		res.Obs = append(res.Obs, W2Obs{k.bench, k.cpus, pr, ms, o.Seeds[k.seed], 0, "speed", runs[i].speed})
+	}
+	for _, b := range benches {
+		for _, c := range cpuss {
+			for _, pr := range w2Profilers {
+				for _, iv := range w2Intervals {
+					for si := range o.Seeds {
+						for sj := si + 1; sj < len(o.Seeds); sj++ {
+							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].counts, get[key{b, c, sj, pr, iv}].counts)
+							res.Obs = append(res.Obs, W2Obs{b, c, pr, iv.Seconds() * 1e3, o.Seeds[si], o.Seeds[sj], "precision", whaleyPearson(x, y)})
+						}
+					}
+				}
+			}
 		}
 	}
+	return res, nil
+}
 
+func (r *W2Result) render() (*Result, error) {
+	benches, cpuss, set := r.Benches, r.CPUs, r.Set
 	cols := []string{"profiler", "CPUs", "benchmark"}
 	for _, iv := range w2Intervals {
 		cols = append(cols, iv.String()+" overhead (%)", iv.String()+" precision")
 	}
 	t := &Table{Title: "W2: overhead (%, mean ± 95 % CI over seeds) and precision (correlation of the second data sets of two runs, mean ± 95 % CI over seed pairs)", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	lines := map[string]plotter.XYs{}
 	for _, pr := range w2Profilers {
 		// per interval: the per-benchmark means, for the summary row.
@@ -808,33 +910,10 @@ func runW2(o Options) (*Result, error) {
 			for _, b := range benches {
 				cells := []any{pr, c, b}
 				for _, iv := range w2Intervals {
-					var ovh, prec []float64
-					for si := range o.Seeds {
-						base := get[key{b, c, si, "", 0}].speed
-						ovh = append(ovh, 100*(base/get[key{b, c, si, pr, iv}].speed-1))
-						for sj := si + 1; sj < len(o.Seeds); sj++ {
-							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].counts, get[key{b, c, sj, pr, iv}].counts)
-							prec = append(prec, whaleyPearson(x, y))
-						}
-					}
-					mo, ho := MeanCI(ovh)
-					mp, hp := MeanCI(prec)
-					k := fmt.Sprintf("%s/%d/%s/%v", pr, c, b, iv)
-					if pr != w2Profilers[0] {
-						// Paired by seed: the PCCT's extra cost over hot methods
-						// on the same execution, free of run-to-run noise.
-						var diff []float64
-						for si := range o.Seeds {
-							base := get[key{b, c, si, "", 0}].speed
-							diff = append(diff, 100*(base/get[key{b, c, si, pr, iv}].speed-base/get[key{b, c, si, w2Profilers[0], iv}].speed))
-						}
-						res.Values[k+"/extra"], res.Values[k+"/extra_ci"] = MeanCI(diff)
-					}
-					res.Values[k+"/overhead"], res.Values[k+"/overhead_ci"] = mo, ho
-					res.Values[k+"/precision"], res.Values[k+"/precision_ci"] = mp, hp
-					ovhAll[iv] = append(ovhAll[iv], mo)
-					precAll[iv] = append(precAll[iv], mp)
-					cells = append(cells, fmtCI(mo, ho), fmtCI(mp, hp))
+					ov, pc := r.Overhead(pr, c, b, iv), r.Precision(pr, c, b, iv)
+					ovhAll[iv] = append(ovhAll[iv], ov.Mean)
+					precAll[iv] = append(precAll[iv], pc.Mean)
+					cells = append(cells, ov.String(), pc.String())
 				}
 				t.AddRow(cells...)
 			}
@@ -844,8 +923,6 @@ func runW2(o Options) (*Result, error) {
 			mo, _ := MeanCI(ovhAll[iv])
 			mp, _ := MeanCI(precAll[iv])
 			gp := whaleyGeoMean(precAll[iv])
-			res.Values[fmt.Sprintf("%s/%v/overhead", pr, iv)] = mo
-			res.Values[fmt.Sprintf("%s/%v/precision", pr, iv)] = mp
 			cells = append(cells, fmt.Sprintf("%.3f", mo), fmt.Sprintf("%.2f [%s]", mp, whaleyFmtGeo(gp)))
 			lines[pr] = append(lines[pr], plotter.XY{X: math.Log10(iv.Seconds() * 1000), Y: mo})
 		}
@@ -855,18 +932,17 @@ func runW2(o Options) (*Result, error) {
 		for _, b := range benches {
 			cells := []any{w2Profilers[1] + " − " + w2Profilers[0] + ", paired by seed", c, b}
 			for _, iv := range w2Intervals {
-				k := fmt.Sprintf("%s/%d/%s/%v", w2Profilers[1], c, b, iv)
-				cells = append(cells, fmt.Sprintf("%+.3f ± %.3f", res.Values[k+"/extra"], res.Values[k+"/extra_ci"]), "")
+				e := r.Extra(c, b, iv)
+				cells = append(cells, fmt.Sprintf("%+.3f ± %.3f", e.Mean, e.CI), "")
 			}
 			t.AddRow(cells...)
 		}
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each profiler costed and alone (its sampler thread and the suspension of each sampled thread: %v a sample + %v a frame examined, samplers.DefaultPCCTConfig; on a perfect clock, jitter=0: Whaley's timers are not measured here, and the runs are paired by seed), seeds %v, %v runs = two profile data sets of %v (Whaley resets the data every few seconds and correlates the second set so that run length does not matter). Overhead = speed (bytecodes per simulated second) of the unprofiled run with the same seed / the profiled run's − 1. Precision: Pearson correlation, over the union of keys, of hot-method counts (hotmethods) or of PCCT node counts and edge weights by calling context (pcct), between the second data sets of two runs with different seeds; the paper reports geometric means, shown in the summary row where every value is positive.", samplers.DefaultPCCTConfig().PerSample, samplers.DefaultPCCTConfig().PerFrame, o.Seeds, 2*set, set),
+		fmt.Sprintf("Each profiler costed and alone (its sampler thread and the suspension of each sampled thread: %v a sample + %v a frame examined, samplers.DefaultPCCTConfig; on a perfect clock, jitter=0: Whaley's timers are not measured here, and the runs are paired by seed), seeds %v, %v runs = two profile data sets of %v (Whaley resets the data every few seconds and correlates the second set so that run length does not matter). Overhead = speed (bytecodes per simulated second) of the unprofiled run with the same seed / the profiled run's − 1. Precision: Pearson correlation, over the union of keys, of hot-method counts (hotmethods) or of PCCT node counts and edge weights by calling context (pcct), between the second data sets of two runs with different seeds; the paper reports geometric means, shown in the summary row where every value is positive.", samplers.DefaultPCCTConfig().PerSample, samplers.DefaultPCCTConfig().PerFrame, r.Seeds, 2*set, set),
 		"Paper (IBM Developer Kit 1.3 on five machines, uniprocessor and dual, Windows and AIX; SPECjvm98, CaffeineMark, pBOB): building the PCCT costs slightly more than keeping hot-method counts; overhead is highest at the fastest sampling, 1 ms, and multiprocessors show slightly more overhead and less precision (the digits of the tables are lost in our copy; CLAIMS.md: both a few per cent at 10 ms); CaffeineMark's I-cache slowdown is not modelled. Precision stays high at 1 and 10 ms; sampling significantly slower (100 ms) loses accuracy. Our per-sample costs (a suspend and a walk on today's hardware, no cache effects) put our overheads far below a few per cent: the orderings reproduce, the magnitude does not.")
-	res.Values["short_runs"] = float64(short)
-	if short > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs ended before %v: their second data set is shorter.", short, len(runs), 2*set))
+	if r.ShortRuns > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs ended before %v: their second data set is shorter.", r.ShortRuns, r.Runs, 2*set))
 	}
 	p := plot.New()
 	p.Title.Text = "W2: overhead vs sampling interval (mean over stand-ins)"

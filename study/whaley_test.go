@@ -1,7 +1,6 @@
 package study
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,34 +75,56 @@ func TestW1_PartialWalks(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Ratio("deepcall", ms10).Mean, w1DeepcallMin)
 }
 
+// Tolerances of W2 (CLAIMS.md W2).
+const (
+	// w2OverheadMax: "both cost a few percent at 10 ms" (the claim's
+	// words), as a bound: below 3 %. The model's overheads are ≈ 0.2 %,
+	// far below the paper's (REPRODUCTIONS.md, W2).
+	w2OverheadMax = 3.0
+	// w2HighPrecision is the claim's "precision … is high at 1–10 ms",
+	// which has no number (the paper's table digits are lost in our
+	// copy). The value 0.75 follows the simulator's output, not the
+	// paper: the PCCT's precision on jess at 10 ms measures 0.75 ± 0.08
+	// (seeds 1–3), on the bound; the others 0.80–1.00. It is a
+	// regression guard rather than a reading of the claim.
+	w2HighPrecision = 0.75
+	// w2LowPrecision and w2PrecisionDrop: "… and drops at 100 ms": below
+	// 0.6 at 100 ms and at least 0.25 below 10 ms. The claim gives no
+	// number; like w2HighPrecision these follow the output (measured at
+	// 100 ms: −0.82 to 0.43; drops 0.46–1.62).
+	w2LowPrecision  = 0.6
+	w2PrecisionDrop = 0.25
+)
+
 // TestW2_OverheadPrecision: for each stand-in (jess for SPECjvm98, jbb for
 // pBOB) on one CPU, per interval: hot-method counting costs less than the
-// PCCT (paper's tables: PCCT slightly more expensive); overhead falls as
-// the interval grows; at 10 ms both are above 0 and below 3 % ("a few
-// percent" as a bound; ours are ≈ 0.2 %, far below the paper's — see
-// the experiment's note). Precision (Whaley: correlation of the second
-// data sets of two runs) is ≥ 0.75 at 1 and 10 ms for both profilers and
-// at 100 ms drops below 0.6 and by ≥ 0.25 from 10 ms; tolerances leave
-// ≈ 0.05 to the measured values.
+// PCCT (paper's tables: PCCT slightly more expensive; paired by seed, the
+// 95 % CI of the difference above 0); overhead falls as the interval
+// grows; at 10 ms both are above 0 and below 3 % ("a few percent" as a
+// bound; ours are ≈ 0.2 %, far below the paper's — see the experiment's
+// note). Precision (Whaley: correlation of the second data sets of two
+// runs) is ≥ w2HighPrecision at 1 and 10 ms for both profilers and at
+// 100 ms drops below w2LowPrecision and by ≥ w2PrecisionDrop from 10 ms.
 func TestW2_OverheadPrecision(t *testing.T) {
-	r := runExperiment(t, "w2-overhead-precision")
-	v := r.Values
-	assert.Zero(t, v["short_runs"], "every run spans both data sets")
+	r := measure[*W2Result](t, "w2-overhead-precision")
+	ms, ms10, ms100 := sim.Millisecond, 10*sim.Millisecond, 100*sim.Millisecond
+	assert.Zero(t, r.ShortRuns, "every run spans both data sets")
 	for _, b := range []string{"jess", "jbb"} {
-		at := func(pr, iv, what string) float64 { return v[fmt.Sprintf("%s/1/%s/%s/%s", pr, b, iv, what)] }
-		for _, iv := range []string{"1ms", "10ms", "100ms"} {
-			assert.Positive(t, at("pcct", iv, "extra")-at("pcct", iv, "extra_ci"), "%s %s: hot methods cheaper than the PCCT (paired by seed, 95 %% CI above 0)", b, iv)
+		for _, iv := range w2Intervals {
+			assert.Positive(t, r.Extra(1, b, iv).Lo(), "%s %v: hot methods cheaper than the PCCT (paired by seed, 95 %% CI above 0)", b, iv)
 		}
 		for _, pr := range w2Profilers {
-			assert.Greater(t, at(pr, "1ms", "overhead"), at(pr, "10ms", "overhead"), "%s %s", b, pr)
-			assert.Greater(t, at(pr, "10ms", "overhead"), at(pr, "100ms", "overhead"), "%s %s", b, pr)
-			assert.Positive(t, at(pr, "10ms", "overhead"), "%s %s", b, pr)
-			assert.Less(t, at(pr, "10ms", "overhead"), 3.0, "%s %s", b, pr)
-			for _, iv := range []string{"1ms", "10ms"} {
-				assert.GreaterOrEqual(t, at(pr, iv, "precision"), 0.75, "%s %s %s precision", b, pr, iv)
+			ov := func(iv sim.Time) float64 { return r.Overhead(pr, 1, b, iv).Mean }
+			prec := func(iv sim.Time) float64 { return r.Precision(pr, 1, b, iv).Mean }
+			assert.Greater(t, ov(ms), ov(ms10), "%s %s", b, pr)
+			assert.Greater(t, ov(ms10), ov(ms100), "%s %s", b, pr)
+			assert.Positive(t, ov(ms10), "%s %s", b, pr)
+			assert.Less(t, ov(ms10), w2OverheadMax, "%s %s", b, pr)
+			for _, iv := range []sim.Time{ms, ms10} {
+				assert.GreaterOrEqual(t, prec(iv), w2HighPrecision, "%s %s %v precision", b, pr, iv)
 			}
-			assert.Less(t, at(pr, "100ms", "precision"), 0.6, "%s %s", b, pr)
-			assert.Greater(t, at(pr, "10ms", "precision")-at(pr, "100ms", "precision"), 0.25, "%s %s", b, pr)
+			assert.Less(t, prec(ms100), w2LowPrecision, "%s %s", b, pr)
+			assert.Greater(t, prec(ms10)-prec(ms100), w2PrecisionDrop, "%s %s", b, pr)
 		}
 	}
 }
