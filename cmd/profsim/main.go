@@ -3,6 +3,7 @@
 // profiler claims.
 //
 //	profsim run --workload hotcold [--samplers truth,safepoint,tprof,async] [--seed N] [--duration 2s] [--cpus K] [--format table|json] [--out DIR]
+//	profsim init NAME
 //	profsim workloads
 //	profsim samplers
 //	profsim study [NAME --out DIR]
@@ -38,6 +39,7 @@ const usage = `profsim simulates a Java-like VM so that profilers can be judged 
 
 Usage:
   profsim run --workload NAME|FILE [flags]   run a program, print its profile
+  profsim init NAME                          write NAME.yaml, a commented template workload
   profsim workloads                          list the built-in workloads
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
@@ -68,6 +70,8 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	switch args[0] {
 	case "run":
 		err = cmdRun(args[1:], stdout)
+	case "init":
+		err = cmdInit(args[1:], stdout)
 	case "workloads":
 		err = cmdWorkloads(args[1:], stdout)
 	case "samplers":
@@ -81,7 +85,7 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q (want run, workloads, samplers, study, sweep or import)", args[0])
+		err = usagef("unknown command %q (want run, init, workloads, samplers, study, sweep or import)", args[0])
 	}
 	return err
 }
