@@ -68,6 +68,10 @@ type Config struct {
 	// the profile as it is then (jit.RecompileAll): profile-directed
 	// re-optimization once the call graph has matured.
 	RecompileAt sim.Time
+	// Trace, when not nil, receives every traceable sampler's samples
+	// with where each thread truly was when the sample was requested
+	// (samplers.Trace: the --trace file, the bias matrices of --why).
+	Trace *samplers.Trace
 }
 
 // emptyProfile is a call graph with no samples: nothing is hot.
@@ -228,7 +232,7 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 			return nil, err
 		}
 	}
-	env := &samplers.Env{VM: vm.Agent(), Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window}
+	env := &samplers.Env{VM: vm.Agent(), Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window, Trace: cfg.Trace}
 	for _, s := range pl.attached {
 		if err := s.Attach(env); err != nil {
 			return nil, err

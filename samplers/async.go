@@ -100,7 +100,9 @@ func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 				s.rec.costs.Undecipherable++
 			}
 		}
-		s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Interval)
+		frames := s.rec.exact(stack, s.cfg.Depth)
+		s.rec.add(frames, id, s.cfg.Interval)
+		s.rec.note(id, s.rec.buf, frames, "signal", s.cfg.DebugInfo)
 		if s.env.Mode == Costed {
 			d := s.cfg.HandlerBase + s.cfg.HandlerPerFrame*sim.Time(len(stack))
 			vm.Stall(id, d)
@@ -242,3 +244,8 @@ func firstRecord(c *sim.Code, pc int32, from int, path []hop) ([]hop, bool) {
 	}
 	return path, false
 }
+
+// TracesSamples: Async tells Env.Trace each sample's story.
+func (s *Async) TracesSamples() {}
+
+var _ Traceable = (*Async)(nil)

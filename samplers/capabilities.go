@@ -67,3 +67,12 @@ func SetInterval(s Sampler, iv sim.Time) error {
 	is.SetInterval(iv)
 	return nil
 }
+
+// Traceable is a sampler that tells Env.Trace each sample's story (trace.go).
+// The others aggregate without per-sample times (cbs, jikes-timer,
+// hotmethods, pcct) or count instead of sampling (komorium).
+type Traceable interface {
+	Sampler
+	// TracesSamples marks the capability.
+	TracesSamples()
+}

@@ -183,6 +183,9 @@ func (s *Hofer) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
+	if s.rec.trace != nil {
+		s.rec.requestAll(appThreads(vm, liveStates...))
+	}
 	if s.env.Mode == Costed {
 		// The agent thread wakes and calls the sample extension, as the
 		// JVMTI agent does.
@@ -206,6 +209,9 @@ func (s *Hofer) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
 	if !s.cfg.Incremental {
 		frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
 		s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, vm.Now())
+		if s.rec.trace != nil {
+			s.rec.note(id, s.rec.buf, frames, "self:"+vm.PollKindOf(id).String(), false)
+		}
 		s.decoded += int64(len(frames))
 		return s.costOf(s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames)))
 	}
@@ -229,6 +235,7 @@ func (s *Hofer) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
 	s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, vm.Now())
+	s.rec.note(id, s.rec.buf, frames, "waiting", false)
 	s.decoded += int64(len(frames))
 	return s.cfg.SampleBase + s.cfg.FrameCost*sim.Time(len(frames))
 }
@@ -488,3 +495,8 @@ func (s *Hofer) Result() *Result {
 }
 
 var _ IntervalSetter = (*Hofer)(nil)
+
+// TracesSamples: Hofer tells Env.Trace each sample's story.
+func (s *Hofer) TracesSamples() {}
+
+var _ Traceable = (*Hofer)(nil)

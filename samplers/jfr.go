@@ -122,7 +122,9 @@ func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 			stack = s.resolved
 		}
 		if ok {
-			s.rec.add(s.rec.exact(stack, s.cfg.Depth), id, s.cfg.Period)
+			frames := s.rec.exact(stack, s.cfg.Depth)
+			s.rec.add(frames, id, s.cfg.Period)
+			s.rec.note(id, s.rec.buf, frames, "suspend", s.cfg.DebugInfo)
 			taken++
 		} else {
 			s.rec.costs.Undecipherable++
@@ -152,3 +154,8 @@ func (s *JFR) Result() *Result {
 	}
 	return r
 }
+
+// TracesSamples: JFR tells Env.Trace each sample's story.
+func (s *JFR) TracesSamples() {}
+
+var _ Traceable = (*JFR)(nil)

@@ -172,6 +172,9 @@ const agentWake = 2 * sim.Microsecond
 // waitingStates are the states of a thread that waits outside Java code.
 var waitingStates = []sim.ThreadState{sim.Blocked, sim.LockWait, sim.JoinWait}
 
+// liveStates are the states of a started thread that has not ended.
+var liveStates = []sim.ThreadState{sim.Runnable, sim.Running, sim.Blocked, sim.LockWait, sim.JoinWait, sim.Parked, sim.Stalled}
+
 // Agent job tags.
 const (
 	tagRequest = iota
@@ -183,6 +186,9 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
+	if s.rec.trace != nil {
+		s.rec.requestAll(appThreads(vm, liveStates...))
+	}
 	if !s.cfg.FromEnd && !s.cfg.Paced {
 		vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
 	}
@@ -277,14 +283,32 @@ func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID) int {
 	if len(s.rec.buf) == 0 {
 		return 0
 	}
+	var frames []profile.Frame
 	if s.cfg.Flat {
 		leaf := physicalRoot(s.rec.buf)
-		s.rec.add([]profile.Frame{{Func: s.rec.fn[leaf.Method]}}, id, s.cfg.Interval)
-		return 1
+		frames = []profile.Frame{{Func: s.rec.fn[leaf.Method]}}
+	} else {
+		frames = s.rec.exact(s.rec.buf, s.cfg.Depth)
 	}
-	frames := s.rec.exact(s.rec.buf, s.cfg.Depth)
 	s.rec.add(frames, id, s.cfg.Interval)
+	if s.rec.trace != nil {
+		s.rec.note(id, s.rec.buf, frames, s.mechanism(vm, id), false)
+	}
 	return len(frames)
+}
+
+// mechanism says how a sample of thread id taken now was taken (Trace).
+func (s *Safepoint) mechanism(vm sim.Agent, id sim.ThreadID) string {
+	switch {
+	case vm.State(id) != sim.Running:
+		return "waiting"
+	case vm.InNative(id):
+		return "native"
+	case s.env.Mode == Costed:
+		return "safepoint:" + vm.PollKindOf(id).String()
+	default:
+		return "poll:" + vm.PollKindOf(id).String()
+	}
 }
 
 // Result returns the profile and costs.
@@ -322,3 +346,8 @@ func threadCPU(vm sim.Agent, id sim.ThreadID) sim.Time {
 }
 
 var _ IntervalSetter = (*Safepoint)(nil)
+
+// TracesSamples: Safepoint tells Env.Trace each sample's story.
+func (s *Safepoint) TracesSamples() {}
+
+var _ Traceable = (*Safepoint)(nil)

@@ -48,6 +48,8 @@ type Env struct {
 	GC *safepoint.GC
 	// Seed is the run's master seed; samplers derive their own streams.
 	Seed uint64
+	// Trace, when not nil, receives every sample's story (trace.go).
+	Trace *Trace
 	// Window, when > 0, also splits each sampler's samples by the time
 	// they were taken into consecutive windows [i·Window, (i+1)·Window)
 	// (Result.Windows): the per-iteration profiles of Hofer et al.'s
@@ -195,11 +197,15 @@ type recorder struct {
 	// window > 0 splits the samples by time into wins (Env.Window).
 	window sim.Time
 	wins   []*profile.Builder
+	// trace, when tracing (Env.Trace), gets each sample's story; reqs
+	// are the outstanding requests by thread.
+	trace *Trace
+	reqs  []traceRequest
 }
 
 func newRecorder(env *Env, source string, period sim.Time) *recorder {
 	b := profile.NewBuilder(source, "nanoseconds", int64(period))
-	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window}
+	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window, trace: env.Trace}
 }
 
 // Functions adds img's methods to b's function table in method order and

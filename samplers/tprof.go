@@ -107,7 +107,9 @@ func (s *Tprof) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		if leaf.Tier == sim.Interpreted {
 			fn = s.interpreted
 		}
-		s.rec.add([]profile.Frame{{Func: fn}}, id, s.cfg.Interval)
+		frames := []profile.Frame{{Func: fn}}
+		s.rec.add(frames, id, s.cfg.Interval)
+		s.rec.note(id, s.rec.buf, frames, "signal", false)
 		if s.env.Mode == Costed {
 			vm.Stall(id, s.cfg.SignalCost)
 			s.rec.costs.Stall += s.cfg.SignalCost
@@ -130,3 +132,8 @@ func (s *Tprof) Result() *Result {
 	}
 	return r
 }
+
+// TracesSamples: Tprof tells Env.Trace each sample's story.
+func (s *Tprof) TracesSamples() {}
+
+var _ Traceable = (*Tprof)(nil)
