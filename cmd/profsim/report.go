@@ -62,7 +62,9 @@ type report struct {
 	// Config is everything the run was made from, resolved (config.go;
 	// set by cmdRun).
 	Config *runConfig `json:"config,omitempty"`
-	names  []string
+	// Bias are the samplers' bias matrices (--why).
+	Bias  *biasReport `json:"bias,omitempty"`
+	names []string
 }
 
 type threadReport struct {

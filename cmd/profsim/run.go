@@ -49,6 +49,9 @@ type runFlags struct {
 	baseline   bool
 	gc         bool
 	explainJIT bool
+	// trace is the --trace file; why asks for the bias matrices.
+	trace      string
+	why        bool
 	injections []workloads.Injection
 	speedups   []workloads.SpeedUp
 	// rawInject and rawSpeedup are the flags' values as given.
@@ -106,6 +109,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	noJIT := fs.Bool("no-jit", false, "deprecated name of --baseline-only (not an interpreter)")
 	fs.BoolVar(&f.gc, "gc", true, "allocation-driven garbage collection at safepoints")
 	fs.BoolVar(&f.explainJIT, "explain-jit", false, "print each compiled method's tier, inlining tree and polls")
+	fs.StringVar(&f.trace, "trace", "", "write one JSON line per sample of every sampler to `FILE.jsonl`: when it was requested, where the thread truly was, how it was taken, what was recorded")
+	fs.BoolVar(&f.why, "why", false, "print each sampler's bias matrix: the method each sample was requested in against the one it was charged to, and the mechanisms that took them (json: \"bias\")")
 	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
 		in, err := workloads.ParseInjection(v)
 		if err == nil {
@@ -269,6 +274,9 @@ naming the limit, the value reached and the flag that raises it.
 // flagConflicts names flags that contradict each other or that the rest
 // of the command line would silently ignore.
 func flagConflicts(f *runFlags, given map[string]bool) error {
+	if f.why && (f.format == "csv" || f.format == "jsonl") {
+		return usagef("run: --why adds the bias matrices to the table and json, which --format %s does not print", f.format)
+	}
 	if f.format != "table" {
 		for _, name := range []string{"explain-jit", "top"} {
 			if given[name] {
@@ -480,7 +488,21 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 			return err
 		}
 	}
+	traceFile, err := startTrace(ctx, &cfg, f)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && traceFile != nil {
+			traceFile.files.abort()
+		}
+	}()
 	out, err := harness.RunContext(ctx, p, cfg)
+	if traceFile != nil {
+		if cerr := traceFile.close(cfg.Trace); err == nil && cerr != nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		var le *sim.LimitError
 		if errors.As(err, &le) {
@@ -493,6 +515,9 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	}
 	rep := newReport(p.Name, cfg, out)
 	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
+	if f.why {
+		rep.Bias = newBiasReport(cfg.Trace, out)
+	}
 	if f.out != "" {
 		if err := checkExport(out, int64(f.maxMemory)); err != nil {
 			return err
@@ -508,7 +533,14 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 				return err
 			}
 		}
+	}
+	if f.out != "" {
 		if err := files.commit(); err != nil {
+			return err
+		}
+	}
+	if traceFile != nil {
+		if err := traceFile.files.commit(); err != nil {
 			return err
 		}
 	}
@@ -535,12 +567,18 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		} else {
 			rep.writeTable(w, f.top)
 		}
+		if f.why {
+			rep.writeWhy(w, f.top)
+		}
 		if f.explainJIT {
 			explainJIT(w, out)
 		}
 		if f.out != "" {
 			fmt.Fprintf(w, "\nwrote <profile>.pb.gz and <profile>.folded for %s in %s (open with: go tool pprof -http=: %s)\n",
 				strings.Join(out.Names, ", "), f.out, filepath.Join(f.out, fileBase(out.Names[0])+".pb.gz"))
+		}
+		if f.trace != "" {
+			fmt.Fprintf(w, "\nwrote one line per sample to %s\n", f.trace)
 		}
 	}
 	return w.Flush()

@@ -183,7 +183,7 @@ func runSettingNames() (names []string, repeatable map[string]bool) {
 
 // sweepOutputFlags are `profsim run` flags about presenting one result,
 // which a grid may not set.
-var sweepOutputFlags = []string{"by", "explain-jit", "format", "keys", "out", "top"}
+var sweepOutputFlags = []string{"by", "explain-jit", "format", "keys", "out", "top", "trace", "why"}
 
 // setPrefixes are the --set key prefixes: a grid setting sim.X, jit.X,
 // gc.X or safepoint.X is --set X=...; any other dotted name is LABEL.KEY

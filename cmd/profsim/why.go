@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/samplers"
+)
+
+// traceFile is the --trace file being written: a temporary file next to
+// its path, moved into place with the run's other files.
+type traceFile struct {
+	fh    *os.File
+	files *outputs
+}
+
+// startTrace sets cfg.Trace when --trace or --why asks for it, and opens
+// the --trace file before the run, so that a bad path fails at once.
+func startTrace(ctx context.Context, cfg *harness.Config, f *runFlags) (*traceFile, error) {
+	if f.trace == "" {
+		if f.why {
+			cfg.Trace = samplers.NewTrace(nil)
+		}
+		return nil, nil
+	}
+	files := newOutputs(ctx, "--trace")
+	dir := filepath.Dir(f.trace)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, usagef("--trace %s: directory %s does not exist", f.trace, dir)
+	}
+	fh, err := os.CreateTemp(dir, "."+filepath.Base(f.trace)+".tmp-*")
+	if err != nil {
+		return nil, usagef("--trace %s: %v", f.trace, bare(err))
+	}
+	if err := files.adopt(fh.Name(), f.trace); err != nil {
+		fh.Close()
+		files.abort()
+		return nil, err
+	}
+	cfg.Trace = samplers.NewTrace(ctxWriter{ctx, fh})
+	return &traceFile{fh: fh, files: files}, nil
+}
+
+// close flushes the trace and closes its file.
+func (t *traceFile) close(tr *samplers.Trace) error {
+	err := tr.Close()
+	if err == nil {
+		err = t.fh.Chmod(0o644)
+	}
+	if err == nil {
+		err = t.fh.Sync()
+	}
+	if cerr := t.fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", t.files.pending[0].path, bare(err))
+	}
+	return nil
+}
+
+// biasReport is --why's part of the report.
+type biasReport struct {
+	Samplers []biasMatrix `json:"samplers"`
+	// Untraced lists the samplers that have no per-sample story, with why.
+	Untraced []untraced `json:"untraced,omitempty"`
+}
+
+type untraced struct {
+	Sampler string `json:"sampler"`
+	Reason  string `json:"reason"`
+}
+
+// biasMatrix is one sampler's bias matrix: Counts[i][j] samples were
+// requested while the thread was in Methods[i] and charged to Methods[j].
+type biasMatrix struct {
+	Sampler    string           `json:"sampler"`
+	Samples    int64            `json:"samples"`
+	Diagonal   float64          `json:"diagonal"`
+	Methods    []string         `json:"methods"`
+	Counts     [][]int64        `json:"counts"`
+	Mechanisms map[string]int64 `json:"mechanisms"`
+}
+
+func newBiasReport(tr *samplers.Trace, out *harness.Outcome) *biasReport {
+	rep := &biasReport{Samplers: []biasMatrix{}}
+	byID := map[string]*samplers.Bias{}
+	for _, b := range tr.Bias() {
+		byID[b.Sampler] = b
+	}
+	for _, r := range out.Samplers {
+		if b := byID[r.ID]; b != nil {
+			rep.Samplers = append(rep.Samplers, biasMatrix{Sampler: b.Sampler, Samples: b.Total, Diagonal: b.Diagonal(),
+				Methods: b.Methods, Counts: b.Counts, Mechanisms: b.Mechanisms})
+			continue
+		}
+		reason := "took no sample"
+		if s, err := samplers.New(r.Name); err == nil {
+			if _, ok := s.(samplers.Traceable); !ok {
+				reason = "aggregates without per-sample times (no trace)"
+			}
+		}
+		rep.Untraced = append(rep.Untraced, untraced{r.ID, reason})
+	}
+	return rep
+}
+
+// writeWhy prints the bias matrices: rows are where threads truly were
+// when samples were requested, columns where the samples were charged,
+// cells the share of the sampler's samples; at most top methods, the rest
+// as (other).
+func (r *report) writeWhy(w io.Writer, top int) {
+	if r.Bias == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nWhy: each sampler's bias matrix — rows: the method a thread was truly in when its sample\nwas requested; columns: the method the sample was charged to; %% of the sampler's samples.\nA perfect profiler is diagonal.\n")
+	for _, b := range r.Bias.Samplers {
+		fmt.Fprintf(w, "\n%s: %d samples, %.1f %% on the diagonal; taken by %s\n", b.Sampler, b.Samples, 100*b.Diagonal, mechanisms(b))
+		names, cells := foldOther(b, top)
+		width := len("truly in \\ charged to")
+		for _, n := range names {
+			width = max(width, len(n))
+		}
+		fmt.Fprintf(w, "  %-*s", width, "truly in \\ charged to")
+		for _, n := range names {
+			fmt.Fprintf(w, "  %*s", max(len(n), 6), n)
+		}
+		fmt.Fprintln(w)
+		for i, n := range names {
+			fmt.Fprintf(w, "  %-*s", width, n)
+			for j, c := range names {
+				fmt.Fprintf(w, "  %*s", max(len(c), 6), pct(cells[i][j], b.Samples))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	for _, u := range r.Bias.Untraced {
+		fmt.Fprintf(w, "\n%s: no bias matrix: %s\n", u.Sampler, u.Reason)
+	}
+}
+
+// foldOther keeps the first top methods of b (most truly-sampled first)
+// and adds the rest up as "(other)".
+func foldOther(b biasMatrix, top int) ([]string, [][]int64) {
+	if top <= 0 || len(b.Methods) <= top {
+		return b.Methods, b.Counts
+	}
+	names := append(append([]string(nil), b.Methods[:top]...), "(other)")
+	cells := make([][]int64, top+1)
+	for i := range cells {
+		cells[i] = make([]int64, top+1)
+	}
+	for i := range b.Methods {
+		for j := range b.Methods {
+			cells[min(i, top)][min(j, top)] += b.Counts[i][j]
+		}
+	}
+	return names, cells
+}
+
+func pct(n, total int64) string {
+	if n == 0 {
+		return "."
+	}
+	return fmt.Sprintf("%.1f", 100*float64(n)/float64(total))
+}
+
+// mechanisms lists how a sampler's samples were taken, most first.
+func mechanisms(b biasMatrix) string {
+	type kv struct {
+		k string
+		n int64
+	}
+	var all []kv
+	for k, n := range b.Mechanisms {
+		all = append(all, kv{k, n})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].n != all[j].n {
+			return all[i].n > all[j].n
+		}
+		return all[i].k < all[j].k
+	})
+	parts := make([]string, len(all))
+	for i, e := range all {
+		parts[i] = fmt.Sprintf("%s %.1f %%", e.k, 100*float64(e.n)/float64(b.Samples))
+	}
+	return strings.Join(parts, ", ")
+}
