@@ -26,7 +26,21 @@ type Trace struct {
 	// bias by sampler label, in the order the labels first sampled.
 	bias   map[string]*Bias
 	labels []string
+	// keep, when set, keeps the records of samples taken in [keepFrom,
+	// keepTo) or requested there (KeepWindow).
+	keep             bool
+	keepFrom, keepTo sim.Time
+	kept             []TraceRecord
 }
+
+// KeepWindow makes the trace keep, in memory, the records of the samples
+// requested or taken in [from, to) (Records): a timeline's window.
+func (t *Trace) KeepWindow(from, to sim.Time) {
+	t.keep, t.keepFrom, t.keepTo = true, from, to
+}
+
+// Records are the records KeepWindow kept, in the order they were taken.
+func (t *Trace) Records() []TraceRecord { return t.kept }
 
 // NewTrace starts a trace; w, when not nil, receives one JSON line per
 // sample (TraceRecord).
@@ -192,6 +206,9 @@ func (t *Trace) record(r *TraceRecord) {
 		t.labels = append(t.labels, r.Sampler)
 	}
 	b.add(r.TrueMethod, r.RecordedMethod, r.Mechanism)
+	if t.keep && r.TakenNS >= int64(t.keepFrom) && r.RequestedNS < int64(t.keepTo) {
+		t.kept = append(t.kept, *r)
+	}
 	if t.w == nil || t.err != nil {
 		return
 	}

@@ -40,6 +40,8 @@ const usage = `profsim simulates a Java-like VM so that profilers can be judged 
 Usage:
   profsim run --workload NAME|FILE [flags]   run a program, print its profile
   profsim init NAME                          write NAME.yaml, a commented template workload
+  profsim timeline [run flags] --from T --window D --out F.svg [--png F.png]
+                                             draw thread lanes, samples and safepoints over a window
   profsim workloads                          list the built-in workloads
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
@@ -72,6 +74,8 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 		err = cmdRun(args[1:], stdout)
 	case "init":
 		err = cmdInit(args[1:], stdout)
+	case "timeline":
+		err = cmdTimeline(args[1:], stdout)
 	case "workloads":
 		err = cmdWorkloads(args[1:], stdout)
 	case "samplers":
@@ -85,7 +89,7 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q (want run, init, workloads, samplers, study, sweep or import)", args[0])
+		err = usagef("unknown command %q (want run, init, timeline, workloads, samplers, study, sweep or import)", args[0])
 	}
 	return err
 }

@@ -454,22 +454,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		// limit bounds rather than at twice the live heap.
 		debug.SetMemoryLimit(int64(f.maxMemory))
 	}
-	p, err := loadWorkloadMax(f.workload, int64(f.maxInput))
-	if err != nil {
-		return err
-	}
-	hash := programHash(p)
-	for _, in := range f.injections {
-		if err := workloads.Inject(p, in); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	for _, sp := range f.speedups {
-		if err := workloads.ApplySpeedUp(p, sp); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	cfg, err := buildConfig(f)
+	p, hash, cfg, err := loadRun(f)
 	if err != nil {
 		return err
 	}
@@ -567,6 +552,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		} else {
 			rep.writeTable(w, f.top)
 		}
+		writeNotes(w, p, cfg, out)
 		if f.why {
 			rep.writeWhy(w, f.top)
 		}
@@ -582,6 +568,28 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		}
 	}
 	return w.Flush()
+}
+
+// loadRun reads the workload, applies the interventions and builds the
+// run's configuration; hash is the workload's before the interventions.
+func loadRun(f *runFlags) (p *program.Program, hash string, cfg harness.Config, err error) {
+	p, err = loadWorkloadMax(f.workload, int64(f.maxInput))
+	if err != nil {
+		return nil, "", cfg, err
+	}
+	hash = programHash(p)
+	for _, in := range f.injections {
+		if err := workloads.Inject(p, in); err != nil {
+			return nil, "", cfg, usagef("%v", err)
+		}
+	}
+	for _, sp := range f.speedups {
+		if err := workloads.ApplySpeedUp(p, sp); err != nil {
+			return nil, "", cfg, usagef("%v", err)
+		}
+	}
+	cfg, err = buildConfig(f)
+	return p, hash, cfg, err
 }
 
 // limitError is the one-line message of a run a limit stopped: the

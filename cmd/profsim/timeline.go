@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/timeline"
+)
+
+// timelineFlags are `profsim timeline`'s own flags; the rest are run flags.
+var timelineFlags = []string{"from", "window", "out", "png"}
+
+// cmdTimeline is `profsim timeline [run flags] --from T --window D --out
+// FILE.svg [--png FILE.png]`: thread lanes over a window of the run.
+func cmdTimeline(args []string, stdout io.Writer) (err error) {
+	own, rest, err := takeFlags(args, timelineFlags)
+	if err != nil {
+		return err
+	}
+	if own["out"] == "" {
+		return usagef("timeline: --out FILE.svg is required (and --png FILE.png draws it as PNG too)")
+	}
+	var from, window time.Duration
+	if v, ok := own["from"]; ok {
+		if from, err = time.ParseDuration(v); err != nil || from < 0 {
+			return usagef("timeline: --from %q: want a duration ≥ 0 such as 20ms", v)
+		}
+	}
+	v, ok := own["window"]
+	if !ok {
+		return usagef("timeline: --window is required: the length of time to draw, such as 5ms")
+	}
+	if window, err = time.ParseDuration(v); err != nil || window <= 0 {
+		return usagef("timeline: --window %q: want a duration > 0 such as 5ms", v)
+	}
+	f, err := parseRunFlags(rest, stdout)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"format", "by", "top", "explain-jit", "out", "trace", "why"} {
+		if flagGiven(rest, name) {
+			return usagef("timeline: --%s is a run flag about printing a run; timeline draws one", name)
+		}
+	}
+	for _, name := range []string{"out", "png"} {
+		// Before the run: a bad path fails at once, not after it.
+		if path := own[name]; path != "" {
+			if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+				return usagef("timeline: --%s %s: directory %s does not exist", name, path, filepath.Dir(path))
+			}
+		}
+	}
+	p, _, cfg, err := loadRun(f)
+	if err != nil {
+		return err
+	}
+	ctx, sig, stop := signalContext()
+	defer stop()
+	svgFiles, pngFiles := newOutputs(ctx, "--out"), newOutputs(ctx, "--png")
+	defer func() {
+		if err != nil {
+			svgFiles.abort()
+			pngFiles.abort()
+			if ctx.Err() != nil {
+				err = interrupted(sig(), "timeline interrupted (%s); nothing written", signalName(sig()))
+			}
+		}
+	}()
+	tl, _, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window))
+	if err != nil {
+		var le *sim.LimitError
+		if errors.As(err, &le) {
+			return limitError(le)
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if err := svgFiles.write(own["out"], tl.WriteSVG); err != nil {
+		return err
+	}
+	if own["png"] != "" {
+		if err := pngFiles.write(own["png"], tl.WritePNG); err != nil {
+			return err
+		}
+	}
+	if err := svgFiles.commit(); err != nil {
+		return err
+	}
+	if err := pngFiles.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote the timeline of %s from %v to %v (%d threads, %d samples, %d safepoints) to %s\n",
+		p.Name, tl.From, tl.To, len(tl.Lanes), len(tl.Samples), len(tl.Safepoints), strings.Join(nonEmpty(own["out"], own["png"]), " and "))
+	return nil
+}
+
+// takeFlags removes the flags names (--name V or --name=V) from args.
+func takeFlags(args, names []string) (map[string]string, []string, error) {
+	own := map[string]string{}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || !contains(names, name) {
+			rest = append(rest, a)
+			continue
+		}
+		if _, dup := own[name]; dup {
+			return nil, nil, usagef("timeline: --%s given twice", name)
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, usagef("timeline: --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		own[name] = val
+	}
+	return own, rest, nil
+}
+
+// flagGiven reports whether args set --name.
+func flagGiven(args []string, name string) bool {
+	for _, a := range args {
+		n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(xs ...string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

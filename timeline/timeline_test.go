@@ -1,0 +1,102 @@
+package timeline
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+var pngOut = flag.String("png", "", "also write the test timelines as PNG into this directory, to look at")
+
+func hotcold(t *testing.T, mode samplers.Mode, specs ...string) *Timeline {
+	t.Helper()
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	cfg := harness.DefaultConfig()
+	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg.Sim.Duration = 40 * sim.Millisecond
+	cfg.Samplers, cfg.Mode = specs, mode
+	tl, _, err := Run(context.Background(), p, cfg, 20*sim.Millisecond, 5*sim.Millisecond)
+	require.NoError(t, err)
+	return tl
+}
+
+// The lanes cover the window without gaps, and the samples in the window
+// are there with where the thread truly was and where each was charged.
+func TestTimelineOfListingOne(t *testing.T) {
+	tl := hotcold(t, samplers.Passive, "safepoint,interval=1ms", "async,interval=1ms")
+	require.Len(t, tl.Lanes, 1)
+	segs := tl.Lanes[0].Segments
+	require.NotEmpty(t, segs)
+	assert.Equal(t, tl.From, segs[0].From)
+	assert.Equal(t, tl.To, segs[len(segs)-1].To)
+	for i := 1; i < len(segs); i++ {
+		assert.Equal(t, segs[i-1].To, segs[i].From, "no gap")
+	}
+	assert.Equal(t, []string{"safepoint", "async"}, tl.Samplers)
+	var sp, as int
+	for _, s := range tl.Samples {
+		switch s.Sampler {
+		case "safepoint":
+			sp++
+			assert.Equal(t, "HotCold.hot", s.TrueMethod)
+			assert.Equal(t, "HotCold.cold", s.Charged, "taken at cold's back-edge poll")
+			assert.Greater(t, s.Taken, s.Requested)
+		case "async":
+			as++
+			assert.Equal(t, s.Requested, s.Taken)
+		}
+	}
+	assert.GreaterOrEqual(t, sp, 4, "5 ms at 1 ms")
+	assert.GreaterOrEqual(t, as, 4)
+	renderBoth(t, tl, "listing-one")
+}
+
+// In costed mode a safepoint sampler's safepoints are in the window.
+func TestTimelineShowsSafepoints(t *testing.T) {
+	tl := hotcold(t, samplers.Costed, "jvmti,interval=1ms")
+	assert.NotEmpty(t, tl.Safepoints)
+	for _, s := range tl.Safepoints {
+		assert.LessOrEqual(t, s.Requested, s.Safe)
+		assert.LessOrEqual(t, s.Safe, s.End)
+	}
+	renderBoth(t, tl, "costed-jvmti")
+}
+
+func renderBoth(t *testing.T, tl *Timeline, name string) {
+	t.Helper()
+	var svg, pn bytes.Buffer
+	require.NoError(t, tl.WriteSVG(&svg))
+	assert.True(t, strings.HasPrefix(svg.String(), "<?xml") || strings.Contains(svg.String()[:200], "<svg"))
+	assert.Contains(t, svg.String(), "HotCold.hot")
+	require.NoError(t, tl.WritePNG(&pn))
+	img, err := png.Decode(bytes.NewReader(pn.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, 1600, img.Bounds().Dx(), "1200 pt at 96 dpi: readable at 1:1 on a projector")
+	if *pngOut != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(*pngOut, name+".png"), pn.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(*pngOut, name+".svg"), svg.Bytes(), 0o644))
+	}
+}
+
+func TestRecorderRefusesBadWindows(t *testing.T) {
+	for _, c := range []struct{ from, to, step sim.Time }{
+		{-1, 10, 1}, {10, 10, 1}, {0, 10, 0}, {0, sim.Second, 1},
+	} {
+		_, err := NewRecorder(c.from, c.to, c.step)
+		assert.Error(t, err, "%v", c)
+	}
+}
