@@ -135,22 +135,136 @@ func geoMean(v []float64) float64 {
 }
 
 func init() {
-	register(Experiment{Name: "b1-constant", Claim: "B1", Title: "Binder Fig. 10a: accuracy vs constant granularity", Run: func(o Options) (*Result, error) { return runBinderAccuracy(o, false) }})
-	register(Experiment{Name: "b2-randomized", Claim: "B2", Title: "Binder Fig. 10b: accuracy vs randomized granularity", Run: func(o Options) (*Result, error) { return runBinderAccuracy(o, true) }})
-	register(Experiment{Name: "b5-bytecode-error", Claim: "B5", Title: "Binder Table I: error of the bytecode count the agent reports", Run: runB5})
-	register(Experiment{Name: "b6-profile-size", Claim: "B6", Title: "Binder Fig. 11: profile size vs granularity", Run: runB6})
+	register(Experiment{Name: "b1-constant", Claim: "B1", Title: "Binder Fig. 10a: accuracy vs constant granularity", Run: typed(func(o Options) (*BinderAccuracyResult, error) { return MeasureBinderAccuracy(o, false) })})
+	register(Experiment{Name: "b2-randomized", Claim: "B2", Title: "Binder Fig. 10b: accuracy vs randomized granularity", Run: typed(func(o Options) (*BinderAccuracyResult, error) { return MeasureBinderAccuracy(o, true) })})
+	register(Experiment{Name: "b5-bytecode-error", Claim: "B5", Title: "Binder Table I: error of the bytecode count the agent reports", Run: typed(MeasureB5)})
+	register(Experiment{Name: "b6-profile-size", Claim: "B6", Title: "Binder Fig. 11: profile size vs granularity", Run: typed(MeasureB6)})
 }
 
-// runBinderAccuracy is Fig. 10a (constant) or 10b (randomized): overlap of
-// Komorium's CCT with the exact bytecode CCT per stand-in and granularity,
-// mean ± 95 % CI over seeds, and the geometric mean over stand-ins. It
-// also carries B3 (which stand-ins are hard) in its values.
-func runBinderAccuracy(o Options, random bool) (*Result, error) {
+// BinderObs is one tidy observation of Binder's granularity grid: the
+// Komorium run of Benchmark with Seed at Granularity (Random: plus
+// U[0, 100)), its overlap (%) with the exact bytecode CCT, its CCT's
+// nodes and DeltaB, the relative error of the bytecode count it reported.
+type BinderObs struct {
+	Benchmark   string
+	Granularity int64
+	Random      bool
+	Seed        uint64
+	OverlapPct  float64 `tidy:"overlap_pct"`
+	Nodes       int
+	DeltaB      float64 `tidy:"delta_b"`
+}
+
+// BinderGrid is the granularity grid's runs (binderGrid) as observations.
+type BinderGrid struct {
+	Seeds    []uint64
+	Benches  []string
+	Duration sim.Time
+	Obs      []BinderObs
+}
+
+// measureBinderGrid runs (or reads from the cache) the grid.
+func measureBinderGrid(o Options) (BinderGrid, error) {
 	grid, err := binderGrid(o)
 	if err != nil {
-		return nil, err
+		return BinderGrid{}, err
 	}
 	benches, d := binderSetup(o)
+	g := BinderGrid{Seeds: o.Seeds, Benches: benches, Duration: d}
+	for _, b := range benches {
+		for _, gr := range binderGrans {
+			for _, r := range []bool{false, true} {
+				for _, s := range o.Seeds {
+					k := grid[binderKey{b, gr, r, s}]
+					g.Obs = append(g.Obs, BinderObs{b, gr, r, s, k.overlap, k.nodes, k.deltaB})
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+// of lists the runs of b at granularity gr, constant or randomized.
+func (g *BinderGrid) of(b string, gr int64, random bool) []BinderObs {
+	var out []BinderObs
+	for _, x := range g.Obs {
+		if x.Benchmark == b && x.Granularity == gr && x.Random == random {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		panic(fmt.Sprintf("study: the Binder grid has no runs of %s at %d (random %v)", b, gr, random))
+	}
+	return out
+}
+
+// Accuracy is the overlap (%) on b at gr over the seeds.
+func (g *BinderGrid) Accuracy(b string, gr int64, random bool) Stat {
+	var xs []float64
+	for _, x := range g.of(b, gr, random) {
+		xs = append(xs, x.OverlapPct)
+	}
+	return NewStat(xs)
+}
+
+// Geo is the geometric mean over the stand-ins of Accuracy's means.
+func (g *BinderGrid) Geo(gr int64, random bool) float64 {
+	var per []float64
+	for _, b := range g.Benches {
+		per = append(per, g.Accuracy(b, gr, random).Mean)
+	}
+	return geoMean(per)
+}
+
+// DeltaB is δb on b at constant granularity gr, mean over the seeds.
+func (g *BinderGrid) DeltaB(b string, gr int64) float64 {
+	var xs []float64
+	for _, x := range g.of(b, gr, false) {
+		xs = append(xs, x.DeltaB)
+	}
+	m, _ := MeanCI(xs)
+	return m
+}
+
+// Size is the sampled CCTs' nodes at gr, summed over the stand-ins, mean
+// over the seeds.
+func (g *BinderGrid) Size(gr int64, random bool) float64 {
+	var n float64
+	for _, b := range g.Benches {
+		for _, x := range g.of(b, gr, random) {
+			n += float64(x.Nodes) / float64(len(g.Seeds))
+		}
+	}
+	return n
+}
+
+// obs lists the observations with the given randomization.
+func (g *BinderGrid) obs(random bool) []BinderObs {
+	var out []BinderObs
+	for _, x := range g.Obs {
+		if x.Random == random {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// BinderAccuracyResult is Fig. 10a (constant) or 10b (randomized).
+type BinderAccuracyResult struct {
+	BinderGrid
+	Random bool
+}
+
+// MeasureBinderAccuracy is Fig. 10a (constant) or 10b (randomized):
+// overlap of Komorium's CCT with the exact bytecode CCT per stand-in and
+// granularity. B3 (which stand-ins are hard) reads Fig. 10a's.
+func MeasureBinderAccuracy(o Options, random bool) (*BinderAccuracyResult, error) {
+	g, err := measureBinderGrid(o)
+	return &BinderAccuracyResult{g, random}, err
+}
+
+func (r *BinderAccuracyResult) render() (*Result, error) {
+	benches, d, random := r.Benches, r.Duration, r.Random
 	kind := "constant"
 	if random {
 		kind = "randomized (+U[0, 100))"
@@ -158,28 +272,20 @@ func runBinderAccuracy(o Options, random bool) (*Result, error) {
 	cols := []string{"granularity"}
 	cols = append(cols, benches...)
 	t := &Table{Title: fmt.Sprintf("Accuracy (%% overlap with the exact bytecode CCT), %s granularity", kind), Columns: append(cols, "geo. mean")}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.obs(random))}
 	lines := map[string]plotter.XYs{}
 	for _, g := range binderGrans {
 		cells := []any{g}
-		var per []float64
 		for _, b := range benches {
-			var v []float64
-			for _, s := range o.Seeds {
-				v = append(v, grid[binderKey{b, g, random, s}].overlap)
-			}
-			m, h := MeanCI(v)
-			res.Values[fmt.Sprintf("%s/%d", b, g)] = m
-			per = append(per, m)
-			cells = append(cells, fmt.Sprintf("%.1f ± %.1f", m, h))
-			lines[b] = append(lines[b], plotter.XY{X: math.Log10(float64(g)), Y: m})
+			m := r.Accuracy(b, g, random)
+			cells = append(cells, fmt.Sprintf("%.1f ± %.1f", m.Mean, m.CI))
+			lines[b] = append(lines[b], plotter.XY{X: math.Log10(float64(g)), Y: m.Mean})
 		}
-		gm := geoMean(per)
-		res.Values[fmt.Sprintf("geo/%d", g)] = gm
+		gm := r.Geo(g, random)
 		lines["geo. mean"] = append(lines["geo. mean"], plotter.XY{X: math.Log10(float64(g)), Y: gm})
 		t.AddRow(append(cells, fmt.Sprintf("%.1f", gm))...)
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Komorium passive (instrumentation free, so every granularity sees the same execution), MaxPath 50, leaf optimisation and cached path on; %v per run, seeds %v. Paper (SPECjvm98, problem size 100): constant best around 5 000–10 000 with dips at 500–1 000 on periodic programs; randomized geo. mean > 96 %% at 500 and non-increasing.", d, o.Seeds))
+	t.Notes = append(t.Notes, fmt.Sprintf("Komorium passive (instrumentation free, so every granularity sees the same execution), MaxPath 50, leaf optimisation and cached path on; %v per run, seeds %v. Paper (SPECjvm98, problem size 100): constant best around 5 000–10 000 with dips at 500–1 000 on periodic programs; randomized geo. mean > 96 %% at 500 and non-increasing.", d, r.Seeds))
 	p := plot.New()
 	p.Title.Text = "Accuracy vs " + kind + " granularity"
 	p.X.Label.Text = "log10(granularity)"
@@ -196,19 +302,22 @@ func runBinderAccuracy(o Options, random bool) (*Result, error) {
 	return res, nil
 }
 
-// runB5 is Table I: δb, the relative error of the total bytecode count the
-// agent was told, per stand-in and constant granularity (seed 1: the
-// count is deterministic for a given execution).
-func runB5(o Options) (*Result, error) {
-	grid, err := binderGrid(o)
-	if err != nil {
-		return nil, err
-	}
-	benches, _ := binderSetup(o)
+// B5Result is Table I: δb per stand-in and constant granularity.
+type B5Result struct{ BinderGrid }
+
+// MeasureB5 reads δb, the relative error of the total bytecode count the
+// agent was told, from the grid.
+func MeasureB5(o Options) (*B5Result, error) {
+	g, err := measureBinderGrid(o)
+	return &B5Result{g}, err
+}
+
+func (r *B5Result) render() (*Result, error) {
+	benches := r.Benches
 	hdr, rows := readReference("binder2006_tableI_bytecode_error.csv")
 	ref := map[string][]string{} // by granularity
-	for _, r := range rows {
-		ref[r[0]] = r
+	for _, row := range rows {
+		ref[row[0]] = row
 	}
 	col := map[string]int{}
 	for i, h := range hdr {
@@ -219,54 +328,41 @@ func runB5(o Options) (*Result, error) {
 		cols = append(cols, b, b+" (paper)")
 	}
 	t := &Table{Title: "δb = (reported − executed) / executed bytecodes, constant granularity (mean over seeds)", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
 	for _, g := range binderGrans {
 		cells := []any{g}
 		for _, b := range benches {
-			var v []float64
-			for _, s := range o.Seeds {
-				v = append(v, grid[binderKey{b, g, false, s}].deltaB)
-			}
-			m, _ := MeanCI(v)
-			res.Values[fmt.Sprintf("%s/%d", b, g)] = m
 			paper := ""
 			if row, ok := ref[fmt.Sprint(g)]; ok {
 				if i, ok := col[b]; ok && i < len(row) {
 					paper = row[i]
 				}
 			}
-			cells = append(cells, fmt.Sprintf("%.1e", m), paper)
+			cells = append(cells, fmt.Sprintf("%.1e", r.DeltaB(b, g)), paper)
 		}
 		t.AddRow(cells...)
 	}
 	t.Notes = append(t.Notes, "Negative: each thread's bytecodes after its last sample are never reported (the tail grows with the granularity; our runs stop at a time limit, which cuts every thread's tail, where the paper's benchmarks ran to completion). Positive: a basic block cut short by an exception was counted whole.")
-	return res, nil
+	return &Result{Table: t, Tidy: tidyOf(r.obs(false))}, nil
 }
 
-// runB6 is Fig. 11: the sampled CCT's size per granularity, constant vs
-// randomized, summed over the stand-ins (mean over seeds).
-func runB6(o Options) (*Result, error) {
-	grid, err := binderGrid(o)
-	if err != nil {
-		return nil, err
-	}
-	benches, _ := binderSetup(o)
+// B6Result is Fig. 11: the sampled CCT's size per granularity.
+type B6Result struct{ BinderGrid }
+
+// MeasureB6 reads the sampled CCTs' sizes from the grid.
+func MeasureB6(o Options) (*B6Result, error) {
+	g, err := measureBinderGrid(o)
+	return &B6Result{g}, err
+}
+
+func (r *B6Result) render() (*Result, error) {
 	t := &Table{Title: "Profile size (CCT nodes, summed over the stand-ins; mean over seeds)", Columns: []string{"granularity", "constant", "randomized", "randomized / constant"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	var cl, rl plotter.XYs
 	for _, g := range binderGrans {
-		var c, r float64
-		for _, b := range benches {
-			for _, s := range o.Seeds {
-				c += float64(grid[binderKey{b, g, false, s}].nodes) / float64(len(o.Seeds))
-				r += float64(grid[binderKey{b, g, true, s}].nodes) / float64(len(o.Seeds))
-			}
-		}
-		res.Values[fmt.Sprintf("constant/%d", g)] = c
-		res.Values[fmt.Sprintf("random/%d", g)] = r
-		t.AddRow(g, fmt.Sprintf("%.0f", c), fmt.Sprintf("%.0f", r), fmt.Sprintf("%.2f", r/c))
+		c, rn := r.Size(g, false), r.Size(g, true)
+		t.AddRow(g, fmt.Sprintf("%.0f", c), fmt.Sprintf("%.0f", rn), fmt.Sprintf("%.2f", rn/c))
 		cl = append(cl, plotter.XY{X: math.Log10(float64(g)), Y: c})
-		rl = append(rl, plotter.XY{X: math.Log10(float64(g)), Y: r})
+		rl = append(rl, plotter.XY{X: math.Log10(float64(g)), Y: rn})
 	}
 	t.Notes = append(t.Notes, "Paper: size falls with granularity; at 500–10 000 constant-granularity profiles are smaller than randomized ones, because a constant period keeps hitting the same positions and misses stacks.")
 	p := plot.New()
@@ -281,15 +377,52 @@ func runB6(o Options) (*Result, error) {
 }
 
 func init() {
-	register(Experiment{Name: "b4-maxpath", Claim: "B4", Title: "Binder §6: accuracy with and without MaxPath", Run: runB4})
-	register(Experiment{Name: "b7-overhead", Claim: "B7", Title: "Binder Fig. 12–15: overhead vs granularity and the instrumentation floor", Run: runB7})
-	register(Experiment{Name: "b8-timer-short-runs", Claim: "B8", Title: "Binder Fig. 16: a 1 ms timer sampler on short runs", Run: runB8})
-	register(Experiment{Name: "b9-reproducible", Claim: "B9", Title: "Binder §1/§7: the same granularity gives the same profile on any CPU and load", Run: runB9})
+	register(Experiment{Name: "b4-maxpath", Claim: "B4", Title: "Binder §6: accuracy with and without MaxPath", Run: typed(MeasureB4)})
+	register(Experiment{Name: "b7-overhead", Claim: "B7", Title: "Binder Fig. 12–15: overhead vs granularity and the instrumentation floor", Run: typed(MeasureB7)})
+	register(Experiment{Name: "b8-timer-short-runs", Claim: "B8", Title: "Binder Fig. 16: a 1 ms timer sampler on short runs", Run: typed(MeasureB8)})
+	register(Experiment{Name: "b9-reproducible", Claim: "B9", Title: "Binder §1/§7: the same granularity gives the same profile on any CPU and load", Run: typed(MeasureB9)})
 }
 
-// runB4: accuracy at granularity 10 000 with MaxPath 50 (from the grid)
-// and with MaxPath off (a check only at returns, calls and loop heads).
-func runB4(o Options) (*Result, error) {
+// B4Obs is one tidy observation of B4: Komorium's overlap (%) with the
+// exact bytecode CCT at granularity 10 000 on Benchmark with Seed, MaxPath
+// 50 or 0 (off).
+type B4Obs struct {
+	Benchmark  string
+	Seed       uint64
+	MaxPath    int
+	OverlapPct float64 `tidy:"overlap_pct"`
+}
+
+// B4Result is B4's runs.
+type B4Result struct {
+	Seeds   []uint64
+	Benches []string
+	Obs     []B4Obs
+}
+
+// Accuracy is the overlap on b with MaxPath mp over the seeds.
+func (r *B4Result) Accuracy(b string, mp int) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.MaxPath == mp {
+			xs = append(xs, x.OverlapPct)
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: B4 has no runs of %s with MaxPath %d", b, mp))
+	}
+	return NewStat(xs)
+}
+
+// Loss is the accuracy (points) b loses with MaxPath off.
+func (r *B4Result) Loss(b string) float64 {
+	return r.Accuracy(b, 50).Mean - r.Accuracy(b, 0).Mean
+}
+
+// MeasureB4: accuracy at granularity 10 000 with MaxPath 50 (from the
+// grid) and with MaxPath off (a check only at returns, calls and loop
+// heads).
+func MeasureB4(o Options) (*B4Result, error) {
 	grid, err := binderGrid(o)
 	if err != nil {
 		return nil, err
@@ -315,28 +448,29 @@ func runB4(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Title: "Accuracy (%) at granularity 10 000, MaxPath 50 vs off (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "MaxPath 50", "MaxPath off", "loss (points)"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	for bi, b := range benches {
-		var on, no []float64
-		for si, s := range o.Seeds {
-			on = append(on, grid[binderKey{b, g, false, s}].overlap)
-			no = append(no, off[bi*len(o.Seeds)+si].overlap)
-		}
-		mo, ho := MeanCI(on)
-		mn, hn := MeanCI(no)
-		res.Values[b+"/loss"] = mo - mn
-		t.AddRow(b, fmt.Sprintf("%.1f ± %.1f", mo, ho), fmt.Sprintf("%.1f ± %.1f", mn, hn), fmt.Sprintf("%+.1f", mo-mn))
+	res := &B4Result{Seeds: o.Seeds, Benches: benches}
+	for i, k := range keys {
+		res.Obs = append(res.Obs, B4Obs{k.bench, k.seed, 50, grid[binderKey{k.bench, g, false, k.seed}].overlap},
+			B4Obs{k.bench, k.seed, 0, off[i].overlap})
 	}
-	t.Notes = append(t.Notes, "Paper: MaxPath matters on mpegaudio (large basic blocks), ≈ 5 points; elsewhere it changes nothing. Without it a sample is only taken at a check after the whole block, so long blocks collect the samples of the code they span.")
 	return res, nil
 }
 
-// runB7: costed Komorium, overhead = extra simulated time per unit of
+func (r *B4Result) render() (*Result, error) {
+	t := &Table{Title: "Accuracy (%) at granularity 10 000, MaxPath 50 vs off (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "MaxPath 50", "MaxPath off", "loss (points)"}}
+	for _, b := range r.Benches {
+		on, no := r.Accuracy(b, 50), r.Accuracy(b, 0)
+		t.AddRow(b, fmt.Sprintf("%.1f ± %.1f", on.Mean, on.CI), fmt.Sprintf("%.1f ± %.1f", no.Mean, no.CI), fmt.Sprintf("%+.1f", on.Mean-no.Mean))
+	}
+	t.Notes = append(t.Notes, "Paper: MaxPath matters on mpegaudio (large basic blocks), ≈ 5 points; elsewhere it changes nothing. Without it a sample is only taken at a check after the whole block, so long blocks collect the samples of the code they span.")
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
+}
+
+// MeasureB7: costed Komorium, overhead = extra simulated time per unit of
 // work over the unprofiled run, for each granularity, the
 // instrumentation alone ("No Prof.": a granularity no run reaches), and
 // the instrumentation alone without the leaf-method optimisation.
-func runB7(o Options) (*Result, error) {
+func MeasureB7(o Options) (*B7Result, error) {
 	benches := []string{"compress", "javac"}
 	d := 100 * sim.Millisecond
 	if o.Full {
@@ -394,28 +528,73 @@ func runB7(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	get := map[key]float64{}
-	for i, k := range keys {
-		get[k] = work[i]
-	}
-	cols := []string{"benchmark"}
+	res := &B7Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, c := range cfgs[1:] {
-		cols = append(cols, c.name)
+		res.Configs = append(res.Configs, c.name)
 	}
+	base := map[[2]any]float64{}
+	for i, k := range keys {
+		if k.cfg == 0 {
+			base[[2]any{k.bench, k.seed}] = work[i]
+		}
+	}
+	for i, k := range keys {
+		if k.cfg == 0 {
+			continue
+		}
+		b0 := base[[2]any{k.bench, k.seed}]
+		res.Obs = append(res.Obs, B7Obs{k.bench, k.seed, cfgs[k.cfg].name, b0, work[i], 100 * (b0/work[i] - 1)})
+	}
+	return res, nil
+}
+
+// B7Obs is one tidy observation of B7: the bytecodes Benchmark executed
+// with Seed unprofiled (BaseBytecodes) and under Config (a granularity,
+// "No Prof." or "No Prof., no leaf opt."), and the overhead (%).
+type B7Obs struct {
+	Benchmark     string
+	Seed          uint64
+	Config        string
+	BaseBytecodes float64 `tidy:"base_bytecodes"`
+	Bytecodes     float64
+	OverheadPct   float64 `tidy:"overhead_pct"`
+}
+
+// B7Result is B7's runs.
+type B7Result struct {
+	Seeds    []uint64
+	Benches  []string
+	Configs  []string
+	Duration sim.Time
+	Obs      []B7Obs
+}
+
+// Overhead is the overhead (%) on b under config c over the seeds.
+func (r *B7Result) Overhead(b, c string) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Config == c {
+			xs = append(xs, x.OverheadPct)
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: B7 has no runs of %s under %q", b, c))
+	}
+	return NewStat(xs)
+}
+
+func (r *B7Result) render() (*Result, error) {
+	benches, d := r.Benches, r.Duration
+	cols := append([]string{"benchmark"}, r.Configs...)
 	t := &Table{Title: "Overhead (%): time per bytecode relative to the unprofiled run (mean ± 95 % CI over seeds)", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	bars := map[string]plotter.Values{}
 	for _, b := range benches {
 		cells := []any{b}
-		for ci, c := range cfgs[1:] {
-			var v []float64
-			for _, s := range o.Seeds {
-				v = append(v, 100*(get[key{b, s, 0}]/get[key{b, s, ci + 1}]-1))
-			}
-			m, h := MeanCI(v)
-			res.Values[b+"/"+c.name] = m
-			bars[c.name] = append(bars[c.name], m)
-			cells = append(cells, fmt.Sprintf("%.1f ± %.1f", m, h))
+		for _, c := range r.Configs {
+			m := r.Overhead(b, c)
+			bars[c] = append(bars[c], m.Mean)
+			cells = append(cells, fmt.Sprintf("%.1f ± %.1f", m.Mean, m.CI))
 		}
 		t.AddRow(cells...)
 	}
@@ -424,15 +603,15 @@ func runB7(o Options) (*Result, error) {
 	p.Title.Text = "Komorium overhead"
 	p.Y.Label.Text = "overhead (%)"
 	w := vg.Points(7)
-	for ci, c := range cfgs[1:] {
-		bc, err := plotter.NewBarChart(bars[c.name], w)
+	for ci, c := range r.Configs {
+		bc, err := plotter.NewBarChart(bars[c], w)
 		if err != nil {
 			return nil, err
 		}
-		bc.Offset = w * vg.Length(ci-len(cfgs[1:])/2)
+		bc.Offset = w * vg.Length(ci-len(r.Configs)/2)
 		bc.Color = plotutil.Color(ci)
 		p.Add(bc)
-		p.Legend.Add(c.name, bc)
+		p.Legend.Add(c, bc)
 	}
 	p.NominalX(benches...)
 	p.Legend.Top = true
@@ -440,11 +619,69 @@ func runB7(o Options) (*Result, error) {
 	return res, nil
 }
 
-// runB8: a timer-driven safepoint sampler at 1 ms with depth 100 (hprof's
-// setting in Binder's comparison) on the short -small stand-ins, against
-// the exact CPU-time CCT, next to Komorium at 10 000 against the exact
-// bytecode CCT.
-func runB8(o Options) (*Result, error) {
+// B8Obs is one tidy observation of B8: on Benchmark with Seed, the
+// overlap (%) of the 1 ms timer sampler with the exact CPU-time CCT and
+// of Komorium (10 000) with the exact bytecode CCT.
+type B8Obs struct {
+	Benchmark   string
+	Seed        uint64
+	TimerPct    float64 `tidy:"timer_pct"`
+	KomoriumPct float64 `tidy:"komorium_pct"`
+}
+
+// B8Result is B8's runs.
+type B8Result struct {
+	Seeds    []uint64
+	Benches  []string
+	Duration sim.Time
+	Obs      []B8Obs
+}
+
+// of lists benchmark b's runs.
+func (r *B8Result) of(b string) []B8Obs {
+	var out []B8Obs
+	for _, x := range r.Obs {
+		if x.Benchmark == b {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		panic("study: B8 has no runs of " + b)
+	}
+	return out
+}
+
+// Timer and Komorium are the two profilers' overlap on b over the seeds.
+func (r *B8Result) Timer(b string) Stat {
+	var xs []float64
+	for _, x := range r.of(b) {
+		xs = append(xs, x.TimerPct)
+	}
+	return NewStat(xs)
+}
+
+func (r *B8Result) Komorium(b string) Stat {
+	var xs []float64
+	for _, x := range r.of(b) {
+		xs = append(xs, x.KomoriumPct)
+	}
+	return NewStat(xs)
+}
+
+// TimerMean is the timer's overlap, mean over the stand-ins.
+func (r *B8Result) TimerMean() float64 {
+	var m float64
+	for _, b := range r.Benches {
+		m += r.Timer(b).Mean / float64(len(r.Benches))
+	}
+	return m
+}
+
+// MeasureB8: a timer-driven safepoint sampler at 1 ms with depth 100
+// (hprof's setting in Binder's comparison) on the short -small
+// stand-ins, against the exact CPU-time CCT, next to Komorium at 10 000
+// against the exact bytecode CCT.
+func MeasureB8(o Options) (*B8Result, error) {
 	benches := []string{"compress-small", "jess-small", "javac-small", "jack-small"}
 	d := 60 * sim.Millisecond
 	if o.Full {
@@ -453,11 +690,8 @@ func runB8(o Options) (*Result, error) {
 			benches = append(benches, b+"-small")
 		}
 	}
-	t := &Table{Title: "Accuracy (% CCT overlap) on short runs: 1 ms safepoint timer sampler vs Komorium (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "timer 1 ms, depth 100", "komorium 10 000"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	var sum float64
+	res := &B8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, b := range benches {
-		var tv, kv []float64
 		for _, s := range o.Seeds {
 			p, err := workloads.Get(b)
 			if err != nil {
@@ -477,41 +711,72 @@ func runB8(o Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			tv = append(tv, 100*profile.OverlapContexts(out.Profiles["safepoint"], out.Profiles["truth"]))
 			kr, err := komoriumOnce(b, s, d, func(c *samplers.KomoriumConfig) {})
 			if err != nil {
 				return nil, err
 			}
-			kv = append(kv, kr.overlap)
+			res.Obs = append(res.Obs, B8Obs{b, s, 100 * profile.OverlapContexts(out.Profiles["safepoint"], out.Profiles["truth"]), kr.overlap})
 		}
-		mt, ht := MeanCI(tv)
-		mk, hk := MeanCI(kv)
-		res.Values[b+"/timer"], res.Values[b+"/komorium"] = mt, mk
-		sum += mt / float64(len(benches))
-		t.AddRow(b, fmt.Sprintf("%.1f ± %.1f", mt, ht), fmt.Sprintf("%.1f ± %.1f", mk, hk))
 	}
-	res.Values["timer_mean"] = sum
-	t.Notes = append(t.Notes, fmt.Sprintf("%v per run (short runs: ≈ %d timer samples). Paper: hprof at 1 ms reached < 7 %% overlap with the exact CPU-time CCT on SPECjvm98.", d, d/sim.Millisecond))
 	return res, nil
 }
 
-// runB9: Komorium at constant granularity gives identical profiles under
-// different CPU speeds and loads (one CPU shared with the VM's threads);
-// tprof's differ. The programs run to their end, so every variant
-// executes the same bytecodes.
-func runB9(o Options) (*Result, error) {
-	type variant struct {
-		name        string
-		speed, cpus int64
+func (r *B8Result) render() (*Result, error) {
+	t := &Table{Title: "Accuracy (% CCT overlap) on short runs: 1 ms safepoint timer sampler vs Komorium (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "timer 1 ms, depth 100", "komorium 10 000"}}
+	for _, b := range r.Benches {
+		tm, km := r.Timer(b), r.Komorium(b)
+		t.AddRow(b, fmt.Sprintf("%.1f ± %.1f", tm.Mean, tm.CI), fmt.Sprintf("%.1f ± %.1f", km.Mean, km.CI))
 	}
-	vs := []variant{{"1 GHz, 4 CPUs", 100, 4}, {"2.5 GHz, 4 CPUs", 250, 4}, {"400 MHz, 4 CPUs", 40, 4}, {"1 GHz, 1 CPU", 100, 1}}
-	t := &Table{Title: "Does the profile change with the CPU? (CCT overlap with the first variant's profile, %)", Columns: []string{"program", "variant", "komorium 10 000", "komorium identical", "tprof 10 ms"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	minK, maxT := 100.0, 0.0
+	t.Notes = append(t.Notes, fmt.Sprintf("%v per run (short runs: ≈ %d timer samples). Paper: hprof at 1 ms reached < 7 %% overlap with the exact CPU-time CCT on SPECjvm98.", r.Duration, r.Duration/sim.Millisecond))
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
+}
+
+// b9Variants are the CPUs B9 runs on: speed (percent of 1 GHz) and count.
+var b9Variants = []struct {
+	name        string
+	speed, cpus int64
+}{{"1 GHz, 4 CPUs", 100, 4}, {"2.5 GHz, 4 CPUs", 250, 4}, {"400 MHz, 4 CPUs", 40, 4}, {"1 GHz, 1 CPU", 100, 1}}
+
+// B9Obs is one tidy observation of B9: the run of Program with Seed on
+// Variant, each profiler's CCT overlap (%) with its profile on the first
+// variant and whether it is identical (same stacks, same counts).
+type B9Obs struct {
+	Program           string
+	Seed              uint64
+	Variant           string
+	KomoriumPct       float64 `tidy:"komorium_pct"`
+	KomoriumIdentical bool
+	TprofPct          float64 `tidy:"tprof_pct"`
+	TprofIdentical    bool
+}
+
+// B9Result is B9's runs.
+type B9Result struct {
+	Seeds []uint64
+	Obs   []B9Obs
+}
+
+// Compared lists the observations on the variants after the first.
+func (r *B9Result) Compared() []B9Obs {
+	var out []B9Obs
+	for _, x := range r.Obs {
+		if x.Variant != b9Variants[0].name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// MeasureB9: Komorium at constant granularity gives identical profiles
+// under different CPU speeds and loads (one CPU shared with the VM's
+// threads); tprof's differ. The programs run to their end, so every
+// variant executes the same bytecodes.
+func MeasureB9(o Options) (*B9Result, error) {
+	res := &B9Result{Seeds: o.Seeds}
 	for _, prog := range []string{"sqsum", "deepcall"} {
 		for _, seed := range o.Seeds {
 			var refK, refT *profile.Profile
-			for vi, v := range vs {
+			for vi, v := range b9Variants {
 				p, err := workloads.Get(prog)
 				if err != nil {
 					return nil, err
@@ -528,27 +793,23 @@ func runB9(o Options) (*Result, error) {
 				if vi == 0 {
 					refK, refT = k, tp
 				}
-				ok := 100 * profile.OverlapContexts(refK, k)
-				ot := 100 * profile.OverlapContexts(refT, tp)
-				same := sameSamples(refK, k)
-				if vi > 0 {
-					minK, maxT = math.Min(minK, ok), math.Max(maxT, ot)
-					if !same {
-						res.Values["komorium_differs"]++
-					}
-					if sameSamples(refT, tp) {
-						res.Values["tprof_identical"]++
-					}
-				}
-				if seed == o.Seeds[0] {
-					t.AddRow(prog, v.name, fmt.Sprintf("%.2f", ok), fmt.Sprint(same), fmt.Sprintf("%.2f", ot))
-				}
+				res.Obs = append(res.Obs, B9Obs{prog, seed, v.name, 100 * profile.OverlapContexts(refK, k), sameSamples(refK, k),
+					100 * profile.OverlapContexts(refT, tp), sameSamples(refT, tp)})
 			}
 		}
 	}
-	res.Values["komorium_min_overlap"], res.Values["tprof_max_overlap"] = minK, maxT
-	t.Notes = append(t.Notes, fmt.Sprintf("Binder's sqSum and a deep call chain, run to their end; seeds %v (rows for the first). 'identical': the same stacks with the same sample counts.", o.Seeds))
 	return res, nil
+}
+
+func (r *B9Result) render() (*Result, error) {
+	t := &Table{Title: "Does the profile change with the CPU? (CCT overlap with the first variant's profile, %)", Columns: []string{"program", "variant", "komorium 10 000", "komorium identical", "tprof 10 ms"}}
+	for _, x := range r.Obs {
+		if x.Seed == r.Seeds[0] {
+			t.AddRow(x.Program, x.Variant, fmt.Sprintf("%.2f", x.KomoriumPct), fmt.Sprint(x.KomoriumIdentical), fmt.Sprintf("%.2f", x.TprofPct))
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Binder's sqSum and a deep call chain, run to their end; seeds %v (rows for the first). 'identical': the same stacks with the same sample counts.", r.Seeds))
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }
 
 // sameSamples reports whether two profiles hold the same stacks with the
