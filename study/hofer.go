@@ -23,13 +23,13 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: runH1})
-	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: runH2})
-	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: runH3})
-	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: runH4})
-	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: runH5})
-	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: runH6})
-	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: runH7})
+	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: typed(MeasureH1)})
+	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: typed(MeasureH2)})
+	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: typed(MeasureH3)})
+	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: typed(MeasureH4)})
+	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(MeasureH5)})
+	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: typed(MeasureH6)})
+	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: typed(MeasureH7)})
 }
 
 // hoferTechniques are the paper's three sampling techniques, in its order.
@@ -188,12 +188,175 @@ func geoMeanOverhead(pcts []float64) float64 {
 	return 100 * (math.Exp(s/float64(len(pcts))) - 1)
 }
 
-func runH1(o Options) (*Result, error) {
+// HoferRunObs is one tidy observation of the overhead runs: the run of
+// Benchmark with Seed under Technique ("none": unprofiled) at IntervalUs,
+// its steady-state speed (bytecodes per simulated second after the
+// warm-up), the samples it took and ISPS's thread-end retrieves.
+type HoferRunObs struct {
+	Benchmark          string
+	Seed               uint64
+	Technique          string
+	IntervalUs         float64 `tidy:"interval_us"`
+	Speed              float64
+	Taken              int64
+	ThreadEndRetrieves float64
+}
+
+// HoferLatencyObs is one sampling latency (ms) of a run.
+type HoferLatencyObs struct {
+	Benchmark  string
+	Seed       uint64
+	Technique  string
+	IntervalUs float64 `tidy:"interval_us"`
+	LatencyMs  float64 `tidy:"latency_ms"`
+}
+
+// HoferOverheadData is the overhead runs behind H1–H4.
+type HoferOverheadData struct {
+	Seeds   []uint64
+	Benches []string
+	Note    string
+	o       Options
+	runs    map[hoferKey]*hoferRun
+}
+
+func measureHoferOverhead(o Options) (HoferOverheadData, error) {
 	runs, err := hoferOverheadRuns(o)
 	if err != nil {
-		return nil, err
+		return HoferOverheadData{}, err
 	}
-	benches := hoferOverheadBenches(o)
+	return HoferOverheadData{Seeds: o.Seeds, Benches: hoferOverheadBenches(o), Note: hoferOverheadNote(o), o: o, runs: runs}, nil
+}
+
+// run is the run of (bench, seed index, prof, iv); it panics on a run the
+// grid does not hold.
+func (d *HoferOverheadData) run(bench string, si int, prof string, iv sim.Time) *hoferRun {
+	r, ok := d.runs[hoferKey{bench, si, prof, iv}]
+	if !ok {
+		panic(fmt.Sprintf("study: no Hofer overhead run of %s seed %d %q %v", bench, si, prof, iv))
+	}
+	return r
+}
+
+// Overheads lists the overhead (%) of each seed's run of (b, pr, iv).
+func (d *HoferOverheadData) Overheads(b, pr string, iv sim.Time) []float64 {
+	var out []float64
+	for si := range d.Seeds {
+		out = append(out, 100*(d.run(b, si, "", 0).speed/d.run(b, si, pr, iv).speed-1))
+	}
+	return out
+}
+
+// Overhead is Overheads' Stat.
+func (d *HoferOverheadData) Overhead(b, pr string, iv sim.Time) Stat {
+	return NewStat(d.Overheads(b, pr, iv))
+}
+
+// Diff is the overhead of technique a minus c (points) on b at iv,
+// paired by seed.
+func (d *HoferOverheadData) Diff(b, a, c string, iv sim.Time) Stat {
+	x, y := d.Overheads(b, a, iv), d.Overheads(b, c, iv)
+	var diff []float64
+	for i := range x {
+		diff = append(diff, x[i]-y[i])
+	}
+	return NewStat(diff)
+}
+
+// GeoMean is the geometric mean over the stand-ins but tmt (H4's
+// exception) of pr's mean overhead at iv.
+func (d *HoferOverheadData) GeoMean(pr string, iv sim.Time) float64 {
+	var means []float64
+	for _, b := range d.Benches {
+		if b != "tmt" {
+			means = append(means, d.Overhead(b, pr, iv).Mean)
+		}
+	}
+	return geoMeanOverhead(means)
+}
+
+// Gap is JVMTI − SPS (points) at iv, paired by seed on each stand-in but
+// tmt, pooled.
+func (d *HoferOverheadData) Gap(iv sim.Time) Stat {
+	var gaps []float64
+	for _, b := range d.Benches {
+		if b == "tmt" {
+			continue
+		}
+		j, s := d.Overheads(b, "jvmti", iv), d.Overheads(b, "sps", iv)
+		for i := range j {
+			gaps = append(gaps, j[i]-s[i])
+		}
+	}
+	return NewStat(gaps)
+}
+
+// Latencies are (b, pr, iv)'s latencies pooled over seeds, in ms, sorted.
+func (d *HoferOverheadData) Latencies(b, pr string, iv sim.Time) []float64 {
+	d.run(b, 0, pr, iv)
+	return hoferLatencies(d.runs, d.o, b, pr, iv)
+}
+
+// Taken is the mean over seeds of the samples (b, pr, iv) took.
+func (d *HoferOverheadData) Taken(b, pr string, iv sim.Time) float64 {
+	var n float64
+	for si := range d.Seeds {
+		n += float64(d.run(b, si, pr, iv).costs.Taken) / float64(len(d.Seeds))
+	}
+	return n
+}
+
+// LongShare is the share of (b, pr, iv)'s latencies above 1 ms.
+func (d *HoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
+	l := d.Latencies(b, pr, iv)
+	n := 0
+	for _, x := range l {
+		if x > 1 {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(l), 1))
+}
+
+// ThreadEnds is the mean over seeds of ISPS's thread-end retrieves on b
+// at iv.
+func (d *HoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
+	var ends float64
+	for si := range d.Seeds {
+		ends += d.run(b, si, "isps", iv).costs.Extra["thread_end_retrieves"] / float64(len(d.Seeds))
+	}
+	return ends
+}
+
+// runObs lists the runs of the given stand-ins as observations.
+func (d *HoferOverheadData) runObs(benches []string) []HoferRunObs {
+	var out []HoferRunObs
+	for _, b := range benches {
+		for si, seed := range d.Seeds {
+			r := d.run(b, si, "", 0)
+			out = append(out, HoferRunObs{b, seed, "none", 0, r.speed, 0, 0})
+			for _, pr := range hoferTechniques {
+				for _, iv := range hoferIntervals {
+					r := d.run(b, si, pr, iv)
+					out = append(out, HoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Extra["thread_end_retrieves"]})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// H1Result is Fig. 9/10's overhead.
+type H1Result struct{ HoferOverheadData }
+
+// MeasureH1 reads (or runs) the overhead grid.
+func MeasureH1(o Options) (*H1Result, error) {
+	d, err := measureHoferOverhead(o)
+	return &H1Result{d}, err
+}
+
+func (r *H1Result) render() (*Result, error) {
+	benches := r.Benches
 	cols := []string{"stand-in"}
 	for _, iv := range hoferIntervals {
 		for _, pr := range hoferTechniques {
@@ -201,19 +364,12 @@ func runH1(o Options) (*Result, error) {
 		}
 	}
 	t := &Table{Title: "H1: overhead (%), mean ± 95 % CI over seeds", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	means := map[string][]float64{} // "prof/iv" → per-stand-in means, tmt excluded
+	res := &Result{Table: t, Tidy: tidyOf(r.runObs(benches))}
 	for _, b := range benches {
 		cells := []any{b}
 		for _, iv := range hoferIntervals {
 			for _, pr := range hoferTechniques {
-				m, h := MeanCI(hoferOverhead(runs, o, b, pr, iv))
-				k := fmt.Sprintf("%s/%s/%v", b, pr, iv)
-				res.Values[k], res.Values[k+"/ci"] = m, h
-				cells = append(cells, fmtCI(m, h))
-				if b != "tmt" { // H4's exception, reported on its own
-					means[fmt.Sprintf("%s/%v", pr, iv)] = append(means[fmt.Sprintf("%s/%v", pr, iv)], m)
-				}
+				cells = append(cells, r.Overhead(b, pr, iv).String())
 			}
 		}
 		t.AddRow(cells...)
@@ -222,8 +378,7 @@ func runH1(o Options) (*Result, error) {
 	bars := map[string]plotter.Values{}
 	for _, iv := range hoferIntervals {
 		for _, pr := range hoferTechniques {
-			g := geoMeanOverhead(means[fmt.Sprintf("%s/%v", pr, iv)])
-			res.Values[fmt.Sprintf("geomean/%s/%v", pr, iv)] = g
+			g := r.GeoMean(pr, iv)
 			cells = append(cells, fmt.Sprintf("%.2f", g))
 			bars[pr] = append(bars[pr], math.Log10(math.Max(g, 0.001)))
 		}
@@ -234,36 +389,15 @@ func runH1(o Options) (*Result, error) {
 	for _, b := range benches {
 		cells := []any{b + ": isps − sps (paired)"}
 		for _, iv := range hoferIntervals {
-			i, sp := hoferOverhead(runs, o, b, "isps", iv), hoferOverhead(runs, o, b, "sps", iv)
-			var d []float64
-			for k := range i {
-				d = append(d, i[k]-sp[k])
-			}
-			m, h := MeanCI(d)
-			k := fmt.Sprintf("%s/isps-sps/%v", b, iv)
-			res.Values[k], res.Values[k+"/ci"] = m, h
-			cells = append(cells, "", "", fmt.Sprintf("%+.2f ± %.2f", m, h))
+			m := r.Diff(b, "isps", "sps", iv)
+			cells = append(cells, "", "", fmt.Sprintf("%+.2f ± %.2f", m.Mean, m.CI))
 		}
 		t.AddRow(cells...)
 	}
-	// The JVMTI − SPS gap per interval, paired by seed on each stand-in.
-	for _, iv := range hoferIntervals {
-		var gaps []float64
-		for _, b := range benches {
-			if b == "tmt" {
-				continue
-			}
-			j, s := hoferOverhead(runs, o, b, "jvmti", iv), hoferOverhead(runs, o, b, "sps", iv)
-			for i := range j {
-				gaps = append(gaps, j[i]-s[i])
-			}
-		}
-		m, h := MeanCI(gaps)
-		res.Values[fmt.Sprintf("gap/%v", iv)], res.Values[fmt.Sprintf("gap/%v/ci", iv)] = m, h
-	}
-	t.Notes = append(t.Notes, hoferOverheadNote(o),
+	g10, g1, g01 := r.Gap(10*sim.Millisecond), r.Gap(sim.Millisecond), r.Gap(100*sim.Microsecond)
+	t.Notes = append(t.Notes, r.Note,
 		fmt.Sprintf("JVMTI − SPS, paired by seed over the stand-ins but tmt: %.2f ± %.2f points at 10 ms, %.2f ± %.2f at 1 ms, %.2f ± %.2f at 0.1 ms.",
-			res.Values["gap/10ms"], res.Values["gap/10ms/ci"], res.Values["gap/1ms"], res.Values["gap/1ms/ci"], res.Values["gap/100µs"], res.Values["gap/100µs/ci"]),
+			g10.Mean, g10.CI, g1.Mean, g1.CI, g01.Mean, g01.CI),
 		"Paper (DaCapo 9.12, Fig. 9): at 10 ms JVMTI > 10 % on average, SPS < 3 %, ISPS close to 2 %; the improvements are largest on lusearch, sunflow, tradebeans, tradesoap and xalan (CPU-heavy or many threads); Scala (Fig. 10): JVMTI ≈ 5 % at 10 ms, ≈ 25 % at 1 ms where ISPS stays < 10 %.")
 	p := plot.New()
 	p.Title.Text = "H1: geometric-mean overhead by interval"
@@ -310,16 +444,27 @@ func hoferLatencies(runs map[hoferKey]*hoferRun, o Options, bench, prof string, 
 	return out
 }
 
-func runH2(o Options) (*Result, error) {
-	runs, err := hoferOverheadRuns(o)
-	if err != nil {
-		return nil, err
-	}
-	benches := hoferOverheadBenches(o)
+// H2Result is Fig. 11's latencies at 1 ms.
+type H2Result struct{ HoferOverheadData }
+
+// MeasureH2 reads (or runs) the overhead grid.
+func MeasureH2(o Options) (*H2Result, error) {
+	d, err := measureHoferOverhead(o)
+	return &H2Result{d}, err
+}
+
+// Quantile is the q-quantile (ms) of (b, pr)'s latencies at 1 ms, pooled
+// over seeds.
+func (r *H2Result) Quantile(b, pr string, q float64) float64 {
+	return quantile(r.Latencies(b, pr, sim.Millisecond), q)
+}
+
+func (r *H2Result) render() (*Result, error) {
+	benches := r.Benches
 	iv := sim.Millisecond
 	t := &Table{Title: "H2: sampling latency at 1 ms (ms; pooled over seeds): median [2.5 % – 97.5 %] max",
 		Columns: append([]string{"stand-in"}, hoferTechniques...)}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	var obs []HoferLatencyObs
 	p := plot.New()
 	p.Title.Text = "H2: latency at 1 ms (box: quartiles; whiskers: 1.5 IQR)"
 	p.Y.Label.Text = "log10(latency / ms)"
@@ -329,11 +474,13 @@ func runH2(o Options) (*Result, error) {
 		names = append(names, b)
 		cells := []any{b}
 		for pi, pr := range hoferTechniques {
-			l := hoferLatencies(runs, o, b, pr, iv)
+			for si, seed := range r.Seeds {
+				for _, l := range r.run(b, si, pr, iv).costs.Latencies {
+					obs = append(obs, HoferLatencyObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), float64(l) / 1e6})
+				}
+			}
+			l := r.Latencies(b, pr, iv)
 			med, lo, hi, mx := quantile(l, 0.5), quantile(l, 0.025), quantile(l, 0.975), quantile(l, 1)
-			k := b + "/" + pr
-			res.Values[k+"/median"], res.Values[k+"/p975"], res.Values[k+"/max"] = med, hi, mx
-			res.Values[k+"/iqr"] = quantile(l, 0.75) - quantile(l, 0.25)
 			cells = append(cells, fmt.Sprintf("%.3f [%.3f – %.3f] %.2f", med, lo, hi, mx))
 			logs := make(plotter.Values, len(l))
 			for i, x := range l {
@@ -353,82 +500,65 @@ func runH2(o Options) (*Result, error) {
 	}
 	p.NominalX(names...)
 	p.Legend.Top = true
-	res.Figure = p
-	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+hoferOverheadNote(o),
+	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+r.Note,
 		"Paper (Fig. 11, 1 ms, whiskers at 2.5/97.5 %): JVMTI's median latency is high on actors, tradebeans and tradesoap (many threads to bring to a safepoint); on lusearch, sunflow and xalan it is moderate but fluctuates and reaches more than 10 ms (hot code without safepoint checks); SPS and ISPS latencies are low and stable everywhere.")
-	return res, nil
+	return &Result{Table: t, Figure: p, Tidy: tidyOf(obs)}, nil
 }
 
-func runH3(o Options) (*Result, error) {
-	runs, err := hoferOverheadRuns(o)
-	if err != nil {
-		return nil, err
-	}
+// H3Result is §7.2's samples at 0.1 vs 1 ms.
+type H3Result struct{ HoferOverheadData }
+
+// MeasureH3 reads (or runs) the overhead grid.
+func MeasureH3(o Options) (*H3Result, error) {
+	d, err := measureHoferOverhead(o)
+	return &H3Result{d}, err
+}
+
+// Ratio is JVMTI's samples at 0.1 ms over those at 1 ms on b.
+func (r *H3Result) Ratio(b string) float64 {
+	return r.Taken(b, "jvmti", 100*sim.Microsecond) / r.Taken(b, "jvmti", sim.Millisecond)
+}
+
+func (r *H3Result) render() (*Result, error) {
 	t := &Table{Title: "H3: JVMTI samples taken (thread samples per run, mean over seeds) and latency at 1 ms and 0.1 ms",
 		Columns: []string{"stand-in", "samples 1 ms", "samples 0.1 ms", "0.1 ms / 1 ms", "latency > 1 ms: share at 1 ms", "at 0.1 ms", "overhead 1 ms (%)", "overhead 0.1 ms (%)"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
 	for _, b := range hoferCPUHeavy {
-		var n1, n01 float64
-		for si := range o.Seeds {
-			n1 += float64(runs[hoferKey{b, si, "jvmti", sim.Millisecond}].costs.Taken) / float64(len(o.Seeds))
-			n01 += float64(runs[hoferKey{b, si, "jvmti", 100 * sim.Microsecond}].costs.Taken) / float64(len(o.Seeds))
-		}
-		long := func(iv sim.Time) float64 {
-			l := hoferLatencies(runs, o, b, "jvmti", iv)
-			n := 0
-			for _, x := range l {
-				if x > 1 {
-					n++
-				}
-			}
-			return float64(n) / float64(max(len(l), 1))
-		}
-		o1, _ := MeanCI(hoferOverhead(runs, o, b, "jvmti", sim.Millisecond))
-		o01, _ := MeanCI(hoferOverhead(runs, o, b, "jvmti", 100*sim.Microsecond))
-		res.Values[b+"/ratio"] = n01 / n1
-		res.Values[b+"/long1"], res.Values[b+"/long01"] = long(sim.Millisecond), long(100*sim.Microsecond)
+		n1, n01 := r.Taken(b, "jvmti", sim.Millisecond), r.Taken(b, "jvmti", 100*sim.Microsecond)
+		o1 := r.Overhead(b, "jvmti", sim.Millisecond).Mean
+		o01 := r.Overhead(b, "jvmti", 100*sim.Microsecond).Mean
 		t.AddRow(b, fmt.Sprintf("%.0f", n1), fmt.Sprintf("%.0f", n01), fmt.Sprintf("%.1f×", n01/n1),
-			fmt.Sprintf("%.2f %%", 100*res.Values[b+"/long1"]), fmt.Sprintf("%.2f %%", 100*res.Values[b+"/long01"]), o1, o01)
+			fmt.Sprintf("%.2f %%", 100*r.LongShare(b, "jvmti", sim.Millisecond)), fmt.Sprintf("%.2f %%", 100*r.LongShare(b, "jvmti", 100*sim.Microsecond)), o1, o01)
 	}
-	t.Notes = append(t.Notes, hoferOverheadNote(o),
+	t.Notes = append(t.Notes, r.Note,
 		"Paper (§7.1–7.2): on lusearch, sunflow and xalan excessively high JVMTI latencies 'occur more often when using shorter sampling intervals, possibly due to scheduling effects', so 0.1 ms can yield fewer samples — and less overhead — than 1 ms. Here a long latency is a long poll-free loop that a request happens to meet, equally likely at either interval: nothing in the model ties latency to the interval, and 0.1 ms yields several times more samples. We report the divergence rather than invent a scheduling effect the paper only guesses at.")
-	return res, nil
+	return &Result{Table: t, Tidy: tidyOf(r.runObs(hoferCPUHeavy))}, nil
 }
 
-func runH4(o Options) (*Result, error) {
-	runs, err := hoferOverheadRuns(o)
-	if err != nil {
-		return nil, err
-	}
+// H4Result is §7.1's short-lived threads (tmt).
+type H4Result struct{ HoferOverheadData }
+
+// MeasureH4 reads (or runs) the overhead grid.
+func MeasureH4(o Options) (*H4Result, error) {
+	d, err := measureHoferOverhead(o)
+	return &H4Result{d}, err
+}
+
+func (r *H4Result) render() (*Result, error) {
 	b := "tmt"
 	t := &Table{Title: "H4: overhead (%) on the tmt stand-in (short-lived threads), mean ± 95 % CI over seeds, and ISPS's full safepoints at thread ends",
 		Columns: []string{"interval", "jvmti", "sps", "isps", "isps − sps (paired)", "ISPS thread-end retrieves / run"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
 	for _, iv := range hoferIntervals {
 		cells := []any{iv.String()}
-		ov := map[string][]float64{}
 		for _, pr := range hoferTechniques {
-			ov[pr] = hoferOverhead(runs, o, b, pr, iv)
-			m, h := MeanCI(ov[pr])
-			res.Values[fmt.Sprintf("%s/%v", pr, iv)] = m
-			cells = append(cells, fmtCI(m, h))
+			cells = append(cells, r.Overhead(b, pr, iv).String())
 		}
-		var diff []float64
-		var ends float64
-		for si := range o.Seeds {
-			diff = append(diff, ov["isps"][si]-ov["sps"][si])
-			ends += runs[hoferKey{b, si, "isps", iv}].costs.Extra["thread_end_retrieves"] / float64(len(o.Seeds))
-		}
-		m, h := MeanCI(diff)
-		res.Values[fmt.Sprintf("diff/%v", iv)], res.Values[fmt.Sprintf("diff/%v/ci", iv)] = m, h
-		res.Values[fmt.Sprintf("ends/%v", iv)] = ends
-		cells = append(cells, fmtCI(m, h), fmt.Sprintf("%.0f", ends))
+		cells = append(cells, r.Diff(b, "isps", "sps", iv).String(), fmt.Sprintf("%.0f", r.ThreadEnds(b, iv)))
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, hoferOverheadNote(o),
+	t.Notes = append(t.Notes, r.Note,
 		"ISPS's traces live in the VM until retrieved, and 'the agent must retrieve the samples of a thread before the thread exits' in JVMTI's ThreadEnd event, while a retrieve 'always enters a full safepoint' (§5.3): every thread end of tmt, which creates hundreds of threads a second, stops the world once. The ThreadEnd callback holds the ending thread (and its joiner) until the retrieve is done. SPS hands each sample to the agent at once and needs none of this.",
 		"Paper (§7.1, Fig. 10): on tmt ISPS has more overhead than SPS at 10 ms and 1 ms, because of these retrievals.")
-	return res, nil
+	return &Result{Table: t, Tidy: tidyOf(r.runObs([]string{b}))}, nil
 }
 
 // hoferAccuracyBenches: the stand-ins of the CCT comparisons — two
@@ -527,41 +657,124 @@ func coverageOf(ref, other map[string]float64) float64 {
 	return profile.HotEdgeCoverage(x, y, 0.1)
 }
 
-func runH5(o Options) (*Result, error) {
+// HoferAccuracyData is the accuracy runs behind H5–H7.
+type HoferAccuracyData struct {
+	Seeds   []uint64
+	Benches []string
+	Note    string
+	o       Options
+	runs    map[hoferKey]*hoferRun
+}
+
+func measureHoferAccuracy(o Options) (HoferAccuracyData, error) {
 	runs, err := hoferAccuracyRuns(o)
+	if err != nil {
+		return HoferAccuracyData{}, err
+	}
+	return HoferAccuracyData{Seeds: o.Seeds, Benches: hoferAccuracyBenches(o), Note: hoferAccuracyNote(o), o: o, runs: runs}, nil
+}
+
+// run is the run of (bench, seed index, prof) at 1 ms; it panics on a run
+// the grid does not hold.
+func (d *HoferAccuracyData) run(bench string, si int, prof string) *hoferRun {
+	r, ok := d.runs[hoferKey{bench, si, prof, sim.Millisecond}]
+	if !ok {
+		panic(fmt.Sprintf("study: no Hofer accuracy run of %s seed %d %q", bench, si, prof))
+	}
+	return r
+}
+
+// iterations are (b, pr)'s per-iteration CCTs over every seed.
+func (d *HoferAccuracyData) iterations(b, pr string) []map[string]float64 {
+	d.run(b, 0, pr)
+	return hoferIterationCCTs(d.runs, d.o, b, pr)
+}
+
+// H5Obs is one tidy observation of H5: iteration Iteration of the run of
+// Benchmark with Seed under Technique, compared with the technique's
+// average CCT.
+type H5Obs struct {
+	Benchmark   string
+	Technique   string
+	Seed        uint64
+	Iteration   int
+	OverlapPct  float64 `tidy:"overlap_pct"`
+	CoveragePct float64 `tidy:"coverage_pct"`
+}
+
+// H5Result is Fig. 12's stability.
+type H5Result struct {
+	HoferAccuracyData
+	Obs []H5Obs
+}
+
+// MeasureH5 compares every iteration's CCT with its technique's average.
+func MeasureH5(o Options) (*H5Result, error) {
+	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := hoferAccuracyBenches(o)
+	res := &H5Result{HoferAccuracyData: d}
+	for _, b := range d.Benches {
+		for _, pr := range hoferTechniques {
+			its := d.iterations(b, pr)
+			avg := averageCCT(its)
+			for i, c := range its {
+				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[i/hoferIterations], i % hoferIterations, 100 * overlapOf(c, avg), 100 * coverageOf(avg, c)})
+			}
+		}
+	}
+	return res, nil
+}
+
+// sorted lists (b, pr)'s overlaps (coverage false) or coverages, sorted.
+func (r *H5Result) sorted(b, pr string, coverage bool) []float64 {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Technique == pr {
+			if coverage {
+				xs = append(xs, x.CoveragePct)
+			} else {
+				xs = append(xs, x.OverlapPct)
+			}
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: H5 has no iterations of %s %s", b, pr))
+	}
+	sort.Float64s(xs)
+	return xs
+}
+
+// Overlap and Coverage are (b, pr)'s q-quantiles over iterations × seeds.
+func (r *H5Result) Overlap(b, pr string, q float64) float64 {
+	return quantile(r.sorted(b, pr, false), q)
+}
+
+func (r *H5Result) Coverage(b, pr string, q float64) float64 {
+	return quantile(r.sorted(b, pr, true), q)
+}
+
+func (r *H5Result) render() (*Result, error) {
+	benches := r.Benches
 	cols := []string{"stand-in"}
 	for _, pr := range hoferTechniques {
 		cols = append(cols, pr+" overlap", pr+" hot-edge cov.")
 	}
 	t := &Table{Title: "H5: per-iteration CCT vs its technique's average CCT, median [quartiles] over iterations × rounds (%)", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	lines, covs := map[string]plotter.XYs{}, map[string]plotter.XYs{}
 	for bi, b := range benches {
 		cells := []any{b}
 		for _, pr := range hoferTechniques {
-			its := hoferIterationCCTs(runs, o, b, pr)
-			avg := averageCCT(its)
-			var ov, hc []float64
-			for _, c := range its {
-				ov = append(ov, 100*overlapOf(c, avg))
-				hc = append(hc, 100*coverageOf(avg, c))
-			}
-			sort.Float64s(ov)
-			sort.Float64s(hc)
-			k := b + "/" + pr
-			res.Values[k+"/overlap"], res.Values[k+"/coverage"] = quantile(ov, 0.5), quantile(hc, 0.5)
-			cells = append(cells, fmt.Sprintf("%.1f [%.1f, %.1f]", quantile(ov, 0.5), quantile(ov, 0.25), quantile(ov, 0.75)),
-				fmt.Sprintf("%.1f [%.1f, %.1f]", quantile(hc, 0.5), quantile(hc, 0.25), quantile(hc, 0.75)))
-			lines[pr] = append(lines[pr], plotter.XY{X: float64(bi), Y: quantile(ov, 0.5)})
-			covs[pr] = append(covs[pr], plotter.XY{X: float64(bi), Y: quantile(hc, 0.5)})
+			cells = append(cells, fmt.Sprintf("%.1f [%.1f, %.1f]", r.Overlap(b, pr, 0.5), r.Overlap(b, pr, 0.25), r.Overlap(b, pr, 0.75)),
+				fmt.Sprintf("%.1f [%.1f, %.1f]", r.Coverage(b, pr, 0.5), r.Coverage(b, pr, 0.25), r.Coverage(b, pr, 0.75)))
+			lines[pr] = append(lines[pr], plotter.XY{X: float64(bi), Y: r.Overlap(b, pr, 0.5)})
+			covs[pr] = append(covs[pr], plotter.XY{X: float64(bi), Y: r.Coverage(b, pr, 0.5)})
 		}
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, hoferAccuracyNote(o),
+	t.Notes = append(t.Notes, r.Note,
 		"Paper (Fig. 12): for every benchmark the stability of the three techniques is very similar; fop, kiama, scalac, scaladoc and scalaxb vary significantly between iterations (many calling contexts each seen in few samples), and their hot-edge coverage is much better than their overlap.")
 	p := plot.New()
 	p.Title.Text = "H5: iteration CCTs vs the average CCT (medians)"
@@ -587,12 +800,65 @@ func runH5(o Options) (*Result, error) {
 // hoferPairs are the comparisons of Fig. 13, reference first.
 var hoferPairs = [][2]string{{"jvmti", "sps"}, {"jvmti", "isps"}, {"sps", "isps"}}
 
-func runH6(o Options) (*Result, error) {
-	runs, err := hoferAccuracyRuns(o)
+// H6Obs is one tidy observation of H6: on Benchmark, the overlap of the
+// average CCTs of Reference and Other and the coverage of Reference's hot
+// edges by Other; the average CCTs merge every seed's iterations.
+type H6Obs struct {
+	Benchmark   string
+	Reference   string
+	Other       string
+	OverlapPct  float64 `tidy:"overlap_pct"`
+	CoveragePct float64 `tidy:"coverage_pct"`
+	// Depth is the deepest context in ISPS's average CCT.
+	Depth int
+}
+
+// H6Result is Fig. 13's agreement.
+type H6Result struct {
+	HoferAccuracyData
+	Obs []H6Obs
+}
+
+// MeasureH6 compares the techniques' average CCTs.
+func MeasureH6(o Options) (*H6Result, error) {
+	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := hoferAccuracyBenches(o)
+	res := &H6Result{HoferAccuracyData: d}
+	for _, b := range d.Benches {
+		avg := map[string]map[string]float64{}
+		for _, pr := range hoferTechniques {
+			avg[pr] = averageCCT(d.iterations(b, pr))
+		}
+		deepest := 0
+		for k := range avg["isps"] {
+			deepest = max(deepest, strings.Count(k, ";")+1)
+		}
+		for _, pair := range hoferPairs {
+			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * overlapOf(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
+		}
+	}
+	return res, nil
+}
+
+// of is b's comparison of pair.
+func (r *H6Result) of(b string, pair [2]string) H6Obs {
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Reference == pair[0] && x.Other == pair[1] {
+			return x
+		}
+	}
+	panic(fmt.Sprintf("study: H6 has no comparison %s–%s on %s", pair[0], pair[1], b))
+}
+
+// Overlap, Coverage and Depth read b's comparisons.
+func (r *H6Result) Overlap(b string, pair [2]string) float64  { return r.of(b, pair).OverlapPct }
+func (r *H6Result) Coverage(b string, pair [2]string) float64 { return r.of(b, pair).CoveragePct }
+func (r *H6Result) Depth(b string) int                        { return r.of(b, hoferPairs[0]).Depth }
+
+func (r *H6Result) render() (*Result, error) {
+	benches := r.Benches
 	cols := []string{"stand-in", "deepest stack"}
 	for _, pair := range hoferPairs {
 		cols = append(cols, pair[0]+"–"+pair[1]+" overlap")
@@ -601,36 +867,24 @@ func runH6(o Options) (*Result, error) {
 		cols = append(cols, pair[1]+" covers "+pair[0])
 	}
 	t := &Table{Title: "H6: average CCTs of the techniques compared (%): overlap, and hot-edge coverage (T = 0.1) of the first's hot edges by the second", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	bars := make([]plotter.Values, len(hoferPairs))
 	var spsCov, ispsCov plotter.XYs
 	for bi, b := range benches {
-		avg := map[string]map[string]float64{}
-		for _, pr := range hoferTechniques {
-			avg[pr] = averageCCT(hoferIterationCCTs(runs, o, b, pr))
-		}
-		deepest := 0
-		for k := range avg["isps"] {
-			deepest = max(deepest, strings.Count(k, ";")+1)
-		}
-		res.Values[b+"/depth"] = float64(deepest)
-		cells := []any{b, deepest}
+		cells := []any{b, r.Depth(b)}
 		for i, pair := range hoferPairs {
-			v := 100 * overlapOf(avg[pair[0]], avg[pair[1]])
-			res.Values[fmt.Sprintf("%s/%s-%s/overlap", b, pair[0], pair[1])] = v
+			v := r.Overlap(b, pair)
 			cells = append(cells, fmt.Sprintf("%.1f", v))
 			bars[i] = append(bars[i], v)
 		}
 		for _, pair := range hoferPairs {
-			v := 100 * coverageOf(avg[pair[0]], avg[pair[1]])
-			res.Values[fmt.Sprintf("%s/%s-%s/coverage", b, pair[0], pair[1])] = v
-			cells = append(cells, fmt.Sprintf("%.1f", v))
+			cells = append(cells, fmt.Sprintf("%.1f", r.Coverage(b, pair)))
 		}
-		spsCov = append(spsCov, plotter.XY{X: float64(bi), Y: res.Values[b+"/jvmti-sps/coverage"]})
-		ispsCov = append(ispsCov, plotter.XY{X: float64(bi), Y: res.Values[b+"/jvmti-isps/coverage"]})
+		spsCov = append(spsCov, plotter.XY{X: float64(bi), Y: r.Coverage(b, hoferPairs[0])})
+		ispsCov = append(ispsCov, plotter.XY{X: float64(bi), Y: r.Coverage(b, hoferPairs[1])})
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, hoferAccuracyNote(o)+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.",
+	t.Notes = append(t.Notes, r.Note+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.",
 		"Paper (Fig. 13): overlap between the techniques > 70 % except kiama, scalac and scaladoc (recursive-descent parsers with very deep, rapidly changing stacks); SPS covers > 90 % of JVMTI's hot edges on every benchmark; ISPS's coverage is lower where stacks exceed the 256-frame limit of the other two, because its complete stack traces do not match their truncated ones.")
 	p := plot.New()
 	p.Title.Text = "H6: average CCTs compared (bars: overlap; points: coverage of JVMTI's hot edges)"
@@ -656,39 +910,75 @@ func runH6(o Options) (*Result, error) {
 	return res, nil
 }
 
-func runH7(o Options) (*Result, error) {
-	runs, err := hoferAccuracyRuns(o)
+// H7Obs is one tidy observation of H7: in the runs of Benchmark with
+// Seed, the mean stack depth at ISPS's samples, the frames SPS walked and
+// those ISPS decoded per sample.
+type H7Obs struct {
+	Benchmark  string
+	Seed       uint64
+	Depth      float64
+	SPSFrames  float64 `tidy:"sps_frames"`
+	ISPSFrames float64 `tidy:"isps_frames"`
+}
+
+// H7Result is §5's frames decoded.
+type H7Result struct {
+	HoferAccuracyData
+	Obs []H7Obs
+}
+
+// MeasureH7 reads frames per sample from the accuracy runs.
+func MeasureH7(o Options) (*H7Result, error) {
+	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
 	}
-	benches := hoferAccuracyBenches(o)
+	res := &H7Result{HoferAccuracyData: d}
+	for _, b := range d.Benches {
+		for si, seed := range d.Seeds {
+			r := d.run(b, si, "isps")
+			res.Obs = append(res.Obs, H7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Extra["frames_decoded_per_sample"], r.costs.Extra["frames_decoded_per_sample"]})
+		}
+	}
+	return res, nil
+}
+
+// stat is f over b's runs.
+func (r *H7Result) stat(b string, f func(H7Obs) float64) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b {
+			xs = append(xs, f(x))
+		}
+	}
+	if xs == nil {
+		panic("study: H7 has no runs of " + b)
+	}
+	return NewStat(xs)
+}
+
+// Depth, SPS, ISPS and Ratio (ISPS / depth) on b over the seeds.
+func (r *H7Result) Depth(b string) Stat { return r.stat(b, func(x H7Obs) float64 { return x.Depth }) }
+func (r *H7Result) SPS(b string) Stat   { return r.stat(b, func(x H7Obs) float64 { return x.SPSFrames }) }
+func (r *H7Result) ISPS(b string) Stat {
+	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames })
+}
+func (r *H7Result) Ratio(b string) Stat {
+	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames / x.Depth })
+}
+
+func (r *H7Result) render() (*Result, error) {
 	t := &Table{Title: "H7: frames decoded per sample at 1 ms (mean ± 95 % CI over seeds) vs the stack depth at the samples",
 		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
 	var depthPts, spsPts, ispsPts plotter.XYs
-	for _, b := range benches {
-		var depth, sps, isps, ratio []float64
-		for si := range o.Seeds {
-			r := runs[hoferKey{b, si, "isps", sim.Millisecond}]
-			d := meanDepth(r.prof)
-			depth = append(depth, d)
-			sps = append(sps, runs[hoferKey{b, si, "sps", sim.Millisecond}].costs.Extra["frames_decoded_per_sample"])
-			x := r.costs.Extra["frames_decoded_per_sample"]
-			isps = append(isps, x)
-			ratio = append(ratio, x/d)
-		}
-		md, hd := MeanCI(depth)
-		ms, hs := MeanCI(sps)
-		mi, hi := MeanCI(isps)
-		mr, hr := MeanCI(ratio)
-		res.Values[b+"/depth"], res.Values[b+"/sps"], res.Values[b+"/isps"] = md, ms, mi
-		res.Values[b+"/ratio"], res.Values[b+"/ratio_ci"] = mr, hr
-		t.AddRow(b, fmtCI(md, hd), fmtCI(ms, hs), fmtCI(mi, hi), fmtCI(mr, hr))
-		depthPts = append(depthPts, plotter.XY{X: md, Y: md})
-		spsPts = append(spsPts, plotter.XY{X: md, Y: ms})
-		ispsPts = append(ispsPts, plotter.XY{X: md, Y: mi})
+	for _, b := range r.Benches {
+		d, sp, is, ra := r.Depth(b), r.SPS(b), r.ISPS(b), r.Ratio(b)
+		t.AddRow(b, d.String(), sp.String(), is.String(), ra.String())
+		depthPts = append(depthPts, plotter.XY{X: d.Mean, Y: d.Mean})
+		spsPts = append(spsPts, plotter.XY{X: d.Mean, Y: sp.Mean})
+		ispsPts = append(ispsPts, plotter.XY{X: d.Mean, Y: is.Mean})
 	}
-	t.Notes = append(t.Notes, hoferAccuracyNote(o),
+	t.Notes = append(t.Notes, r.Note,
 		"SPS walks its stack at every sample (up to 256 frames); ISPS decodes the top frame and, at each intercepted return, the frame returned into — a frame shared by many samples is decoded once; its count includes the frames completed at retrieves. Paper (§5): incremental stack tracing 'examines each stack frame only once instead of walking the entire stack'; no figure.")
 	p := plot.New()
 	p.Title.Text = "H7: frames per sample vs stack depth"
@@ -701,8 +991,7 @@ func runH7(o Options) (*Result, error) {
 		return nil, err
 	}
 	p.Legend.Top, p.Legend.Left = true, true
-	res.Figure = p
-	return res, nil
+	return &Result{Table: t, Figure: p, Tidy: tidyOf(r.Obs)}, nil
 }
 
 // meanDepth is the mean stack depth of p's samples.
