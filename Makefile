@@ -4,7 +4,7 @@ GO ?= go
 
 .PHONY: demo test bench lint fuzz build
 
-## demo: the safepoint-bias demo (four profilers watch one execution each of two paper programs), then timer aliasing
+## demo: the safepoint-bias demo (four profilers watch one execution each of two paper programs), then timer aliasing, then the first run as an HTML report
 demo:
 	@echo "== Mytkowicz et al. Listing 1 (hotcold): a JVM of the paper's era (--vm hotspot6), inlining off, as the paper ran tprof =="
 	$(GO) run ./cmd/profsim run --workload hotcold --vm hotspot6 --samplers truth,safepoint,tprof,async --inline=false --out out/demo/hotcold
@@ -25,6 +25,11 @@ demo:
 	@echo
 	@echo "On a perfect 20 ms clock (jfr:grid) every tick lands at the same instant of a 1 ms frame: Frame.input gets 96 % of the samples against 12 % of the time."
 	@echo "JFR's real sampler thread oversleeps by 375 µs a round (measured), so its ticks drift through the frame and it lands within a few points of the truth; async's hrtimer, 10 µs late on its grid, still aliases (over 90 %)."
+	@echo
+	@echo "== The first run (hotcold) as one page: the table, why each sample landed where it did (bias matrices), flame graphs and a timeline =="
+	$(GO) run ./cmd/profsim report --workload hotcold --vm hotspot6 --samplers truth,safepoint,tprof,async --inline=false --html out/demo/report.html
+	@echo
+	@echo "Open it: xdg-open out/demo/report.html"
 
 ## test: every test, vet included (what CI runs)
 test:

@@ -42,6 +42,8 @@ Usage:
   profsim init NAME                          write NAME.yaml, a commented template workload
   profsim timeline [run flags] --from T --window D --out F.svg [--png F.png]
                                              draw thread lanes, samples and safepoints over a window
+  profsim report [run flags] --html FILE     one self-contained page: table, bias matrices,
+                                             flame graphs, timeline
   profsim workloads                          list the built-in workloads
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
@@ -76,6 +78,8 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 		err = cmdInit(args[1:], stdout)
 	case "timeline":
 		err = cmdTimeline(args[1:], stdout)
+	case "report":
+		err = cmdReport(args[1:], stdout)
 	case "workloads":
 		err = cmdWorkloads(args[1:], stdout)
 	case "samplers":
@@ -89,7 +93,7 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q (want run, init, timeline, workloads, samplers, study, sweep or import)", args[0])
+		err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep or import)", args[0])
 	}
 	return err
 }
