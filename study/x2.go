@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x2-jfr-thread-cap", Claim: "X2", Title: "Beyond the papers: jfr samples at most 5 running threads per period — what the cap does to thread shares, coverage and accuracy", Run: runX2})
+	register(Experiment{Name: "x2-jfr-thread-cap", Claim: "X2", Title: "Beyond the papers: jfr samples at most 5 running threads per period — what the cap does to thread shares, coverage and accuracy", Run: typed(MeasureX2)})
 }
 
 // x2Jfr are the jfr instances watching each execution passively: JFR as
@@ -217,7 +217,130 @@ func threadStats(ref, got []float64) (overlap, maxDev, minRatio float64) {
 	return overlap, maxDev, minRatio
 }
 
-func runX2(o Options) (*Result, error) {
+// X2Obs is one tidy observation of X2: in the execution with Seed, a
+// Measure of Source ("truth", "predicted" or a jfr instance) for Thread
+// ("" for the whole run): "share_pct" (a thread's share), "samples",
+// "coverage_pct" or "method_overlap_pct".
+type X2Obs struct {
+	Execution string
+	Seed      uint64
+	Thread    string
+	Source    string
+	Measure   string
+	Value     float64
+}
+
+// X2Result is X2's executions, per setting in seed order.
+type X2Result struct {
+	Seeds   []uint64
+	Benches []x2Bench
+	runs    [][]*x2Run
+}
+
+// X2Range is an estimate over seeds with its extremes.
+type X2Range struct {
+	Stat
+	Min, Max float64
+}
+
+// x2Stats are the summary statistics of X2, by key.
+var x2Stats = []struct {
+	key, label string
+	f          func(r *x2Run, j string) float64
+}{
+	{"samples", "samples per run", func(r *x2Run, j string) float64 { return r.samples[j] }},
+	{"coverage", "coverage: samples × period / CPU time (%)", func(r *x2Run, j string) float64 { return r.coverage[j] }},
+	{"thread_overlap", "thread shares: overlap with truth (%)", func(r *x2Run, j string) float64 { o, _, _ := threadStats(r.truth, r.share[j]); return o }},
+	{"max_dev", "thread shares: max |share − truth| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.truth, r.share[j]); return d }},
+	{"min_ratio", fmt.Sprintf("thread shares: min share/truth (threads ≥ %.0f %%)", x2MinShare), func(r *x2Run, j string) float64 { _, _, m := threadStats(r.truth, r.share[j]); return m }},
+	{"pred_dev", "thread shares: max |share − predicted| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.pred, r.share[j]); return d }},
+	{"method_overlap", "methods: overlap with truth (%)", func(r *x2Run, j string) float64 { return r.methods[j] }},
+}
+
+// of is the runs of the execution named b.
+func (r *X2Result) of(b string) []*x2Run {
+	for i, x := range r.Benches {
+		if x.name == b {
+			return r.runs[i]
+		}
+	}
+	panic("study: X2 has no execution " + b)
+}
+
+// jfrKnown panics unless j is one of x2Jfr.
+func jfrKnown(j string) {
+	for _, x := range x2Jfr {
+		if x.name == j {
+			return
+		}
+	}
+	panic("study: X2 has no jfr instance " + j)
+}
+
+// Summary is statistic key (x2Stats) of jfr instance j on execution b
+// over the seeds.
+func (r *X2Result) Summary(b, j, key string) X2Range {
+	jfrKnown(j)
+	for _, st := range x2Stats {
+		if st.key != key {
+			continue
+		}
+		var xs []float64
+		for _, run := range r.of(b) {
+			xs = append(xs, st.f(run, j))
+		}
+		rg := X2Range{Stat: NewStat(xs), Min: math.Inf(1), Max: math.Inf(-1)}
+		for _, x := range xs {
+			rg.Min, rg.Max = math.Min(rg.Min, x), math.Max(rg.Max, x)
+		}
+		return rg
+	}
+	panic("study: X2 has no statistic " + key)
+}
+
+// thread is thread th's index on execution b.
+func (r *X2Result) thread(b, th string) int {
+	for i, x := range r.of(b)[0].threads {
+		if x == th {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("study: X2 has no thread %s on %s", th, b))
+}
+
+// Share is thread th's share (%) of source ("truth", "predicted" or a
+// jfr instance) on execution b over the seeds.
+func (r *X2Result) Share(b, th, source string) Stat {
+	ti := r.thread(b, th)
+	var xs []float64
+	for _, run := range r.of(b) {
+		switch source {
+		case "truth":
+			xs = append(xs, run.truth[ti])
+		case "predicted":
+			xs = append(xs, run.pred[ti])
+		default:
+			jfrKnown(source)
+			xs = append(xs, run.share[source][ti])
+		}
+	}
+	return NewStat(xs)
+}
+
+// SameAsUncapped counts b's runs where the cap-5 jfr took exactly the
+// uncapped one's samples.
+func (r *X2Result) SameAsUncapped(b string) int {
+	n := 0
+	for _, run := range r.of(b) {
+		if run.sameAsUncapped {
+			n++
+		}
+	}
+	return n
+}
+
+// MeasureX2 runs every execution for every seed.
+func MeasureX2(o Options) (*X2Result, error) {
 	benches := x2Benches(o)
 	type key struct{ b, s int }
 	var keys []key
@@ -234,22 +357,52 @@ func runX2(o Options) (*Result, error) {
 	for i, k := range keys {
 		byBench[k.b] = append(byBench[k.b], runs[i])
 	}
+	for bi, b := range benches {
+		rs := byBench[bi]
+		for _, r := range rs[1:] {
+			if strings.Join(r.threads, ",") != strings.Join(rs[0].threads, ",") {
+				return nil, fmt.Errorf("%s: threads differ between seeds", b.name)
+			}
+		}
+	}
+	return &X2Result{Seeds: o.Seeds, Benches: benches, runs: byBench}, nil
+}
 
+// obs lists the observations.
+func (r *X2Result) obs() []X2Obs {
+	var out []X2Obs
+	for bi, b := range r.Benches {
+		for si, run := range r.runs[bi] {
+			seed := r.Seeds[si]
+			for ti, th := range run.threads {
+				out = append(out, X2Obs{b.name, seed, th, "truth", "share_pct", run.truth[ti]}, X2Obs{b.name, seed, th, "predicted", "share_pct", run.pred[ti]})
+				for _, j := range x2Jfr {
+					out = append(out, X2Obs{b.name, seed, th, j.name, "share_pct", run.share[j.name][ti]})
+				}
+			}
+			for _, j := range x2Jfr {
+				out = append(out, X2Obs{b.name, seed, "", j.name, "samples", run.samples[j.name]},
+					X2Obs{b.name, seed, "", j.name, "coverage_pct", run.coverage[j.name]},
+					X2Obs{b.name, seed, "", j.name, "method_overlap_pct", run.methods[j.name]})
+			}
+		}
+	}
+	return out
+}
+
+func (r *X2Result) render() (*Result, error) {
+	benches, o := r.Benches, Options{Seeds: r.Seeds}
+	byBench := r.runs
 	cols := []string{"execution", "thread", "truth CPU share (%)", "predicted for cap 5 (%)"}
 	for _, j := range x2Jfr {
 		cols = append(cols, j.label)
 	}
 	t := &Table{Title: "X2: jfr's per-thread share of samples vs each thread's share of CPU time, and what the cap costs (mean ± 95 % CI over seeds)", Columns: cols}
-	res := &Result{Table: t, Values: map[string]float64{}}
+	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
 	ratioLines := map[string]plotter.XYs{}
 	for bi, b := range benches {
 		rs := byBench[bi]
 		threads := rs[0].threads
-		for _, r := range rs[1:] {
-			if strings.Join(r.threads, ",") != strings.Join(threads, ",") {
-				return nil, fmt.Errorf("%s: threads differ between seeds", b.name)
-			}
-		}
 		col := func(f func(r *x2Run) float64) []float64 {
 			var xs []float64
 			for _, r := range rs {
@@ -262,11 +415,9 @@ func runX2(o Options) (*Result, error) {
 			cells := []any{b.name, th, cell(func(r *x2Run) float64 { return r.truth[ti] }), cell(func(r *x2Run) float64 { return r.pred[ti] })}
 			truth, _ := MeanCI(col(func(r *x2Run) float64 { return r.truth[ti] }))
 			pred, _ := MeanCI(col(func(r *x2Run) float64 { return r.pred[ti] }))
-			res.Values[b.name+"/"+th+"/truth"], res.Values[b.name+"/"+th+"/pred"] = truth, pred
 			for _, j := range x2Jfr {
 				cells = append(cells, cell(func(r *x2Run) float64 { return r.share[j.name][ti] }))
 				m, _ := MeanCI(col(func(r *x2Run) float64 { return r.share[j.name][ti] }))
-				res.Values[b.name+"/"+th+"/"+j.name] = m
 				if truth >= x2MinShare && (b.prog == x2Staggered || b.name == benches[0].name) && j.name != "jfr-uncapped" {
 					ratioLines[b.prog+", "+j.label] = append(ratioLines[b.prog+", "+j.label], plotter.XY{X: float64(len(ratioLines[b.prog+", "+j.label])), Y: m / truth})
 				}
@@ -276,40 +427,12 @@ func runX2(o Options) (*Result, error) {
 			}
 			t.AddRow(cells...)
 		}
-		for _, r := range rs {
-			if r.sameAsUncapped {
-				res.Values[b.name+"/same_as_uncapped"]++
-			}
-		}
-		t.AddRow(b.name, "samples identical to the cap-64 jfr's (the cap never bound)", "", "", fmt.Sprintf("%.0f of %d runs", res.Values[b.name+"/same_as_uncapped"], len(rs)), "", "")
+		t.AddRow(b.name, "samples identical to the cap-64 jfr's (the cap never bound)", "", "", fmt.Sprintf("%d of %d runs", r.SameAsUncapped(b.name), len(rs)), "", "")
 		// Summary rows: mean ± CI over seeds.
-		type stat struct {
-			label string
-			f     func(r *x2Run, j string) float64
-		}
-		stats := []stat{
-			{"samples per run", func(r *x2Run, j string) float64 { return r.samples[j] }},
-			{"coverage: samples × period / CPU time (%)", func(r *x2Run, j string) float64 { return r.coverage[j] }},
-			{"thread shares: overlap with truth (%)", func(r *x2Run, j string) float64 { o, _, _ := threadStats(r.truth, r.share[j]); return o }},
-			{"thread shares: max |share − truth| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.truth, r.share[j]); return d }},
-			{fmt.Sprintf("thread shares: min share/truth (threads ≥ %.0f %%)", x2MinShare), func(r *x2Run, j string) float64 { _, _, m := threadStats(r.truth, r.share[j]); return m }},
-			{"thread shares: max |share − predicted| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.pred, r.share[j]); return d }},
-			{"methods: overlap with truth (%)", func(r *x2Run, j string) float64 { return r.methods[j] }},
-		}
-		keys := []string{"samples", "coverage", "thread_overlap", "max_dev", "min_ratio", "pred_dev", "method_overlap"}
-		for si, st := range stats {
+		for _, st := range x2Stats {
 			cells := []any{b.name, st.label, "", ""}
 			for _, j := range x2Jfr {
-				xs := col(func(r *x2Run) float64 { return st.f(r, j.name) })
-				m, h := MeanCI(xs)
-				k := b.name + "/" + j.name + "/" + keys[si]
-				res.Values[k], res.Values[k+"_ci"] = m, h
-				lo, hi := math.Inf(1), math.Inf(-1)
-				for _, x := range xs {
-					lo, hi = math.Min(lo, x), math.Max(hi, x)
-				}
-				res.Values[k+"_min"], res.Values[k+"_max"] = lo, hi
-				cells = append(cells, fmtCI(m, h))
+				cells = append(cells, r.Summary(b.name, j.name, st.key).String())
 			}
 			t.AddRow(cells...)
 		}
