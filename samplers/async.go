@@ -86,6 +86,7 @@ func (s *Async) Attach(env *Env) error {
 func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	s.rec.late = at - s.tick.nominal
 	for _, id := range appThreads(vm, sim.Running) {
 		s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 		if len(s.rec.buf) == 0 {

@@ -187,6 +187,9 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
 	if s.rec.trace != nil {
+		if !s.cfg.FromEnd && !s.cfg.Paced {
+			s.rec.late = at - s.tick.nominal
+		}
 		s.rec.requestAll(appThreads(vm, liveStates...))
 	}
 	if !s.cfg.FromEnd && !s.cfg.Paced {

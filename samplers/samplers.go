@@ -201,6 +201,9 @@ type recorder struct {
 	// are the outstanding requests by thread.
 	trace *Trace
 	reqs  []traceRequest
+	// late is how late the current tick fired after its grid point
+	// (TraceRecord.LateNS); 0 for samplers without a grid.
+	late sim.Time
 }
 
 func newRecorder(env *Env, source string, period sim.Time) *recorder {

@@ -62,6 +62,10 @@ type TraceRecord struct {
 	RequestedNS int64 `json:"requested_ns"`
 	TakenNS     int64 `json:"taken_ns"`
 	WaitNS      int64 `json:"wait_ns"`
+	// LateNS, for a sampler ticking on a fixed grid (async, the safepoint
+	// family's fixed clock), is how late the request's timer tick fired
+	// after its grid point: the timer's jitter.
+	LateNS int64 `json:"late_ns,omitempty"`
 	// True is the thread's exact stack at the request, root first, as
 	// "Class.method:line"; TrueMethod its leaf's method.
 	True       []string `json:"true"`
@@ -223,6 +227,7 @@ func (t *Trace) record(r *TraceRecord) {
 // traceRequest is a thread's outstanding sample request.
 type traceRequest struct {
 	at    sim.Time
+	late  sim.Time
 	stack []sim.StackFrame
 	set   bool
 }
@@ -238,7 +243,7 @@ func (r *recorder) requestAll(ids []sim.ThreadID) {
 			r.reqs = append(r.reqs, traceRequest{})
 		}
 		q := &r.reqs[id]
-		q.at, q.set = r.vm.Now(), true
+		q.at, q.late, q.set = r.vm.Now(), r.late, true
 		q.stack = r.vm.Stack(id, q.stack[:0])
 	}
 }
@@ -255,9 +260,10 @@ func (r *recorder) note(id sim.ThreadID, exact []sim.StackFrame, recorded []prof
 	rec := &TraceRecord{Sampler: r.source, Thread: r.vm.ThreadName(id), RequestedNS: int64(now),
 		TakenNS: int64(now), Mechanism: mech, Resolved: resolved, FramesWalked: len(recorded)}
 	truth := exact
+	rec.LateNS = int64(r.late)
 	if int(id) < len(r.reqs) && r.reqs[id].set {
 		q := &r.reqs[id]
-		rec.RequestedNS, truth = int64(q.at), q.stack
+		rec.RequestedNS, rec.LateNS, truth = int64(q.at), int64(q.late), q.stack
 		q.set = false
 	}
 	rec.WaitNS = rec.TakenNS - rec.RequestedNS
