@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -147,4 +148,55 @@ func TestTraceLinesOfHotCold(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), got)
+}
+
+// Requests that give no sample are traced with the reason, and kept out
+// of the bias matrix: a thread that blocks before its next poll, a request superseded because the thread
+// reached no poll before the next one (hotspot6's poll-free counted
+// loop), a JFR walk that fails without a debug record (hot() compiled on
+// its own, without polls, on hotspot6 without inlining).
+func TestTraceSaysWhyARequestGaveNoSample(t *testing.T) {
+	count := func(tr *samplers.Trace, label, why string) int64 { return biasOf(t, tr, label).Skipped[why] }
+
+	// 1 ms of straight-line work, then 1 ms of I/O: a request during
+	// the work finds the next poll after the block.
+	p, err := program.Parse([]byte(`
+name: worksleep
+methods:
+  - class: W
+    name: main
+    body:
+      - loop:
+          trips: 1000
+          body:
+            - work: {cycles: 1000000, bytecodes: 10}
+            - block: {kind: io, duration: 1ms}
+threads: [{name: main, entry: W.main}]
+`), program.YAML)
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg.Sim.Duration = 50 * sim.Millisecond
+	cfg.Samplers = []string{"safepoint,interval=1ms"}
+	cfg.Trace = samplers.NewTrace(nil)
+	_, err = Run(p, cfg)
+	require.NoError(t, err)
+	assert.Positive(t, count(cfg.Trace, "safepoint", samplers.SkipTransition), "the thread blocks before its next poll")
+
+	_, tr, raw := traceRun(t, func(c *Config) { require.NoError(t, ApplyPreset(c, "hotspot6")) }, "safepoint,interval=1ms")
+	sp := biasOf(t, tr, "safepoint")
+	assert.Positive(t, sp.Skipped[samplers.SkipSuperseded], "no poll in hotspot6's counted loop")
+	lines := int64(strings.Count(string(raw), "\n"))
+	var skipped int64
+	for _, n := range sp.Skipped {
+		skipped += n
+	}
+	assert.Equal(t, sp.Total+skipped, lines, "one line per sample or skipped request")
+
+	_, tr, _ = traceRun(t, func(c *Config) {
+		require.NoError(t, ApplyPreset(c, "hotspot6"))
+		c.JIT.Inline = false
+	}, "jfr,period=1ms")
+	jfr := biasOf(t, tr, "jfr")
+	assert.Positive(t, jfr.Skipped[samplers.SkipUndecipherable], "hot() compiled alone has no debug record in its loop")
 }

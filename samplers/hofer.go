@@ -184,7 +184,7 @@ func (s *Hofer) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
 	if s.rec.trace != nil {
-		s.rec.requestAll(appThreads(vm, liveStates...))
+		s.rec.requestAll(appThreads(vm, liveStates...), false)
 	}
 	if s.env.Mode == Costed {
 		// The agent thread wakes and calls the sample extension, as the

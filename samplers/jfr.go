@@ -128,6 +128,7 @@ func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 			taken++
 		} else {
 			s.rec.costs.Undecipherable++
+			s.rec.skip(id, SkipUndecipherable)
 			stack = stack[:0] // the walk fails at the top frame
 		}
 		if s.env.Mode == Costed {

@@ -190,7 +190,7 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		if !s.cfg.FromEnd && !s.cfg.Paced {
 			s.rec.late = at - s.tick.nominal
 		}
-		s.rec.requestAll(appThreads(vm, liveStates...))
+		s.rec.requestAll(s.requested(vm), true)
 	}
 	if !s.cfg.FromEnd && !s.cfg.Paced {
 		vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
@@ -236,6 +236,8 @@ func (s *Safepoint) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action
 	delete(s.pending, id)
 	if vm.State(id) == sim.Running {
 		s.sample(vm, id)
+	} else {
+		s.rec.skip(id, SkipTransition)
 	}
 	if len(s.pending) == 0 {
 		s.next(vm)
@@ -298,6 +300,15 @@ func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID) int {
 		s.rec.note(id, s.rec.buf, frames, s.mechanism(vm, id), false)
 	}
 	return len(frames)
+}
+
+// requested are the threads a tick asks to sample (Trace): those that
+// run to a poll, and with Waiting those already waiting.
+func (s *Safepoint) requested(vm sim.Agent) []sim.ThreadID {
+	if s.cfg.Waiting {
+		return appThreads(vm, append([]sim.ThreadState{sim.Running, sim.Runnable}, waitingStates...)...)
+	}
+	return appThreads(vm, sim.Running, sim.Runnable)
 }
 
 // mechanism says how a sample of thread id taken now was taken (Trace).

@@ -88,7 +88,18 @@ type TraceRecord struct {
 	// method the sample is charged to (its leaf).
 	Recorded       []string `json:"recorded"`
 	RecordedMethod string   `json:"recorded_method"`
+	// Skipped, when set, says why no sample came of the request: the
+	// thread blocked, parked or ended before it reached a poll; a later
+	// request superseded it; the stack walk failed. Recorded is empty.
+	Skipped string `json:"skipped,omitempty"`
 }
+
+// Reasons a request gave no sample (TraceRecord.Skipped).
+const (
+	SkipTransition     = "the thread blocked, parked or ended before it reached a poll"
+	SkipSuperseded     = "the thread reached no poll before the next request"
+	SkipUndecipherable = "the stack walk failed: no debug record at or after the top frame's pc"
+)
 
 // Bias is one sampler's bias matrix: how its samples were charged against
 // where the threads truly were when each was requested.
@@ -104,6 +115,9 @@ type Bias struct {
 	Total  int64
 	// Mechanisms counts samples by TraceRecord.Mechanism.
 	Mechanisms map[string]int64
+	// Skipped counts the requests that gave no sample, by reason
+	// (TraceRecord.Skipped); they are not in Counts.
+	Skipped map[string]int64
 
 	cells map[[2]string]int64
 	rows  map[string]int64
@@ -204,12 +218,16 @@ func (t *Trace) Close() error {
 func (t *Trace) record(r *TraceRecord) {
 	b := t.bias[r.Sampler]
 	if b == nil {
-		b = &Bias{Sampler: r.Sampler, Mechanisms: map[string]int64{},
+		b = &Bias{Sampler: r.Sampler, Mechanisms: map[string]int64{}, Skipped: map[string]int64{},
 			cells: map[[2]string]int64{}, rows: map[string]int64{}, cols: map[string]int64{}}
 		t.bias[r.Sampler] = b
 		t.labels = append(t.labels, r.Sampler)
 	}
-	b.add(r.TrueMethod, r.RecordedMethod, r.Mechanism)
+	if r.Skipped != "" {
+		b.Skipped[r.Skipped]++
+	} else {
+		b.add(r.TrueMethod, r.RecordedMethod, r.Mechanism)
+	}
 	if t.keep && r.TakenNS >= int64(t.keepFrom) && r.RequestedNS < int64(t.keepTo) {
 		t.kept = append(t.kept, *r)
 	}
@@ -233,8 +251,10 @@ type traceRequest struct {
 }
 
 // requestAll notes that a sample of each of ids was requested now (tracing
-// only).
-func (r *recorder) requestAll(ids []sim.ThreadID) {
+// only). With superseded, a request of a thread still outstanding is
+// traced as skipped (SkipSuperseded); samplers that sample only some of
+// the threads they note (sps/isps: K of them) pass false.
+func (r *recorder) requestAll(ids []sim.ThreadID, superseded bool) {
 	if r.trace == nil {
 		return
 	}
@@ -243,9 +263,48 @@ func (r *recorder) requestAll(ids []sim.ThreadID) {
 			r.reqs = append(r.reqs, traceRequest{})
 		}
 		q := &r.reqs[id]
+		if q.set && superseded {
+			r.skip(id, SkipSuperseded)
+		}
 		q.at, q.late, q.set = r.vm.Now(), r.late, true
 		q.stack = r.vm.Stack(id, q.stack[:0])
 	}
+}
+
+// skip traces that the request of thread id gave no sample, and why.
+func (r *recorder) skip(id sim.ThreadID, why string) {
+	if r.trace == nil {
+		return
+	}
+	now := r.vm.Now()
+	rec := &TraceRecord{Sampler: r.source, Thread: r.vm.ThreadName(id), RequestedNS: int64(now), TakenNS: int64(now),
+		LateNS: int64(r.late), Skipped: why, Recorded: []string{}}
+	var truth []sim.StackFrame
+	if int(id) < len(r.reqs) && r.reqs[id].set {
+		q := &r.reqs[id]
+		rec.RequestedNS, rec.LateNS, truth = int64(q.at), int64(q.late), q.stack
+		q.set = false
+	} else {
+		r.buf = r.vm.Stack(id, r.buf[:0])
+		truth = r.buf
+	}
+	rec.WaitNS = rec.TakenNS - rec.RequestedNS
+	rec.True, rec.TrueMethod = r.names(truth)
+	r.trace.record(rec)
+}
+
+// names is a stack as "Class.method:line", root first, and its leaf's
+// method.
+func (r *recorder) names(stack []sim.StackFrame) ([]string, string) {
+	names := r.vm.Image().Names
+	out := make([]string, 0, len(stack))
+	for _, f := range stack {
+		out = append(out, names[f.Method]+":"+strconv.Itoa(int(f.Line)))
+	}
+	if len(stack) == 0 {
+		return out, ""
+	}
+	return out, names[stack[len(stack)-1].Method]
 }
 
 // note traces a sample of thread id just recorded as recorded (root
@@ -267,14 +326,7 @@ func (r *recorder) note(id sim.ThreadID, exact []sim.StackFrame, recorded []prof
 		q.set = false
 	}
 	rec.WaitNS = rec.TakenNS - rec.RequestedNS
-	names := r.vm.Image().Names
-	rec.True = make([]string, 0, len(truth))
-	for _, f := range truth {
-		rec.True = append(rec.True, names[f.Method]+":"+strconv.Itoa(int(f.Line)))
-	}
-	if len(truth) > 0 {
-		rec.TrueMethod = names[truth[len(truth)-1].Method]
-	}
+	rec.True, rec.TrueMethod = r.names(truth)
 	fns := r.b.Functions()
 	rec.Recorded = make([]string, 0, len(recorded))
 	for _, f := range recorded {

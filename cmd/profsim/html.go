@@ -130,6 +130,7 @@ type htmlBias struct {
 	Samples    int64
 	Diagonal   string
 	Mechanisms string
+	Skipped    string
 	Methods    []string
 	Rows       [][]string
 }
@@ -150,6 +151,9 @@ func buildPage(rep *report, names []string, profiles map[string]*profile.Profile
 	pg.Table = tb.String()
 	for _, b := range rep.Bias.Samplers {
 		hb := htmlBias{Sampler: b.Sampler, Samples: b.Samples, Diagonal: fmt.Sprintf("%.1f %%", 100*b.Diagonal), Mechanisms: mechanisms(b)}
+		if len(b.Skipped) > 0 {
+			hb.Skipped = skipped(b.Skipped)
+		}
 		ms, cells := foldOther(b, top)
 		hb.Methods = ms
 		for i := range ms {
@@ -254,7 +258,8 @@ table.bias td:first-child, table.bias th:first-child { text-align: left; }
 <h2>Why: bias matrices</h2>
 <p>Rows: the method a thread was truly in when its sample was requested; columns: the method the sample was charged to; % of the sampler's samples. A perfect profiler is diagonal.</p>
 {{range .Bias}}<h3>{{.Sampler}}: {{.Samples}} samples, {{.Diagonal}} on the diagonal</h3>
-<p>taken by {{.Mechanisms}}</p>
+<p>taken by {{.Mechanisms}}</p>{{if .Skipped}}
+<p>requests that gave no sample: {{.Skipped}}</p>{{end}}
 <table class="bias"><tr><th>truly in \ charged to</th>{{range .Methods}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>

@@ -86,6 +86,8 @@ type biasMatrix struct {
 	Methods    []string         `json:"methods"`
 	Counts     [][]int64        `json:"counts"`
 	Mechanisms map[string]int64 `json:"mechanisms"`
+	// Skipped counts the requests that gave no sample, by reason.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
 }
 
 func newBiasReport(tr *samplers.Trace, out *harness.Outcome) *biasReport {
@@ -97,7 +99,7 @@ func newBiasReport(tr *samplers.Trace, out *harness.Outcome) *biasReport {
 	for _, r := range out.Samplers {
 		if b := byID[r.ID]; b != nil {
 			rep.Samplers = append(rep.Samplers, biasMatrix{Sampler: b.Sampler, Samples: b.Total, Diagonal: b.Diagonal(),
-				Methods: b.Methods, Counts: b.Counts, Mechanisms: b.Mechanisms})
+				Methods: b.Methods, Counts: b.Counts, Mechanisms: b.Mechanisms, Skipped: b.Skipped})
 			continue
 		}
 		reason := "took no sample"
@@ -122,6 +124,9 @@ func (r *report) writeWhy(w io.Writer, top int) {
 	fmt.Fprintf(w, "\nWhy: each sampler's bias matrix — rows: the method a thread was truly in when its sample\nwas requested; columns: the method the sample was charged to; %% of the sampler's samples.\nA perfect profiler is diagonal.\n")
 	for _, b := range r.Bias.Samplers {
 		fmt.Fprintf(w, "\n%s: %d samples, %.1f %% on the diagonal; taken by %s\n", b.Sampler, b.Samples, 100*b.Diagonal, mechanisms(b))
+		if len(b.Skipped) > 0 {
+			fmt.Fprintf(w, "  requests that gave no sample: %s\n", skipped(b.Skipped))
+		}
 		names, cells := foldOther(b, top)
 		width := len("truly in \\ charged to")
 		for _, n := range names {
@@ -173,12 +178,30 @@ func pct(n, total int64) string {
 
 // mechanisms lists how a sampler's samples were taken, most first.
 func mechanisms(b biasMatrix) string {
+	parts := byCount(b.Mechanisms)
+	for i, e := range parts {
+		parts[i] = fmt.Sprintf("%s %.1f %%", e, 100*float64(b.Mechanisms[e])/float64(b.Samples))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// skipped lists the reasons requests gave no sample, most first.
+func skipped(m map[string]int64) string {
+	parts := byCount(m)
+	for i, e := range parts {
+		parts[i] = fmt.Sprintf("%d: %s", m[e], e)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// byCount is m's keys, largest count first (ties by key).
+func byCount(m map[string]int64) []string {
 	type kv struct {
 		k string
 		n int64
 	}
 	var all []kv
-	for k, n := range b.Mechanisms {
+	for k, n := range m {
 		all = append(all, kv{k, n})
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -187,9 +210,9 @@ func mechanisms(b biasMatrix) string {
 		}
 		return all[i].k < all[j].k
 	})
-	parts := make([]string, len(all))
+	keys := make([]string, len(all))
 	for i, e := range all {
-		parts[i] = fmt.Sprintf("%s %.1f %%", e.k, 100*float64(e.n)/float64(b.Samples))
+		keys[i] = e.k
 	}
-	return strings.Join(parts, ", ")
+	return keys
 }
