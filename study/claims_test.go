@@ -147,12 +147,9 @@ func runExperiment(t *testing.T, name string) *Result {
 	r, err := e.Run(o)
 	require.NoError(t, err)
 	t.Log("\n" + r.Table.Markdown())
-	if r.Data != nil {
-		require.NotNil(t, r.Tidy, "%s: a typed result writes tidy data", name)
-	}
-	if r.Tidy != nil {
-		checkTidy(t, r, name)
-	}
+	require.NotNil(t, r.Data, "%s: a typed result", name)
+	require.NotNil(t, r.Tidy, "%s: a typed result writes tidy data", name)
+	checkTidy(t, r, name)
 	results[name] = r
 	return r
 }

@@ -38,9 +38,6 @@ type Result struct {
 	// Tidy is the data in long format, one observation per row with its
 	// seed, unrounded: written as NAME.data.csv.
 	Tidy *Tidy
-	// Values are the numbers the claim test asserts on, by name, for
-	// the experiments without a typed result.
-	Values map[string]float64
 }
 
 // renderer is an experiment's typed result: render turns it into its

@@ -25,8 +25,8 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x3-passive-lenses", Claim: "X3", Title: "Beyond the papers: every sampler watching one execution, and how each disagrees with the truth by its mechanism", Run: runX3Lenses})
-	register(Experiment{Name: "x3-observer-effect", Claim: "X3", Title: "Beyond the papers: passive samplers leave the execution untouched; an instrumenting or costed one does not", Run: runX3Observer})
+	register(Experiment{Name: "x3-passive-lenses", Claim: "X3", Title: "Beyond the papers: every sampler watching one execution, and how each disagrees with the truth by its mechanism", Run: typed(MeasureX3Lenses)})
+	register(Experiment{Name: "x3-observer-effect", Claim: "X3", Title: "Beyond the papers: passive samplers leave the execution untouched; an instrumenting or costed one does not", Run: typed(MeasureX3Observer)})
 }
 
 // x3Bench is one execution setting of X3.
@@ -442,15 +442,203 @@ var x3Identities = []struct {
 	{"async", "pcct", 0, true, false, false, "same 10 ms timer, exact positions; without inlining every frame has a debug record"},
 }
 
-func runX3Lenses(o Options) (*Result, error) {
+// X3Data is every (stand-in, seed) of X3, summarised (x3All).
+type X3Data struct {
+	Seeds   []uint64
+	Benches []x3Bench
+	o       Options
+	all     map[string][]*x3Seed
+}
+
+func measureX3(o Options) (X3Data, error) {
 	all, err := x3All(o)
 	if err != nil {
-		return nil, err
+		return X3Data{}, err
 	}
+	return X3Data{Seeds: o.Seeds, Benches: x3Benches(o), o: o, all: all}, nil
+}
+
+// of is stand-in b's seeds; it panics on a stand-in X3 did not run.
+func (d *X3Data) of(b string) []*x3Seed {
+	s, ok := d.all[b]
+	if !ok {
+		panic("study: X3 has no stand-in " + b)
+	}
+	return s
+}
+
+// X3Obs is one tidy observation of X3: on Benchmark with Seed, Measure
+// of Subject (a lens, "truth", an identity "got≡ref" or a run kind) is
+// Value.
+type X3Obs struct {
+	Benchmark string
+	Seed      uint64
+	Subject   string
+	Measure   string
+	Value     float64
+}
+
+// X3LensesResult is what every lens reported, and the identities between
+// lenses.
+type X3LensesResult struct{ X3Data }
+
+// MeasureX3Lenses reads (or runs) X3's executions.
+func MeasureX3Lenses(o Options) (*X3LensesResult, error) {
+	d, err := measureX3(o)
+	return &X3LensesResult{d}, err
+}
+
+// X3Lens is one lens on one stand-in over the seeds.
+type X3Lens struct {
+	Samples, Methods, Contexts, TopShare Stat
+	MaxDepth                             int
+}
+
+// TruthTopShare is the truth's share (%) of its top method on b.
+func (r *X3LensesResult) TruthTopShare(b string) Stat {
+	var xs []float64
+	for _, s := range r.of(b) {
+		xs = append(xs, s.truthTopShare)
+	}
+	return NewStat(xs)
+}
+
+// TruthDepth is the deepest context of b's truth over the seeds.
+func (r *X3LensesResult) TruthDepth(b string) int {
+	d := 0
+	for _, s := range r.of(b) {
+		d = max(d, s.truthDepth)
+	}
+	return d
+}
+
+// HasLens reports whether lens l watched b.
+func (r *X3LensesResult) HasLens(b, l string) bool {
+	_, ok := r.of(b)[0].lens[l]
+	return ok
+}
+
+// Lens is lens l on b; it panics on a lens that did not watch b.
+func (r *X3LensesResult) Lens(b, l string) X3Lens {
+	if !r.HasLens(b, l) {
+		panic(fmt.Sprintf("study: X3 lens %s did not watch %s", l, b))
+	}
+	seeds := r.of(b)
+	get := func(f func(x3Stat) float64) Stat {
+		var xs []float64
+		for _, s := range seeds {
+			xs = append(xs, f(s.lens[l]))
+		}
+		return NewStat(xs)
+	}
+	x := X3Lens{
+		Samples:  get(func(x x3Stat) float64 { return x.samples }),
+		Methods:  get(func(x x3Stat) float64 { return x.methods }),
+		Contexts: get(func(x x3Stat) float64 { return x.contexts }),
+		TopShare: get(func(x x3Stat) float64 { return x.topShare }),
+	}
+	for _, s := range seeds {
+		x.MaxDepth = max(x.MaxDepth, s.lens[l].depth)
+	}
+	return x
+}
+
+// DepthViolations counts the (stand-in, lens) pairs where a
+// depth-limited lens reported a deeper stack than its limit.
+func (r *X3LensesResult) DepthViolations() int {
+	n := 0
+	for _, b := range r.Benches {
+		for _, l := range x3Lenses {
+			if r.HasLens(b.name, l.name) && l.depth > 0 && r.Lens(b.name, l.name).MaxDepth > l.depth {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// X3Identity is an identity between two lenses on one stand-in: on how
+// many runs it held, on how many the two lenses watched the same
+// execution, and what the mechanisms predict ("holds" or why it may
+// break).
+type X3Identity struct {
+	Same, Comparable int
+	Prediction       string
+}
+
+// Holds reports whether the mechanisms predict the identity to hold.
+func (x X3Identity) Holds() bool { return x.Prediction == "holds" }
+
+// Identity is the identity got ≡ ref (of x3Identities) on b.
+func (r *X3LensesResult) Identity(b, got, ref string) X3Identity {
+	for _, id := range x3Identities {
+		if id.got != got || id.ref != ref {
+			continue
+		}
+		k := id.got + "≡" + id.ref
+		var x X3Identity
+		late, waited := false, false
+		for _, s := range r.of(b) {
+			if s.comp[k] {
+				x.Comparable++
+			}
+			if s.same[k] {
+				x.Same++
+			}
+			late, waited = late || s.late[k], waited || s.waited[k]
+		}
+		x.Prediction = "holds"
+		inline := false
+		for _, bb := range r.Benches {
+			if bb.name == b {
+				inline = bb.inline
+			}
+		}
+		if id.inliningBreaks && inline {
+			x.Prediction = "may break (inlining)"
+		}
+		if id.slowBreaks && late {
+			x.Prediction = "may break (a sample outlasted its interval)"
+		}
+		if id.waitBreaks && waited {
+			x.Prediction = "may break (threads waited)"
+		}
+		return x
+	}
+	panic(fmt.Sprintf("study: X3 has no identity %s ≡ %s", got, ref))
+}
+
+// obs lists the lens and identity observations.
+func (r *X3LensesResult) obs() []X3Obs {
+	var out []X3Obs
+	for _, b := range r.Benches {
+		for si, s := range r.of(b.name) {
+			seed := r.Seeds[si]
+			out = append(out, X3Obs{b.name, seed, "truth", "top_share_pct", s.truthTopShare}, X3Obs{b.name, seed, "truth", "max_depth", float64(s.truthDepth)})
+			for _, l := range x3Lenses {
+				x, ok := s.lens[l.name]
+				if !ok {
+					continue
+				}
+				out = append(out, X3Obs{b.name, seed, l.name, "samples", x.samples}, X3Obs{b.name, seed, l.name, "methods_pct", x.methods},
+					X3Obs{b.name, seed, l.name, "contexts_pct", x.contexts}, X3Obs{b.name, seed, l.name, "top_share_pct", x.topShare},
+					X3Obs{b.name, seed, l.name, "max_depth", float64(x.depth)})
+			}
+			for _, id := range x3Identities {
+				k := id.got + "≡" + id.ref
+				out = append(out, X3Obs{b.name, seed, k, "comparable", boolValue(s.comp[k])}, X3Obs{b.name, seed, k, "identical", boolValue(s.same[k])})
+			}
+		}
+	}
+	return out
+}
+
+func (r *X3LensesResult) render() (*Result, error) {
+	o, all := r.o, r.all
 	t := &Table{Title: "X3: what each sampler reports on the same execution, against the truth (mean ± 95 % CI over seeds)",
 		Columns: []string{"stand-in", "sampler", "samples/run", "overlap: methods (%)", "overlap: contexts (%)", "share of the truth's top method (%)", "top method (seed 1)", "max depth", "predicted by"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	benches := x3Benches(o)
+	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
+	benches := r.Benches
 	bars := map[string]map[string]float64{} // lens → stand-in → method overlap
 	var lensOrder []string
 	for _, b := range benches {
@@ -467,7 +655,6 @@ func runX3Lenses(o Options) (*Result, error) {
 			truthDepth = max(truthDepth, s.truthDepth)
 		}
 		mt, ht := MeanCI(col(func(s *x3Seed) float64 { return s.truthTopShare }))
-		res.Values[b.name+"/truth/max_depth"], res.Values[b.name+"/truth/top_share"] = float64(truthDepth), mt
 		t.AddRow(b.name, "truth", "exact", "100", "100", fmtCI(mt, ht), seeds[0].truthTop, truthDepth, "every ns in its calling context")
 		for _, l := range x3Lenses {
 			if _, ok := seeds[0].lens[l.name]; !ok {
@@ -483,12 +670,6 @@ func runX3Lenses(o Options) (*Result, error) {
 			depth := 0
 			for _, s := range seeds {
 				depth = max(depth, s.lens[l.name].depth)
-			}
-			k := b.name + "/" + l.name
-			res.Values[k+"/samples"], res.Values[k+"/methods"], res.Values[k+"/contexts"] = ms, mm, mc
-			res.Values[k+"/top_share"], res.Values[k+"/top_share_ci"], res.Values[k+"/max_depth"] = mts, hts, float64(depth)
-			if l.depth > 0 && depth > l.depth {
-				res.Values["depth_violations"]++
 			}
 			methods, ctx, share, top := fmtCI(mm, hm), fmtCI(mc, hc), fmtCI(mts, hts), seeds[0].lens[l.name].top
 			switch {
@@ -508,33 +689,8 @@ func runX3Lenses(o Options) (*Result, error) {
 			}
 		}
 		for _, id := range x3Identities {
-			k := id.got + "≡" + id.ref
-			same, comp := 0, 0
-			for _, s := range seeds {
-				if s.comp[k] {
-					comp++
-				}
-				if s.same[k] {
-					same++
-				}
-			}
-			vk := b.name + "/" + k
-			res.Values[vk], res.Values[vk+"/comparable"] = float64(same), float64(comp)
-			pred := "holds"
-			if id.inliningBreaks && b.inline {
-				pred = "may break (inlining)"
-			}
-			late, waited := false, false
-			for _, s := range seeds {
-				late, waited = late || s.late[k], waited || s.waited[k]
-			}
-			if id.slowBreaks && late {
-				pred = "may break (a sample outlasted its interval)"
-			}
-			if id.waitBreaks && waited {
-				pred = "may break (threads waited)"
-			}
-			res.Values[vk+"/predicted"] = boolValue(pred == "holds")
+			x := r.Identity(b.name, id.got, id.ref)
+			same, comp, pred := x.Same, x.Comparable, x.Prediction
 			cell := fmt.Sprintf("%d of %d runs", same, comp)
 			if comp < len(seeds) {
 				cell += fmt.Sprintf(" (%d: different executions)", len(seeds)-comp)
@@ -614,39 +770,83 @@ func x3RunsNote(o Options) string {
 	return note
 }
 
-func runX3Observer(o Options) (*Result, error) {
-	all, err := x3All(o)
-	if err != nil {
-		return nil, err
+// X3ObserverResult is each run compared with the bare run of its seed.
+type X3ObserverResult struct{ X3Data }
+
+// MeasureX3Observer reads (or runs) X3's executions.
+func MeasureX3Observer(o Options) (*X3ObserverResult, error) {
+	d, err := measureX3(o)
+	return &X3ObserverResult{d}, err
+}
+
+// X3Run is one run kind on one stand-in over its seeds: how many runs
+// there were, how many were identical to the bare run (whole, JIT
+// decisions, end), and the largest drift.
+type X3Run struct {
+	Runs, Identical, JITIdentical, EndIdentical int
+	PPM, DStatements, DBytecodes                float64
+}
+
+// Run is run kind k (x3Kinds) on b; Runs is 0 where the kind did not run.
+func (r *X3ObserverResult) Run(b, k string) X3Run {
+	known := false
+	for _, x := range x3Kinds {
+		known = known || x.name == k
 	}
-	t := &Table{Title: "X3: each run against the bare run of the same seed (no sampler): is it the same execution?",
-		Columns: []string{"stand-in", "run", "identical runs", "truth contexts moved (ppm, max)", "|Δ statements| (max)", "|Δ bytecodes| (max)", "JIT decisions identical", "end identical"}}
-	res := &Result{Table: t, Values: map[string]float64{}}
-	benches := x3Benches(o)
-	moved := map[string]plotter.Values{}
-	for _, b := range benches {
-		for _, k := range x3Kinds[1:] {
-			var same, jitSame, endSame, n int
-			var ppm, dst, dbc float64
-			for _, s := range all[b.name] {
+	if !known {
+		panic("study: X3 has no run kind " + k)
+	}
+	var x X3Run
+	for _, s := range r.of(b) {
+		ob, ok := s.obs[k]
+		if !ok {
+			continue
+		}
+		x.Runs++
+		x.Identical += int(boolValue(ob.identical))
+		x.JITIdentical += int(boolValue(ob.jitSame))
+		x.EndIdentical += int(boolValue(ob.endSame))
+		x.PPM, x.DStatements, x.DBytecodes = math.Max(x.PPM, ob.ppm), math.Max(x.DStatements, ob.dStmts), math.Max(x.DBytecodes, ob.dBytecodes)
+	}
+	return x
+}
+
+// obs lists every run's comparison with its bare run.
+func (r *X3ObserverResult) obs() []X3Obs {
+	var out []X3Obs
+	for _, b := range r.Benches {
+		for si, s := range r.of(b.name) {
+			for _, k := range x3Kinds[1:] {
 				ob, ok := s.obs[k.name]
 				if !ok {
 					continue
 				}
-				n++
-				same += int(boolValue(ob.identical))
-				jitSame += int(boolValue(ob.jitSame))
-				endSame += int(boolValue(ob.endSame))
-				ppm, dst, dbc = math.Max(ppm, ob.ppm), math.Max(dst, ob.dStmts), math.Max(dbc, ob.dBytecodes)
+				seed := r.Seeds[si]
+				out = append(out, X3Obs{b.name, seed, k.name, "identical", boolValue(ob.identical)}, X3Obs{b.name, seed, k.name, "jit_identical", boolValue(ob.jitSame)},
+					X3Obs{b.name, seed, k.name, "end_identical", boolValue(ob.endSame)}, X3Obs{b.name, seed, k.name, "contexts_moved_ppm", ob.ppm},
+					X3Obs{b.name, seed, k.name, "abs_delta_statements", ob.dStmts}, X3Obs{b.name, seed, k.name, "abs_delta_bytecodes", ob.dBytecodes})
 			}
+		}
+	}
+	return out
+}
+
+func (r *X3ObserverResult) render() (*Result, error) {
+	o := r.o
+	t := &Table{Title: "X3: each run against the bare run of the same seed (no sampler): is it the same execution?",
+		Columns: []string{"stand-in", "run", "identical runs", "truth contexts moved (ppm, max)", "|Δ statements| (max)", "|Δ bytecodes| (max)", "JIT decisions identical", "end identical"}}
+	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
+	benches := r.Benches
+	moved := map[string]plotter.Values{}
+	for _, b := range benches {
+		for _, k := range x3Kinds[1:] {
+			x := r.Run(b.name, k.name)
+			same, jitSame, endSame, n := x.Identical, x.JITIdentical, x.EndIdentical, x.Runs
+			ppm, dst, dbc := x.PPM, x.DStatements, x.DBytecodes
 			if n == 0 {
 				moved[k.name] = append(moved[k.name], 0) // keep bars aligned
 				continue
 			}
-			key := b.name + "/" + k.name
-			res.Values[key+"/identical"], res.Values[key+"/ppm"] = float64(same), ppm
-			res.Values[key+"/stmts"], res.Values[key+"/bytecodes"] = dst, dbc
-			res.Values[key+"/jit_identical"], res.Values[key+"/runs"] = float64(jitSame), float64(n)
 			t.AddRow(b.name, k.name+" ("+k.about+")", fmt.Sprintf("%d of %d", same, n), fmt.Sprintf("%.3g", ppm), fmt.Sprintf("%.0f", dst), fmt.Sprintf("%.0f", dbc),
 				fmt.Sprintf("%d of %d", jitSame, n), fmt.Sprintf("%d of %d", endSame, n))
 			moved[k.name] = append(moved[k.name], math.Log10(1+dst))

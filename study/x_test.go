@@ -151,6 +151,33 @@ func TestX2_Deterministic(t *testing.T) {
 	assert.Equal(t, string(ca), string(cb))
 }
 
+// Tolerances of X3 (CLAIMS.md X3), set from 10 seeds with the measured
+// values given.
+const (
+	// x3PassiveShare: on the multi-threaded stand-ins a passive run moves
+	// the truth at most a tenth of what one costed jvmti moves (measured
+	// 72× and 127× less at 1 s, seeds 1–3; 15× and 38× less at 3 s).
+	x3PassiveShare = 0.1
+	// x3TruthMin: the positive control, hot() holds over 90 % of the
+	// truth on hotcold by Listing 1's construction (measured ≈ 93 %).
+	x3TruthMin = 90.0
+	// x3BlameColdMax: a safepoint-family lens gives hot() at most 5 %,
+	// M1's "≥ 95 % of samples in cold()" (measured 2.0 %: the samples
+	// taken while hot() was interpreted).
+	x3BlameColdMax = 5.0
+	// x3ExactPoints: the exact-position lenses are within 2 points of the
+	// truth (measured 0.8–1.0), tighter than M1's 3.
+	x3ExactPoints = 2.0
+	// x3TprofSlack: tprof (random intervals) within its 95 % CI over
+	// seeds plus 1 point.
+	x3TprofSlack = 1.0
+	// x3TimerEdgesMax and x3CBSEdgesMin: jikes-timer sees one of
+	// callpair's two hot edges (edge overlap ≤ 60 %, measured 54 %), cbs
+	// both (≥ 95 %, measured 100 %) — A1's claim on overlap.
+	x3TimerEdgesMax = 60.0
+	x3CBSEdgesMin   = 95.0
+)
+
 // TestX3_PassiveLenses: many samplers watch one execution, passively.
 //
 // Observer effect (x3-observer-effect, tolerances from 10 seeds): the same
@@ -186,69 +213,92 @@ func TestX2_Deterministic(t *testing.T) {
 // watched the same execution, and the two inlining-sensitive ones break
 // where inlining hides frames (xalan: both; h2: async).
 func TestX3_PassiveLenses(t *testing.T) {
-	ob := runExperiment(t, "x3-observer-effect").Values
-	n := float64(len(seeds()))
+	ob := measure[*X3ObserverResult](t, "x3-observer-effect")
+	n := len(ob.Seeds)
 	passive := []string{"timer lenses", "lenses", "isps"}
 	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama", "h2", "xalan"} {
-		at := func(kind, k string) float64 { return ob[b+"/"+kind+"/"+k] }
-		assert.Equal(t, 1.0, at("bare again", "identical"), "%s: same seed, same run", b)
+		assert.Equal(t, 1, ob.Run(b, "bare again").Identical, "%s: same seed, same run", b)
 		for _, k := range passive {
 			if b == "h2" || b == "xalan" {
-				assert.LessOrEqual(t, at(k, "ppm"), at("jvmti costed", "ppm")/10, "%s %s: passive ≪ costed", b, k)
+				assert.LessOrEqual(t, ob.Run(b, k).PPM, ob.Run(b, "jvmti costed").PPM*x3PassiveShare, "%s %s: passive ≪ costed", b, k)
 			} else {
-				assert.Equal(t, n, at(k, "identical"), "%s %s: zero observer effect", b, k)
+				assert.Equal(t, n, ob.Run(b, k).Identical, "%s %s: zero observer effect", b, k)
 			}
 		}
-		assert.Zero(t, at("jvmti costed", "identical"), "%s: costed jvmti perturbs", b)
+		assert.Zero(t, ob.Run(b, "jvmti costed").Identical, "%s: costed jvmti perturbs", b)
 	}
 	for _, b := range []string{"callpair (jikes)", "kiama", "h2"} {
-		assert.Zero(t, ob[b+"/komorium/identical"], "%s: instrumented code is another execution", b)
+		assert.Zero(t, ob.Run(b, "komorium").Identical, "%s: instrumented code is another execution", b)
 	}
 
-	v := runExperiment(t, "x3-passive-lenses").Values
-	assert.Zero(t, v["depth_violations"])
-	truth := v["hotcold/truth/top_share"]
-	assert.Greater(t, truth, 90.0)
+	r := measure[*X3LensesResult](t, "x3-passive-lenses")
+	assert.Zero(t, r.DepthViolations())
+	truth := r.TruthTopShare("hotcold").Mean
+	assert.Greater(t, truth, x3TruthMin)
 	for _, s := range []string{"safepoint", "yourkit", "xprof", "jvmti", "jprofile", "hprof", "sps", "isps"} {
-		assert.LessOrEqual(t, v["hotcold/"+s+"/top_share"], 5.0, "%s must blame cold()", s)
+		assert.LessOrEqual(t, r.Lens("hotcold", s).TopShare.Mean, x3BlameColdMax, "%s must blame cold()", s)
 	}
 	for _, s := range []string{"async", "pcct", "hotmethods"} {
-		assert.InDelta(t, truth, v["hotcold/"+s+"/top_share"], 2, s)
+		assert.InDelta(t, truth, r.Lens("hotcold", s).TopShare.Mean, x3ExactPoints, s)
 	}
-	// Pins a documented divergence (REPRODUCTIONS.md, X3): compiled on its
-	// own, the poll-free hot() has no PcDesc, so JFR's stack walk fails
-	// there and drops the sample (JfrGetCallTrace::find_top_frame, as
-	// OpenJDK 17 does in tools/debuginfo); jfr blames cold() like the
-	// safepoint family, within the same 5 % (measured 0 on every seed).
-	assert.LessOrEqual(t, v["hotcold/jfr/top_share"], 5.0, "jfr: hot() undecipherable")
-	assert.InDelta(t, truth, v["hotcold/tprof/top_share"], v["hotcold/tprof/top_share_ci"]+1, "tprof")
+	tp := r.Lens("hotcold", "tprof").TopShare
+	assert.InDelta(t, truth, tp.Mean, tp.CI+x3TprofSlack, "tprof")
+	if jf := r.Lens("hotcold", "jfr").TopShare.Mean; jf <= x3BlameColdMax {
+		diverges(t, "jfr gives hot() %.1f %%: it drops the samples of a frame without a PcDesc (TestDivergence_X3)", jf)
+	}
 	for _, s := range []string{"safepoint", "jvmti", "sps"} {
-		assert.Equal(t, 256.0, v["kiama/"+s+"/max_depth"], "%s: cut at 256", s)
+		assert.Equal(t, 256, r.Lens("kiama", s).MaxDepth, "%s: cut at 256", s)
 	}
 	for _, s := range []string{"yourkit", "jprofile", "isps", "pcct", "async"} {
-		assert.Greater(t, v["kiama/"+s+"/max_depth"], 256.0, "%s: unlimited", s)
+		assert.Greater(t, r.Lens("kiama", s).MaxDepth, 256, "%s: unlimited", s)
 	}
-	assert.Greater(t, v["kiama/truth/max_depth"], 256.0)
-	assert.LessOrEqual(t, v["callpair (jikes)/jikes-timer/methods"], 60.0)
-	assert.GreaterOrEqual(t, v["callpair (jikes)/cbs/methods"], 95.0)
+	assert.Greater(t, r.TruthDepth("kiama"), 256)
+	assert.LessOrEqual(t, r.Lens("callpair (jikes)", "jikes-timer").Methods.Mean, x3TimerEdgesMax)
+	assert.GreaterOrEqual(t, r.Lens("callpair (jikes)", "cbs").Methods.Mean, x3CBSEdgesMin)
+	// Every identity predicted to hold is checked; the prediction itself
+	// comes from the mechanisms, so every identity must be checked on some
+	// stand-in and every stand-in must check some identity, or the loop
+	// below could assert nothing.
+	checkedID, checkedBench := map[string]int{}, map[string]int{}
 	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama", "h2", "xalan"} {
 		for _, id := range x3Identities {
-			k := b + "/" + id.got + "≡" + id.ref
-			if v[k+"/predicted"] == 1 {
-				// isps runs alone; on the multi-threaded stand-ins that run
-				// drifts by a few ppm from the lenses run (see above), so it
-				// may have no comparable run there.
-				if id.ref != "isps" || (b != "h2" && b != "xalan") {
-					assert.Positive(t, v[k+"/comparable"], k)
-				}
-				assert.Equal(t, v[k+"/comparable"], v[k], "%s: holds on every comparable run", k)
+			k := id.got + "≡" + id.ref
+			x := r.Identity(b, id.got, id.ref)
+			if !x.Holds() {
+				t.Logf("%s %s: not asserted, %s (%d of %d comparable runs)", b, k, x.Prediction, x.Same, x.Comparable)
+				continue
 			}
+			// isps runs alone; on the multi-threaded stand-ins that run
+			// drifts by a few ppm from the lenses run (see above), so it
+			// may have no comparable run there.
+			if id.ref != "isps" || (b != "h2" && b != "xalan") {
+				assert.Positive(t, x.Comparable, "%s %s", b, k)
+			}
+			assert.Equal(t, x.Comparable, x.Same, "%s %s: holds on every comparable run", b, k)
+			checkedID[k]++
+			checkedBench[b]++
 		}
 	}
-	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama"} {
-		assert.Equal(t, n, v[b+"/sps≡isps/comparable"], "%s: isps ran on the same execution", b)
+	for _, id := range x3Identities {
+		assert.Positive(t, checkedID[id.got+"≡"+id.ref], "%s≡%s asserted on no stand-in", id.got, id.ref)
 	}
-	assert.Zero(t, v["xalan/async≡pcct"], "inlined frames without debug records")
-	assert.Zero(t, v["h2/async≡pcct"], "inlined frames without debug records")
-	assert.Zero(t, v["xalan/xprof≡safepoint"], "polls inside inlined code: xprof names the caller")
+	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama", "h2", "xalan"} {
+		assert.Positive(t, checkedBench[b], "%s: no identity asserted", b)
+	}
+	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama"} {
+		assert.Equal(t, n, r.Identity(b, "sps", "isps").Comparable, "%s: isps ran on the same execution", b)
+	}
+	assert.Zero(t, r.Identity("xalan", "async", "pcct").Same, "inlined frames without debug records")
+	assert.Zero(t, r.Identity("h2", "async", "pcct").Same, "inlined frames without debug records")
+	assert.Zero(t, r.Identity("xalan", "xprof", "safepoint").Same, "polls inside inlined code: xprof names the caller")
+}
+
+// TestDivergence_X3 pins a documented divergence (REPRODUCTIONS.md, X3):
+// compiled on its own, the poll-free hot() has no PcDesc, so JFR's stack
+// walk fails there and drops the sample (JfrGetCallTrace::find_top_frame,
+// as OpenJDK 17 does in tools/debuginfo); jfr blames cold() like the
+// safepoint family, within the same 5 % (measured 0 on every seed).
+func TestDivergence_X3(t *testing.T) {
+	r := measure[*X3LensesResult](t, "x3-passive-lenses")
+	assert.LessOrEqual(t, r.Lens("hotcold", "jfr").TopShare.Mean, x3BlameColdMax, "jfr: hot() undecipherable")
 }
