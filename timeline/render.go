@@ -89,7 +89,7 @@ func (tl *Timeline) height() vg.Length {
 	colors, names := tl.methodColors()
 	_ = colors
 	legendRows := (min(len(names), len(palette)) + 3) / 4
-	return vg.Length(headerH + jitRowH + len(tl.Lanes)*(laneH+laneGap) + 40 + (legendRows+2)*legendRowH)
+	return vg.Length(headerH + jitRowH + len(tl.Lanes)*(laneH+laneGap) + 40 + (legendRows+3)*legendRowH)
 }
 
 // WriteSVG draws the timeline as SVG.
@@ -160,6 +160,10 @@ func (tl *Timeline) draw(c draw.Canvas) {
 	lanesTop := top
 	laneH := float64(barH + sampleRowH*len(tl.Samplers))
 	for _, l := range tl.Lanes {
+		// Polls: short ticks just above the bar.
+		for _, pl := range l.Polls {
+			c.StrokeLine2(draw.LineStyle{Color: black, Width: 0.7}, x(pl.At), y(top-7), x(pl.At), y(top-1))
+		}
 		c.FillText(style(fontSize, 0, -0.5), vg.Point{X: 12, Y: y(top + barH/2)}, l.Thread)
 		for _, s := range l.Segments {
 			col := waitColor
@@ -167,6 +171,14 @@ func (tl *Timeline) draw(c draw.Canvas) {
 				col = colors[s.Method]
 			}
 			rect(c, col, x(s.From), y(top+barH), x(s.To), y(top))
+		}
+		// Safepoint arrivals: where this thread stopped at its poll.
+		for _, sp := range tl.Safepoints {
+			for _, a := range sp.Arrivals {
+				if a.Thread == l.Thread && a.Stopped >= tl.From && a.Stopped < tl.To {
+					c.StrokeLine2(draw.LineStyle{Color: color.RGBA{200, 0, 0, 255}, Width: 2.5}, x(a.Stopped), y(top+barH+3), x(a.Stopped), y(top-3))
+				}
+			}
 		}
 		for si, name := range tl.Samplers {
 			rowTop := top + barH + float64(si*sampleRowH)
@@ -206,6 +218,9 @@ func (tl *Timeline) draw(c draw.Canvas) {
 	top += legendRowH
 	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
 		"square: the sample taken, in the colour of the method charged   red band: time to safepoint, then the pause")
+	top += legendRowH
+	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
+		"small ticks above a bar: the polls the thread executed (--polls)   red line: the thread stopping at a safepoint's poll")
 	top += legendRowH + 4
 	colW := (W - 24) / 4
 	for i, m := range names {

@@ -17,7 +17,12 @@ const Steps = 2000
 // Run runs p under cfg and records the timeline of [from, from+window):
 // the lanes, every traceable sampler's samples (cfg.Trace is set if nil),
 // the safepoints and the compilations. The run goes on to cfg's end.
-func Run(ctx context.Context, p *program.Program, cfg harness.Config, from, window sim.Time) (*Timeline, *harness.Outcome, error) {
+//
+// With polls, every poll each thread executes in the window is recorded
+// (Lane.Polls): a hook stops the thread at each, which makes the run
+// slower and, like any passive observer's stops, can move a
+// multi-threaded run by a few ppm (claim X3).
+func Run(ctx context.Context, p *program.Program, cfg harness.Config, from, window sim.Time, polls bool) (*Timeline, *harness.Outcome, error) {
 	if window <= 0 {
 		return nil, nil, fmt.Errorf("timeline: window: %v must be > 0", window)
 	}
@@ -40,7 +45,9 @@ func Run(ctx context.Context, p *program.Program, cfg harness.Config, from, wind
 	if ctx.Done() != nil {
 		rig.VM().SetContext(ctx)
 	}
-	rec.Attach(rig.VM())
+	if err := rec.Attach(rig.VM(), polls); err != nil {
+		return nil, nil, err
+	}
 	if err := rig.Run(); err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +74,11 @@ func Run(ctx context.Context, p *program.Program, cfg harness.Config, from, wind
 	}
 	if out.Safepoints != nil {
 		for _, r := range out.Safepoints.Records() {
-			tl.Safepoints = append(tl.Safepoints, Safepoint{Reason: r.Reason, Requested: r.Requested, Safe: r.Safe, End: r.End})
+			sp := Safepoint{Reason: r.Reason, Requested: r.Requested, Safe: r.Safe, End: r.End}
+			for _, pa := range r.Pauses {
+				sp.Arrivals = append(sp.Arrivals, Arrival{Thread: out.Result.Threads[pa.Thread].Name, Stopped: pa.Stopped})
+			}
+			tl.Safepoints = append(tl.Safepoints, sp)
 		}
 	}
 	if out.JIT != nil {

@@ -17,10 +17,19 @@ type Segment struct {
 	Method   string
 }
 
-// Lane is one application thread's segments, in time order.
+// Lane is one application thread's segments, in time order, and the polls
+// it executed in the window.
 type Lane struct {
 	Thread   string
 	Segments []Segment
+	Polls    []Poll
+}
+
+// Poll is a yield point the thread executed: a back-edge, a return, a
+// prologue or epilogue, the end of a native call.
+type Poll struct {
+	At   sim.Time
+	Kind sim.PollKind
 }
 
 // Sample is one thread sample: requested at Requested while the thread was
@@ -33,10 +42,18 @@ type Sample struct {
 }
 
 // Safepoint is a global safepoint: requested, every thread safe (the end of
-// the time to safepoint), resumed.
+// the time to safepoint), resumed; Arrivals are when each thread that was
+// running reached its poll and stopped, by thread name.
 type Safepoint struct {
 	Reason               string
 	Requested, Safe, End sim.Time
+	Arrivals             []Arrival
+}
+
+// Arrival is a thread stopping at a safepoint's poll.
+type Arrival struct {
+	Thread  string
+	Stopped sim.Time
 }
 
 // Compile is a compilation: queued when a counter fired, installed at Done.
@@ -63,6 +80,9 @@ type Timeline struct {
 type Recorder struct {
 	from, to, step sim.Time
 	timer          sim.TimerID
+	hook           sim.HandlerID
+	polls          bool
+	ctl            sim.Controller
 	lanes          []Lane
 	byThread       map[sim.ThreadID]int
 	buf            []sim.StackFrame
@@ -86,10 +106,48 @@ func NewRecorder(from, to, step sim.Time) (*Recorder, error) {
 	return &Recorder{from: from, to: to, step: step, byThread: map[sim.ThreadID]int{}}, nil
 }
 
-// Attach schedules the readings on the run.
-func (r *Recorder) Attach(c sim.Controller) {
+// Attach schedules the readings on the run. With polls, it also arms a
+// poll hook on every running thread in the window and records each poll
+// executed (a stop per poll: slower, and one more passive observer).
+func (r *Recorder) Attach(c sim.Controller, polls bool) error {
+	r.ctl, r.polls = c, polls
 	r.timer = c.AddTimer(r)
 	c.ScheduleTimer(r.timer, r.from, 0)
+	if polls {
+		h, err := c.AddHookHandler(r)
+		if err != nil {
+			return fmt.Errorf("timeline: %w", err)
+		}
+		r.hook = h
+	}
+	return nil
+}
+
+// OnHook records a poll and re-arms for the next one while in the window.
+func (r *Recorder) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
+	now := vm.Now()
+	if now >= r.to {
+		return sim.Continue
+	}
+	if k := vm.PollKindOf(id); k != sim.PollTransition {
+		l := r.lane(vm, id)
+		l.Polls = append(l.Polls, Poll{At: now, Kind: k})
+	}
+	if vm.State(id) == sim.Running {
+		r.ctl.Arm(r.hook, id, sim.HookPoll)
+	}
+	return sim.Continue
+}
+
+// lane is thread id's lane, created when first seen.
+func (r *Recorder) lane(vm sim.Agent, id sim.ThreadID) *Lane {
+	li, ok := r.byThread[id]
+	if !ok {
+		li = len(r.lanes)
+		r.byThread[id] = li
+		r.lanes = append(r.lanes, Lane{Thread: vm.ThreadName(id)})
+	}
+	return &r.lanes[li]
 }
 
 // OnTimer reads every application thread.
@@ -106,13 +164,12 @@ func (r *Recorder) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		if r.buf = vm.Stack(id, r.buf[:0]); len(r.buf) > 0 {
 			method = vm.Image().Names[r.buf[len(r.buf)-1].Method]
 		}
-		li, ok := r.byThread[id]
-		if !ok {
-			li = len(r.lanes)
-			r.byThread[id] = li
-			r.lanes = append(r.lanes, Lane{Thread: vm.ThreadName(id)})
+		l := r.lane(vm, id)
+		if r.polls && st == sim.Running {
+			// Arming is idempotent: a thread armed since its last poll
+			// stays armed once.
+			r.ctl.Arm(r.hook, id, sim.HookPoll)
 		}
-		l := &r.lanes[li]
 		end := min(at+r.step, r.to)
 		if n := len(l.Segments); n > 0 && l.Segments[n-1].To == at && l.Segments[n-1].State == st && l.Segments[n-1].Method == method {
 			l.Segments[n-1].To = end

@@ -22,6 +22,10 @@ import (
 var pngOut = flag.String("png", "", "also write the test timelines as PNG into this directory, to look at")
 
 func hotcold(t *testing.T, mode samplers.Mode, specs ...string) *Timeline {
+	return hotcoldPolls(t, mode, false, specs...)
+}
+
+func hotcoldPolls(t *testing.T, mode samplers.Mode, polls bool, specs ...string) *Timeline {
 	t.Helper()
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
@@ -29,7 +33,7 @@ func hotcold(t *testing.T, mode samplers.Mode, specs ...string) *Timeline {
 	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
 	cfg.Sim.Duration = 40 * sim.Millisecond
 	cfg.Samplers, cfg.Mode = specs, mode
-	tl, _, err := Run(context.Background(), p, cfg, 20*sim.Millisecond, 5*sim.Millisecond)
+	tl, _, err := Run(context.Background(), p, cfg, 20*sim.Millisecond, 5*sim.Millisecond, polls)
 	require.NoError(t, err)
 	return tl
 }
@@ -65,13 +69,26 @@ func TestTimelineOfListingOne(t *testing.T) {
 	renderBoth(t, tl, "listing-one")
 }
 
-// In costed mode a safepoint sampler's safepoints are in the window.
+// In costed mode a safepoint sampler's safepoints are in the window, each
+// with the thread's arrival at its poll; with polls, every poll the thread
+// executed is on its lane, and each arrival is at one of them.
 func TestTimelineShowsSafepoints(t *testing.T) {
-	tl := hotcold(t, samplers.Costed, "jvmti,interval=1ms")
+	tl := hotcoldPolls(t, samplers.Costed, true, "jvmti,interval=1ms")
 	assert.NotEmpty(t, tl.Safepoints)
+	polls := map[sim.Time]bool{}
+	for _, p := range tl.Lanes[0].Polls {
+		polls[p.At] = true
+		assert.True(t, p.At >= tl.From && p.At < tl.To)
+		assert.Equal(t, sim.PollBackedge, p.Kind, "hot() is inlined into cold()'s strip-mined loop")
+	}
+	require.NotEmpty(t, polls)
 	for _, s := range tl.Safepoints {
 		assert.LessOrEqual(t, s.Requested, s.Safe)
 		assert.LessOrEqual(t, s.Safe, s.End)
+		require.Len(t, s.Arrivals, 1)
+		if a := s.Arrivals[0]; a.Stopped >= tl.From && a.Stopped < tl.To {
+			assert.True(t, polls[a.Stopped], "arrival at %v is at a poll", a.Stopped)
+		}
 	}
 	renderBoth(t, tl, "costed-jvmti")
 }

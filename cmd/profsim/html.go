@@ -66,7 +66,7 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 		}
 	}()
 	cfg.Trace = samplers.NewTrace(nil)
-	tl, out, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window))
+	tl, out, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window), false)
 	if err != nil {
 		var le *sim.LimitError
 		if errors.As(err, &le) {

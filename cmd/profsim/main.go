@@ -40,7 +40,7 @@ const usage = `profsim simulates a Java-like VM so that profilers can be judged 
 Usage:
   profsim run --workload NAME|FILE [flags]   run a program, print its profile
   profsim init NAME                          write NAME.yaml, a commented template workload
-  profsim timeline [run flags] --from T --window D --out F.svg [--png F.png]
+  profsim timeline [run flags] --from T --window D --out F.svg [--png F.png] [--polls]
                                              draw thread lanes, samples and safepoints over a window
   profsim report [run flags] --html FILE     one self-contained page: table, bias matrices,
                                              flame graphs, timeline

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,10 +15,12 @@ import (
 )
 
 // timelineFlags are `profsim timeline`'s own flags; the rest are run flags.
-var timelineFlags = []string{"from", "window", "out", "png"}
+// --polls takes no value (or =true/=false).
+var timelineFlags = []string{"from", "window", "out", "png", "polls"}
 
 // cmdTimeline is `profsim timeline [run flags] --from T --window D --out
-// FILE.svg [--png FILE.png]`: thread lanes over a window of the run.
+// FILE.svg [--png FILE.png] [--polls]`: thread lanes over a window of the
+// run, with every poll executed when --polls is given.
 func cmdTimeline(args []string, stdout io.Writer) (err error) {
 	own, rest, err := takeFlags(args, timelineFlags)
 	if err != nil {
@@ -72,7 +75,13 @@ func cmdTimeline(args []string, stdout io.Writer) (err error) {
 			}
 		}
 	}()
-	tl, _, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window))
+	polls := false
+	if v, ok := own["polls"]; ok {
+		if polls, err = strconv.ParseBool(v); err != nil {
+			return usagef("timeline: --polls=%q: want true or false", v)
+		}
+	}
+	tl, _, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window), polls)
 	if err != nil {
 		var le *sim.LimitError
 		if errors.As(err, &le) {
@@ -116,7 +125,9 @@ func takeFlags(args, names []string) (map[string]string, []string, error) {
 		if _, dup := own[name]; dup {
 			return nil, nil, usagef("timeline: --%s given twice", name)
 		}
-		if !hasVal {
+		if !hasVal && name == "polls" {
+			val = "true" // a boolean flag
+		} else if !hasVal {
 			if i+1 >= len(args) {
 				return nil, nil, usagef("timeline: --%s needs a value", name)
 			}

@@ -15,7 +15,7 @@ func TestTimelineWritesSVGAndPNG(t *testing.T) {
 	dir := t.TempDir()
 	svg, pn := filepath.Join(dir, "t.svg"), filepath.Join(dir, "t.png")
 	code, out, errOut := runMain("timeline", "--workload", "hotcold", "--duration", "30ms",
-		"--sampler", "safepoint,interval=1ms", "--from", "20ms", "--window=5ms", "--out", svg, "--png", pn)
+		"--sampler", "safepoint,interval=1ms", "--from", "20ms", "--window=5ms", "--polls", "--out", svg, "--png", pn)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "wrote the timeline of hotcold from 20ms to 25ms (1 threads")
 	b, err := os.ReadFile(svg)
@@ -43,6 +43,7 @@ func TestTimelineRefusesBadInput(t *testing.T) {
 		{[]string{"--out", out, "--window", "5ms", "--format", "json"}, "--format is a run flag about printing"},
 		{[]string{"--out", out, "--window", "5ms", "--window", "6ms"}, "--window given twice"},
 		{[]string{"--out", out, "--window"}, "--window needs a value"},
+		{[]string{"--out", out, "--window", "5ms", "--polls=maybe"}, "want true or false"},
 		{[]string{"--out", filepath.Join(dir, "no", "t.svg"), "--window", "5ms"}, "t.svg"},
 	} {
 		args := append([]string{"timeline", "--workload", "hotcold", "--duration", "30ms"}, c.args...)
