@@ -12,10 +12,15 @@ import (
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg"
 )
 
 // full runs the paper-sized version of each experiment.
 var full = flag.Bool("study.full", false, "run paper-sized experiments (slow)")
+
+// pngDir, when set, receives each experiment's figure as NAME.png, to be
+// looked at.
+var pngDir = flag.String("study.png", "", "write each experiment's figure as NAME.png into this directory")
 
 func seeds() []uint64 {
 	if *full {
@@ -150,6 +155,10 @@ func runExperiment(t *testing.T, name string) *Result {
 	require.NotNil(t, r.Data, "%s: a typed result", name)
 	require.NotNil(t, r.Tidy, "%s: a typed result writes tidy data", name)
 	checkTidy(t, r, name)
+	if *pngDir != "" && r.Figure != nil {
+		require.NoError(t, os.MkdirAll(*pngDir, 0o755))
+		require.NoError(t, r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(*pngDir, name+".png")))
+	}
 	results[name] = r
 	return r
 }

@@ -486,24 +486,44 @@ func (r *M5Result) render() (*Result, error) {
 	}
 	res := &Result{Table: t, Tidy: tidyOf(obs)}
 	t.Notes = append(t.Notes, fmt.Sprintf("antlr stand-in, 6 s simulated, samplers passive on one execution; sample times are when each sample was taken (a safepoint sampler's at the thread's next poll). xprof and hprof run at the timer jitter measured for a sampler thread sleeping 10 ms (%v mean, tools/timer-jitter), as the paper's real timers had, and on a perfect clock (:grid, jitter=0). Paper: tprof's autocorrelation stays inside the band, hprof's shows a systematic pattern. Here the pattern needs the perfect clock: every tick then finds the deterministic program at the same place, so the time to the next poll repeats; the measured jitter (and already 10 µs) moves each tick to another place and the intervals are as uncorrelated as tprof's — the model does not reproduce Fig. 7/8 with real timers.", samplers.SleepJitter))
+	// Figure: the claim's contrast on the first seed — tprof and hprof on
+	// a perfect clock — each with its ±2/√N band, the claim's reference.
 	p := plot.New()
-	p.Title.Text = "Autocorrelation of sampling intervals"
-	p.X.Label.Text = "lag"
+	p.Title.Text = fmt.Sprintf("M5: autocorrelation of sampling intervals (antlr, seed %d)", r.Seeds[0])
+	p.X.Label.Text = "lag (intervals)"
 	p.Y.Label.Text = "autocorrelation"
-	var args []any
-	for _, run := range r.Runs {
-		if run.Seed != r.Seeds[0] {
-			continue
+	for i, id := range []string{"tprof", "hprof:grid"} {
+		for _, run := range r.Runs {
+			if run.Seed != r.Seeds[0] || run.Profiler != id {
+				continue
+			}
+			xy := make(plotter.XYs, len(run.ACF))
+			for j, v := range run.ACF {
+				xy[j] = plotter.XY{X: float64(j + 1), Y: v}
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, err
+			}
+			l.Color = plotutil.Color(i)
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("%s (%d of %d lags outside)", id, run.Outside, r.MaxLag), l)
+			for _, y := range []float64{run.Band, -run.Band} {
+				b, err := plotter.NewLine(plotter.XYs{{X: 1, Y: y}, {X: float64(r.MaxLag), Y: y}})
+				if err != nil {
+					return nil, err
+				}
+				b.Color, b.Dashes = plotutil.Color(i), []vg.Length{vg.Points(4), vg.Points(3)}
+				p.Add(b)
+				if y > 0 {
+					p.Legend.Add(fmt.Sprintf("±2/√N, N = %d", run.Intervals), b)
+				}
+			}
 		}
-		xy := make(plotter.XYs, len(run.ACF))
-		for i, v := range run.ACF {
-			xy[i] = plotter.XY{X: float64(i + 1), Y: v}
-		}
-		args = append(args, run.Profiler, xy)
 	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return nil, err
-	}
+	// Room above the data for the legend.
+	p.Y.Min, p.Y.Max = -0.25, 0.45
+	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
 }
