@@ -99,12 +99,14 @@ func FormatBytes(n int64) string {
 // The footprint model: what one unit of the run costs in bytes of Go
 // heap. The estimate covers what the run and the truth profile built from
 // it keep live, not the samplers' profiles (nor the export of profiles to
-// files, which profsim run estimates itself). Measured with profsim run
-// (GOGC=25, so that the peak RSS is close to the live heap): the javac
-// stand-in for 1 s, 1.2 M contexts and 78 M stack frames in 3.5 M truth
-// samples, is estimated at 3.6 GiB and peaked at 3.2 GiB; 10⁵ threads
-// that each run one statement peaked at 127 MiB (159 MiB with --format
-// json and --out), estimated at 146 MiB.
+// files, which profsim run estimates itself). Measured with harness.Run
+// and GOGC=25, so that the peak RSS is close to the live heap: the javac
+// stand-in (hotspot17) for 1 s, 1.25 M contexts and 83 M stack frames
+// in the truth profile, is estimated at 2.55 GB, keeps 2.38 GB live
+// after the run and peaked at 2.61 GB RSS; for 300 ms, 1.53 GB
+// estimated and 1.50 GB peak; kiama for 300 ms 1.41 GB and 1.39 GB.
+// 10⁵ threads that each run one statement peaked at 127 MiB (159 MiB
+// with --format json and --out), estimated at 146 MiB.
 const (
 	// contextBytes: a calling context's node, twice its 40 bytes (the
 	// slice holding the nodes grows by doubling).
@@ -113,11 +115,12 @@ const (
 	// doubled likewise.
 	lineBytes = 32
 	// sampleBytes and stackFrameBytes: one sample of the truth profile
-	// (a context's line with self time), with its stack of depth frames
-	// (24 bytes each): the sample, its merge key and its slot in the
-	// builder's map.
-	sampleBytes     = 256
-	stackFrameBytes = 32
+	// (a context's line with self time) and each frame of its stack: a
+	// profile.Sample is 56 bytes and a profile.Frame 24, both allocated
+	// exactly (harness.TruthProfile counts them first); 64 leaves room
+	// for the slice headers' rounding.
+	sampleBytes     = 64
+	stackFrameBytes = 24
 	// threadBytes: a thread (its state, random stream, name, statistics
 	// and a row of the report), besides its stack.
 	threadBytes = 1536
