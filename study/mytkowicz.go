@@ -88,22 +88,54 @@ func (r *M1Result) Pooled(config ListingOneConfig, sampler, method string) float
 
 func (r *M1Result) render() (*Result, error) {
 	res := &Result{Table: listingOneTable(r.Rows, r.Duration), Tidy: tidyOf(listingOneObs(r.Rows))}
+	// Figure: each sampler's share of hot() per configuration, mean and
+	// 95 % CI over seeds.
 	p := plot.New()
-	p.Title.Text = "Listing 1 (no inlining): share of time in hot() (%)"
-	vals := plotter.Values{}
-	var names []string
-	for _, s := range ListingOneSamplers {
-		vals = append(vals, r.Pooled(ListingOneConfigs[0], s, "hot"))
-		names = append(names, s)
+	p.Title.Text = "M1: share of self time in hot() by profiler (Listing 1)"
+	p.Y.Label.Text = "hot() (% of self time), mean ± 95 % CI over seeds"
+	for ci, c := range ListingOneConfigs {
+		var pts errPoints
+		for i, s := range ListingOneSamplers {
+			var xs []float64
+			for _, row := range r.Rows {
+				if row.Config.Name == c.Name {
+					xs = append(xs, row.Hot.At(s))
+				}
+			}
+			st := NewStat(xs)
+			h := st.CI
+			if math.IsNaN(h) {
+				h = 0
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i) + 0.3*(float64(ci)-0.5), Y: st.Mean})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Shape = plotutil.Color(ci), plotutil.Shape(ci)
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(ci)
+		p.Add(sc, eb)
+		p.Legend.Add(c.Name, sc)
 	}
-	bars, err := plotter.NewBarChart(vals, vg.Points(20))
-	if err != nil {
-		return nil, err
-	}
-	p.Add(bars)
-	p.NominalX(names...)
+	p.NominalX(ListingOneSamplers...)
+	p.X.Min, p.X.Max = -0.6, float64(len(ListingOneSamplers))-0.4
+	p.Y.Min, p.Y.Max = 0, 125 // room for the legend above the data
+	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
+}
+
+// errPoints are points with symmetric Y errors, for scatter plots with
+// error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
 }
 
 // causalityBenchmarks are the Mytkowicz stand-ins with iteration counts
