@@ -53,6 +53,11 @@ const (
 	// FlagCheck marks an OpCount that runs a granularity check: the
 	// bytecode-counter hook fires there when the counter is ≤ 0.
 	FlagCheck
+	// FlagCallLoop marks a LoopEnter whose body is only Work and static
+	// calls: the executor fast-forwards whole iterations when every callee
+	// runs straight-line code (fastForwardCalls checks the body again, so
+	// a version that rewrites the body may keep the flag).
+	FlagCallLoop
 )
 
 // A LoopBack without FlagPoll whose C (StripLength) is N > 0 is
@@ -498,14 +503,20 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		back := f.emit(Instr{Op: OpLoopBack, Flags: FlagPoll, Line: line, A: slot, B: enter + 1})
 		f.patchThrows(inner, back)
 		f.code.Instrs[enter].SetTarget(back + 1)
-		pure := true
+		pure, calls := true, true
 		for pc := enter + 1; pc < back; pc++ {
-			if f.code.Instrs[pc].Op != OpWork {
+			switch f.code.Instrs[pc].Op {
+			case OpWork:
+			case OpCall:
 				pure = false
+			default:
+				pure, calls = false, false
 			}
 		}
 		if pure {
 			f.code.Instrs[enter].Flags |= FlagPureLoop
+		} else if calls {
+			f.code.Instrs[enter].Flags |= FlagCallLoop
 		}
 	case s.Branch != nil:
 		br := f.emit(NewBranch(line, s.Branch.Probability, 0)) // its else pc is set below

@@ -177,6 +177,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			f.pc = in.LoopBackTarget()
 			if enter := &f.code.Instrs[in.LoopEnterPC()]; enter.Flags&FlagPureLoop != 0 {
 				vm.fastForward(t, f, enter, &clock, horizon)
+			} else if enter.Flags&FlagCallLoop != 0 {
+				vm.fastForwardCalls(t, f, enter, &clock, horizon)
 			}
 
 		case OpBranch:
@@ -491,4 +493,184 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 		t.counter -= k * enter.IterBytecodes
 	}
 	*clock += Time(k*enter.IterCost + strip*vm.pollNanos)
+}
+
+// callLoopIter is what one iteration of a call loop (FlagCallLoop) costs,
+// as stepping would charge it.
+type callLoopIter struct {
+	cost  int64 // ns, the back-edge's poll included
+	stmts int64
+	polls bool  // a poll site runs: an armed poll hook would stop there
+	last  int32 // the pc of the body's last call (the frame's bcp after it)
+}
+
+// callLoopCost returns one iteration of the call loop entered at enter in
+// frame f, or ok false when it cannot be fast-forwarded: a body statement
+// other than Work or a static call, a callee whose code version is not
+// straight-line Work (a loop, a call, a draw from the thread's random
+// numbers), a recursion-limited or counting callee, a context not yet in
+// the CCT, or a stack not yet this deep.
+func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, ok bool) {
+	if len(t.frames)+1 > t.peakFrames || len(t.frames) >= vm.cfg.MaxStackDepth {
+		return it, false
+	}
+	tr := vm.truth
+	back := &f.code.Instrs[enter.LoopBackPC()]
+	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
+		in := &f.code.Instrs[pc]
+		it.stmts++
+		switch in.Op {
+		case OpWork:
+			it.cost += in.Cost
+			continue
+		case OpCall:
+		default:
+			return it, false
+		}
+		callee := in.Callee()
+		if vm.img.limitSlot[callee] >= 0 || tr.known(f.node, callee) < 0 {
+			return it, false
+		}
+		inl := f.code.inlined(pc, callee)
+		code := inl
+		if inl == nil {
+			code = vm.code[callee]
+			it.cost += vm.callNanos
+			if code.PollEntry {
+				it.cost += vm.pollNanos
+				it.polls = true
+			}
+		}
+		if code.Counting || code.LoopSlots != 0 {
+			return it, false
+		}
+		n := len(code.Instrs) - 1
+		for i := range n {
+			if code.Instrs[i].Op != OpWork {
+				return it, false
+			}
+			it.cost += code.Instrs[i].Cost
+		}
+		if ret := &code.Instrs[n]; ret.Op != OpReturn {
+			return it, false
+		} else if inl == nil && ret.Flags&FlagPoll != 0 {
+			// The return poll: in the callee's epilogue or, after the
+			// pop, at the call site.
+			it.cost += vm.pollNanos
+			it.polls = true
+		}
+		it.stmts += int64(n)
+		it.last = pc
+	}
+	if back.Flags&FlagPoll != 0 {
+		it.cost += vm.pollNanos
+		it.polls = true
+	}
+	return it, true
+}
+
+// fastForwardCalls runs whole iterations of a call loop arithmetically, as
+// fastForward does a pure loop's: as many as end strictly before the
+// horizon (so that no statement of them starts at it, where stepping
+// would stop), never the last one, never past an armed hook or a JIT
+// counter's trigger. Each call's callee runs straight-line Work in a
+// context the CCT already has, so an iteration's effects are sums: the
+// lines' self time and bytecodes, the call edges' and contexts' call
+// counts, the statements, the clock.
+func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, horizon Time) {
+	if f.workLeft != 0 || t.callDebt != 0 || t.hooks&(stopEntry|stopBytecodes) != 0 {
+		return
+	}
+	ctr := &t.loops[f.loopBase+enter.LoopSlot()]
+	k := *ctr - 1
+	if k <= 0 {
+		return
+	}
+	back := &f.code.Instrs[enter.LoopBackPC()]
+	if back.StripLength() > 0 && f.stripLoop != back.LoopBackTarget() {
+		return // entered in another code version: stripPoll starts the strips
+	}
+	it, ok := vm.callLoopCost(t, f, enter)
+	if !ok || it.cost <= 0 || (t.hooks&stopPoll != 0 && (it.polls || back.StripLength() > 0)) {
+		return
+	}
+	budget := int64(horizon-*clock) - 1
+	if m := budget / it.cost; m < k {
+		k = m
+	}
+	if vm.pollNanos > 0 && k > math.MaxInt64/2/vm.pollNanos {
+		k = math.MaxInt64 / 2 / vm.pollNanos
+	}
+	if mth := f.code.Method; f.code.Counting && vm.backedgeTrigger[mth] > vm.backedges[mth] {
+		if m := vm.backedgeTrigger[mth] - vm.backedges[mth] - 1; m < k {
+			k = m // stop short of the back-edge that fires the counter
+		}
+	}
+	var strip int64
+	if back.StripLength() > 0 {
+		// As in fastForward: the strip polls among the k back-edges.
+		n := int64(back.StripLength())
+		c, s := *ctr, f.stripFrom
+		strip = (s-c+k)/n - (s-c)/n
+		for k > 0 && strip > 0 && k*it.cost+strip*vm.pollNanos > budget {
+			k = max((budget-strip*vm.pollNanos)/it.cost, 0)
+			strip = (s-c+k)/n - (s-c)/n
+		}
+	}
+	if k <= 0 {
+		return
+	}
+	*ctr -= k
+	if f.code.Counting {
+		vm.backedges[f.code.Method] += k
+	}
+	tr := vm.truth
+	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
+		in := &f.code.Instrs[pc]
+		c := &tr.lineSelf[f.lines+in.Line]
+		if in.Op == OpWork {
+			// Stepping adds without saturating; k additions of b wrap
+			// as k×b does.
+			c.self += k * in.Cost
+			c.bytecodes += k * in.Bytecodes
+			continue
+		}
+		callee := in.Callee()
+		inl := f.code.inlined(pc, callee)
+		code := inl
+		if inl == nil {
+			code = vm.code[callee]
+			c.self += k * vm.callNanos
+		}
+		node := tr.known(f.node, callee)
+		tr.edgeCounts[in.CallEdge()] += k
+		tr.nodes[node].calls += k
+		lines := tr.nodes[node].lineBase
+		if inl == nil && code.PollEntry {
+			tr.lineSelf[lines+code.Instrs[0].Line].self += k * vm.pollNanos
+		}
+		n := len(code.Instrs) - 1
+		for i := range n {
+			w := &code.Instrs[i]
+			cc := &tr.lineSelf[lines+w.Line]
+			cc.self += k * w.Cost
+			cc.bytecodes += k * w.Bytecodes
+		}
+		if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
+			if code.EpiloguePoll {
+				tr.lineSelf[lines+ret.Line].self += k * vm.pollNanos
+			} else {
+				c.self += k * vm.pollNanos
+			}
+		}
+	}
+	var backPoll int64
+	if back.Flags&FlagPoll != 0 {
+		backPoll = vm.pollNanos
+	}
+	tr.lineSelf[f.lines+back.Line].self += k*backPoll + strip*vm.pollNanos
+	t.stmts += k * it.stmts
+	f.bcp = it.last
+	*clock += Time(k*it.cost + strip*vm.pollNanos)
+	t.zeroClock, t.zeroIters = *clock, 0
 }

@@ -143,6 +143,20 @@ func (t *Truth) child(parent, method int32) int32 {
 	return t.newChild(parent, method)
 }
 
+// known returns the node for method under parent if it exists and is
+// among parent's first wideAfter children, else -1. Unlike child it never
+// creates a node or an index entry.
+func (t *Truth) known(parent, method int32) int32 {
+	n := 0
+	for c := t.nodes[parent].firstChild; c >= 0 && n < wideAfter; c = t.nodes[c].nextSibling {
+		if t.nodes[c].method == method {
+			return c
+		}
+		n++
+	}
+	return -1
+}
+
 // wideChild is child for a parent with more than wideAfter children: it
 // indexes them all the first time, then finds and adds children by the
 // index.
