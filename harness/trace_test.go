@@ -200,3 +200,14 @@ threads: [{name: main, entry: W.main}]
 	jfr := biasOf(t, tr, "jfr")
 	assert.Positive(t, jfr.Skipped[samplers.SkipUndecipherable], "hot() compiled alone has no debug record in its loop")
 }
+
+// In costed mode the safepoint family samples threads stopped at a global
+// safepoint's poll: the mechanism says so, with the poll's kind.
+func TestCostedSafepointSamplesAreTakenAtSafepoints(t *testing.T) {
+	_, tr, _ := traceRun(t, func(c *Config) { c.Mode = samplers.Costed }, "jvmti,interval=1ms")
+	b := biasOf(t, tr, "jvmti")
+	require.Positive(t, b.Total)
+	for m := range b.Mechanisms {
+		assert.True(t, strings.HasPrefix(m, "safepoint:"), "got %s", m)
+	}
+}

@@ -202,7 +202,7 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	}
 	if s.cfg.Waiting {
 		for _, id := range appThreads(vm, waitingStates...) {
-			s.sample(vm, id) // already safe: seen where it waits
+			s.sample(vm, id, howWaiting) // already safe: seen where it waits
 		}
 	}
 	armed := false
@@ -235,7 +235,7 @@ func (s *Safepoint) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action
 	}
 	delete(s.pending, id)
 	if vm.State(id) == sim.Running {
-		s.sample(vm, id)
+		s.sample(vm, id, howPoll)
 	} else {
 		s.rec.skip(id, SkipTransition)
 	}
@@ -259,6 +259,7 @@ func (s *Safepoint) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 func (s *Safepoint) Run(vm sim.Agent, at sim.Time) sim.Time {
 	var cost sim.Time
 	ids := s.env.Safepoints.Stopped()
+	stopped := len(ids)
 	for _, id := range appThreads(vm, sim.Running) {
 		if vm.InNative(id) {
 			ids = append(ids, id) // safe in native, still sampled by JVMTI
@@ -267,8 +268,12 @@ func (s *Safepoint) Run(vm sim.Agent, at sim.Time) sim.Time {
 	if s.cfg.Waiting {
 		ids = append(ids, appThreads(vm, waitingStates...)...)
 	}
-	for _, id := range ids {
-		n := s.sample(vm, id)
+	for i, id := range ids {
+		how := howSafepoint
+		if i >= stopped {
+			how = howWaiting // in native code, or waiting
+		}
+		n := s.sample(vm, id, how)
 		cost += s.cfg.WalkPerThread + s.cfg.WalkPerFrame*sim.Time(n)
 	}
 	return cost
@@ -283,7 +288,7 @@ func (s *Safepoint) Done(vm sim.Agent, at sim.Time) {
 }
 
 // sample records thread id's stack now and returns the frames walked.
-func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID) int {
+func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID, how sampleHow) int {
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	if len(s.rec.buf) == 0 {
 		return 0
@@ -297,7 +302,7 @@ func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID) int {
 	}
 	s.rec.add(frames, id, s.cfg.Interval)
 	if s.rec.trace != nil {
-		s.rec.note(id, s.rec.buf, frames, s.mechanism(vm, id), false)
+		s.rec.note(id, s.rec.buf, frames, how.mechanism(vm, id), false)
 	}
 	return len(frames)
 }
@@ -311,17 +316,26 @@ func (s *Safepoint) requested(vm sim.Agent) []sim.ThreadID {
 	return appThreads(vm, sim.Running, sim.Runnable)
 }
 
-// mechanism says how a sample of thread id taken now was taken (Trace).
-func (s *Safepoint) mechanism(vm sim.Agent, id sim.ThreadID) string {
+// sampleHow is how the safepoint family reached a thread it samples.
+type sampleHow uint8
+
+const (
+	howPoll      sampleHow = iota // passive: at the poll the thread reached
+	howSafepoint                  // costed: stopped at a global safepoint's poll
+	howWaiting                    // already safe: waiting, blocked or in native code
+)
+
+// mechanism names how a sample of thread id taken now was taken (Trace).
+func (h sampleHow) mechanism(vm sim.Agent, id sim.ThreadID) string {
 	switch {
-	case vm.State(id) != sim.Running:
-		return "waiting"
 	case vm.InNative(id):
 		return "native"
-	case s.env.Mode == Costed:
+	case h == howPoll:
+		return "poll:" + vm.PollKindOf(id).String()
+	case h == howSafepoint:
 		return "safepoint:" + vm.PollKindOf(id).String()
 	default:
-		return "poll:" + vm.PollKindOf(id).String()
+		return "waiting"
 	}
 }
 
