@@ -397,18 +397,59 @@ func (r *CausalityResult) render() (*Result, error) {
 	}
 	t.AddRow(mean...)
 	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over every seed (%v) and f; samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, r.Seeds[0], r.Seeds))
-	// Figure: the first pair's points and regression per profiler (Fig. 6).
+	// Figure: every pair's slope per profiler, the mean with its 95 % CI,
+	// and the claim's references: 1 (exact attribution) and 0.5.
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Causality, %s/%s", rows[0].Benchmark, rows[0].Method)
-	p.X.Label.Text = "total time (s)"
-	p.Y.Label.Text = "time attributed to the method (s)"
-	var args []any
-	for _, prof := range append([]string{"truth"}, profilers...) {
-		args = append(args, prof, rows[0].Points[prof])
+	p.Title.Text = title
+	p.Y.Label.Text = "causality slope (attributed s per total s)"
+	names := append([]string{"truth"}, profilers...)
+	var pairs, means errPoints
+	for i, prof := range names {
+		for j, row := range rows {
+			pairs.XYs = append(pairs.XYs, plotter.XY{X: float64(i) - 0.25 + 0.5*float64(j)/float64(max(len(rows)-1, 1)), Y: row.Slopes.At(prof)})
+		}
+		m := r.Mean(prof)
+		h := m.CI
+		if math.IsNaN(h) {
+			h = 0
+		}
+		means.XYs = append(means.XYs, plotter.XY{X: float64(i), Y: m.Mean})
+		means.YErrors = append(means.YErrors, struct{ Low, High float64 }{h, h})
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
+	sc, err := plotter.NewScatter(pairs.XYs)
+	if err != nil {
 		return nil, err
 	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = plotutil.Color(1), vg.Points(2)
+	ms, err := plotter.NewScatter(means)
+	if err != nil {
+		return nil, err
+	}
+	ms.GlyphStyle.Color, ms.GlyphStyle.Shape, ms.GlyphStyle.Radius = plotutil.Color(0), plotutil.Shape(1), vg.Points(4)
+	eb, err := plotter.NewYErrorBars(means)
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color = plotutil.Color(0)
+	p.Add(sc, ms, eb)
+	p.Legend.Add(fmt.Sprintf("a (stand-in, method) pair (%d)", len(rows)), sc)
+	p.Legend.Add("mean ± 95 % CI over pairs", ms)
+	for i, ref := range []struct {
+		y     float64
+		label string
+	}{{1, "exact attribution (slope 1)"}, {0.5, "claim: safepoint samplers < 0.5"}} {
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.y}, {X: float64(len(names)) - 0.5, Y: ref.y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = plotutil.Color(2+i), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(ref.label, l)
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.Y.Min, p.Y.Max = -0.3, 2.0 // room for the legend above the data
+	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
 }
