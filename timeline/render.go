@@ -142,18 +142,33 @@ func (tl *Timeline) draw(c draw.Canvas) {
 	}
 
 	top := float64(headerH)
-	// The JIT row: a tick at each installation, with the method.
-	c.FillText(style(fontSize, 0, -0.5), vg.Point{X: 12, Y: y(top + jitRowH/2)}, "JIT installs")
+	// The JIT row: a grey line at its foot from each compilation's queueing to its
+	// installation, and a tick at the installation, with the method's
+	// name on the upper or lower half of the row, wherever it does not
+	// overlap the previous name there (otherwise the tick goes unnamed).
+	c.FillText(style(fontSize, 0, -0.5), vg.Point{X: 12, Y: y(top + jitRowH/2)}, "JIT")
+	var labelEnd [2]vg.Length
 	for _, cp := range tl.Compiles {
-		if cp.Done < tl.From || cp.Done >= tl.To {
+		if cp.Done < tl.From || cp.Queued >= tl.To {
+			continue
+		}
+		c.StrokeLine2(draw.LineStyle{Color: grey, Width: 2}, x(cp.Queued), y(top+jitRowH-3), x(cp.Done), y(top+jitRowH-3))
+		if cp.Done >= tl.To {
 			continue
 		}
 		col := colors[cp.Method]
 		if col == (color.RGBA{}) {
 			col = grey
 		}
-		rect(c, col, x(cp.Done)-2, y(top+jitRowH-6), x(cp.Done)+2, y(top+6))
-		c.FillText(style(smallSize, 0, -0.5), vg.Point{X: x(cp.Done) + 4, Y: y(top + jitRowH/2)}, cp.Method)
+		rect(c, col, x(cp.Done)-2, y(top+jitRowH-2), x(cp.Done)+2, y(top+2))
+		sty := style(smallSize, 0, -0.5)
+		for half := range labelEnd {
+			if at := x(cp.Done) + 4; at >= labelEnd[half] {
+				c.FillText(sty, vg.Point{X: at, Y: y(top + 7 + float64(half)*12)}, cp.Method)
+				labelEnd[half] = at + sty.Width(cp.Method) + 6
+				break
+			}
+		}
 	}
 	top += jitRowH
 
@@ -220,7 +235,7 @@ func (tl *Timeline) draw(c draw.Canvas) {
 		"square: the sample taken, in the colour of the method charged   red band: time to safepoint, then the pause")
 	top += legendRowH
 	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
-		"small ticks above a bar: the polls the thread executed (--polls)   red line: the thread stopping at a safepoint's poll")
+		"small ticks above a bar: the polls the thread executed (--polls)   red line: the thread stopping at a safepoint's poll   JIT: compile queued to installed")
 	top += legendRowH + 4
 	colW := (W - 24) / 4
 	for i, m := range names {

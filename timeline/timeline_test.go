@@ -69,6 +69,24 @@ func TestTimelineOfListingOne(t *testing.T) {
 	renderBoth(t, tl, "listing-one")
 }
 
+// The JIT's compilations are on the timeline, queued before installed;
+// drawn in a window that holds hotcold's first compilations.
+func TestTimelineShowsCompilations(t *testing.T) {
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	cfg := harness.DefaultConfig()
+	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg.Sim.Duration = 20 * sim.Millisecond
+	cfg.Samplers = []string{"async,interval=1ms"}
+	tl, _, err := Run(context.Background(), p, cfg, 0, 20*sim.Millisecond, false)
+	require.NoError(t, err)
+	require.NotEmpty(t, tl.Compiles)
+	for _, c := range tl.Compiles {
+		assert.Less(t, c.Queued, c.Done)
+	}
+	renderBoth(t, tl, "startup")
+}
+
 // In costed mode a safepoint sampler's safepoints are in the window, each
 // with the thread's arrival at its poll; with polls, every poll the thread
 // executed is on its lane, and each arrival is at one of them.
