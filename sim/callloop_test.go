@@ -54,7 +54,7 @@ threads: [{name: main, entry: A.main}]
 // so that fast-forwarding meets each kind of poll and inlining: 0 leaves
 // the flattened code, 1 adds Jikes-like prologue and epilogue polls, 2
 // inlines every static call to a straight-line leaf and strip-mines every
-// loop, 3 clears FlagCallLoop (every call loop steps).
+// loop.
 func codeVariants(vm *VM, variant int) {
 	leaf := func(c *Code) bool {
 		for i := range c.Instrs[:len(c.Instrs)-1] {
@@ -84,20 +84,16 @@ func codeVariants(vm *VM, variant int) {
 				}
 			}
 			UpdateLoopCosts(&n, vm.cfg.Cost)
-		case 3:
-			for pc := range n.Instrs {
-				n.Instrs[pc].Flags &^= FlagCallLoop
-			}
 		}
 		n.Method = int32(m)
 		vm.Install(&n)
 	}
 }
 
-// TestCallLoopFastForwardMatchesStepping runs programs with call loops
-// once with fastForwardCalls and once stepping every iteration (the
-// loops' FlagCallLoop cleared), both stopped at the same random horizons,
-// and requires the same truth to the line, the same call counts, threads,
+// TestCallLoopFastForwardMatchesStepping runs programs with loops that
+// call straight-line leaves once with fastForwardCalls and once stepping
+// every statement (VM.stepAll), both stopped at the same random horizons, and
+// requires the same truth to the line, the same call counts, threads,
 // statements and end.
 func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 	progs := map[string]*program.Program{
@@ -113,9 +109,7 @@ func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 			run := func(step bool) *VM {
 				vm := newVM(t, p, func(c *Config) { c.Duration = 5 * Millisecond })
 				codeVariants(vm, variant)
-				if step {
-					codeVariants(vm, 3)
-				}
+				vm.stepAll = step
 				r := rand.New(rand.NewPCG(uint64(variant), 7))
 				for at := Time(0); vm.RunUntil(at); at += Time(1 + r.IntN(20000)) {
 				}

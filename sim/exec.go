@@ -495,6 +495,103 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	*clock += Time(k*enter.IterCost + strip*vm.pollNanos)
 }
 
+// addCost adds two non-negative costs, saturating: a callee of huge
+// statements is then never run in one step (its cost passes any horizon).
+func addCost(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// leafCall is one call to a straight-line leaf: what stepping it would
+// charge (the call sequence, the callee's Work, its polls), in a context
+// the CCT already has.
+type leafCall struct {
+	code  *Code // the callee's code version that runs
+	node  int32 // its context
+	cost  int64 // ns, polls included
+	stmts int64 // the callee's statements (the call's own is the caller's)
+	polls bool  // a poll site runs: an armed poll hook would stop there
+}
+
+// leaf reports whether the call from frame f to callee (inl: its inlined
+// version, nil for a real call) runs a straight-line leaf that stepping
+// and charging at once give the same truth for: a code version of only
+// Work and its Return, no recursion limit, not counting invocations, its
+// context already in the CCT, the stack already this deep.
+func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, ok bool) {
+	code := inl
+	if inl == nil {
+		code = vm.code[callee]
+	}
+	n := len(code.Instrs) - 1
+	for i := range n {
+		if code.Instrs[i].Op != OpWork {
+			return lc, false
+		}
+		lc.cost = addCost(lc.cost, code.Instrs[i].Cost)
+	}
+	if code.Counting || code.Instrs[n].Op != OpReturn || vm.img.limitSlot[callee] >= 0 ||
+		len(t.frames)+1 > t.peakFrames || len(t.frames) >= vm.cfg.MaxStackDepth {
+		return lc, false
+	}
+	if lc.node = vm.truth.known(f.node, callee); lc.node < 0 {
+		return lc, false
+	}
+	if inl == nil {
+		lc.cost = addCost(lc.cost, vm.callNanos)
+		if code.PollEntry {
+			lc.cost = addCost(lc.cost, vm.pollNanos)
+			lc.polls = true
+		}
+		if code.Instrs[n].Flags&FlagPoll != 0 {
+			// The return poll: in the callee's epilogue or, after the
+			// pop, at the call site.
+			lc.cost = addCost(lc.cost, vm.pollNanos)
+			lc.polls = true
+		}
+	}
+	lc.code, lc.stmts = code, int64(n)
+	return lc, true
+}
+
+// chargeLeaf charges k calls lc made by call instruction in of frame f
+// along call edge edge (a real call when inl is nil) as stepping them
+// would: the caller's call sequence and return poll, the callee's lines,
+// the edge's and the context's call counts. The statements, the caller's
+// pc and bcp and the clock are the caller's to advance.
+func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
+	tr := vm.truth
+	c := &tr.lineSelf[f.lines+in.Line]
+	code := lc.code
+	if inl == nil {
+		c.self += k * vm.callNanos
+	}
+	tr.edgeCounts[edge] += k
+	tr.nodes[lc.node].calls += k
+	lines := tr.nodes[lc.node].lineBase
+	if inl == nil && code.PollEntry {
+		tr.lineSelf[lines+code.Instrs[0].Line].self += k * vm.pollNanos
+	}
+	n := len(code.Instrs) - 1
+	for i := range n {
+		w := &code.Instrs[i]
+		cc := &tr.lineSelf[lines+w.Line]
+		// Stepping adds without saturating; k additions of b wrap as k×b
+		// does.
+		cc.self += k * w.Cost
+		cc.bytecodes += k * w.Bytecodes
+	}
+	if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
+		if code.EpiloguePoll {
+			tr.lineSelf[lines+ret.Line].self += k * vm.pollNanos
+		} else {
+			c.self += k * vm.pollNanos
+		}
+	}
+}
+
 // callLoopIter is what one iteration of a call loop (FlagCallLoop) costs,
 // as stepping would charge it.
 type callLoopIter struct {
@@ -506,64 +603,36 @@ type callLoopIter struct {
 
 // callLoopCost returns one iteration of the call loop entered at enter in
 // frame f, or ok false when it cannot be fast-forwarded: a body statement
-// other than Work or a static call, a callee whose code version is not
-// straight-line Work (a loop, a call, a draw from the thread's random
-// numbers), a recursion-limited or counting callee, a context not yet in
-// the CCT, or a stack not yet this deep.
+// other than Work or a static call, or a call that is not to a
+// straight-line leaf (see leaf).
 func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, ok bool) {
-	if len(t.frames)+1 > t.peakFrames || len(t.frames) >= vm.cfg.MaxStackDepth {
-		return it, false
-	}
-	tr := vm.truth
 	back := &f.code.Instrs[enter.LoopBackPC()]
+	calls := false
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		it.stmts++
 		switch in.Op {
 		case OpWork:
-			it.cost += in.Cost
+			it.cost = addCost(it.cost, in.Cost)
 			continue
 		case OpCall:
 		default:
 			return it, false
 		}
-		callee := in.Callee()
-		if vm.img.limitSlot[callee] >= 0 || tr.known(f.node, callee) < 0 {
+		lc, ok := vm.leaf(t, f, in.Callee(), f.code.inlined(pc, in.Callee()))
+		if !ok {
 			return it, false
 		}
-		inl := f.code.inlined(pc, callee)
-		code := inl
-		if inl == nil {
-			code = vm.code[callee]
-			it.cost += vm.callNanos
-			if code.PollEntry {
-				it.cost += vm.pollNanos
-				it.polls = true
-			}
-		}
-		if code.Counting || code.LoopSlots != 0 {
-			return it, false
-		}
-		n := len(code.Instrs) - 1
-		for i := range n {
-			if code.Instrs[i].Op != OpWork {
-				return it, false
-			}
-			it.cost += code.Instrs[i].Cost
-		}
-		if ret := &code.Instrs[n]; ret.Op != OpReturn {
-			return it, false
-		} else if inl == nil && ret.Flags&FlagPoll != 0 {
-			// The return poll: in the callee's epilogue or, after the
-			// pop, at the call site.
-			it.cost += vm.pollNanos
-			it.polls = true
-		}
-		it.stmts += int64(n)
-		it.last = pc
+		it.cost = addCost(it.cost, lc.cost)
+		it.polls = it.polls || lc.polls
+		it.stmts += lc.stmts
+		it.last, calls = pc, true
+	}
+	if !calls {
+		return it, false // a version whose body has no call: fastForward's case
 	}
 	if back.Flags&FlagPoll != 0 {
-		it.cost += vm.pollNanos
+		it.cost = addCost(it.cost, vm.pollNanos)
 		it.polls = true
 	}
 	return it, true
@@ -578,7 +647,7 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 // lines' self time and bytecodes, the call edges' and contexts' call
 // counts, the statements, the clock.
 func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, horizon Time) {
-	if f.workLeft != 0 || t.callDebt != 0 || t.hooks&(stopEntry|stopBytecodes) != 0 {
+	if f.workLeft != 0 || t.callDebt != 0 || t.hooks&(stopEntry|stopBytecodes) != 0 || vm.stepAll {
 		return
 	}
 	ctr := &t.loops[f.loopBase+enter.LoopSlot()]
@@ -627,42 +696,15 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	tr := vm.truth
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
-		c := &tr.lineSelf[f.lines+in.Line]
 		if in.Op == OpWork {
-			// Stepping adds without saturating; k additions of b wrap
-			// as k×b does.
+			c := &tr.lineSelf[f.lines+in.Line]
 			c.self += k * in.Cost
-			c.bytecodes += k * in.Bytecodes
+			c.bytecodes += k * in.Bytecodes // as stepping adds, wrapping
 			continue
 		}
-		callee := in.Callee()
-		inl := f.code.inlined(pc, callee)
-		code := inl
-		if inl == nil {
-			code = vm.code[callee]
-			c.self += k * vm.callNanos
-		}
-		node := tr.known(f.node, callee)
-		tr.edgeCounts[in.CallEdge()] += k
-		tr.nodes[node].calls += k
-		lines := tr.nodes[node].lineBase
-		if inl == nil && code.PollEntry {
-			tr.lineSelf[lines+code.Instrs[0].Line].self += k * vm.pollNanos
-		}
-		n := len(code.Instrs) - 1
-		for i := range n {
-			w := &code.Instrs[i]
-			cc := &tr.lineSelf[lines+w.Line]
-			cc.self += k * w.Cost
-			cc.bytecodes += k * w.Bytecodes
-		}
-		if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
-			if code.EpiloguePoll {
-				tr.lineSelf[lines+ret.Line].self += k * vm.pollNanos
-			} else {
-				c.self += k * vm.pollNanos
-			}
-		}
+		inl := f.code.inlined(pc, in.Callee())
+		lc, _ := vm.leaf(t, f, in.Callee(), inl)
+		vm.chargeLeaf(f, in, in.CallEdge(), inl, &lc, k)
 	}
 	var backPoll int64
 	if back.Flags&FlagPoll != 0 {
