@@ -3,8 +3,11 @@ package study
 import (
 	"encoding/csv"
 	"fmt"
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -401,20 +404,62 @@ func (r *A2Result) render() (*Result, error) {
 	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, no inlining, %v per stand-in, every cell a passive CBS on the same execution, seeds %v; paper columns from Table 2A (Jikes RVM).", r.Duration, r.Seeds))
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	p := plot.New()
-	p.Title.Text = "CBS accuracy (%) by SAMPLES, one line per STRIDE"
+	p.Title.Text = "A2: CBS accuracy by SAMPLES and STRIDE (mean ± 95 % CI over seeds)"
 	p.X.Label.Text = "SAMPLES per timer interrupt"
-	p.Y.Label.Text = "accuracy (%)"
+	p.Y.Label.Text = "overlap with the exact DCG (%)"
 	var args []any
+	var ticks []plot.Tick
+	for _, n := range a2Samples {
+		ticks = append(ticks, plot.Tick{Value: math.Log2(float64(n)), Label: fmt.Sprint(n)})
+	}
 	for _, s := range a2Strides {
 		xy := plotter.XYs{}
 		for _, n := range a2Samples {
-			xy = append(xy, plotter.XY{X: float64(n), Y: r.Accuracy(n, s).Mean})
+			xy = append(xy, plotter.XY{X: math.Log2(float64(n)), Y: r.Accuracy(n, s).Mean})
 		}
 		args = append(args, fmt.Sprintf("STRIDE %d", s), xy)
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return nil, err
 	}
+	for i, s := range a2Strides {
+		var pts errPoints
+		for _, n := range a2Samples {
+			m := r.Accuracy(n, s)
+			h := m.CI
+			if math.IsNaN(h) {
+				h = 0
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: math.Log2(float64(n)), Y: m.Mean})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+		}
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(i)
+		p.Add(eb)
+	}
+	// The paper's STRIDE 3 column (Table 2A, Jikes RVM), where present.
+	var paper plotter.XYs
+	for _, n := range a2Samples {
+		if v, err := strconv.ParseFloat(ref[fmt.Sprintf("%d/%d", n, 3)], 64); err == nil {
+			paper = append(paper, plotter.XY{X: math.Log2(float64(n)), Y: v})
+		}
+	}
+	if len(paper) > 0 {
+		l, err := plotter.NewLine(paper)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(2), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add("paper, STRIDE 3", l)
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Min, p.Y.Max = 0, 130 // room for the legend above the data
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
 }
