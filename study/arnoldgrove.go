@@ -661,14 +661,47 @@ func (r *A3Result) render() (*Result, error) {
 	t.AddRow("mean", "large", fmt.Sprintf("%.0f", lb.Mean), fmt.Sprintf("%.0f", lc.Mean), "50", "69")
 	t.Notes = append(t.Notes, fmt.Sprintf("Small inputs run %v, large %v and cover all entry methods; Jikes-like yield points, no inlining; seeds %v. Paper means from the text of §6 (Jikes RVM).", r.Small, 5*r.Small, r.Seeds))
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
+	// Figure: the four means with their 95 % CI over seeds, beside the
+	// paper's means (§6).
 	p := plot.New()
-	p.Title.Text = "Mean accuracy (%): small vs large inputs"
-	bars, err := plotter.NewBarChart(plotter.Values{sb.Mean, lb.Mean, sc.Mean, lc.Mean}, vg.Points(20))
+	p.Title.Text = "A3: accuracy by input size (mean over stand-ins, ± 95 % CI over seeds)"
+	p.Y.Label.Text = "overlap with the exact DCG (%)"
+	var ours errPoints
+	var paper plotter.XYs
+	for i, x := range []struct {
+		st    Stat
+		paper float64
+	}{{sb, 26}, {lb, 50}, {sc, 55}, {lc, 69}} {
+		h := x.st.CI
+		if math.IsNaN(h) {
+			h = 0
+		}
+		ours.XYs = append(ours.XYs, plotter.XY{X: float64(i), Y: x.st.Mean})
+		ours.YErrors = append(ours.YErrors, struct{ Low, High float64 }{h, h})
+		paper = append(paper, plotter.XY{X: float64(i) + 0.15, Y: x.paper})
+	}
+	mine, err := plotter.NewScatter(ours)
 	if err != nil {
 		return nil, err
 	}
-	p.Add(bars)
-	p.NominalX("base small", "base large", "cbs small", "cbs large")
+	mine.GlyphStyle.Color = plotutil.Color(0)
+	eb, err := plotter.NewYErrorBars(ours)
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color = plotutil.Color(0)
+	ps, err := plotter.NewScatter(paper)
+	if err != nil {
+		return nil, err
+	}
+	ps.GlyphStyle.Color, ps.GlyphStyle.Shape = color.Gray{Y: 100}, plotutil.Shape(1)
+	p.Add(mine, eb, ps)
+	p.Legend.Add("ours", mine)
+	p.Legend.Add("paper (Jikes RVM, §6)", ps)
+	p.NominalX("base, small", "base, large", "cbs, small", "cbs, large")
+	p.X.Min, p.X.Max = -0.5, 3.5
+	p.Y.Min, p.Y.Max = 0, 115 // room for the legend above the data
+	p.Legend.Top, p.Legend.Left = true, true
 	res.Figure = p
 	return res, nil
 }
