@@ -875,28 +875,48 @@ func (r *A4Result) render() (*Result, error) {
 	t.AddRow(append(cells, "Jikes: no program degraded; J9: timer hurts 6 of 8")...)
 	t.Notes = append(t.Notes, fmt.Sprintf("Jikes-like yield points, %v per run: the call graph matures for %v, every compiled method is then recompiled with it (the adaptive system's re-optimization), and the bytecodes executed in the last %v are compared with the static heuristics' (paired by seed). Jikes: static limit 35 bytecodes plus a profile-driven limit growing linearly to 325 at 1 %% of the DCG's weight; J9: static limit 100, replaced by the profile's limit (a site the profile never saw is not inlined). Guarded inlining of receivers above 40 %%. Samplers run passively, so their own cost is not in the comparison. The paper measured the second of two minutes.", d, d/4, d/2))
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
+	// Figure: each (inliner, call graph)'s speed-up per stand-in, mean and
+	// 95 % CI over seeds, zero (the static heuristics) as reference.
 	p := plot.New()
-	p.Title.Text = "A4: speed-up of profile-directed inlining"
-	p.Y.Label.Text = "speed-up over static heuristics (%)"
-	w := vg.Points(6)
+	p.Title.Text = "A4: speed-up of profile-directed inlining (mean ± 95 % CI over seeds)"
+	p.Y.Label.Text = "steady-state speed-up over static heuristics (%)"
+	k := 0
 	for src := 1; src < len(a4Sources); src++ {
-		for ii, inl := range a4Inliners {
-			var v plotter.Values
-			for _, b := range benches {
-				v = append(v, r.Speedup(b, inl.name, a4Sources[src].name).Mean)
+		for _, inl := range a4Inliners {
+			var pts errPoints
+			for bi, b := range benches {
+				m := r.Speedup(b, inl.name, a4Sources[src].name)
+				h := m.CI
+				if math.IsNaN(h) {
+					h = 0
+				}
+				pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(k)/5, Y: m.Mean})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
 			}
-			bars, err := plotter.NewBarChart(v, w)
+			sc, err := plotter.NewScatter(pts)
 			if err != nil {
 				return nil, err
 			}
-			bars.Offset = w * vg.Length(2*(src-1)+ii-3)
-			bars.Color = plotutil.Color(2*(src-1) + ii)
-			p.Add(bars)
-			p.Legend.Add(inl.name+" "+a4Sources[src].name, bars)
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape = plotutil.Color(k), plotutil.Shape(k)
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return nil, err
+			}
+			eb.LineStyle.Color = plotutil.Color(k)
+			p.Add(sc, eb)
+			p.Legend.Add(inl.name+" reading "+a4Sources[src].name, sc)
+			k++
 		}
 	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(benches)) - 0.5, Y: 0}})
+	if err != nil {
+		return nil, err
+	}
+	zero.Color, zero.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(zero)
 	p.NominalX(benches...)
-	p.Legend.Top = true
+	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
+	p.Legend.Top, p.Legend.Left = false, false // bottom right: clear of the data here
 	res.Figure = p
 	return res, nil
 }
