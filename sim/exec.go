@@ -128,6 +128,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			f.pc++
 			if in.Flags&FlagPureLoop != 0 {
 				vm.fastForward(t, f, in, &clock, horizon)
+			} else if in.Flags&FlagCallLoop != 0 {
+				vm.fastForwardCalls(t, f, in, &clock, horizon)
 			}
 
 		case OpLoopBack:
