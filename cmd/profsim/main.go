@@ -85,7 +85,7 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "samplers":
 		err = cmdSamplers(args[1:], stdout)
 	case "study":
-		err = cmdStudy(args[1:], stdout)
+		err = cmdStudy(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "import":

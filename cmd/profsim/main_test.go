@@ -255,6 +255,7 @@ func TestStudyCommand(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runMain("study", "a1-callpair", "--seeds", "1", "--out", dir)
 	require.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut, "no progress display when stderr is not a terminal")
 	assert.Contains(t, out, "jikes-timer")
 	for _, ext := range []string{".csv", ".md", ".data.csv", ".svg"} {
 		info, err := os.Stat(filepath.Join(dir, "a1-callpair"+ext))

@@ -11,10 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
 	"github.com/profsim/profsim/study"
 )
 
-func cmdStudy(args []string, stdout io.Writer) error {
+func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		for _, e := range study.Experiments() {
 			fmt.Fprintf(stdout, "%-20s %-3s %s\n", e.Name, e.Claim, e.Title)
@@ -75,12 +78,14 @@ func cmdStudy(args []string, stdout io.Writer) error {
 		defer mu.Unlock()
 		if s := sig(); computing && s != nil {
 			files.abort()
-			code := exitStatus(interrupted(s, "study %s interrupted (%s); nothing written", name, signalName(s)), os.Stderr)
+			code := exitStatus(interrupted(s, "study %s interrupted (%s); nothing written", name, signalName(s)), stderr)
 			os.Exit(code)
 		}
 	}()
 	start := time.Now()
+	tick := newStudyTicker(stderr, name)
 	r, err := e.Run(o)
+	tick.stop()
 	mu.Lock()
 	computing = false
 	mu.Unlock()
@@ -99,6 +104,38 @@ func cmdStudy(args []string, stdout io.Writer) error {
 	fmt.Fprint(stdout, r.Table.Markdown())
 	fmt.Fprintf(stdout, "\nwrote %s in %s (%v)\n", listAnd(written), *out, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// studyTicker shows that a study is running: on a terminal, a spinner
+// with the experiment's name and the time elapsed (mpb, as the sweep's
+// bar); elsewhere nothing, so logs and pipes get the same bytes as
+// without it. Experiments run their simulations through caches shared
+// between claims and do not report a run count, so elapsed time is what
+// it can honestly show.
+type studyTicker struct {
+	p   *mpb.Progress
+	bar *mpb.Bar
+}
+
+func newStudyTicker(stderr io.Writer, name string) *studyTicker {
+	if !isTerminal(stderr) {
+		return &studyTicker{}
+	}
+	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(1), mpb.WithRefreshRate(200*time.Millisecond))
+	bar := p.New(1, mpb.SpinnerStyle(),
+		mpb.PrependDecorators(decor.Name("study "+name+" ")),
+		mpb.AppendDecorators(decor.Name(" running "), decor.Elapsed(decor.ET_STYLE_GO)))
+	return &studyTicker{p: p, bar: bar}
+}
+
+// stop removes the spinner line; the table and the "wrote … (time)" line
+// on stdout follow.
+func (t *studyTicker) stop() {
+	if t.bar == nil {
+		return
+	}
+	t.bar.Abort(true)
+	t.p.Wait()
 }
 
 // writeStudy writes r's files (study.Result.Write: NAME.csv, NAME.md and,
