@@ -2,9 +2,12 @@ package study
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
@@ -75,17 +78,51 @@ func (r *X1Result) render() (*Result, error) {
 	t.Notes = append(t.Notes, fmt.Sprintf("Pooled over seeds %v (weighted by samples): truth %.2f %%, async without DNS %.2f %%, with DNS %.2f %%.",
 		r.Seeds, r.Hot("truth", false), r.Hot("async", false), r.Hot("async", true)))
 
+	// Figure: each sampler's share of hot() without and with DNS, mean
+	// and 95 % CI over seeds, the truth's share as the reference line.
 	p := plot.New()
-	p.Title.Text = "X1: share of self time in hot() (%), hot() inlined into cold()"
-	p.Y.Label.Text = "hot() (%)"
-	vals := plotter.Values{r.Hot("truth", false), r.Hot("async", false), r.Hot("async", true), r.Hot("safepoint", false), r.Hot("safepoint", true)}
-	bars, err := plotter.NewBarChart(vals, vg.Points(20))
+	p.Title.Text = "X1: self time in inlined hot() (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "profiler"
+	p.Y.Label.Text = "share of self time in hot() (%)"
+	samplers := []string{"truth", "async", "safepoint"}
+	for k, dns := range []bool{false, true} {
+		var pts errPoints
+		for i, s := range samplers {
+			m, h := MeanCI(r.Runs(s, dns))
+			if math.IsNaN(h) {
+				h = 0
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i) - 0.12 + 0.24*float64(k), Y: m})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = plotutil.Color(k), plotutil.Shape(k), vg.Points(3.5)
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(k)
+		p.Add(sc, eb)
+		p.Legend.Add(x1Configs[k].Name, sc)
+	}
+	truth, _ := MeanCI(r.Runs("truth", false))
+	ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: truth}, {X: float64(len(samplers)) - 0.5, Y: truth}})
 	if err != nil {
 		return nil, err
 	}
-	p.Add(bars)
-	p.NominalX("truth", "async, no DNS", "async, DNS", "safepoint, no DNS", "safepoint, DNS")
-	p.Y.Min, p.Y.Max = 0, 100
+	ref.Color, ref.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(ref)
+	p.Legend.Add(fmt.Sprintf("the truth's share (%.1f %%)", truth), ref)
+	p.NominalX(samplers...)
+	p.X.Min, p.X.Max = -0.5, float64(len(samplers))-0.5
+	p.Y.Min, p.Y.Max = 0, 135 // room for the legend above the data
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
+	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(4)                               // the dashed thumbnail clear of its label
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6) // clear of the title and the axis end
 	res.Figure = p
 	return res, nil
 }
