@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"image/color"
 	"maps"
 	"math"
 	"strings"
@@ -383,16 +384,20 @@ func (r *W1Result) render() (*Result, error) {
 	t.Notes = append(t.Notes,
 		r.Note+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.",
 		"Paper (§5, no number given): the profiler 'correctly identifies the complete calling context without traversing the entire stack'. The saving is the part of the stack that outlives the interval: kiama's recursion stays deep while its top changes; deepcall rebuilds its whole 60-level chain every ≈ 2 µs, so every sample walks it all; jess is shallow (≈ 9 frames) and only its entry frames persist.")
-	for i := 0; i <= int(maxD)+1; i += max(1, int(maxD)/20) {
+	for i := 0; i <= int(1.08*(maxD+1))+1; i += max(1, int(maxD)/20) {
 		ideal = append(ideal, plotter.XY{X: float64(i), Y: float64(i)})
 	}
 	p := plot.New()
-	p.Title.Text = "W1: frames examined per sample vs stack depth"
+	p.Title.Text = "W1: frames examined per sample vs stack depth (a point per run and seed)"
 	p.X.Label.Text = "stack depth at the sample (frames a full walk examines)"
 	p.Y.Label.Text = "frames examined with marker bits"
-	if err := plotutil.AddLines(p, "full walk (y = x)", ideal); err != nil {
+	yx, err := plotter.NewLine(ideal)
+	if err != nil {
 		return nil, err
 	}
+	yx.Color, yx.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(yx)
+	p.Legend.Add("full walk (y = x)", yx)
 	var args []any
 	for _, iv := range whaleyIntervals {
 		args = append(args, "marker bits, "+iv.String()+" (a run)", pts[iv])
@@ -400,7 +405,11 @@ func (r *W1Result) render() (*Result, error) {
 	if err := plotutil.AddScatters(p, args...); err != nil {
 		return nil, err
 	}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Min, p.Y.Min = 0, 0
+	p.X.Max, p.Y.Max = 1.08*(maxD+1), 1.08*(maxD+1) // the deepest runs clear of the frame
+	p.Legend.Top, p.Legend.Left = true, true        // above y = x, clear of the data
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
 	res.Figure = p
 	return res, nil
 }
