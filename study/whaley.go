@@ -911,7 +911,6 @@ func (r *W2Result) render() (*Result, error) {
 	}
 	t := &Table{Title: "W2: overhead (%, mean ± 95 % CI over seeds) and precision (correlation of the second data sets of two runs, mean ± 95 % CI over seed pairs)", Columns: cols}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
-	lines := map[string]plotter.XYs{}
 	for _, pr := range w2Profilers {
 		// per interval: the per-benchmark means, for the summary row.
 		ovhAll, precAll := map[sim.Time][]float64{}, map[sim.Time][]float64{}
@@ -933,7 +932,6 @@ func (r *W2Result) render() (*Result, error) {
 			mp, _ := MeanCI(precAll[iv])
 			gp := whaleyGeoMean(precAll[iv])
 			cells = append(cells, fmt.Sprintf("%.3f", mo), fmt.Sprintf("%.2f [%s]", mp, whaleyFmtGeo(gp)))
-			lines[pr] = append(lines[pr], plotter.XY{X: math.Log10(iv.Seconds() * 1000), Y: mo})
 		}
 		t.AddRow(cells...)
 	}
@@ -953,18 +951,59 @@ func (r *W2Result) render() (*Result, error) {
 	if r.ShortRuns > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs ended before %v: their second data set is shorter.", r.ShortRuns, r.Runs, 2*set))
 	}
+	// Figure: each (profiler, CPUs)'s overhead against the interval, the
+	// mean over stand-ins per seed, mean and 95 % CI over seeds.
 	p := plot.New()
-	p.Title.Text = "W2: overhead vs sampling interval (mean over stand-ins)"
-	p.X.Label.Text = "log10(interval / ms)"
-	p.Y.Label.Text = "overhead (%)"
-	var args []any
-	for _, pr := range w2Profilers {
-		args = append(args, pr, lines[pr])
+	p.Title.Text = "W2: overhead vs sampling interval (mean over stand-ins, ± 95 % CI over seeds)"
+	p.X.Label.Text = "sampling interval (ms, log scale)"
+	p.Y.Label.Text = "overhead over the unprofiled run (%)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 1, Label: "1"}, {Value: 10, Label: "10"}, {Value: 100, Label: "100"}})
+	top := 0.0
+	for i, pr := range w2Profilers {
+		for ci, c := range cpuss {
+			var pts errPoints
+			for _, iv := range w2Intervals {
+				var perSeed []float64
+				for _, seed := range r.Seeds {
+					m := 0.0
+					for _, b := range benches {
+						m += 100 * (r.speed(b, c, seed, "none", 0)/r.speed(b, c, seed, pr, iv) - 1) / float64(len(benches))
+					}
+					perSeed = append(perSeed, m)
+				}
+				m, h := MeanCI(perSeed)
+				if math.IsNaN(h) {
+					h = 0
+				}
+				top = math.Max(top, m+h)
+				// Spread the series a little so their error bars do not overlap.
+				x := iv.Seconds() * 1e3 * math.Pow(1.06, float64(2*i+ci)-1.5)
+				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			}
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+			if ci > 0 {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return nil, err
+			}
+			eb.LineStyle.Color = plotutil.Color(i)
+			p.Add(l, sc, eb)
+			p.Legend.Add(fmt.Sprintf("%s, %d CPU(s)", pr, c), l, sc)
+		}
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
+	p.X.Min, p.X.Max = 0.8, 125
+	p.Y.Min, p.Y.Max = 0, 1.5*top // room for the legend above the data
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
 	res.Figure = p
 	return res, nil
 }
