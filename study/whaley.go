@@ -663,7 +663,7 @@ func (r *W4Result) render() (*Result, error) {
 	}
 	t := &Table{Title: "W4: misattached share of samples (%) by depth limit, mean ± 95 % CI over seeds [walks that hit the limit, %]", Columns: cols}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
-	lines := map[string]plotter.XYs{}
+	lines := map[string]errPoints{}
 	for _, b := range r.Benches {
 		cells := []any{b, r.MaxDepth(b)}
 		for _, l := range w4Limits {
@@ -674,25 +674,60 @@ func (r *W4Result) render() (*Result, error) {
 			m := r.Misattached(b, l)
 			ml, _ := MeanCI(lim)
 			cells = append(cells, fmt.Sprintf("%s [%.0f]", m, ml))
-			lines[b] = append(lines[b], plotter.XY{X: math.Log2(float64(l)), Y: m.Mean})
+			h := m.CI
+			if math.IsNaN(h) {
+				h = 0
+			}
+			pts := lines[b]
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(l), Y: m.Mean})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			lines[b] = pts
 		}
 		t.AddRow(cells...)
 	}
 	t.Notes = append(t.Notes,
 		r.Note+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.",
 		"Paper (§5, figure of a deep call sequence): the backward pass visits a limited number of frames so that sampling completes quickly on deep stacks; a long new call sequence is then attached to the tree's root, 'not correctly attached'. No share is given.")
+	// Figure: each stand-in's misattached share against the limit, mean
+	// and 95 % CI over seeds, its deepest stack as a dotted reference (a
+	// limit at or above it cuts no walk).
 	p := plot.New()
-	p.Title.Text = "W4: misattached samples vs depth limit"
-	p.X.Label.Text = "log2(depth limit)"
+	p.Title.Text = "W4: misattached samples vs depth limit (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "depth limit (frames, log scale)"
 	p.Y.Label.Text = "misattached share of samples (%)"
-	var args []any
-	for _, b := range r.Benches {
-		args = append(args, b, lines[b])
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for _, l := range w4Limits {
+		ticks = append(ticks, plot.Tick{Value: float64(l), Label: fmt.Sprint(l)})
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	for i, b := range r.Benches {
+		l, sc, err := plotter.NewLinePoints(lines[b])
+		if err != nil {
+			return nil, err
+		}
+		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		eb, err := plotter.NewYErrorBars(lines[b])
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(i)
+		d := float64(r.MaxDepth(b))
+		ref, err := plotter.NewLine(plotter.XYs{{X: d, Y: 0}, {X: d, Y: 100}})
+		if err != nil {
+			return nil, err
+		}
+		ref.Color, ref.Dashes = plotutil.Color(i), []vg.Length{vg.Points(1), vg.Points(2)}
+		p.Add(l, sc, eb, ref)
+		p.Legend.Add(b, l, sc)
+		p.Legend.Add(fmt.Sprintf("%s's deepest stack (%d)", b, r.MaxDepth(b)), ref)
 	}
+	p.X.Min, p.X.Max = float64(w4Limits[0])/1.2, float64(w4Limits[len(w4Limits)-1])*1.2
+	p.Y.Min, p.Y.Max = 0, 175 // room for the legend above the data
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
 }
