@@ -1034,27 +1034,61 @@ func (r *H7Result) Ratio(b string) Stat {
 func (r *H7Result) render() (*Result, error) {
 	t := &Table{Title: "H7: frames decoded per sample at 1 ms (mean ± 95 % CI over seeds) vs the stack depth at the samples",
 		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
-	var depthPts, spsPts, ispsPts plotter.XYs
+	var spsPts, ispsPts errPoints
+	maxD := 0.0
+	add := func(pts *errPoints, x float64, m Stat) {
+		h := m.CI
+		if math.IsNaN(h) {
+			h = 0
+		}
+		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m.Mean})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+	}
 	for _, b := range r.Benches {
 		d, sp, is, ra := r.Depth(b), r.SPS(b), r.ISPS(b), r.Ratio(b)
 		t.AddRow(b, d.String(), sp.String(), is.String(), ra.String())
-		depthPts = append(depthPts, plotter.XY{X: d.Mean, Y: d.Mean})
-		spsPts = append(spsPts, plotter.XY{X: d.Mean, Y: sp.Mean})
-		ispsPts = append(ispsPts, plotter.XY{X: d.Mean, Y: is.Mean})
+		add(&spsPts, d.Mean, sp)
+		add(&ispsPts, d.Mean, is)
+		maxD = math.Max(maxD, math.Max(d.Mean, sp.Hi()))
 	}
 	t.Notes = append(t.Notes, r.Note,
 		"SPS walks its stack at every sample (up to 256 frames); ISPS decodes the top frame and, at each intercepted return, the frame returned into — a frame shared by many samples is decoded once; its count includes the frames completed at retrieves. Paper (§5): incremental stack tracing 'examines each stack frame only once instead of walking the entire stack'; no figure.")
+	// Figure: frames per sample against the stack depth, a point per
+	// stand-in with its 95 % CI over seeds, y = depth (a full walk) as
+	// the reference.
 	p := plot.New()
-	p.Title.Text = "H7: frames per sample vs stack depth"
-	p.X.Label.Text = "mean stack depth at the samples"
+	p.Title.Text = "H7: frames per sample vs stack depth at 1 ms (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "mean stack depth at the samples (frames)"
 	p.Y.Label.Text = "frames decoded per sample"
-	if err := plotutil.AddScatters(p, "SPS (walks)", spsPts, "ISPS (incremental)", ispsPts); err != nil {
+	top := 1.1 * maxD
+	yx, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: top, Y: top}})
+	if err != nil {
 		return nil, err
 	}
-	if err := plotutil.AddLines(p, "y = depth", depthPts); err != nil {
-		return nil, err
+	yx.Color, yx.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(yx)
+	p.Legend.Add("y = depth (a full walk)", yx)
+	for i, s := range []struct {
+		name string
+		pts  errPoints
+	}{{"SPS (walks)", spsPts}, {"ISPS (incremental)", ispsPts}} {
+		sc, err := plotter.NewScatter(s.pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
+		eb, err := plotter.NewYErrorBars(s.pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(i)
+		p.Add(sc, eb)
+		p.Legend.Add(s.name, sc)
 	}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, top, 0, top
+	p.Legend.Top, p.Legend.Left = true, true // above y = depth, clear of the data
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
 	return &Result{Table: t, Figure: p, Tidy: tidyOf(r.Obs)}, nil
 }
 
