@@ -516,7 +516,6 @@ func (r *W3Result) render() (*Result, error) {
 		Columns: []string{"stand-in", "max depth", "dynamic call tree (calls)", "exact CCT", "CCT, recursion folded", "PCCT 10 ms", "PCCT 1 ms", "DCT / PCCT 10 ms", "CCT / PCCT 10 ms"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	kind := []string{"dynamic call tree", "exact CCT", "CCT, recursion folded", "PCCT 10 ms"}
-	bars := make([]plotter.Values, len(kind))
 	size := func(n float64) string { return fmt.Sprintf("%.3g (%s)", n, fmtBytes(n*float64(nb))) }
 	for _, b := range r.Benches {
 		dct := r.mean(b, func(x W3Obs) float64 { return float64(x.DCT) })
@@ -528,31 +527,49 @@ func (r *W3Result) render() (*Result, error) {
 		for _, x := range r.of(b) {
 			depth = max(depth, x.MaxDepth)
 		}
-		for i, v := range []float64{dct, cct, fold, p10} {
-			bars[i] = append(bars[i], math.Log10(v))
-		}
 		t.AddRow(b, int(depth), size(dct), size(cct), size(fold), size(p10), size(p1), fmt.Sprintf("%.0f×", dct/p10), fmt.Sprintf("%.1f×", cct/p10))
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", r.Note, nb),
 		"Paper (§2, §5): the PCCT 'occupies on the order of kilobytes where a CCT can take megabytes', and keeps only contexts seen at a sample while the dynamic call tree has a node per call. The PCCT grows with samples, the CCT with the code's contexts, the dynamic call tree with time: longer runs widen both gaps.")
+	// Figure: each tree's size per stand-in on a log axis, a point per
+	// seed (every run's size, so the spread over seeds shows).
 	p := plot.New()
-	p.Title.Text = "W3: size after the run"
-	p.Y.Label.Text = "log10(nodes)"
-	w := vg.Points(7)
+	p.Title.Text = "W3: size after the run (a point per seed)"
+	p.X.Label.Text = "stand-in"
+	p.Y.Label.Text = "nodes (log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{}
+	of := []func(W3Obs) float64{
+		func(x W3Obs) float64 { return float64(x.DCT) },
+		func(x W3Obs) float64 { return float64(x.CCT) },
+		func(x W3Obs) float64 { return float64(x.Folded) },
+		func(x W3Obs) float64 { return x.PCCT10 },
+	}
+	lo, hi := math.Inf(1), 0.0
 	for i := range kind {
-		bc, err := plotter.NewBarChart(bars[i], w)
+		var pts plotter.XYs
+		for bi, b := range r.Benches {
+			for _, x := range r.of(b) {
+				v := math.Max(of[i](x), 1)
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				pts = append(pts, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(i)/float64(len(kind)-1), Y: v})
+			}
+		}
+		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, err
 		}
-		bc.Offset = w * vg.Length(2*i-len(kind)+1) / 2
-		bc.Color = plotutil.Color(i)
-		p.Add(bc)
-		p.Legend.Add(kind[i], bc)
+		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
+		p.Add(sc)
+		p.Legend.Add(kind[i], sc)
 	}
 	p.NominalX(r.Benches...)
+	p.X.Min, p.X.Max = -0.5, float64(len(r.Benches))-0.5
+	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi))+3) // room for the legend above the data
 	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = 0, math.Ceil(p.Y.Max)+3 // room for the legend above the bars
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
 	res.Figure = p
 	return res, nil
 }
