@@ -377,21 +377,61 @@ func MeasureB6(o Options) (*B6Result, error) {
 func (r *B6Result) render() (*Result, error) {
 	t := &Table{Title: "Profile size (CCT nodes, summed over the stand-ins; mean over seeds)", Columns: []string{"granularity", "constant", "randomized", "randomized / constant"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
-	var cl, rl plotter.XYs
 	for _, g := range binderGrans {
 		c, rn := r.Size(g, false), r.Size(g, true)
 		t.AddRow(g, fmt.Sprintf("%.0f", c), fmt.Sprintf("%.0f", rn), fmt.Sprintf("%.2f", rn/c))
-		cl = append(cl, plotter.XY{X: math.Log10(float64(g)), Y: c})
-		rl = append(rl, plotter.XY{X: math.Log10(float64(g)), Y: rn})
 	}
 	t.Notes = append(t.Notes, "Paper: size falls with granularity; at 500–10 000 constant-granularity profiles are smaller than randomized ones, because a constant period keeps hitting the same positions and misses stacks.")
+	// Figure: the size summed over the stand-ins per seed, mean and 95 %
+	// CI over seeds, against the granularity on a log axis.
 	p := plot.New()
-	p.Title.Text = "Profile size vs granularity"
-	p.X.Label.Text = "log10(granularity)"
-	p.Y.Label.Text = "CCT nodes"
-	if err := plotutil.AddLinePoints(p, "constant", cl, "randomized", rl); err != nil {
-		return nil, err
+	p.Title.Text = "B6: profile size vs granularity (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "granularity (bytecodes between samples, log scale)"
+	p.Y.Label.Text = "CCT nodes, summed over the stand-ins"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{}
+	top := 0.0
+	for i, random := range []bool{false, true} {
+		var pts errPoints
+		for _, g := range binderGrans {
+			var perSeed []float64
+			for _, seed := range r.Seeds {
+				n := 0.0
+				for _, x := range r.Obs {
+					if x.Random == random && x.Granularity == g && x.Seed == seed {
+						n += float64(x.Nodes)
+					}
+				}
+				perSeed = append(perSeed, n)
+			}
+			m, h := MeanCI(perSeed)
+			if math.IsNaN(h) {
+				h = 0
+			}
+			top = math.Max(top, m+h)
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(g) * math.Pow(1.05, float64(2*i-1)), Y: m})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		if i > 0 {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(i)
+		p.Add(l, sc, eb)
+		p.Legend.Add([]string{"constant", "randomized"}[i], l, sc)
 	}
+	p.Y.Min, p.Y.Max = 0, 1.1*top
+	p.Legend.Top = true // the sizes fall to the right: the top right is empty
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
 	res.Figure = p
 	return res, nil
 }
