@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"reflect"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
@@ -399,7 +401,23 @@ func (r *X2Result) render() (*Result, error) {
 	}
 	t := &Table{Title: "X2: jfr's per-thread share of samples vs each thread's share of CPU time, and what the cap costs (mean ± 95 % CI over seeds)", Columns: cols}
 	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
-	ratioLines := map[string]plotter.XYs{}
+	ratioLines := map[string]errPoints{}
+	// addRatio appends, to line name, the mean over seeds of num/den per
+	// seed and its 95 % CI.
+	addRatio := func(name string, num, den []float64) {
+		var xs []float64
+		for i := range num {
+			xs = append(xs, num[i]/den[i])
+		}
+		m, h := MeanCI(xs)
+		if math.IsNaN(h) {
+			h = 0
+		}
+		l := ratioLines[name]
+		l.XYs = append(l.XYs, plotter.XY{X: float64(len(l.XYs)), Y: m})
+		l.YErrors = append(l.YErrors, struct{ Low, High float64 }{h, h})
+		ratioLines[name] = l
+	}
 	for bi, b := range benches {
 		rs := byBench[bi]
 		threads := rs[0].threads
@@ -414,16 +432,14 @@ func (r *X2Result) render() (*Result, error) {
 		for ti, th := range threads {
 			cells := []any{b.name, th, cell(func(r *x2Run) float64 { return r.truth[ti] }), cell(func(r *x2Run) float64 { return r.pred[ti] })}
 			truth, _ := MeanCI(col(func(r *x2Run) float64 { return r.truth[ti] }))
-			pred, _ := MeanCI(col(func(r *x2Run) float64 { return r.pred[ti] }))
 			for _, j := range x2Jfr {
 				cells = append(cells, cell(func(r *x2Run) float64 { return r.share[j.name][ti] }))
-				m, _ := MeanCI(col(func(r *x2Run) float64 { return r.share[j.name][ti] }))
 				if truth >= x2MinShare && (b.prog == x2Staggered || b.name == benches[0].name) && j.name != "jfr-uncapped" {
-					ratioLines[b.prog+", "+j.label] = append(ratioLines[b.prog+", "+j.label], plotter.XY{X: float64(len(ratioLines[b.prog+", "+j.label])), Y: m / truth})
+					addRatio(b.prog+", "+j.label, col(func(r *x2Run) float64 { return r.share[j.name][ti] }), col(func(r *x2Run) float64 { return r.truth[ti] }))
 				}
 			}
 			if truth >= x2MinShare && b.prog == x2Staggered {
-				ratioLines[b.prog+", predicted for cap 5"] = append(ratioLines[b.prog+", predicted for cap 5"], plotter.XY{X: float64(len(ratioLines[b.prog+", predicted for cap 5"])), Y: pred / truth})
+				addRatio(b.prog+", predicted for cap 5", col(func(r *x2Run) float64 { return r.pred[ti] }), col(func(r *x2Run) float64 { return r.truth[ti] }))
 			}
 			t.AddRow(cells...)
 		}
@@ -449,20 +465,44 @@ func (r *X2Result) render() (*Result, error) {
 		"Not modelled: real JFR counts threads in Java state, which includes threads the OS has descheduled; ours counts threads on a CPU, so runnable-but-waiting threads neither take nor need a slot.")
 
 	p := plot.New()
-	p.Title.Text = "X2: jfr's share of a thread ÷ its share of CPU time"
+	p.Title.Text = "X2: jfr's share of a thread ÷ its share of CPU time (mean ± 95 % CI over seeds)"
 	p.X.Label.Text = "thread (creation order; threads with ≥ 2 % of CPU)"
-	p.Y.Label.Text = "share ÷ truth share"
-	var args []any
+	p.Y.Label.Text = "sampled share ÷ truth share (1 = unbiased)"
+	maxX := 0.0
+	k := 0
 	for _, name := range []string{"lusearch, jfr (cap 5)", "lusearch, ablation: cap 5, restart each round", x2Staggered + ", jfr (cap 5)", x2Staggered + ", predicted for cap 5", x2Staggered + ", ablation: cap 5, restart each round"} {
-		if len(ratioLines[name]) > 0 {
-			args = append(args, name, ratioLines[name])
+		pts := ratioLines[name]
+		if len(pts.XYs) == 0 {
+			continue
 		}
+		maxX = math.Max(maxX, pts.XYs[len(pts.XYs)-1].X)
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, sc.Color, sc.Shape = plotutil.Color(k), plotutil.Color(k), plotutil.Shape(k)
+		l.Dashes = plotutil.Dashes(k)
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(k)
+		p.Add(l, sc, eb)
+		p.Legend.Add(name, l, sc)
+		k++
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
+	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: maxX + 0.5, Y: 1}})
+	if err != nil {
 		return nil, err
 	}
-	p.Y.Min, p.Y.Max = 0, 2.5 // room for the legend above the lines
+	one.Color, one.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(1), vg.Points(2)}
+	p.Add(one)
+	p.Legend.Add("unbiased (1)", one)
+	p.X.Min, p.X.Max = -0.5, maxX+0.5
+	p.Y.Min, p.Y.Max = 0, 3.3 // room for the legend above the lines
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
 }
