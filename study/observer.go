@@ -2,8 +2,10 @@ package study
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -271,22 +273,77 @@ func (r *M6Result) render() (*Result, error) {
 		"Δ compares seed-averaged hotness, as the paper does; 'paired |Δ|' compares runs of the same seed, where the program's own random choices are identical and only the companion profiler differs.",
 		"Yield points: poll sites (prologue, returns, back-edges, strip-mined ones) of each method's compiled code at the end of the run, inlined callees included; the compiler decides inlining when it starts a compilation, from the call-site counts at that moment.")
 
+	// Figure: per stand-in and companion, y − x paired by seed (xprof's
+	// hotness of M beside the companion minus alone), mean and 95 % CI
+	// over seeds; its magnitude is the table's |x − y|. Zero (no
+	// observer effect) is the reference.
+	hot := func(b, c string, seed uint64) float64 {
+		for _, o := range r.Obs {
+			if o.Benchmark == b && o.Companion == c && o.Seed == seed {
+				return o.HotnessPct
+			}
+		}
+		return math.NaN()
+	}
 	p := plot.New()
-	p.Title.Text = "M6: xprof's hotness of its hottest method, alone vs with another profiler"
-	p.Y.Label.Text = "|x − y| (points)"
-	w := vg.Points(8)
+	p.Title.Text = "M6: xprof's hotness of its hottest method M beside a companion (± 95 % CI over seeds)"
+	p.X.Label.Text = "stand-in"
+	p.Y.Label.Text = "y − x: change in M's hotness (points)"
+	p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+		ts := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+			}
+		}
+		return ts
+	})
+	var names []string
+	for _, mb := range r.Benches {
+		names = append(names, mb.Benchmark)
+	}
+	lo, hi := 0.0, 0.0
 	for ci, c := range m6Companions {
-		bars, err := plotter.NewBarChart(deltas[c], w)
+		var pts errPoints
+		for bi, mb := range r.Benches {
+			var d []float64
+			for _, seed := range r.Seeds {
+				d = append(d, hot(mb.Benchmark, c, seed)-hot(mb.Benchmark, "none", seed))
+			}
+			m, h := MeanCI(d)
+			if math.IsNaN(h) {
+				h = 0
+			}
+			lo, hi = math.Min(lo, m-h), math.Max(hi, m+h)
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.2 + 0.2*float64(ci), Y: m})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+		}
+		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, err
 		}
-		bars.Offset = w * vg.Length(ci-1)
-		bars.Color = plotutil.Color(ci)
-		p.Add(bars)
-		p.Legend.Add(c, bars)
+		sc.Color, sc.Shape, sc.Radius = plotutil.Color(ci), plotutil.Shape(ci), vg.Points(3.5)
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Color = plotutil.Color(ci)
+		p.Add(sc, eb)
+		p.Legend.Add("with "+c, sc)
 	}
-	p.NominalX(disagreementBenches...)
+	zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(names)) - 0.5, Y: 0}})
+	if err != nil {
+		return nil, err
+	}
+	zero.Color, zero.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(zero)
+	p.Legend.Add("no observer effect (0)", zero)
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	p.Y.Min, p.Y.Max = lo-1, hi+0.8*(hi-lo)+1 // room for the legend above the data
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
 }
