@@ -3,6 +3,7 @@ package workloads
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,3 +32,24 @@ func TestModelsLoad(t *testing.T) {
 // (antlr-real: 553 methods, 300 KB); a model far beyond that belongs in a
 // release artifact, not the repository.
 const maxModelBytes = 2 << 20
+
+// Each model is a built-in workload by name, listed by Models, and not in
+// Names (which tests and studies iterate).
+func TestModelsAreBuiltins(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("models", "*.yaml"))
+	require.NoError(t, err)
+	var want []string
+	for _, f := range files {
+		want = append(want, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+	}
+	assert.Equal(t, want, Models())
+	for _, m := range Models() {
+		assert.True(t, IsBuiltin(m), m)
+		assert.NotContains(t, Names(), m)
+		p, err := Get(m)
+		require.NoError(t, err, m)
+		assert.Equal(t, m, p.Name)
+	}
+	_, err = Get("models/xalan-real")
+	assert.Error(t, err, "a path is not a built-in name")
+}

@@ -19,6 +19,26 @@ import (
 //go:embed programs/*.yaml
 var files embed.FS
 
+//go:embed models/*.yaml
+var modelFiles embed.FS
+
+// Models lists the imported models of real applications
+// (models/*.yaml: profsim import of a JFR recording, tools/realapps),
+// sorted. They are built-in workloads too (Get, IsBuiltin) but not in
+// Names, which the tests and studies iterate.
+func Models() []string {
+	entries, err := fs.ReadDir(modelFiles, "models")
+	if err != nil {
+		panic(err) // the embedded directory always exists
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Programs lists the papers' own programs (embedded YAML), sorted.
 func Programs() []string {
 	entries, err := fs.ReadDir(files, "programs")
@@ -52,7 +72,10 @@ func IsBuiltin(name string) bool {
 	if name == "" || strings.ContainsAny(name, "/\\") {
 		return false
 	}
-	_, err := fs.Stat(files, path.Join("programs", name+".yaml"))
+	if _, err := fs.Stat(files, path.Join("programs", name+".yaml")); err == nil {
+		return true
+	}
+	_, err := fs.Stat(modelFiles, path.Join("models", name+".yaml"))
 	return err == nil
 }
 
@@ -72,9 +95,12 @@ func Get(name string) (*program.Program, error) {
 		return s.Program()
 	}
 	data, err := files.ReadFile(path.Join("programs", name+".yaml"))
+	if err != nil && !strings.ContainsAny(name, "/\\") {
+		data, err = modelFiles.ReadFile(path.Join("models", name+".yaml"))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; and %d stand-ins, see 'profsim workloads')",
-			name, strings.Join(Programs(), ", "), len(standIns))
+		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; %d stand-ins and %d models of real applications, see 'profsim workloads')",
+			name, strings.Join(Programs(), ", "), len(standIns), len(Models()))
 	}
 	p, err := program.Parse(data, program.YAML)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -196,6 +198,9 @@ func TestWorkloadsListsEveryBuiltin(t *testing.T) {
 	golden(t, "workloads.txt", out)
 	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall"} {
 		assert.Contains(t, out, w)
+	}
+	for _, m := range workloads.Models() {
+		assert.Contains(t, out, "\n"+m+" ", "the models of real applications are listed")
 	}
 }
 

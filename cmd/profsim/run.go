@@ -747,8 +747,9 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	names := workloads.Names()
 	if *only != "" {
 		names = nil
+		all := append(workloads.Names(), workloads.Models()...)
 		for _, n := range strings.Split(*only, ",") {
-			if !slices.Contains(workloads.Names(), n) {
+			if !slices.Contains(all, n) {
 				return usagef("workloads: --only: unknown workload %q", n)
 			}
 			names = append(names, n)
@@ -771,6 +772,16 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
+	}
+	if *only == "" {
+		fmt.Fprintf(stdout, "\nModels of real applications (workloads/models, profsim import of JFR recordings):\n")
+		for _, n := range workloads.Models() {
+			p, err := workloads.Get(n)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
+		}
 	}
 	return nil
 }
