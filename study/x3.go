@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"image/color"
 	"maps"
 	"math"
 	"reflect"
@@ -703,7 +704,8 @@ func (r *X3LensesResult) render() (*Result, error) {
 		"Mechanisms: on hotcold without inlining every safepoint-family lens (safepoint, yourkit, xprof, jvmti, jprofile, hprof, sps, isps) puts the time of the poll-free leaf hot() in cold(), at the call site where hot()'s return poll runs; the exact-position lenses (tprof, async, pcct, hotmethods) find hot() — async through debug information: hot(), compiled on its own, has no PcDesc, and AsyncGetCallTrace names such a frame by its method at bci 0 — while jfr drops those samples, since JFR's stack walk fails on a frame without a PcDesc at or after its pc (tools/debuginfo shows both on OpenJDK 17). With inlining (kiama, h2, xalan) tprof and xprof name the compiled method holding the leaf and async and jfr lose inlined frames without debug records (DebugNonSafepoints is off, as by default): their method overlap falls, pcct's (exact frames) does not. On callpair the timer's flag is taken at call_1's prologue (jikes-timer: call_1 only) while cbs's stride spreads its samples over both edges. Depth limits: kiama's stacks exceed 256 frames, so safepoint, jvmti and sps cut them and their context overlap collapses, while yourkit, jprofile, isps and the exact lenses keep every frame.")
 	p := plot.New()
 	p.Title.Text = "X3: method overlap with the truth, same execution (mean over seeds)"
-	p.Y.Label.Text = "overlap (%)"
+	p.X.Label.Text = "lens"
+	p.Y.Label.Text = "method overlap with the truth (%)"
 	w := vg.Points(5)
 	for i, b := range benches {
 		var v plotter.Values
@@ -723,8 +725,19 @@ func (r *X3LensesResult) render() (*Result, error) {
 	p.NominalX(lensOrder...)
 	p.X.Tick.Label.Rotation = math.Pi / 3
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	p.Y.Min, p.Y.Max = 0, 150 // room for the legend above the bars
+	full, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 100}, {X: float64(len(lensOrder)) - 0.5, Y: 100}})
+	if err != nil {
+		return nil, err
+	}
+	full.Color, full.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(full)
+	p.Legend.Add("the truth (100 %)", full)
+	p.X.Min, p.X.Max = -0.5, float64(len(lensOrder))-0.5
+	p.Y.Min, p.Y.Max = 0, 185 // room for the legend above the bars
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
 	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
 }
@@ -857,7 +870,14 @@ func (r *X3ObserverResult) render() (*Result, error) {
 		"Passive lenses cost nothing and stop no one, so on the single-threaded stand-ins every passive run is the bare execution, seed for seed. With several threads (h2, xalan) a passive run can drift, by tens to a few thousand ppm of CPU time growing with run length — still one to two orders of magnitude below one costed jvmti: threads between two round boundaries are advanced one after another, and the JIT's invocation and back-edge counters are the one piece of state they share between stops, so an observer that adds round boundaries — a timer's tick (xalan: even the timer-only lenses), a hook's stop at a poll or return (h2: safepoint-family and partial-safepoint lenses) — reorders the counter updates and a compilation is queued a few µs earlier or later. Komorium's passive instrumentation is free, but it is different code: its checks make counted loops uncounted and bytecodes are counted per block, so its run is not the bare one except where no loop changes (hotcold). A costed jvmti — one sampler — moves the truth by its safepoint pauses, agent thread and allocation: orders of magnitude more statements than any passive drift.")
 	p := plot.New()
 	p.Title.Text = "X3: statements executed, difference from the bare run (max over seeds)"
-	p.Y.Label.Text = "log10(1 + |Δ statements|)"
+	p.X.Label.Text = "stand-in"
+	p.Y.Label.Text = "|Δ statements executed| (log scale, 0 at the axis)"
+	// The bars are log10(1 + |Δ|): label the axis in statements.
+	ticks := []plot.Tick{{Value: 0, Label: "0"}}
+	for k := 1; k <= 8; k++ {
+		ticks = append(ticks, plot.Tick{Value: math.Log10(1 + math.Pow(10, float64(k))), Label: fmt.Sprintf("10^%d", k)})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	w := vg.Points(8)
 	for i, k := range x3Kinds[1:] {
 		bc, err := plotter.NewBarChart(moved[k.name], w)
@@ -875,8 +895,11 @@ func (r *X3ObserverResult) render() (*Result, error) {
 		names = append(names, b.name)
 	}
 	p.NominalX(names...)
-	p.Y.Min, p.Y.Max = 0, 10
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // xalan's bars clear of the frame
+	p.Y.Min, p.Y.Max = 0, 11                         // room for the legend above the bars
 	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
 }
