@@ -26,24 +26,17 @@ var modelFiles embed.FS
 // (models/*.yaml: profsim import of a JFR recording, tools/realapps),
 // sorted. They are built-in workloads too (Get, IsBuiltin) but not in
 // Names, which the tests and studies iterate.
-func Models() []string {
-	entries, err := fs.ReadDir(modelFiles, "models")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(names)
-	return names
-}
+func Models() []string { return yamlNames(modelFiles, "models") }
 
 // Programs lists the papers' own programs (embedded YAML), sorted.
-func Programs() []string {
-	entries, err := fs.ReadDir(files, "programs")
+func Programs() []string { return yamlNames(files, "programs") }
+
+// yamlNames lists the .yaml files of an embedded directory by name,
+// sorted.
+func yamlNames(fsys embed.FS, dir string) []string {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		panic(err) // the embedded directory always exists
+		panic(err) // the embedded directories always exist
 	}
 	var names []string
 	for _, e := range entries {
