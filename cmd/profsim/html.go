@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"html/template"
@@ -68,14 +67,7 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 	cfg.Trace = samplers.NewTrace(nil)
 	tl, out, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window), false)
 	if err != nil {
-		var le *sim.LimitError
-		if errors.As(err, &le) {
-			return limitError(le)
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		return usagef("%v", err)
+		return runFailed(ctx, err)
 	}
 	rep := newReport(p.Name, cfg, out)
 	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)

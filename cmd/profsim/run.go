@@ -489,14 +489,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		}
 	}
 	if err != nil {
-		var le *sim.LimitError
-		if errors.As(err, &le) {
-			return limitError(le)
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		return usagef("%v", err)
+		return runFailed(ctx, err)
 	}
 	rep := newReport(p.Name, cfg, out)
 	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
@@ -590,6 +583,20 @@ func loadRun(f *runFlags) (p *program.Program, hash string, cfg harness.Config, 
 	}
 	cfg, err = buildConfig(f)
 	return p, hash, cfg, err
+}
+
+// runFailed is the error of a run that failed: a limit reached (exit 2,
+// naming the flag), the context's cancellation as it is, anything else
+// bad input (exit 2).
+func runFailed(ctx context.Context, err error) error {
+	var le *sim.LimitError
+	if errors.As(err, &le) {
+		return limitError(le)
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	return usagef("%v", err)
 }
 
 // limitError is the one-line message of a run a limit stopped: the

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,14 +83,7 @@ func cmdTimeline(args []string, stdout io.Writer) (err error) {
 	}
 	tl, _, err := timeline.Run(ctx, p, cfg, sim.Time(from), sim.Time(window), polls)
 	if err != nil {
-		var le *sim.LimitError
-		if errors.As(err, &le) {
-			return limitError(le)
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		return usagef("%v", err)
+		return runFailed(ctx, err)
 	}
 	if err := svgFiles.write(own["out"], tl.WriteSVG); err != nil {
 		return err
@@ -118,7 +111,7 @@ func takeFlags(args, names []string) (map[string]string, []string, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || !contains(names, name) {
+		if !strings.HasPrefix(a, "-") || !slices.Contains(names, name) {
 			rest = append(rest, a)
 			continue
 		}
@@ -144,15 +137,6 @@ func flagGiven(args []string, name string) bool {
 	for _, a := range args {
 		n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && n == name {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
 			return true
 		}
 	}
