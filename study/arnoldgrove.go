@@ -426,12 +426,7 @@ func (r *A2Result) render() (*Result, error) {
 		var pts errPoints
 		for _, n := range a2Samples {
 			m := r.Accuracy(n, s)
-			h := m.CI
-			if math.IsNaN(h) {
-				h = 0
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: math.Log2(float64(n)), Y: m.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			pts.add(math.Log2(float64(n)), m)
 		}
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
@@ -672,12 +667,7 @@ func (r *A3Result) render() (*Result, error) {
 		st    Stat
 		paper float64
 	}{{sb, 26}, {lb, 50}, {sc, 55}, {lc, 69}} {
-		h := x.st.CI
-		if math.IsNaN(h) {
-			h = 0
-		}
-		ours.XYs = append(ours.XYs, plotter.XY{X: float64(i), Y: x.st.Mean})
-		ours.YErrors = append(ours.YErrors, struct{ Low, High float64 }{h, h})
+		ours.add(float64(i), x.st)
 		paper = append(paper, plotter.XY{X: float64(i) + 0.15, Y: x.paper})
 	}
 	mine, err := plotter.NewScatter(ours)
@@ -886,12 +876,7 @@ func (r *A4Result) render() (*Result, error) {
 			var pts errPoints
 			for bi, b := range benches {
 				m := r.Speedup(b, inl.name, a4Sources[src].name)
-				h := m.CI
-				if math.IsNaN(h) {
-					h = 0
-				}
-				pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(k)/5, Y: m.Mean})
-				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+				pts.add(float64(bi)-0.3+0.6*float64(k)/5, m)
 			}
 			sc, err := plotter.NewScatter(pts)
 			if err != nil {

@@ -302,12 +302,7 @@ func (r *BinderAccuracyResult) render() (*Result, error) {
 		var pts errPoints
 		for _, g := range binderGrans {
 			m := r.Accuracy(b, g, random)
-			h := m.CI
-			if math.IsNaN(h) {
-				h = 0
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: math.Log10(float64(g)), Y: m.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			pts.add(math.Log10(float64(g)), m)
 		}
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
@@ -669,13 +664,8 @@ func (r *B7Result) render() (*Result, error) {
 		var pts errPoints
 		for bi, b := range benches {
 			m := r.Overhead(b, c)
-			h := m.CI
-			if math.IsNaN(h) {
-				h = 0
-			}
+			h := pts.add(float64(bi)-0.3+0.6*float64(ci)/float64(max(len(r.Configs)-1, 1)), m)
 			top = math.Max(top, m.Mean+h)
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(ci)/float64(max(len(r.Configs)-1, 1)), Y: m.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {

@@ -1102,19 +1102,11 @@ func (r *H7Result) render() (*Result, error) {
 		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
 	var spsPts, ispsPts errPoints
 	maxD := 0.0
-	add := func(pts *errPoints, x float64, m Stat) {
-		h := m.CI
-		if math.IsNaN(h) {
-			h = 0
-		}
-		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m.Mean})
-		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
-	}
 	for _, b := range r.Benches {
 		d, sp, is, ra := r.Depth(b), r.SPS(b), r.ISPS(b), r.Ratio(b)
 		t.AddRow(b, d.String(), sp.String(), is.String(), ra.String())
-		add(&spsPts, d.Mean, sp)
-		add(&ispsPts, d.Mean, is)
+		spsPts.add(d.Mean, sp)
+		ispsPts.add(d.Mean, is)
 		maxD = math.Max(maxD, math.Max(d.Mean, sp.Hi()))
 	}
 	t.Notes = append(t.Notes, r.Note,

@@ -103,12 +103,7 @@ func (r *M1Result) render() (*Result, error) {
 				}
 			}
 			st := NewStat(xs)
-			h := st.CI
-			if math.IsNaN(h) {
-				h = 0
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i) + 0.3*(float64(ci)-0.5), Y: st.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			pts.add(float64(i)+0.3*(float64(ci)-0.5), st)
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -136,6 +131,18 @@ func (r *M1Result) render() (*Result, error) {
 type errPoints struct {
 	plotter.XYs
 	plotter.YErrors
+}
+
+// add appends the point (x, m.Mean) with m's CI as its error bar (none
+// when the CI is undefined: a single seed) and returns that half-width.
+func (p *errPoints) add(x float64, m Stat) float64 {
+	h := m.CI
+	if math.IsNaN(h) {
+		h = 0
+	}
+	p.XYs = append(p.XYs, plotter.XY{X: x, Y: m.Mean})
+	p.YErrors = append(p.YErrors, struct{ Low, High float64 }{h, h})
+	return h
 }
 
 // causalityBenchmarks are the Mytkowicz stand-ins with iteration counts
@@ -409,12 +416,7 @@ func (r *CausalityResult) render() (*Result, error) {
 			pairs.XYs = append(pairs.XYs, plotter.XY{X: float64(i) - 0.25 + 0.5*float64(j)/float64(max(len(rows)-1, 1)), Y: row.Slopes.At(prof)})
 		}
 		m := r.Mean(prof)
-		h := m.CI
-		if math.IsNaN(h) {
-			h = 0
-		}
-		means.XYs = append(means.XYs, plotter.XY{X: float64(i), Y: m.Mean})
-		means.YErrors = append(means.YErrors, struct{ Low, High float64 }{h, h})
+		means.add(float64(i), m)
 	}
 	sc, err := plotter.NewScatter(pairs.XYs)
 	if err != nil {

@@ -691,13 +691,8 @@ func (r *W4Result) render() (*Result, error) {
 			m := r.Misattached(b, l)
 			ml, _ := MeanCI(lim)
 			cells = append(cells, fmt.Sprintf("%s [%.0f]", m, ml))
-			h := m.CI
-			if math.IsNaN(h) {
-				h = 0
-			}
 			pts := lines[b]
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(l), Y: m.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			pts.add(float64(l), m)
 			lines[b] = pts
 		}
 		t.AddRow(cells...)
