@@ -193,17 +193,105 @@ func Execute(ctx context.Context, jobs []Job, opts Options, emit func(Record) er
 		now = time.Now
 	}
 	start := now()
+	var emitErr error
+	finished, interrupted := dispatch(ctx, len(jobs), opts.Jobs,
+		func(ctx context.Context, i int) Record { return runOne(ctx, jobs[i], now) },
+		func(_ int, rec Record) bool {
+			sum.Ran++
+			if rec.Status != StatusOK {
+				sum.Failed++
+			}
+			if emitErr = emit(rec); emitErr != nil {
+				return false
+			}
+			if opts.Progress != nil {
+				opts.Progress(Progress{Done: sum.Ran, Failed: sum.Failed, Total: len(jobs), Elapsed: now().Sub(start)})
+			}
+			return rec.Status == StatusOK || !opts.FailFast
+		})
+	if emitErr != nil {
+		return sum, emitErr
+	}
+	sum.Interrupted = interrupted || finished < len(jobs)
+	return sum, nil
+}
+
+// Map runs f for every key on opts.Jobs workers, handing keys out in
+// order, and returns the results in key order: a result does not depend on
+// Jobs or on the order runs finish in. opts.Progress, if set, is called
+// after each finished run; FailFast is implied (the first error stops
+// handing out keys and is returned, wrapped with nothing: f should name
+// its run). When ctx is cancelled, Map returns ctx's error at once and
+// abandons the runs in flight.
+//
+// Map is the engine's Go API for in-process sweeps whose results are Go
+// values: the study's experiments run on it.
+func Map[K, R any](ctx context.Context, keys []K, opts Options, f func(context.Context, K) (R, error)) ([]R, error) {
+	if opts.Jobs < 1 {
+		return nil, fmt.Errorf("sweep: jobs %d must be ≥ 1", opts.Jobs)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	type result struct {
+		r   R
+		err error
+	}
+	out := make([]R, len(keys))
+	var err error
+	done := 0
+	finished, _ := dispatch(ctx, len(keys), opts.Jobs,
+		func(ctx context.Context, i int) result {
+			r, err := f(ctx, keys[i])
+			return result{r, err}
+		},
+		func(i int, v result) bool {
+			if v.err != nil {
+				err = v.err
+				return false
+			}
+			out[i] = v.r
+			done++
+			if opts.Progress != nil {
+				opts.Progress(Progress{Done: done, Total: len(keys), Elapsed: now().Sub(start)})
+			}
+			return true
+		})
+	if err != nil {
+		return nil, err
+	}
+	if finished < len(keys) {
+		if e := ctx.Err(); e != nil {
+			return nil, e
+		}
+		return nil, fmt.Errorf("sweep: %d of %d runs did not finish", len(keys)-finished, len(keys))
+	}
+	return out, nil
+}
+
+// dispatch runs work for every index in [0, n) on at most workers
+// goroutines, handing indexes out in order, and calls done with each
+// finished one, one at a time from the calling goroutine, in completion
+// order. It returns how many finished when every index has, when done
+// returns false, or when ctx is cancelled (interrupted); work still in
+// flight then is abandoned: its ctx is cancelled and its value dropped.
+func dispatch[T any](ctx context.Context, n, workers int, work func(context.Context, int) T, done func(int, T) bool) (finished int, interrupted bool) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-
+	type item struct {
+		i int
+		v T
+	}
 	next := make(chan int)
-	done := make(chan Record)
-	for range min(opts.Jobs, max(len(jobs), 1)) {
+	results := make(chan item)
+	for range min(workers, max(n, 1)) {
 		go func() {
 			for i := range next {
-				rec := runOne(ctx, jobs[i], now)
+				v := work(ctx, i)
 				select {
-				case done <- rec:
+				case results <- item{i, v}:
 				case <-ctx.Done():
 					return
 				}
@@ -212,7 +300,7 @@ func Execute(ctx context.Context, jobs []Job, opts Options, emit func(Record) er
 	}
 	go func() {
 		defer close(next)
-		for i := range jobs {
+		for i := range n {
 			select {
 			case next <- i:
 			case <-ctx.Done():
@@ -220,33 +308,18 @@ func Execute(ctx context.Context, jobs []Job, opts Options, emit func(Record) er
 			}
 		}
 	}()
-	finished := 0
-	for finished < len(jobs) {
+	for finished < n {
 		select {
-		case rec := <-done:
+		case it := <-results:
 			finished++
-			sum.Ran++
-			if rec.Status != StatusOK {
-				sum.Failed++
-			}
-			if err := emit(rec); err != nil {
-				stop()
-				return sum, err
-			}
-			if opts.Progress != nil {
-				opts.Progress(Progress{Done: sum.Ran, Failed: sum.Failed, Total: len(jobs), Elapsed: now().Sub(start)})
-			}
-			if rec.Status != StatusOK && opts.FailFast {
-				stop()
-				sum.Interrupted = finished < len(jobs)
-				return sum, nil
+			if !done(it.i, it.v) {
+				return finished, false
 			}
 		case <-ctx.Done():
-			sum.Interrupted = true
-			return sum, nil
+			return finished, true
 		}
 	}
-	return sum, nil
+	return finished, false
 }
 
 func runOne(ctx context.Context, j Job, now func() time.Time) (rec Record) {
