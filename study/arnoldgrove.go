@@ -78,40 +78,54 @@ func (r *A1Result) Ratios(profiler string) []float64 {
 // calls stay calls, as in the figure): jikes-timer and CBS at several
 // strides, every seed.
 func MeasureA1(o Options) (*A1Result, error) {
-	res := &A1Result{Seeds: o.Seeds}
+	var keys []a1Key
 	for _, seed := range o.Seeds {
 		for _, stride := range append([]int{0}, a1Strides...) {
-			p, err := workloads.Get("callpair")
-			if err != nil {
-				return nil, err
-			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = seed, sim.Second
-			cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-			name := "jikes-timer"
-			if stride > 0 {
-				name = "cbs"
-				st := stride
-				cfg.Configure = func(s samplers.Sampler) {
-					if c, ok := s.(*samplers.CBS); ok {
-						k := c.Config()
-						k.Stride, k.Samples = st, 16
-						*c = *samplers.NewCBS(k)
-					}
-				}
-			}
-			cfg.Samplers = []string{name}
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return nil, err
-			}
-			pr := out.Profiles[name]
-			c1, c2 := edgeWeight(pr, "CallPair.M", "CallPair.call_1"), edgeWeight(pr, "CallPair.M", "CallPair.call_2")
-			res.Obs = append(res.Obs, A1Obs{Seed: seed, Profiler: name, Stride: stride, Call1: c1, Call2: c2,
-				Ratio: float64(c1) / float64(max(c2, 1)), OverlapPct: 100 * profile.OverlapEdges(out.Profiles["truth"], pr)})
+			keys = append(keys, a1Key{seed, stride})
 		}
 	}
-	return res, nil
+	obs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &A1Result{Seeds: o.Seeds, Obs: obs}, nil
+}
+
+// a1Key is one A1 run: callpair for 1 s with jikes-timer (stride 0) or
+// CBS at stride (SAMPLES 16).
+type a1Key struct {
+	seed   uint64
+	stride int
+}
+
+func (k a1Key) run() (A1Obs, error) {
+	p, err := workloads.Get("callpair")
+	if err != nil {
+		return A1Obs{}, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, sim.Second
+	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+	name := "jikes-timer"
+	if k.stride > 0 {
+		name = "cbs"
+		cfg.Configure = func(s samplers.Sampler) {
+			if c, ok := s.(*samplers.CBS); ok {
+				kc := c.Config()
+				kc.Stride, kc.Samples = k.stride, 16
+				*c = *samplers.NewCBS(kc)
+			}
+		}
+	}
+	cfg.Samplers = []string{name}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return A1Obs{}, err
+	}
+	pr := out.Profiles[name]
+	c1, c2 := edgeWeight(pr, "CallPair.M", "CallPair.call_1"), edgeWeight(pr, "CallPair.M", "CallPair.call_2")
+	return A1Obs{Seed: k.seed, Profiler: name, Stride: k.stride, Call1: c1, Call2: c2,
+		Ratio: float64(c1) / float64(max(c2, 1)), OverlapPct: 100 * profile.OverlapEdges(out.Profiles["truth"], pr)}, nil
 }
 
 func (r *A1Result) render() (*Result, error) {
@@ -312,6 +326,45 @@ func (r *A2Result) Accuracy(samples, stride int) Stat { return r.stat("accuracy_
 // a2OverheadBenches, over the seeds.
 func (r *A2Result) Overhead(samples, stride int) Stat { return r.stat("overhead_pct", samples, stride) }
 
+// a2Key is one A2 run of bench for d: with set −2 the accuracy grid
+// (every cell a passive CBS on one execution), −1 the unprofiled run, else
+// CBS a2OverheadSettings[set] costed.
+type a2Key struct {
+	seed  uint64
+	bench string
+	set   int
+	d     sim.Time
+}
+
+// a2Out is an A2 run's accuracy observations (set −2) or its work.
+type a2Out struct {
+	acc  []A2Obs
+	work int64
+}
+
+func (k a2Key) run() (a2Out, error) {
+	switch {
+	case k.set == -1:
+		w, err := a2Work(k.bench, k.seed, 0, 0, k.d)
+		return a2Out{work: w}, err
+	case k.set >= 0:
+		set := a2OverheadSettings[k.set]
+		w, err := a2Work(k.bench, k.seed, set[0], set[1], k.d)
+		return a2Out{work: w}, err
+	}
+	acc, err := A2Accuracy([]string{k.bench}, k.seed, k.d)
+	if err != nil {
+		return a2Out{}, err
+	}
+	var obs []A2Obs
+	for _, n := range a2Samples {
+		for _, s := range a2Strides {
+			obs = append(obs, A2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
+		}
+	}
+	return a2Out{acc: obs}, nil
+}
+
 // MeasureA2 runs the grid and the overheads for every seed.
 func MeasureA2(o Options) (*A2Result, error) {
 	d, od := 400*sim.Millisecond, 150*sim.Millisecond
@@ -319,48 +372,18 @@ func MeasureA2(o Options) (*A2Result, error) {
 		d, od = 4*sim.Second, sim.Second
 	}
 	res := &A2Result{Seeds: o.Seeds, Duration: d, OverheadDuration: od}
-	type key struct {
-		seed  uint64
-		bench string
-		set   int // −2: the accuracy grid; −1: no sampler; else a2OverheadSettings[set]
-	}
-	var keys []key
+	var keys []a2Key
 	for _, seed := range o.Seeds {
 		for _, b := range a2Benches {
-			keys = append(keys, key{seed, b, -2})
+			keys = append(keys, a2Key{seed, b, -2, d})
 		}
 		for _, b := range a2OverheadBenches {
 			for si := -1; si < len(a2OverheadSettings); si++ {
-				keys = append(keys, key{seed, b, si})
+				keys = append(keys, a2Key{seed, b, si, od})
 			}
 		}
 	}
-	type out struct {
-		acc  []A2Obs
-		work int64
-	}
-	outs, err := runAll(keys, func(k key) (out, error) {
-		switch {
-		case k.set == -1:
-			w, err := a2Work(k.bench, k.seed, 0, 0, od)
-			return out{work: w}, err
-		case k.set >= 0:
-			set := a2OverheadSettings[k.set]
-			w, err := a2Work(k.bench, k.seed, set[0], set[1], od)
-			return out{work: w}, err
-		}
-		acc, err := A2Accuracy([]string{k.bench}, k.seed, d)
-		if err != nil {
-			return out{}, err
-		}
-		var obs []A2Obs
-		for _, n := range a2Samples {
-			for _, s := range a2Strides {
-				obs = append(obs, A2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
-			}
-		}
-		return out{acc: obs}, nil
-	})
+	outs, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -583,6 +606,41 @@ func (r *A3Result) CBSWins() float64 {
 	return float64(wins) / float64(n)
 }
 
+// a3Key is one A3 run: bench's small (input 0) or large (1) input for d,
+// with jikes-timer and CBS (STRIDE 3, SAMPLES 16) passive.
+type a3Key struct {
+	bench string
+	input int
+	seed  uint64
+	d     sim.Time
+}
+
+func (k a3Key) run() (A3Obs, error) {
+	in := []string{"small", "large"}[k.input]
+	p, err := workloads.Get(k.bench + "-" + in)
+	if err != nil {
+		return A3Obs{}, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+	cfg.Samplers = []string{"jikes-timer", "cbs"}
+	cfg.Configure = func(x samplers.Sampler) {
+		if c, ok := x.(*samplers.CBS); ok {
+			kc := c.Config()
+			kc.Stride, kc.Samples = 3, 16
+			*c = *samplers.NewCBS(kc)
+		}
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return A3Obs{}, err
+	}
+	return A3Obs{Benchmark: k.bench, Input: in, Seed: k.seed, RunS: out.Result.End.Seconds(),
+		BasePct: 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["jikes-timer"]),
+		CBSPct:  100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["cbs"])}, nil
+}
+
 // MeasureA3 runs each stand-in's small and large input with jikes-timer
 // and CBS (STRIDE 3, SAMPLES 16) passive on one execution, every seed.
 func MeasureA3(o Options) (*A3Result, error) {
@@ -591,45 +649,16 @@ func MeasureA3(o Options) (*A3Result, error) {
 	if o.Full {
 		benches, small = a3Benches, 300*sim.Millisecond
 	}
-	type key struct {
-		bench string
-		input int
-		seed  uint64
-	}
-	var keys []key
+	var keys []a3Key
 	for _, b := range benches {
 		for i := range 2 {
 			for _, seed := range o.Seeds {
-				keys = append(keys, key{b, i, seed})
+				// Large inputs run five times longer, as in A&G's Table 1.
+				keys = append(keys, a3Key{b, i, seed, small * sim.Time(1+4*i)})
 			}
 		}
 	}
-	obs, err := runAll(keys, func(k key) (A3Obs, error) {
-		in := []string{"small", "large"}[k.input]
-		p, err := workloads.Get(k.bench + "-" + in)
-		if err != nil {
-			return A3Obs{}, err
-		}
-		cfg := harness.DefaultConfig()
-		// Large inputs run five times longer, as in A&G's Table 1.
-		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, small*sim.Time(1+4*k.input)
-		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-		cfg.Samplers = []string{"jikes-timer", "cbs"}
-		cfg.Configure = func(x samplers.Sampler) {
-			if c, ok := x.(*samplers.CBS); ok {
-				kc := c.Config()
-				kc.Stride, kc.Samples = 3, 16
-				*c = *samplers.NewCBS(kc)
-			}
-		}
-		out, err := harness.Run(p, cfg)
-		if err != nil {
-			return A3Obs{}, err
-		}
-		return A3Obs{Benchmark: k.bench, Input: in, Seed: k.seed, RunS: out.Result.End.Seconds(),
-			BasePct: 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["jikes-timer"]),
-			CBSPct:  100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["cbs"])}, nil
-	})
+	obs, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -720,6 +749,17 @@ var (
 	}
 )
 
+// a4Key is one A4 run: bench for d under a4Inliners[inl] reading the
+// call graph a4Sources[src].
+type a4Key struct {
+	bench    string
+	seed     uint64
+	inl, src int
+	d        sim.Time
+}
+
+func (k a4Key) run() (float64, error) { return a4Work(k.bench, k.seed, k.d, a4Inliners[k.inl], k.src) }
+
 // a4Work runs one configuration and returns the bytecodes executed after
 // the warm-up (steady state).
 func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (float64, error) {
@@ -803,35 +843,28 @@ func MeasureA4(o Options) (*A4Result, error) {
 	if o.Full {
 		d, benches = 2*sim.Second, a2Benches
 	}
-	type key struct {
-		bench    string
-		seed     int
-		inl, src int
-	}
-	var keys []key
+	var keys []a4Key
 	for _, b := range benches {
-		for si := range o.Seeds {
+		for _, seed := range o.Seeds {
 			for ii := range a4Inliners {
 				for src := range a4Sources {
-					keys = append(keys, key{b, si, ii, src})
+					keys = append(keys, a4Key{b, seed, ii, src, d})
 				}
 			}
 		}
 	}
-	vals, err := runAll(keys, func(k key) (float64, error) {
-		return a4Work(k.bench, o.Seeds[k.seed], d, a4Inliners[k.inl], k.src)
-	})
+	vals, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
-	work := map[key]float64{}
+	work := map[a4Key]float64{}
 	for i, k := range keys {
 		work[k] = vals[i]
 	}
 	res := &A4Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, k := range keys {
-		base := work[key{k.bench, k.seed, k.inl, 0}]
-		res.Obs = append(res.Obs, A4Obs{Benchmark: k.bench, Seed: o.Seeds[k.seed], Inliner: a4Inliners[k.inl].name,
+		base := work[a4Key{k.bench, k.seed, k.inl, 0, k.d}]
+		res.Obs = append(res.Obs, A4Obs{Benchmark: k.bench, Seed: k.seed, Inliner: a4Inliners[k.inl].name,
 			Source: a4Sources[k.src].name, Bytecodes: work[k], SpeedupPct: 100 * (work[k]/base - 1)})
 	}
 	return res, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -43,21 +42,39 @@ type komoriumRun struct {
 	profile *profile.Profile
 }
 
-// komoriumOnce runs bench with a passive Komorium (its instrumentation
-// free, so the execution is the unprofiled one) configured by tweak.
-func komoriumOnce(bench string, seed uint64, d sim.Time, tweak func(*samplers.KomoriumConfig)) (*komoriumRun, error) {
+// komoriumKey is one run of bench for d with a passive Komorium (its
+// instrumentation free, so the execution is the unprofiled one) at
+// granularity gran, randomized (Binder's U[0, 100)) or not, with MaxPath
+// off or at its default.
+type komoriumKey struct {
+	bench     string
+	seed      uint64
+	d         sim.Time
+	gran      int64
+	random    bool
+	noMaxPath bool
+}
+
+func (k komoriumKey) run() (*komoriumRun, error) {
+	bench := k.bench
 	p, err := workloads.Get(bench)
 	if err != nil {
 		return nil, err
 	}
 	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.Samplers = []string{"komorium"}
 	kc := samplers.DefaultKomoriumConfig()
-	tweak(&kc)
+	kc.Granularity = k.gran
+	if k.random {
+		kc.Random = 100 // Binder: U[0, 100)
+	}
+	if k.noMaxPath {
+		kc.Instrumentation.MaxPath = 0
+	}
 	cfg.Configure = func(s samplers.Sampler) {
-		if k, ok := s.(*samplers.Komorium); ok {
-			*k = *samplers.NewKomorium(kc)
+		if x, ok := s.(*samplers.Komorium); ok {
+			*x = *samplers.NewKomorium(kc)
 		}
 	}
 	out, err := harness.Run(p, cfg)
@@ -82,39 +99,24 @@ type binderKey struct {
 	seed   uint64
 }
 
-var (
-	binderGridMu    sync.Mutex
-	binderGridCache = map[string]map[binderKey]*komoriumRun{}
-)
-
 // binderGrid runs every (stand-in, granularity, constant/randomized, seed)
-// once and caches it: B1, B2, B3, B5 and B6 read the same runs.
+// (the runs cache makes that once: B1, B2, B3, B4, B5 and B6 read the same
+// runs).
 func binderGrid(o Options) (map[binderKey]*komoriumRun, error) {
-	binderGridMu.Lock()
-	defer binderGridMu.Unlock()
-	ck := fmt.Sprint(o.Seeds, o.Full)
-	if g, ok := binderGridCache[ck]; ok {
-		return g, nil
-	}
 	benches, d := binderSetup(o)
 	var keys []binderKey
+	var runKeys []komoriumKey
 	for _, b := range benches {
 		for _, g := range binderGrans {
 			for _, r := range []bool{false, true} {
 				for _, s := range o.Seeds {
 					keys = append(keys, binderKey{b, g, r, s})
+					runKeys = append(runKeys, komoriumKey{bench: b, seed: s, d: d, gran: g, random: r})
 				}
 			}
 		}
 	}
-	runs, err := runAll(keys, func(k binderKey) (*komoriumRun, error) {
-		return komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
-			c.Granularity = k.gran
-			if k.random {
-				c.Random = 100 // Binder: U[0, 100)
-			}
-		})
-	})
+	runs, err := runAll(o, runKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,6 @@ func binderGrid(o Options) (map[binderKey]*komoriumRun, error) {
 	for i, k := range keys {
 		grid[k] = runs[i]
 	}
-	binderGridCache[ck] = grid
 	return grid, nil
 }
 
@@ -485,22 +486,13 @@ func MeasureB4(o Options) (*B4Result, error) {
 	}
 	benches, d := binderSetup(o)
 	const g = 10000
-	type key struct {
-		bench string
-		seed  uint64
-	}
-	var keys []key
+	var keys []komoriumKey
 	for _, b := range benches {
 		for _, s := range o.Seeds {
-			keys = append(keys, key{b, s})
+			keys = append(keys, komoriumKey{bench: b, seed: s, d: d, gran: g, noMaxPath: true})
 		}
 	}
-	off, err := runAll(keys, func(k key) (*komoriumRun, error) {
-		return komoriumOnce(k.bench, k.seed, d, func(c *samplers.KomoriumConfig) {
-			c.Granularity = g
-			c.Instrumentation.MaxPath = 0
-		})
-	})
+	off, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -522,6 +514,49 @@ func (r *B4Result) render() (*Result, error) {
 	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }
 
+// b7Config is one B7 configuration: unprofiled, or a costed Komorium at
+// granularity gran with the leaf-method optimisation on or off.
+type b7Config struct {
+	name    string
+	gran    int64
+	leafOpt bool
+	profile bool
+}
+
+// b7Key is one B7 run: bench for d under cfg; its result the bytecodes
+// executed.
+type b7Key struct {
+	bench string
+	seed  uint64
+	d     sim.Time
+	cfg   b7Config
+}
+
+func (k b7Key) run() (float64, error) {
+	p, err := workloads.Get(k.bench)
+	if err != nil {
+		return 0, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	c := k.cfg
+	if c.profile {
+		cfg.Samplers, cfg.Mode = []string{"komorium"}, samplers.Costed
+		kc := samplers.DefaultKomoriumConfig()
+		kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
+		cfg.Configure = func(s samplers.Sampler) {
+			if km, ok := s.(*samplers.Komorium); ok {
+				*km = *samplers.NewKomorium(kc)
+			}
+		}
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
+	}
+	return float64(out.Result.Truth.BytecodeTotal()), nil
+}
+
 // MeasureB7: costed Komorium, overhead = extra simulated time per unit of
 // work over the unprofiled run, for each granularity, the
 // instrumentation alone ("No Prof.": a granularity no run reaches), and
@@ -533,54 +568,20 @@ func MeasureB7(o Options) (*B7Result, error) {
 		benches, d = a2Benches, sim.Second
 	}
 	const never = math.MaxInt64 / 4
-	type cfgT struct {
-		name    string
-		gran    int64
-		leafOpt bool
-		profile bool
-	}
-	cfgs := []cfgT{{"unprofiled", 0, true, false}}
+	cfgs := []b7Config{{"unprofiled", 0, true, false}}
 	for _, g := range []int64{1000, 10000, 100000} {
-		cfgs = append(cfgs, cfgT{fmt.Sprint(g), g, true, true})
+		cfgs = append(cfgs, b7Config{fmt.Sprint(g), g, true, true})
 	}
-	cfgs = append(cfgs, cfgT{"No Prof.", never, true, true}, cfgT{"No Prof., no leaf opt.", never, false, true})
-	type key struct {
-		bench string
-		seed  uint64
-		cfg   int
-	}
-	var keys []key
+	cfgs = append(cfgs, b7Config{"No Prof.", never, true, true}, b7Config{"No Prof., no leaf opt.", never, false, true})
+	var keys []b7Key
 	for _, b := range benches {
 		for _, s := range o.Seeds {
-			for ci := range cfgs {
-				keys = append(keys, key{b, s, ci})
+			for _, c := range cfgs {
+				keys = append(keys, b7Key{b, s, d, c})
 			}
 		}
 	}
-	work, err := runAll(keys, func(k key) (float64, error) {
-		p, err := workloads.Get(k.bench)
-		if err != nil {
-			return 0, err
-		}
-		cfg := harness.DefaultConfig()
-		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, d
-		c := cfgs[k.cfg]
-		if c.profile {
-			cfg.Samplers, cfg.Mode = []string{"komorium"}, samplers.Costed
-			kc := samplers.DefaultKomoriumConfig()
-			kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
-			cfg.Configure = func(s samplers.Sampler) {
-				if km, ok := s.(*samplers.Komorium); ok {
-					*km = *samplers.NewKomorium(kc)
-				}
-			}
-		}
-		out, err := harness.Run(p, cfg)
-		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
-		}
-		return float64(out.Result.Truth.BytecodeTotal()), nil
-	})
+	work, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -590,16 +591,16 @@ func MeasureB7(o Options) (*B7Result, error) {
 	}
 	base := map[[2]any]float64{}
 	for i, k := range keys {
-		if k.cfg == 0 {
+		if k.cfg == cfgs[0] {
 			base[[2]any{k.bench, k.seed}] = work[i]
 		}
 	}
 	for i, k := range keys {
-		if k.cfg == 0 {
+		if k.cfg == cfgs[0] {
 			continue
 		}
 		b0 := base[[2]any{k.bench, k.seed}]
-		res.Obs = append(res.Obs, B7Obs{k.bench, k.seed, cfgs[k.cfg].name, b0, work[i], 100 * (b0/work[i] - 1)})
+		res.Obs = append(res.Obs, B7Obs{k.bench, k.seed, k.cfg.name, b0, work[i], 100 * (b0/work[i] - 1)})
 	}
 	return res, nil
 }
@@ -765,35 +766,57 @@ func MeasureB8(o Options) (*B8Result, error) {
 			benches = append(benches, b+"-small")
 		}
 	}
-	res := &B8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	var timer []b8Key
+	var kom []komoriumKey
 	for _, b := range benches {
 		for _, s := range o.Seeds {
-			p, err := workloads.Get(b)
-			if err != nil {
-				return nil, err
-			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = s, d
-			cfg.Samplers = []string{"safepoint"}
-			cfg.Configure = func(sm samplers.Sampler) {
-				if sp, ok := sm.(*samplers.Safepoint); ok && sp.Name() == "safepoint" {
-					c := sp.Config()
-					c.Interval, c.Depth = sim.Millisecond, 100
-					*sp = *samplers.NewSafepoint("safepoint", c)
-				}
-			}
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return nil, err
-			}
-			kr, err := komoriumOnce(b, s, d, func(c *samplers.KomoriumConfig) {})
-			if err != nil {
-				return nil, err
-			}
-			res.Obs = append(res.Obs, B8Obs{b, s, 100 * profile.OverlapContexts(out.Profiles["safepoint"], out.Profiles["truth"]), kr.overlap})
+			timer = append(timer, b8Key{b, s, d})
+			kom = append(kom, komoriumKey{bench: b, seed: s, d: d, gran: samplers.DefaultKomoriumConfig().Granularity})
 		}
 	}
+	tv, err := runAll(o, timer)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := runAll(o, kom)
+	if err != nil {
+		return nil, err
+	}
+	res := &B8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	for i, k := range timer {
+		res.Obs = append(res.Obs, B8Obs{k.bench, k.seed, tv[i], kv[i].overlap})
+	}
 	return res, nil
+}
+
+// b8Key is one B8 timer run: bench for d with a 1 ms safepoint sampler
+// at depth 100; its result the sampler's % CCT overlap with the truth.
+type b8Key struct {
+	bench string
+	seed  uint64
+	d     sim.Time
+}
+
+func (k b8Key) run() (float64, error) {
+	p, err := workloads.Get(k.bench)
+	if err != nil {
+		return 0, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.Samplers = []string{"safepoint"}
+	cfg.Configure = func(sm samplers.Sampler) {
+		if sp, ok := sm.(*samplers.Safepoint); ok && sp.Name() == "safepoint" {
+			c := sp.Config()
+			c.Interval, c.Depth = sim.Millisecond, 100
+			*sp = *samplers.NewSafepoint("safepoint", c)
+		}
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return 0, err
+	}
+	return 100 * profile.OverlapContexts(out.Profiles["safepoint"], out.Profiles["truth"]), nil
 }
 
 func (r *B8Result) render() (*Result, error) {
@@ -847,33 +870,59 @@ func (r *B9Result) Compared() []B9Obs {
 // threads); tprof's differ. The programs run to their end, so every
 // variant executes the same bytecodes.
 func MeasureB9(o Options) (*B9Result, error) {
-	res := &B9Result{Seeds: o.Seeds}
-	for _, prog := range []string{"sqsum", "deepcall"} {
+	progs := []string{"sqsum", "deepcall"}
+	var keys []b9Key
+	for _, prog := range progs {
 		for _, seed := range o.Seeds {
-			var refK, refT *profile.Profile
-			for vi, v := range b9Variants {
-				p, err := workloads.Get(prog)
-				if err != nil {
-					return nil, err
-				}
-				cfg := harness.DefaultConfig()
-				cfg.Sim.Seed, cfg.Sim.Duration = seed, 20*sim.Second // to the end
-				cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, int(v.cpus)
-				cfg.Samplers = []string{"komorium", "tprof"}
-				out, err := harness.Run(p, cfg)
-				if err != nil {
-					return nil, err
-				}
-				k, tp := out.Profiles["komorium"], out.Profiles["tprof"]
-				if vi == 0 {
-					refK, refT = k, tp
-				}
-				res.Obs = append(res.Obs, B9Obs{prog, seed, v.name, 100 * profile.OverlapContexts(refK, k), sameSamples(refK, k),
-					100 * profile.OverlapContexts(refT, tp), sameSamples(refT, tp)})
+			for vi := range b9Variants {
+				keys = append(keys, b9Key{prog, seed, vi})
 			}
 		}
 	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	res := &B9Result{Seeds: o.Seeds}
+	var ref *b9Run
+	for i, k := range keys {
+		r := runs[i]
+		if k.variant == 0 {
+			ref = r
+		}
+		res.Obs = append(res.Obs, B9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.komorium, r.komorium), sameSamples(ref.komorium, r.komorium),
+			100 * profile.OverlapContexts(ref.tprof, r.tprof), sameSamples(ref.tprof, r.tprof)})
+	}
 	return res, nil
+}
+
+// b9Key is one B9 run: prog to its end on b9Variants[variant] with
+// komorium and tprof.
+type b9Key struct {
+	prog    string
+	seed    uint64
+	variant int
+}
+
+// b9Run is a B9 run's two profiles.
+type b9Run struct{ komorium, tprof *profile.Profile }
+
+func (k b9Key) run() (*b9Run, error) {
+	p, err := workloads.Get(k.prog)
+	if err != nil {
+		return nil, err
+	}
+	v := b9Variants[k.variant]
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 20*sim.Second // to the end
+	cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, int(v.cpus)
+	cfg.Samplers = []string{"komorium", "tprof"}
+	cfg.NoTruthProfile = true // only the samplers' profiles are compared
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &b9Run{out.Profiles["komorium"], out.Profiles["tprof"]}, nil
 }
 
 func (r *B9Result) render() (*Result, error) {

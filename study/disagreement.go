@@ -3,7 +3,6 @@ package study
 import (
 	"fmt"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -43,60 +42,84 @@ type DisagreementObs struct {
 	Share     float64
 }
 
-var (
-	disagreementMu    sync.Mutex
-	disagreementCache = map[string]*disagreement{}
-)
+// disagreementKey is one M3/M4 run: bench for d with prof costed.
+type disagreementKey struct {
+	bench, prof string
+	seed        uint64
+	d           sim.Time
+}
+
+// disagreementRun is a run's method weights by the profiler, their total,
+// and the truth's dynamic call graph (caller → callees).
+type disagreementRun struct {
+	weights map[string]float64
+	total   float64
+	calls   map[string][]string
+}
+
+func (k disagreementKey) run() (*disagreementRun, error) {
+	p, err := workloads.Get(k.bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pr := out.Profiles[k.prof]
+	r := &disagreementRun{weights: pr.MethodWeights(), total: float64(pr.TotalWeight()), calls: map[string][]string{}}
+	t := out.Profiles["truth"]
+	for _, e := range t.Edges {
+		c := t.Functions[e.Caller].Name
+		r.calls[c] = append(r.calls[c], t.Functions[e.Callee].Name)
+	}
+	return r, nil
+}
 
 // Disagreement runs each safepoint profiler costed — alone, with its own
-// observer effect — on each single-threaded stand-in for every seed.
+// observer effect — on each single-threaded stand-in for every seed. The
+// truth's call graph of a stand-in is that of its run with the first
+// profiler and seed.
 func Disagreement(o Options) (*disagreement, error) {
-	key := fmt.Sprint(o.Seeds, o.Full)
-	disagreementMu.Lock()
-	defer disagreementMu.Unlock()
-	if d, ok := disagreementCache[key]; ok {
-		return d, nil
-	}
 	d := &disagreement{rankings: map[string]map[string][]string{}, calls: map[string]map[string][]string{}}
 	dur := 500 * sim.Millisecond
 	if o.Full {
 		dur = 5 * sim.Second
 	}
+	var keys []disagreementKey
+	for _, b := range disagreementBenches {
+		for _, prof := range disagreementProfilers {
+			for _, seed := range o.Seeds {
+				keys = append(keys, disagreementKey{b, prof, seed, dur})
+			}
+		}
+	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
 	for _, b := range disagreementBenches {
 		d.rankings[b] = map[string][]string{}
 		for _, prof := range disagreementProfilers {
 			sum := map[string]float64{}
 			for _, seed := range o.Seeds {
-				p, err := workloads.Get(b)
-				if err != nil {
-					return nil, err
-				}
-				cfg := harness.DefaultConfig()
-				cfg.Sim.Seed, cfg.Sim.Duration = seed, dur
-				cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
-				out, err := harness.Run(p, cfg)
-				if err != nil {
-					return nil, err
-				}
-				pr := out.Profiles[prof]
-				total := float64(pr.TotalWeight())
-				mw := pr.MethodWeights()
-				ms := make([]string, 0, len(mw))
-				for m := range mw {
+				r := runs[i]
+				i++
+				ms := make([]string, 0, len(r.weights))
+				for m := range r.weights {
 					ms = append(ms, m)
 				}
 				sort.Strings(ms)
 				for _, m := range ms {
-					sum[m] += mw[m] / total
-					d.shares = append(d.shares, DisagreementObs{b, seed, prof, m, mw[m] / total})
+					sum[m] += r.weights[m] / r.total
+					d.shares = append(d.shares, DisagreementObs{b, seed, prof, m, r.weights[m] / r.total})
 				}
 				if d.calls[b] == nil {
-					d.calls[b] = map[string][]string{}
-					t := out.Profiles["truth"]
-					for _, e := range t.Edges {
-						c := t.Functions[e.Caller].Name
-						d.calls[b][c] = append(d.calls[b][c], t.Functions[e.Callee].Name)
-					}
+					d.calls[b] = r.calls
 				}
 			}
 			ms := make([]string, 0, len(sum))
@@ -112,7 +135,6 @@ func Disagreement(o Options) (*disagreement, error) {
 			d.rankings[b][prof] = ms
 		}
 	}
-	disagreementCache[key] = d
 	return d, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
@@ -66,9 +65,18 @@ type hoferRun struct {
 	windows []*profile.Profile
 }
 
-// hoferOnce runs bench for d, costed with prof ("" = unprofiled) at
-// interval iv, splitting profiles into windows of window (0: none).
-func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (*hoferRun, error) {
+// hoferRunKey is one Hofer run: bench for d, costed with prof ("" =
+// unprofiled) at interval iv, profiles split into windows of window (0:
+// none).
+type hoferRunKey struct {
+	bench         string
+	seed          uint64
+	prof          string
+	iv, d, window sim.Time
+}
+
+func (k hoferRunKey) run() (*hoferRun, error) {
+	bench, seed, prof, iv, d, window := k.bench, k.seed, k.prof, k.iv, k.d, k.window
 	p, err := workloads.Get(bench)
 	if err != nil {
 		return nil, err
@@ -98,7 +106,7 @@ func hoferOnce(bench string, seed uint64, prof string, iv, d, window sim.Time) (
 	return r, nil
 }
 
-// hoferKey names one run of a grid.
+// hoferKey names one run of a grid, its seed by index.
 type hoferKey struct {
 	bench string
 	seed  int // index into Options.Seeds
@@ -106,11 +114,13 @@ type hoferKey struct {
 	iv    sim.Time
 }
 
-// hoferGrid runs keys in parallel (bounded by GOMAXPROCS).
+// hoferGrid runs keys for d with windows of window.
 func hoferGrid(o Options, keys []hoferKey, d, window sim.Time) (map[hoferKey]*hoferRun, error) {
-	runs, err := runAll(keys, func(k hoferKey) (*hoferRun, error) {
-		return hoferOnce(k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window)
-	})
+	rk := make([]hoferRunKey, len(keys))
+	for i, k := range keys {
+		rk[i] = hoferRunKey{k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window}
+	}
+	runs, err := runAll(o, rk)
 	if err != nil {
 		return nil, err
 	}
@@ -121,24 +131,12 @@ func hoferGrid(o Options, keys []hoferKey, d, window sim.Time) (map[hoferKey]*ho
 	return out, nil
 }
 
-var (
-	hoferMu    sync.Mutex
-	hoferCache = map[string]map[hoferKey]*hoferRun{}
-)
-
 // hoferOverheadDuration is one overhead run: warm-up plus 300 ms measured.
 const hoferOverheadDuration = 400 * sim.Millisecond
 
 // hoferOverheadRuns: every overhead stand-in × seed, unprofiled and with
-// each technique at each interval, costed; cached per option set (H1–H4
-// read the same runs).
+// each technique at each interval, costed (H1–H4 read the same runs).
 func hoferOverheadRuns(o Options) (map[hoferKey]*hoferRun, error) {
-	hoferMu.Lock()
-	defer hoferMu.Unlock()
-	ck := "overhead" + fmt.Sprint(o.Seeds, o.Full)
-	if r, ok := hoferCache[ck]; ok {
-		return r, nil
-	}
 	var keys []hoferKey
 	for _, b := range hoferOverheadBenches(o) {
 		for si := range o.Seeds {
@@ -150,12 +148,7 @@ func hoferOverheadRuns(o Options) (map[hoferKey]*hoferRun, error) {
 			}
 		}
 	}
-	r, err := hoferGrid(o, keys, hoferOverheadDuration, 0)
-	if err != nil {
-		return nil, err
-	}
-	hoferCache[ck] = r
-	return r, nil
+	return hoferGrid(o, keys, hoferOverheadDuration, 0)
 }
 
 func hoferOverheadNote(o Options) string {
@@ -646,14 +639,8 @@ const (
 )
 
 // hoferAccuracyRuns: every accuracy stand-in × seed × technique at 1 ms,
-// costed, profiles split into iterations; cached.
+// costed, profiles split into iterations.
 func hoferAccuracyRuns(o Options) (map[hoferKey]*hoferRun, error) {
-	hoferMu.Lock()
-	defer hoferMu.Unlock()
-	ck := "accuracy" + fmt.Sprint(o.Seeds, o.Full)
-	if r, ok := hoferCache[ck]; ok {
-		return r, nil
-	}
 	var keys []hoferKey
 	for _, b := range hoferAccuracyBenches(o) {
 		for si := range o.Seeds {
@@ -662,12 +649,7 @@ func hoferAccuracyRuns(o Options) (map[hoferKey]*hoferRun, error) {
 			}
 		}
 	}
-	r, err := hoferGrid(o, keys, hoferWarmUp+hoferIterations*hoferIteration, hoferIteration)
-	if err != nil {
-		return nil, err
-	}
-	hoferCache[ck] = r
-	return r, nil
+	return hoferGrid(o, keys, hoferWarmUp+hoferIterations*hoferIteration, hoferIteration)
 }
 
 func hoferAccuracyNote(o Options) string {

@@ -43,45 +43,55 @@ type ListingOneRow struct {
 // ListingOneSamplers are the profilers observing each run (passively).
 var ListingOneSamplers = []string{"truth", "safepoint", "hprof", "xprof", "tprof", "async"}
 
-// ListingOne runs Mytkowicz et al.'s Listing 1 (hotcold) under each
-// configuration and seed, with every sampler observing the same execution,
-// and renders the runs as a table.
-func ListingOne(configs []ListingOneConfig, seeds []uint64, duration sim.Time) ([]ListingOneRow, *Table, error) {
-	rows, err := ListingOneRuns(configs, seeds, duration)
-	if err != nil {
-		return nil, nil, err
+// ListingOneRuns runs Listing 1 under each configuration for every seed
+// of o, with every sampler observing the same execution.
+func ListingOneRuns(o Options, configs []ListingOneConfig, duration sim.Time) ([]ListingOneRow, error) {
+	var keys []listingOneKey
+	for _, c := range configs {
+		for _, seed := range o.Seeds {
+			keys = append(keys, listingOneKey{c, seed, duration})
+		}
 	}
-	return rows, listingOneTable(rows, duration), nil
+	rows, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ListingOneRow, len(rows))
+	for i, r := range rows {
+		out[i] = *r
+	}
+	return out, nil
 }
 
-// ListingOneRuns runs Listing 1 under each configuration and seed.
-func ListingOneRuns(configs []ListingOneConfig, seeds []uint64, duration sim.Time) ([]ListingOneRow, error) {
+// listingOneKey is one Listing 1 run: hotcold under config for d.
+type listingOneKey struct {
+	config ListingOneConfig
+	seed   uint64
+	d      sim.Time
+}
+
+func (k listingOneKey) run() (*ListingOneRow, error) {
 	p, err := workloads.Get("hotcold")
 	if err != nil {
 		return nil, err
 	}
-	var rows []ListingOneRow
-	for _, c := range configs {
-		for _, seed := range seeds {
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = seed, duration
-			cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = c.Inline, c.StripMining, c.DNS
-			cfg.Samplers, cfg.Mode = ListingOneSamplers, samplers.Passive
-			out, err := harness.Run(p, cfg)
-			if err != nil {
-				return nil, err
-			}
-			r := ListingOneRow{Config: c, Seed: seed, Hot: keyed[string, float64]{}, Cold: keyed[string, float64]{},
-				Samples: keyed[string, int64]{}, Profiles: out.Profiles}
-			for _, s := range ListingOneSamplers {
-				r.Hot[s] = profile.Hotness(out.Profiles[s], "HotCold.hot")
-				r.Cold[s] = profile.Hotness(out.Profiles[s], "HotCold.cold")
-				r.Samples[s] = out.Profiles[s].TotalCount()
-			}
-			rows = append(rows, r)
-		}
+	c := k.config
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = c.Inline, c.StripMining, c.DNS
+	cfg.Samplers, cfg.Mode = ListingOneSamplers, samplers.Passive
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return rows, nil
+	r := &ListingOneRow{Config: c, Seed: k.seed, Hot: keyed[string, float64]{}, Cold: keyed[string, float64]{},
+		Samples: keyed[string, int64]{}, Profiles: out.Profiles}
+	for _, s := range ListingOneSamplers {
+		r.Hot[s] = profile.Hotness(out.Profiles[s], "HotCold.hot")
+		r.Cold[s] = profile.Hotness(out.Profiles[s], "HotCold.cold")
+		r.Samples[s] = out.Profiles[s].TotalCount()
+	}
+	return r, nil
 }
 
 // listingOneTable is the runs' presentation table: a row per

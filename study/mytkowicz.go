@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -73,7 +74,7 @@ type M1Result struct {
 // MeasureM1 runs Listing 1 for M1.
 func MeasureM1(o Options) (*M1Result, error) {
 	d := 2 * sim.Second
-	rows, err := ListingOneRuns(ListingOneConfigs, o.Seeds, d)
+	rows, err := ListingOneRuns(o, ListingOneConfigs, d)
 	if err != nil {
 		return nil, err
 	}
@@ -216,49 +217,95 @@ func causalityStandIn(b string, iters int, full bool) (workloads.Knobs, uint64, 
 	return k, s.Seed, nil
 }
 
+// causalityKey is one causality run: stand-in bench (sized by iters and
+// full) with inlining on or off and profilers passive, Fibonacci size f
+// injected into method (f 0 and method "": the uninjected run).
+type causalityKey struct {
+	bench     string
+	iters     int
+	full      bool
+	inlining  bool
+	profilers string // comma-separated
+	seed      uint64
+	method    string
+	f         int64
+}
+
+// causalityRun is what a causality run leaves: its simulated seconds, the
+// truth's two hottest methods, and each profiler's method weights.
+type causalityRun struct {
+	total   float64
+	top     []string
+	weights map[string]map[string]float64 // profiler → method → weight
+	totals  map[string]int64              // profiler → total weight
+}
+
+// hotness is profile.Hotness of prof's profile for method m.
+func (r *causalityRun) hotness(prof, m string) float64 {
+	if r.totals[prof] == 0 {
+		return 0
+	}
+	return 100 * r.weights[prof][m] / float64(r.totals[prof])
+}
+
+func (k causalityKey) run() (*causalityRun, error) {
+	kn, pseed, err := causalityStandIn(k.bench, k.iters, k.full)
+	if err != nil {
+		return nil, err
+	}
+	p, err := workloads.Generate(k.bench, kn, pseed)
+	if err != nil {
+		return nil, err
+	}
+	if k.f > 0 {
+		if err := workloads.Inject(p, workloads.Injection{Method: k.method, F: k.f, Position: -1}); err != nil {
+			return nil, err
+		}
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
+	cfg.JIT.Inline = k.inlining
+	if k.profilers != "" {
+		cfg.Samplers = strings.Split(k.profilers, ",")
+	}
+	cfg.Mode = samplers.Passive
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &causalityRun{total: out.Result.End.Seconds(), top: out.Profiles["truth"].TopMethods(2),
+		weights: map[string]map[string]float64{}, totals: map[string]int64{}}
+	for name, pr := range out.Profiles {
+		r.weights[name], r.totals[name] = pr.MethodWeights(), pr.TotalWeight()
+	}
+	return r, nil
+}
+
 // Causality runs Mytkowicz et al.'s causality analysis: inject a
 // Fibonacci loop of size f into each stand-in's two hottest methods (the
 // truth's, in the uninjected run of the first seed) and regress the time
 // each profiler attributes to the method on the program's total run time,
 // over every seed and f.
-func Causality(inlining bool, seeds []uint64, full bool, profilers []string) (*CausalityResult, error) {
+func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, error) {
+	seeds, full := o.Seeds, o.Full
 	sizes := causalitySizes
 	if full {
 		sizes = []int64{0, 100, 200, 300, 400, 500}
 	}
 	res := &CausalityResult{Inlining: inlining, Profilers: profilers, Sizes: sizes, Seeds: seeds}
-	runOne := func(b string, iters int, seed uint64, inj *workloads.Injection) (*harness.Outcome, error) {
-		k, pseed, err := causalityStandIn(b, iters, full)
-		if err != nil {
-			return nil, err
+	run := func(b string, iters int, seed uint64, method string, f int64) causalityKey {
+		if f == 0 {
+			method = "" // the uninjected run, shared by both methods
 		}
-		p, err := workloads.Generate(b, k, pseed)
-		if err != nil {
-			return nil, err
-		}
-		if inj != nil {
-			if err := workloads.Inject(p, *inj); err != nil {
-				return nil, err
-			}
-		}
-		cfg := harness.DefaultConfig()
-		cfg.Sim.Seed, cfg.Sim.Duration = seed, 120*sim.Second
-		cfg.JIT.Inline = inlining
-		cfg.Samplers, cfg.Mode = profilers, samplers.Passive
-		return harness.Run(p, cfg)
+		return causalityKey{b, iters, full, inlining, strings.Join(profilers, ","), seed, method, f}
 	}
 	all := append([]string{"truth"}, profilers...)
 	// The two hottest methods of each stand-in, from its uninjected run.
-	hot, err := runAll(causalityBenchmarks, func(b struct {
-		name  string
-		iters int
-	}) ([]string, error) {
-		base, err := runOne(b.name, b.iters, seeds[0], nil)
-		if err != nil {
-			return nil, err
-		}
-		return base.Profiles["truth"].TopMethods(2), nil
-	})
+	var base []causalityKey
+	for _, b := range causalityBenchmarks {
+		base = append(base, run(b.name, b.iters, seeds[0], "", 0))
+	}
+	hot, err := runAll(o, base)
 	if err != nil {
 		return nil, err
 	}
@@ -269,35 +316,28 @@ func Causality(inlining bool, seeds []uint64, full bool, profilers []string) (*C
 		f      int64
 	}
 	var keys []key
-	for bi := range causalityBenchmarks {
-		for _, m := range hot[bi] {
+	var runKeys []causalityKey
+	for bi, b := range causalityBenchmarks {
+		for _, m := range hot[bi].top {
 			for _, seed := range seeds {
 				for _, f := range sizes {
 					keys = append(keys, key{bi, m, seed, f})
+					runKeys = append(runKeys, run(b.name, b.iters, seed, m, f))
 				}
 			}
 		}
 	}
-	obs, err := runAll(keys, func(k key) ([]CausalityObs, error) {
-		b := causalityBenchmarks[k.b]
-		var inj *workloads.Injection
-		if k.f > 0 {
-			inj = &workloads.Injection{Method: k.method, F: k.f, Position: -1}
-		}
-		out, err := runOne(b.name, b.iters, k.seed, inj)
-		if err != nil {
-			return nil, err
-		}
-		total := out.Result.End.Seconds()
-		var o []CausalityObs
-		for _, prof := range all {
-			att := profile.Hotness(out.Profiles[prof], k.method) / 100 * total
-			o = append(o, CausalityObs{b.name, k.method, k.seed, k.f, prof, total, att})
-		}
-		return o, nil
-	})
+	outs, err := runAll(o, runKeys)
 	if err != nil {
 		return nil, err
+	}
+	obs := make([][]CausalityObs, len(keys))
+	for i, k := range keys {
+		out := outs[i]
+		for _, prof := range all {
+			att := out.hotness(prof, k.method) / 100 * out.total
+			obs[i] = append(obs[i], CausalityObs{causalityBenchmarks[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
+		}
 	}
 	// Rows in key order: stand-in, then its hottest methods.
 	for i, k := range keys {
@@ -345,7 +385,7 @@ func MeasureCausality(o Options, inlining bool) (*CausalityResult, error) {
 	if !inlining {
 		profilers = append([]string{"tprof"}, profilers...)
 	}
-	return Causality(inlining, o.Seeds, o.Full, profilers)
+	return Causality(o, inlining, profilers)
 }
 
 func (r *CausalityResult) render() (*Result, error) {
@@ -516,37 +556,60 @@ func (r *M5Result) Share(p string) Stat {
 // MeasureM5 runs antlr with every M5 sampler passive on one execution per
 // seed.
 func MeasureM5(o Options) (*M5Result, error) {
+	const maxLag = 100
+	var keys []m5Key
+	for _, seed := range o.Seeds {
+		keys = append(keys, m5Key{seed, maxLag})
+	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	res := &M5Result{Seeds: o.Seeds, MaxLag: maxLag}
+	for _, r := range runs {
+		res.Runs = append(res.Runs, r...)
+	}
+	return res, nil
+}
+
+// m5Key is one M5 run: antlr for 6 s with every M5 sampler passive, each
+// sampler's intervals' autocorrelation to maxLag.
+type m5Key struct {
+	seed   uint64
+	maxLag int
+}
+
+func (k m5Key) run() ([]M5Run, error) {
 	var specs []string
 	for _, s := range m5Samplers {
 		specs = append(specs, s.spec)
 	}
-	res := &M5Result{Seeds: o.Seeds, MaxLag: 100}
-	for _, seed := range o.Seeds {
-		p, err := workloads.Get("antlr")
-		if err != nil {
-			return nil, err
-		}
-		cfg := harness.DefaultConfig()
-		cfg.Sim.Seed, cfg.Sim.Duration = seed, 6*sim.Second
-		cfg.Samplers = specs
-		run, err := harness.Run(p, cfg)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range m5Samplers {
-			iv := profile.Intervals(run.Costs[s.id].SampleTimes)
-			acf := profile.Autocorrelation(iv, res.MaxLag)
-			band := profile.ACFBand(len(iv))
-			n := 0
-			for _, v := range acf {
-				if math.IsNaN(v) || math.Abs(v) > band {
-					n++
-				}
-			}
-			res.Runs = append(res.Runs, M5Run{Seed: seed, Profiler: s.id, Intervals: len(iv), Band: band, ACF: acf, Outside: n})
-		}
+	p, err := workloads.Get("antlr")
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 6*sim.Second
+	cfg.Samplers = specs
+	cfg.NoTruthProfile = true // only sample times are read
+	run, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var out []M5Run
+	for _, s := range m5Samplers {
+		iv := profile.Intervals(run.Costs[s.id].SampleTimes)
+		acf := profile.Autocorrelation(iv, k.maxLag)
+		band := profile.ACFBand(len(iv))
+		n := 0
+		for _, v := range acf {
+			if math.IsNaN(v) || math.Abs(v) > band {
+				n++
+			}
+		}
+		out = append(out, M5Run{Seed: k.seed, Profiler: s.id, Intervals: len(iv), Band: band, ACF: acf, Outside: n})
+	}
+	return out, nil
 }
 
 func (r *M5Result) render() (*Result, error) {
@@ -698,68 +761,107 @@ func (r *M9Result) Shortfalls(p string) int {
 	return n
 }
 
+// m9Key is one M9 run of stand-in bench at iters iterations to its end,
+// inlining off (tprof's setting, Mytkowicz §7.1): with profilers
+// (comma-separated) passive, or with method speedUp's own work made 50 %
+// cheaper.
+type m9Key struct {
+	bench     string
+	iters     int
+	seed      uint64
+	profilers string
+	speedUp   string
+}
+
+// m9Run is an M9 run's end (s) and, per profiler, the top Java method it
+// names and that method's share of its samples.
+type m9Run struct {
+	end   float64
+	top   map[string]string
+	share map[string]float64
+}
+
+func (k m9Key) run() (*m9Run, error) {
+	p, err := causalityProgram(k.bench, k.iters)
+	if err != nil {
+		return nil, err
+	}
+	if k.speedUp != "" {
+		if err := workloads.ApplySpeedUp(p, workloads.SpeedUp{Method: k.speedUp, Factor: 0.5}); err != nil {
+			return nil, err
+		}
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
+	cfg.JIT.Inline = false
+	cfg.NoTruthProfile = true // only the samplers' profiles are read
+	if k.profilers != "" {
+		cfg.Samplers = strings.Split(k.profilers, ",")
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &m9Run{end: out.Result.End.Seconds(), top: map[string]string{}, share: map[string]float64{}}
+	for _, prof := range cfg.Samplers {
+		// The top Java method: tprof's "<interpreted>" bucket names none.
+		for _, m := range out.Profiles[prof].TopMethods(2) {
+			if m != "<interpreted>" {
+				r.top[prof], r.share[prof] = m, profile.Hotness(out.Profiles[prof], m)/100
+				break
+			}
+		}
+	}
+	return r, nil
+}
+
 // MeasureM9 speeds up (virtually, by 50 %) the method each profiler ranks
 // first and compares the run-time reduction it predicts (its share × 50 %)
 // with the simulated one, for every stand-in and seed.
 func MeasureM9(o Options) (*M9Result, error) {
-	type key struct {
-		b    int
-		seed uint64
-	}
-	var keys []key
-	for bi := range causalityBenchmarks {
+	var base []m9Key
+	for _, b := range causalityBenchmarks {
 		for _, seed := range o.Seeds {
-			keys = append(keys, key{bi, seed})
+			// Long enough for ≈ 100+ tprof samples.
+			base = append(base, m9Key{b.name, 5 * b.iters, seed, strings.Join(m9Profilers, ","), ""})
 		}
 	}
-	runs, err := runAll(keys, func(k key) ([]M9Obs, error) {
-		b := causalityBenchmarks[k.b]
-		run := func(sp *workloads.SpeedUp) (*harness.Outcome, error) {
-			p, err := causalityProgram(b.name, 5*b.iters) // long enough for ≈ 100+ tprof samples
-			if err != nil {
-				return nil, err
-			}
-			if sp != nil {
-				if err := workloads.ApplySpeedUp(p, *sp); err != nil {
-					return nil, err
-				}
-			}
-			cfg := harness.DefaultConfig()
-			cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
-			cfg.JIT.Inline = false // tprof's setting (Mytkowicz §7.1)
-			cfg.Samplers = m9Profilers
-			return harness.Run(p, cfg)
-		}
-		base, err := run(nil)
-		if err != nil {
-			return nil, err
-		}
-		t0 := base.Result.End.Seconds()
-		var obs []M9Obs
-		for _, prof := range m9Profilers {
-			// The top Java method: tprof's "<interpreted>" bucket names none.
-			var top []string
-			for _, m := range base.Profiles[prof].TopMethods(2) {
-				if m != "<interpreted>" && len(top) == 0 {
-					top = append(top, m)
-				}
-			}
-			if len(top) == 0 {
-				continue
-			}
-			share := profile.Hotness(base.Profiles[prof], top[0]) / 100
-			sped, err := run(&workloads.SpeedUp{Method: top[0], Factor: 0.5})
-			if err != nil {
-				return nil, err
-			}
-			obs = append(obs, M9Obs{Benchmark: b.name, Seed: k.seed, Profiler: prof, TopMethod: top[0],
-				SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
-				SimulatedPct: 100 * (1 - sped.Result.End.Seconds()/t0), BaseS: t0, SpedS: sped.Result.End.Seconds()})
-		}
-		return obs, nil
-	})
+	bases, err := runAll(o, base)
 	if err != nil {
 		return nil, err
+	}
+	// The sped-up runs: each profiler's top method made 50 % cheaper (two
+	// profilers ranking the same method first share the run).
+	type pick struct {
+		base int
+		prof string
+		sped m9Key
+	}
+	var picks []pick
+	var sped []m9Key
+	for i, k := range base {
+		for _, prof := range m9Profilers {
+			top, ok := bases[i].top[prof]
+			if !ok {
+				continue
+			}
+			s := m9Key{k.bench, k.iters, k.seed, "", top}
+			picks = append(picks, pick{i, prof, s})
+			sped = append(sped, s)
+		}
+	}
+	speds, err := runAll(o, sped)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([][]M9Obs, len(base))
+	for j, pk := range picks {
+		k, b := base[pk.base], bases[pk.base]
+		t0, t1 := b.end, speds[j].end
+		share := b.share[pk.prof]
+		runs[pk.base] = append(runs[pk.base], M9Obs{Benchmark: k.bench, Seed: k.seed, Profiler: pk.prof, TopMethod: pk.sped.speedUp,
+			SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
+			SimulatedPct: 100 * (1 - t1/t0), BaseS: t0, SpedS: t1})
 	}
 	res := &M9Result{Seeds: o.Seeds}
 	for _, r := range runs {
@@ -841,46 +943,52 @@ func (r *M8Result) Runs(p string) []float64 {
 	return xs
 }
 
+// m8Key is one M8 run of stand-in bench at iters iterations to its end,
+// with prof costed ("": no profiler); its result the run's end.
+type m8Key struct {
+	bench string
+	iters int
+	seed  uint64
+	prof  string
+}
+
+func (k m8Key) run() (sim.Time, error) {
+	p, err := causalityProgram(k.bench, k.iters)
+	if err != nil {
+		return 0, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
+	cfg.NoTruthProfile = true // only the end is read
+	if k.prof != "" {
+		cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
+	}
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return 0, err
+	}
+	return out.Result.End, nil
+}
+
 // MeasureM8 runs each stand-in to its end without a profiler and with each
 // safepoint profiler costed, for every seed.
 func MeasureM8(o Options) (*M8Result, error) {
-	type key struct {
-		b    int
-		seed uint64
-		prof string // "": no profiler
-	}
-	var keys []key
-	for bi := range causalityBenchmarks {
+	var keys []m8Key
+	for _, b := range causalityBenchmarks {
 		for _, seed := range o.Seeds {
 			for _, prof := range append([]string{""}, m8Profilers...) {
-				keys = append(keys, key{bi, seed, prof})
+				keys = append(keys, m8Key{b.name, b.iters, seed, prof})
 			}
 		}
 	}
-	ends, err := runAll(keys, func(k key) (sim.Time, error) {
-		b := causalityBenchmarks[k.b]
-		p, err := causalityProgram(b.name, b.iters)
-		if err != nil {
-			return 0, err
-		}
-		cfg := harness.DefaultConfig()
-		cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
-		if k.prof != "" {
-			cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
-		}
-		out, err := harness.Run(p, cfg)
-		if err != nil {
-			return 0, err
-		}
-		return out.Result.End, nil
-	})
+	ends, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
 	base := map[[2]any]sim.Time{}
 	for i, k := range keys {
 		if k.prof == "" {
-			base[[2]any{k.b, k.seed}] = ends[i]
+			base[[2]any{k.bench, k.seed}] = ends[i]
 		}
 	}
 	res := &M8Result{Seeds: o.Seeds}
@@ -888,8 +996,8 @@ func MeasureM8(o Options) (*M8Result, error) {
 		if k.prof == "" {
 			continue
 		}
-		b0 := base[[2]any{k.b, k.seed}]
-		res.Obs = append(res.Obs, M8Obs{Benchmark: causalityBenchmarks[k.b].name, Seed: k.seed, Profiler: k.prof,
+		b0 := base[[2]any{k.bench, k.seed}]
+		res.Obs = append(res.Obs, M8Obs{Benchmark: k.bench, Seed: k.seed, Profiler: k.prof,
 			BaseS: b0.Seconds(), RunS: ends[i].Seconds(), Slowdown: float64(ends[i]) / float64(b0)})
 	}
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -34,6 +35,18 @@ type m6Run struct {
 	hotness map[string]map[string]float64 // profiler → method → %
 	polls   map[string]int                // method → poll sites in its compiled code
 	top     []string                      // truth's 10 hottest methods
+}
+
+// m6Key is one M6 run: bench for d with profs (comma-separated) costed.
+type m6Key struct {
+	bench string
+	seed  uint64
+	d     sim.Time
+	profs string
+}
+
+func (k m6Key) run() (*m6Run, error) {
+	return m6Once(k.bench, k.seed, k.d, strings.Split(k.profs, ","))
 }
 
 func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, error) {
@@ -183,7 +196,11 @@ func MeasureM6(o Options) (*M6Result, error) {
 			}
 		}
 	}
-	runs, err := runAll(keys, func(k key) (*m6Run, error) { return m6Once(k.bench, o.Seeds[k.seed], d, configs[k.cf]) })
+	rk := make([]m6Key, len(keys))
+	for i, k := range keys {
+		rk[i] = m6Key{k.bench, o.Seeds[k.seed], d, strings.Join(configs[k.cf], ",")}
+	}
+	runs, err := runAll(o, rk)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 
-	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
@@ -22,6 +20,9 @@ type Options struct {
 	Seeds []uint64
 	// Full runs the paper-sized version (more benchmarks, longer runs).
 	Full bool
+	// Runs, if set, counts the experiment's runs as they are asked for
+	// and made (for a progress display).
+	Runs *Counter
 }
 
 // DefaultOptions is the test-sized version: seeds 1–3.
@@ -172,20 +173,4 @@ func fmtCI(mean, half float64) string {
 		return fmt.Sprintf("%.2f", mean)
 	}
 	return fmt.Sprintf("%.2f ± %.2f", mean, half)
-}
-
-// runAll runs f for every key, at most GOMAXPROCS at a time, and returns
-// the results in key order: each run is deterministic on its own, so a
-// table never depends on the order runs finish in.
-func runAll[K, R any](keys []K, f func(K) (R, error)) ([]R, error) {
-	out := make([]R, len(keys))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() (err error) {
-			out[i], err = f(k)
-			return err
-		})
-	}
-	return out, g.Wait()
 }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -96,47 +95,40 @@ type whaleyRun struct {
 	exact                []bool
 }
 
-var (
-	whaleyMu    sync.Mutex
-	whaleyCache = map[string]map[string][]*whaleyRun{}
-)
-
 func pcctName(kind string, iv sim.Time) string { return fmt.Sprintf("%s-%v", kind, iv) }
 
 func limitName(l int) string { return fmt.Sprintf("limit-%d", l) }
 
 // whaleyPassive runs every (stand-in, seed) once with all the PCCTs W1,
 // W3 and W4 need watching the same execution — passive samplers see
-// identical stacks at identical times — and caches the result per option
-// set. Result: stand-in → runs in seed order.
+// identical stacks at identical times. Result: stand-in → runs in seed
+// order.
 func whaleyPassive(o Options) (map[string][]*whaleyRun, error) {
-	whaleyMu.Lock()
-	defer whaleyMu.Unlock()
-	ck := fmt.Sprint(o.Seeds, o.Full)
-	if r, ok := whaleyCache[ck]; ok {
-		return r, nil
-	}
-	type key struct {
-		bench whaleyBench
-		seed  int
-	}
-	var keys []key
+	var keys []whaleyKey
 	for _, b := range whaleySetup(o) {
-		for si := range o.Seeds {
-			keys = append(keys, key{b, si})
+		for _, seed := range o.Seeds {
+			keys = append(keys, whaleyKey{b.name, seed, b.d})
 		}
 	}
-	runs, err := runAll(keys, func(k key) (*whaleyRun, error) { return whaleyOnce(k.bench.name, o.Seeds[k.seed], k.bench.d) })
+	runs, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]*whaleyRun{}
 	for i, k := range keys {
-		out[k.bench.name] = append(out[k.bench.name], runs[i])
+		out[k.bench] = append(out[k.bench], runs[i])
 	}
-	whaleyCache[ck] = out
 	return out, nil
 }
+
+// whaleyKey is one run of bench for d with every PCCT W1, W3 and W4 read.
+type whaleyKey struct {
+	bench string
+	seed  uint64
+	d     sim.Time
+}
+
+func (k whaleyKey) run() (*whaleyRun, error) { return whaleyOnce(k.bench, k.seed, k.d) }
 
 // whaleyClock: Whaley's experiments run their PCCT samplers on a perfect
 // clock (jitter=0). His prototype's timer (IBM Developer Kit 1.3 on
@@ -772,6 +764,18 @@ type w2Run struct {
 	counts map[string]float64
 }
 
+// w2Key is one W2 run of bench on cpus CPUs for 2·set, costed with prof
+// ("" = unprofiled) at interval iv.
+type w2Key struct {
+	bench   string
+	seed    uint64
+	cpus    int
+	prof    string
+	iv, set sim.Time
+}
+
+func (k w2Key) run() (*w2Run, error) { return w2Once(k.bench, k.seed, k.cpus, k.prof, k.iv, k.set) }
+
 func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) (*w2Run, error) {
 	p, err := workloads.Get(bench)
 	if err != nil {
@@ -916,7 +920,11 @@ func MeasureW2(o Options) (*W2Result, error) {
 			}
 		}
 	}
-	runs, err := runAll(keys, func(k key) (*w2Run, error) { return w2Once(k.bench, o.Seeds[k.seed], k.cpus, k.prof, k.iv, set) })
+	rk := make([]w2Key, len(keys))
+	for i, k := range keys {
+		rk[i] = w2Key{k.bench, o.Seeds[k.seed], k.cpus, k.prof, k.iv, set}
+	}
+	runs, err := runAll(o, rk)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func MeasureX1(o Options) (*X1Result, error) {
 	if o.Full {
 		d = 10 * sim.Second
 	}
-	rows, err := ListingOneRuns(x1Configs, o.Seeds, d)
+	rows, err := ListingOneRuns(o, x1Configs, d)
 	if err != nil {
 		return nil, err
 	}

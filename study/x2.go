@@ -138,6 +138,14 @@ type x2Run struct {
 	sameAsUncapped bool
 }
 
+// x2Key is one X2 execution of b at seed.
+type x2Key struct {
+	bench x2Bench
+	seed  uint64
+}
+
+func (k x2Key) run() (*x2Run, error) { return x2Once(k.bench, k.seed) }
+
 func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 	var p *program.Program
 	var err error
@@ -344,20 +352,20 @@ func (r *X2Result) SameAsUncapped(b string) int {
 // MeasureX2 runs every execution for every seed.
 func MeasureX2(o Options) (*X2Result, error) {
 	benches := x2Benches(o)
-	type key struct{ b, s int }
-	var keys []key
-	for bi := range benches {
-		for si := range o.Seeds {
-			keys = append(keys, key{bi, si})
+	var keys []x2Key
+	for _, b := range benches {
+		for _, seed := range o.Seeds {
+			keys = append(keys, x2Key{b, seed})
 		}
 	}
-	runs, err := runAll(keys, func(k key) (*x2Run, error) { return x2Once(benches[k.b], o.Seeds[k.s]) })
+	runs, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
 	byBench := make([][]*x2Run, len(benches))
-	for i, k := range keys {
-		byBench[k.b] = append(byBench[k.b], runs[i])
+	for i := range keys {
+		bi := i / len(o.Seeds)
+		byBench[bi] = append(byBench[bi], runs[i])
 	}
 	for bi, b := range benches {
 		rs := byBench[bi]

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -357,37 +356,33 @@ func x3Fingerprint(r *x3Run) uint64 {
 	return h.Sum64()
 }
 
-var (
-	x3Mu    sync.Mutex
-	x3Cache = map[string]map[string][]*x3Seed{}
-)
+// x3Key is one X3 stand-in's summarised runs at seed; first marks the
+// options' first seed.
+type x3Key struct {
+	bench x3Bench
+	seed  uint64
+	first bool
+}
 
-// x3All summarises every (stand-in, seed) once per option set; result:
-// stand-in → seeds in order.
+func (k x3Key) run() (*x3Seed, error) { return x3Summarise(k.bench, k.seed, k.first) }
+
+// x3All summarises every (stand-in, seed); result: stand-in → seeds in
+// order.
 func x3All(o Options) (map[string][]*x3Seed, error) {
-	x3Mu.Lock()
-	defer x3Mu.Unlock()
-	ck := fmt.Sprint(o.Seeds, o.Full)
-	if r, ok := x3Cache[ck]; ok {
-		return r, nil
-	}
-	type key struct{ b, s int }
-	benches := x3Benches(o)
-	var keys []key
-	for bi := range benches {
-		for si := range o.Seeds {
-			keys = append(keys, key{bi, si})
+	var keys []x3Key
+	for _, b := range x3Benches(o) {
+		for si, seed := range o.Seeds {
+			keys = append(keys, x3Key{b, seed, si == 0})
 		}
 	}
-	sums, err := runAll(keys, func(k key) (*x3Seed, error) { return x3Summarise(benches[k.b], o.Seeds[k.s], k.s == 0) })
+	sums, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]*x3Seed{}
 	for i, k := range keys {
-		out[benches[k.b].name] = append(out[benches[k.b].name], sums[i])
+		out[k.bench.name] = append(out[k.bench.name], sums[i])
 	}
-	x3Cache[ck] = out
 	return out, nil
 }
 
