@@ -84,6 +84,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	}()
 	start := time.Now()
 	tick := newStudyTicker(stderr, name)
+	o.Runs = tick.counter()
 	r, err := e.Run(o)
 	tick.stop()
 	mu.Lock()
@@ -106,12 +107,12 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// studyTicker shows that a study is running: on a terminal, a spinner
-// with the experiment's name and the time elapsed (mpb, as the sweep's
-// bar); elsewhere nothing, so logs and pipes get the same bytes as
-// without it. Experiments run their simulations through caches shared
-// between claims and do not report a run count, so elapsed time is what
-// it can honestly show.
+// studyTicker shows a study's progress: on a terminal, a bar with the
+// experiment's name, its runs done of those asked for so far and the
+// time elapsed (mpb, as the sweep's bar); elsewhere nothing, so logs and
+// pipes get the same bytes as without it. An experiment asks for its runs
+// in batches (a grid, then the runs that depend on it), so the total can
+// grow; runs found in the cache count as done at once.
 type studyTicker struct {
 	p   *mpb.Progress
 	bar *mpb.Bar
@@ -121,15 +122,26 @@ func newStudyTicker(stderr io.Writer, name string) *studyTicker {
 	if !isTerminal(stderr) {
 		return &studyTicker{}
 	}
-	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(1), mpb.WithRefreshRate(200*time.Millisecond))
-	bar := p.New(1, mpb.SpinnerStyle(),
-		mpb.PrependDecorators(decor.Name("study "+name+" ")),
-		mpb.AppendDecorators(decor.Name(" running "), decor.Elapsed(decor.ET_STYLE_GO)))
+	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
+	bar := p.New(0, mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name("study "+name+" "), decor.CountersNoUnit("%d/%d runs ")),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
 	return &studyTicker{p: p, bar: bar}
 }
 
-// stop removes the spinner line; the table and the "wrote … (time)" line
-// on stdout follow.
+// counter is the study.Counter that moves the bar (nil off a terminal).
+func (t *studyTicker) counter() *study.Counter {
+	if t.bar == nil {
+		return nil
+	}
+	return &study.Counter{OnChange: func(done, total int) {
+		t.bar.SetTotal(int64(total), false)
+		t.bar.SetCurrent(int64(done))
+	}}
+}
+
+// stop removes the bar; the table and the "wrote … (time)" line on stdout
+// follow.
 func (t *studyTicker) stop() {
 	if t.bar == nil {
 		return
