@@ -430,33 +430,18 @@ func (r *A2Result) render() (*Result, error) {
 	p.Title.Text = "A2: CBS accuracy by SAMPLES and STRIDE (mean ± 95 % CI over seeds)"
 	p.X.Label.Text = "SAMPLES per timer interrupt"
 	p.Y.Label.Text = "overlap with the exact DCG (%)"
-	var args []any
 	var ticks []plot.Tick
 	for _, n := range a2Samples {
 		ticks = append(ticks, plot.Tick{Value: math.Log2(float64(n)), Label: fmt.Sprint(n)})
 	}
-	for _, s := range a2Strides {
-		xy := plotter.XYs{}
-		for _, n := range a2Samples {
-			xy = append(xy, plotter.XY{X: math.Log2(float64(n)), Y: r.Accuracy(n, s).Mean})
-		}
-		args = append(args, fmt.Sprintf("STRIDE %d", s), xy)
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
 	for i, s := range a2Strides {
 		var pts errPoints
 		for _, n := range a2Samples {
-			m := r.Accuracy(n, s)
-			pts.add(math.Log2(float64(n)), m)
+			pts.add(math.Log2(float64(n)), r.Accuracy(n, s))
 		}
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: fmt.Sprintf("STRIDE %d", s), Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
 			return nil, err
 		}
-		eb.LineStyle.Color = plotutil.Color(i)
-		p.Add(eb)
 	}
 	// The paper's STRIDE 3 column (Table 2A, Jikes RVM), where present.
 	var paper plotter.XYs
@@ -699,23 +684,15 @@ func (r *A3Result) render() (*Result, error) {
 		ours.add(float64(i), x.st)
 		paper = append(paper, plotter.XY{X: float64(i) + 0.15, Y: x.paper})
 	}
-	mine, err := plotter.NewScatter(ours)
-	if err != nil {
+	if err := ours.addTo(p, series{Label: "ours", Style: 0}); err != nil {
 		return nil, err
 	}
-	mine.GlyphStyle.Color = plotutil.Color(0)
-	eb, err := plotter.NewYErrorBars(ours)
-	if err != nil {
-		return nil, err
-	}
-	eb.LineStyle.Color = plotutil.Color(0)
 	ps, err := plotter.NewScatter(paper)
 	if err != nil {
 		return nil, err
 	}
 	ps.GlyphStyle.Color, ps.GlyphStyle.Shape = color.Gray{Y: 100}, plotutil.Shape(1)
-	p.Add(mine, eb, ps)
-	p.Legend.Add("ours", mine)
+	p.Add(ps)
 	p.Legend.Add("paper (Jikes RVM, §6)", ps)
 	p.NominalX("base, small", "base, large", "cbs, small", "cbs, large")
 	p.X.Min, p.X.Max = -0.5, 3.5
@@ -911,18 +888,9 @@ func (r *A4Result) render() (*Result, error) {
 				m := r.Speedup(b, inl.name, a4Sources[src].name)
 				pts.add(float64(bi)-0.3+0.6*float64(k)/5, m)
 			}
-			sc, err := plotter.NewScatter(pts)
-			if err != nil {
+			if err := pts.addTo(p, series{Label: inl.name + " reading " + a4Sources[src].name, Style: k}); err != nil {
 				return nil, err
 			}
-			sc.GlyphStyle.Color, sc.GlyphStyle.Shape = plotutil.Color(k), plotutil.Shape(k)
-			eb, err := plotter.NewYErrorBars(pts)
-			if err != nil {
-				return nil, err
-			}
-			eb.LineStyle.Color = plotutil.Color(k)
-			p.Add(sc, eb)
-			p.Legend.Add(inl.name+" reading "+a4Sources[src].name, sc)
 			k++
 		}
 	}

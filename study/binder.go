@@ -275,16 +275,20 @@ func (r *BinderAccuracyResult) render() (*Result, error) {
 	cols = append(cols, benches...)
 	t := &Table{Title: fmt.Sprintf("Accuracy (%% overlap with the exact bytecode CCT), %s granularity", kind), Columns: append(cols, "geo. mean")}
 	res := &Result{Table: t, Tidy: tidyOf(r.obs(random))}
-	lines := map[string]plotter.XYs{}
+	lines := map[string]*errPoints{}
+	for _, b := range append(append([]string(nil), benches...), "geo. mean") {
+		lines[b] = &errPoints{}
+	}
 	for _, g := range binderGrans {
 		cells := []any{g}
 		for _, b := range benches {
 			m := r.Accuracy(b, g, random)
 			cells = append(cells, fmt.Sprintf("%.1f ± %.1f", m.Mean, m.CI))
-			lines[b] = append(lines[b], plotter.XY{X: math.Log10(float64(g)), Y: m.Mean})
+			lines[b].add(math.Log10(float64(g)), m)
 		}
 		gm := r.Geo(g, random)
-		lines["geo. mean"] = append(lines["geo. mean"], plotter.XY{X: math.Log10(float64(g)), Y: gm})
+		// The geometric mean over stand-ins: a line without error bars.
+		lines["geo. mean"].XYs = append(lines["geo. mean"].XYs, plotter.XY{X: math.Log10(float64(g)), Y: gm})
 		t.AddRow(append(cells, fmt.Sprintf("%.1f", gm))...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Komorium passive (instrumentation free, so every granularity sees the same execution), MaxPath 50, leaf optimisation and cached path on; %v per run, seeds %v. Paper (SPECjvm98, problem size 100): constant best around 5 000–10 000 with dips at 500–1 000 on periodic programs; randomized geo. mean > 96 %% at 500 and non-increasing.", d, r.Seeds))
@@ -292,25 +296,10 @@ func (r *BinderAccuracyResult) render() (*Result, error) {
 	p.Title.Text = "Accuracy vs " + kind + " granularity (mean ± 95 % CI over seeds)"
 	p.X.Label.Text = "log10(granularity / bytecodes)"
 	p.Y.Label.Text = "overlap with the exact CCT (%)"
-	var args []any
-	for _, b := range append(append([]string(nil), benches...), "geo. mean") {
-		args = append(args, b, lines[b])
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
-	for i, b := range benches {
-		var pts errPoints
-		for _, g := range binderGrans {
-			m := r.Accuracy(b, g, random)
-			pts.add(math.Log10(float64(g)), m)
-		}
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
+	for i, b := range append(append([]string(nil), benches...), "geo. mean") {
+		if err := lines[b].addTo(p, series{Label: b, Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
 			return nil, err
 		}
-		eb.LineStyle.Color = plotutil.Color(i)
-		p.Add(eb)
 	}
 	p.Y.Min, p.Y.Max = 0, 140 // room for the legend above the data
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
@@ -401,29 +390,17 @@ func (r *B6Result) render() (*Result, error) {
 				}
 				perSeed = append(perSeed, n)
 			}
-			m, h := MeanCI(perSeed)
-			if math.IsNaN(h) {
-				h = 0
-			}
-			top = math.Max(top, m+h)
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(g) * math.Pow(1.05, float64(2*i-1)), Y: m})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			m := NewStat(perSeed)
+			h := pts.add(float64(g)*math.Pow(1.05, float64(2*i-1)), m)
+			top = math.Max(top, m.Mean+h)
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		s := series{Label: []string{"constant", "randomized"}[i], Style: i, Line: true}
 		if i > 0 {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			s.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
+		if err := pts.addTo(p, s); err != nil {
 			return nil, err
 		}
-		eb.LineStyle.Color = plotutil.Color(i)
-		p.Add(l, sc, eb)
-		p.Legend.Add([]string{"constant", "randomized"}[i], l, sc)
 	}
 	p.Y.Min, p.Y.Max = 0, 1.1*top
 	p.Legend.Top = true // the sizes fall to the right: the top right is empty
@@ -668,22 +645,13 @@ func (r *B7Result) render() (*Result, error) {
 			h := pts.add(float64(bi)-0.3+0.6*float64(ci)/float64(max(len(r.Configs)-1, 1)), m)
 			top = math.Max(top, m.Mean+h)
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		sc.Color, sc.Shape, sc.Radius = plotutil.Color(ci), plotutil.Shape(ci), vg.Points(3.5)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(ci)
-		p.Add(sc, eb)
 		name := c
 		if g, err := strconv.Atoi(c); err == nil {
 			name = fmt.Sprintf("granularity %d", g)
 		}
-		p.Legend.Add(name, sc)
+		if err := pts.addTo(p, series{Label: name, Style: ci, Radius: vg.Points(3.5)}); err != nil {
+			return nil, err
+		}
 	}
 	p.NominalX(benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5

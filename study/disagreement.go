@@ -204,11 +204,9 @@ func (r *M3Result) render() (*Result, error) {
 		t.AddRow(cells...)
 	}
 	mean := []any{"mean (95 % CI)"}
-	xy := plotter.XYs{}
 	for n := 1; n <= m3MaxN; n++ {
 		m := r.Mean(n)
 		mean = append(mean, m.String())
-		xy = append(xy, plotter.XY{X: float64(n), Y: m.Mean})
 	}
 	t.AddRow(mean...)
 	t.Notes = append(t.Notes, fmt.Sprintf("Each profiler costed and alone (its own observer effect), %d seed(s) per stand-in, rankings by method weight averaged over the seeds. Paper: Union_1 > 1 for 4 of 7 benchmarks; Union_n grows with n and stays above n.", len(r.Seeds)))
@@ -216,25 +214,20 @@ func (r *M3Result) render() (*Result, error) {
 	p.Title.Text = "M3: Union_n of the four profilers' top n methods (mean ± 95 % CI over stand-ins)"
 	p.X.Label.Text = "n (top methods per profiler)"
 	p.Y.Label.Text = "Union_n (distinct methods)"
-	ideal := plotter.XYs{}
-	worst := plotter.XYs{}
-	var pts errPoints
+	var pts, ideal, worst errPoints
 	for n := 1; n <= m3MaxN; n++ {
-		ideal = append(ideal, plotter.XY{X: float64(n), Y: float64(n)})
-		worst = append(worst, plotter.XY{X: float64(n), Y: float64(4 * n)})
-		m := r.Mean(n)
-		pts.XYs = append(pts.XYs, plotter.XY{X: float64(n), Y: m.Mean})
-		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{m.CI, m.CI})
+		ideal.XYs = append(ideal.XYs, plotter.XY{X: float64(n), Y: float64(n)})
+		worst.XYs = append(worst.XYs, plotter.XY{X: float64(n), Y: float64(4 * n)})
+		pts.add(float64(n), r.Mean(n))
 	}
-	if err := plotutil.AddLinePoints(p, "Union_n", xy, "agreement (n)", ideal, "disagreement (4n)", worst); err != nil {
-		return nil, err
+	for i, s := range []struct {
+		label string
+		pts   errPoints
+	}{{"Union_n", pts}, {"agreement (n)", ideal}, {"disagreement (4n)", worst}} {
+		if err := s.pts.addTo(p, series{Label: s.label, Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
+			return nil, err
+		}
 	}
-	eb, err := plotter.NewYErrorBars(pts)
-	if err != nil {
-		return nil, err
-	}
-	eb.LineStyle.Color = plotutil.Color(0)
-	p.Add(eb)
 	p.Y.Min, p.Y.Max = 0, 55 // room for the legend above the data
 	p.Legend.Top, p.Legend.Left = true, true
 	res.Figure = p

@@ -419,29 +419,14 @@ func (r *H1Result) render() (*Result, error) {
 	for i, pr := range hoferTechniques {
 		var pts errPoints
 		for _, iv := range hoferIntervals {
-			m, h := MeanCI(r.seedGeoMeans(pr, iv))
-			if math.IsNaN(h) {
-				h = 0
-			}
-			top = math.Max(top, m+h)
+			m := NewStat(r.seedGeoMeans(pr, iv))
 			// Spread the techniques a little so their error bars do not overlap.
-			x := float64(iv) / float64(sim.Millisecond) * math.Pow(1.08, float64(i-1))
-			pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			h := pts.add(float64(iv)/float64(sim.Millisecond)*math.Pow(1.08, float64(i-1)), m)
+			top = math.Max(top, m.Mean+h)
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: pr, Style: i, Line: true}); err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(i)
-		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(i)
-		p.Add(l, sc, eb)
-		p.Legend.Add(pr, l, sc)
 	}
 	for i, ref := range []struct {
 		y     float64
@@ -839,22 +824,13 @@ func (r *H5Result) render() (*Result, error) {
 				pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(k)/5, Y: m})
 				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{m - measure.at(b, pr, 0.25), measure.at(b, pr, 0.75) - m})
 			}
-			sc, err := plotter.NewScatter(pts)
-			if err != nil {
-				return nil, err
-			}
-			sc.Color = plotutil.Color(pi)
-			sc.Shape = draw.CircleGlyph{}
+			s := series{Label: pr + " " + measure.name, Style: pi, Shape: draw.CircleGlyph{}}
 			if mi > 0 {
-				sc.Shape = draw.TriangleGlyph{}
+				s.Shape = draw.TriangleGlyph{}
 			}
-			eb, err := plotter.NewYErrorBars(pts)
-			if err != nil {
+			if err := pts.addTo(p, s); err != nil {
 				return nil, err
 			}
-			eb.LineStyle.Color = plotutil.Color(pi)
-			p.Add(sc, eb)
-			p.Legend.Add(pr+" "+measure.name, sc)
 			k++
 		}
 	}
@@ -1112,18 +1088,9 @@ func (r *H7Result) render() (*Result, error) {
 		name string
 		pts  errPoints
 	}{{"SPS (walks)", spsPts}, {"ISPS (incremental)", ispsPts}} {
-		sc, err := plotter.NewScatter(s.pts)
-		if err != nil {
+		if err := s.pts.addTo(p, series{Label: s.name, Style: i}); err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
-		eb, err := plotter.NewYErrorBars(s.pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(i)
-		p.Add(sc, eb)
-		p.Legend.Add(s.name, sc)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, top, 0, top
 	p.Legend.Top, p.Legend.Left = true, true // above y = depth, clear of the data

@@ -106,18 +106,9 @@ func (r *M1Result) render() (*Result, error) {
 			st := NewStat(xs)
 			pts.add(float64(i)+0.3*(float64(ci)-0.5), st)
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: c.Name, Style: ci}); err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Shape = plotutil.Color(ci), plotutil.Shape(ci)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(ci)
-		p.Add(sc, eb)
-		p.Legend.Add(c.Name, sc)
 	}
 	p.NominalX(ListingOneSamplers...)
 	p.X.Min, p.X.Max = -0.6, float64(len(ListingOneSamplers))-0.4
@@ -125,25 +116,6 @@ func (r *M1Result) render() (*Result, error) {
 	p.Legend.Top = true
 	res.Figure = p
 	return res, nil
-}
-
-// errPoints are points with symmetric Y errors, for scatter plots with
-// error bars.
-type errPoints struct {
-	plotter.XYs
-	plotter.YErrors
-}
-
-// add appends the point (x, m.Mean) with m's CI as its error bar (none
-// when the CI is undefined: a single seed) and returns that half-width.
-func (p *errPoints) add(x float64, m Stat) float64 {
-	h := m.CI
-	if math.IsNaN(h) {
-		h = 0
-	}
-	p.XYs = append(p.XYs, plotter.XY{X: x, Y: m.Mean})
-	p.YErrors = append(p.YErrors, struct{ Low, High float64 }{h, h})
-	return h
 }
 
 // causalityBenchmarks are the Mytkowicz stand-ins with iteration counts
@@ -463,19 +435,11 @@ func (r *CausalityResult) render() (*Result, error) {
 		return nil, err
 	}
 	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = plotutil.Color(1), vg.Points(2)
-	ms, err := plotter.NewScatter(means)
-	if err != nil {
-		return nil, err
-	}
-	ms.GlyphStyle.Color, ms.GlyphStyle.Shape, ms.GlyphStyle.Radius = plotutil.Color(0), plotutil.Shape(1), vg.Points(4)
-	eb, err := plotter.NewYErrorBars(means)
-	if err != nil {
-		return nil, err
-	}
-	eb.LineStyle.Color = plotutil.Color(0)
-	p.Add(sc, ms, eb)
+	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("a (stand-in, method) pair (%d)", len(rows)), sc)
-	p.Legend.Add("mean ± 95 % CI over pairs", ms)
+	if err := means.addTo(p, series{Label: "mean ± 95 % CI over pairs", Style: 0, Shape: plotutil.Shape(1), Radius: vg.Points(4)}); err != nil {
+		return nil, err
+	}
 	for i, ref := range []struct {
 		y     float64
 		label string

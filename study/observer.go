@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
@@ -327,26 +326,13 @@ func (r *M6Result) render() (*Result, error) {
 			for _, seed := range r.Seeds {
 				d = append(d, hot(mb.Benchmark, c, seed)-hot(mb.Benchmark, "none", seed))
 			}
-			m, h := MeanCI(d)
-			if math.IsNaN(h) {
-				h = 0
-			}
-			lo, hi = math.Min(lo, m-h), math.Max(hi, m+h)
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.2 + 0.2*float64(ci), Y: m})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			m := NewStat(d)
+			h := pts.add(float64(bi)-0.2+0.2*float64(ci), m)
+			lo, hi = math.Min(lo, m.Mean-h), math.Max(hi, m.Mean+h)
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: "with " + c, Style: ci, Radius: vg.Points(3.5)}); err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape, sc.Radius = plotutil.Color(ci), plotutil.Shape(ci), vg.Points(3.5)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(ci)
-		p.Add(sc, eb)
-		p.Legend.Add("with "+c, sc)
 	}
 	zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(names)) - 0.5, Y: 0}})
 	if err != nil {

@@ -706,24 +706,16 @@ func (r *W4Result) render() (*Result, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	for i, b := range r.Benches {
-		l, sc, err := plotter.NewLinePoints(lines[b])
-		if err != nil {
+		if err := lines[b].addTo(p, series{Label: b, Style: i, Line: true}); err != nil {
 			return nil, err
 		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		eb, err := plotter.NewYErrorBars(lines[b])
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(i)
 		d := float64(r.MaxDepth(b))
 		ref, err := plotter.NewLine(plotter.XYs{{X: d, Y: 0}, {X: d, Y: 100}})
 		if err != nil {
 			return nil, err
 		}
 		ref.Color, ref.Dashes = plotutil.Color(i), []vg.Length{vg.Points(1), vg.Points(2)}
-		p.Add(l, sc, eb, ref)
-		p.Legend.Add(b, l, sc)
+		p.Add(ref)
 		p.Legend.Add(fmt.Sprintf("%s's deepest stack (%d)", b, r.MaxDepth(b)), ref)
 	}
 	p.X.Min, p.X.Max = float64(w4Limits[0])/1.2, float64(w4Limits[len(w4Limits)-1])*1.2
@@ -1027,31 +1019,18 @@ func (r *W2Result) render() (*Result, error) {
 					}
 					perSeed = append(perSeed, m)
 				}
-				m, h := MeanCI(perSeed)
-				if math.IsNaN(h) {
-					h = 0
-				}
-				top = math.Max(top, m+h)
+				m := NewStat(perSeed)
 				// Spread the series a little so their error bars do not overlap.
-				x := iv.Seconds() * 1e3 * math.Pow(1.06, float64(2*i+ci)-1.5)
-				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m})
-				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+				h := pts.add(iv.Seconds()*1e3*math.Pow(1.06, float64(2*i+ci)-1.5), m)
+				top = math.Max(top, m.Mean+h)
 			}
-			l, sc, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+			s := series{Label: fmt.Sprintf("%s, %d CPU(s)", pr, c), Style: i, Line: true}
 			if ci > 0 {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+				s.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 			}
-			eb, err := plotter.NewYErrorBars(pts)
-			if err != nil {
+			if err := pts.addTo(p, s); err != nil {
 				return nil, err
 			}
-			eb.LineStyle.Color = plotutil.Color(i)
-			p.Add(l, sc, eb)
-			p.Legend.Add(fmt.Sprintf("%s, %d CPU(s)", pr, c), l, sc)
 		}
 	}
 	p.X.Min, p.X.Max = 0.8, 125

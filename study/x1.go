@@ -3,11 +3,9 @@ package study
 import (
 	"fmt"
 	"image/color"
-	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
@@ -88,25 +86,11 @@ func (r *X1Result) render() (*Result, error) {
 	for k, dns := range []bool{false, true} {
 		var pts errPoints
 		for i, s := range samplers {
-			m, h := MeanCI(r.Runs(s, dns))
-			if math.IsNaN(h) {
-				h = 0
-			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i) - 0.12 + 0.24*float64(k), Y: m})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{h, h})
+			pts.add(float64(i)-0.12+0.24*float64(k), NewStat(r.Runs(s, dns)))
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: x1Configs[k].Name, Style: k, Radius: vg.Points(3.5)}); err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = plotutil.Color(k), plotutil.Shape(k), vg.Points(3.5)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(k)
-		p.Add(sc, eb)
-		p.Legend.Add(x1Configs[k].Name, sc)
 	}
 	truth, _ := MeanCI(r.Runs("truth", false))
 	ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: truth}, {X: float64(len(samplers)) - 0.5, Y: truth}})

@@ -417,13 +417,8 @@ func (r *X2Result) render() (*Result, error) {
 		for i := range num {
 			xs = append(xs, num[i]/den[i])
 		}
-		m, h := MeanCI(xs)
-		if math.IsNaN(h) {
-			h = 0
-		}
 		l := ratioLines[name]
-		l.XYs = append(l.XYs, plotter.XY{X: float64(len(l.XYs)), Y: m})
-		l.YErrors = append(l.YErrors, struct{ Low, High float64 }{h, h})
+		l.add(float64(len(l.XYs)), NewStat(xs))
 		ratioLines[name] = l
 	}
 	for bi, b := range benches {
@@ -484,19 +479,9 @@ func (r *X2Result) render() (*Result, error) {
 			continue
 		}
 		maxX = math.Max(maxX, pts.XYs[len(pts.XYs)-1].X)
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: name, Style: k, Line: true, Dashes: plotutil.Dashes(k)}); err != nil {
 			return nil, err
 		}
-		l.Color, sc.Color, sc.Shape = plotutil.Color(k), plotutil.Color(k), plotutil.Shape(k)
-		l.Dashes = plotutil.Dashes(k)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		eb.LineStyle.Color = plotutil.Color(k)
-		p.Add(l, sc, eb)
-		p.Legend.Add(name, l, sc)
 		k++
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: maxX + 0.5, Y: 1}})

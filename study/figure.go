@@ -1,0 +1,85 @@
+package study
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// errPoints are points with Y errors, for scatter plots with error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// add appends the point (x, m.Mean) with m's CI as its error bar (none
+// when the CI is undefined: a single seed) and returns that half-width.
+func (p *errPoints) add(x float64, m Stat) float64 {
+	h := m.CI
+	if math.IsNaN(h) {
+		h = 0
+	}
+	p.XYs = append(p.XYs, plotter.XY{X: x, Y: m.Mean})
+	p.YErrors = append(p.YErrors, struct{ Low, High float64 }{h, h})
+	return h
+}
+
+// series says how errPoints.addTo draws a series of points.
+type series struct {
+	// Label is the series' legend entry (none when empty).
+	Label string
+	// Style picks plotutil's colour, and the glyph unless Shape is set.
+	Style int
+	// Line joins the points with a line, dashed by Dashes (solid: nil).
+	Line   bool
+	Dashes []vg.Length
+	// Shape and Radius override the glyph and its size (nil, 0: the
+	// style's glyph at the default size).
+	Shape  draw.GlyphDrawer
+	Radius vg.Length
+}
+
+// addTo adds p to plt as s says: the line (with s.Line), the points and
+// their error bars (when p has errors), all in s's colour; the legend
+// entry shows the line and the glyph.
+func (p errPoints) addTo(plt *plot.Plot, s series) error {
+	var thumbs []plot.Thumbnailer
+	if s.Line {
+		l, err := plotter.NewLine(p.XYs)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Dashes = plotutil.Color(s.Style), s.Dashes
+		plt.Add(l)
+		thumbs = append(thumbs, l)
+	}
+	sc, err := plotter.NewScatter(p.XYs)
+	if err != nil {
+		return err
+	}
+	sc.Color, sc.Shape = plotutil.Color(s.Style), plotutil.Shape(s.Style)
+	if s.Shape != nil {
+		sc.Shape = s.Shape
+	}
+	if s.Radius > 0 {
+		sc.Radius = s.Radius
+	}
+	plt.Add(sc)
+	thumbs = append(thumbs, sc)
+	if len(p.YErrors) > 0 {
+		eb, err := plotter.NewYErrorBars(p)
+		if err != nil {
+			return err
+		}
+		eb.LineStyle.Color = plotutil.Color(s.Style)
+		plt.Add(eb)
+	}
+	if s.Label != "" {
+		plt.Legend.Add(s.Label, thumbs...)
+	}
+	return nil
+}
