@@ -2,6 +2,9 @@ package study
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -82,4 +85,41 @@ func (p errPoints) addTo(plt *plot.Plot, s series) error {
 		plt.Legend.Add(s.Label, thumbs...)
 	}
 	return nil
+}
+
+// Figure is an experiment's figure: a plot, or panels side by side.
+// Save writes it to file in the format of its extension (.svg, .png, …);
+// w × h is the size of one panel.
+type Figure interface {
+	Save(w, h vg.Length, file string) error
+}
+
+// panels are plots drawn side by side on one canvas, each w × h, their
+// data areas aligned.
+type panels []*plot.Plot
+
+// Save draws the panels in a row onto a canvas len(ps)·w wide and h
+// high, and writes it to file in the format of its extension.
+func (ps panels) Save(w, h vg.Length, file string) (err error) {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	c, err := draw.NewFormattedCanvas(vg.Length(len(ps))*w, h, format)
+	if err != nil {
+		return err
+	}
+	t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	cs := plot.Align([][]*plot.Plot{ps}, t, draw.New(c))
+	for i, p := range ps {
+		p.Draw(cs[0][i])
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e := f.Close(); err == nil {
+			err = e
+		}
+	}()
+	_, err = c.WriteTo(f)
+	return err
 }

@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -32,7 +31,7 @@ func DefaultOptions() Options { return Options{Seeds: []uint64{1, 2, 3}} }
 // figure rendered from it, and its observations as tidy data.
 type Result struct {
 	Table  *Table
-	Figure *plot.Plot
+	Figure Figure
 	// Data is the experiment's typed result (*M1Result, …): what its
 	// claim test asserts on, field by field.
 	Data any
@@ -129,6 +128,7 @@ func (r *Result) Write(dir, name string) error {
 		}
 	}
 	if r.Figure != nil {
+		// 16 × 10 cm a panel.
 		return r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg"))
 	}
 	return nil

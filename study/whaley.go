@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"maps"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -998,19 +999,40 @@ func (r *W2Result) render() (*Result, error) {
 	if r.ShortRuns > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d runs ended before %v: their second data set is shorter.", r.ShortRuns, r.Runs, 2*set))
 	}
-	// Figure: each (profiler, CPUs)'s overhead against the interval, the
-	// mean over stand-ins per seed, mean and 95 % CI over seeds.
-	p := plot.New()
-	p.Title.Text = "W2: overhead vs sampling interval (mean over stand-ins, ± 95 % CI over seeds)"
-	p.X.Label.Text = "sampling interval (ms, log scale)"
-	p.Y.Label.Text = "overhead over the unprofiled run (%)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 1, Label: "1"}, {Value: 10, Label: "10"}, {Value: 100, Label: "100"}})
-	top := 0.0
+	// Figure: each (profiler, CPUs)'s overhead (left) and precision
+	// (right) against the interval. Overhead: the mean over stand-ins per
+	// seed, mean and 95 % CI over seeds, on a log axis where every value
+	// is positive (overhead ∝ 1/interval is then a straight line);
+	// precision: the mean over stand-ins per seed pair, mean and 95 % CI
+	// over seed pairs, with r = 1 (identical data sets) and r = 0 as
+	// references.
+	ovh, prec := plot.New(), plot.New()
+	ovh.Title.Text = "W2: overhead (mean over stand-ins, ± 95 % CI over seeds)"
+	ovh.Y.Label.Text = "overhead over the unprofiled run (%)" // a log scale relabels it below
+	prec.Title.Text = "W2: precision (mean over stand-ins, ± 95 % CI over seed pairs)"
+	prec.Y.Label.Text = "precision: Pearson r of two runs"
+	xTicks := plot.ConstantTicks([]plot.Tick{{Value: 1, Label: "1"}, {Value: 10, Label: "10"}, {Value: 100, Label: "100"}})
+	for _, p := range []*plot.Plot{ovh, prec} {
+		p.X.Label.Text = "sampling interval (ms, log scale)"
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, xTicks
+		p.X.Min, p.X.Max = 0.8, 125
+	}
+	type w2Series struct {
+		s        series
+		x        []float64
+		ovh, pre []Stat
+	}
+	var all []w2Series
+	lo, top := math.Inf(1), 0.0
 	for i, pr := range w2Profilers {
 		for ci, c := range cpuss {
-			var pts errPoints
+			w := w2Series{s: series{Label: fmt.Sprintf("%s, %d CPU(s)", pr, c), Style: i, Line: true}}
+			if ci > 0 {
+				w.s.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
 			for _, iv := range w2Intervals {
+				// Spread the series a little so their error bars do not overlap.
+				w.x = append(w.x, iv.Seconds()*1e3*math.Pow(1.06, float64(2*i+ci)-1.5))
 				var perSeed []float64
 				for _, seed := range r.Seeds {
 					m := 0.0
@@ -1020,26 +1042,102 @@ func (r *W2Result) render() (*Result, error) {
 					perSeed = append(perSeed, m)
 				}
 				m := NewStat(perSeed)
-				// Spread the series a little so their error bars do not overlap.
-				h := pts.add(iv.Seconds()*1e3*math.Pow(1.06, float64(2*i+ci)-1.5), m)
-				top = math.Max(top, m.Mean+h)
+				w.ovh = append(w.ovh, m)
+				w.pre = append(w.pre, NewStat(r.pairPrecisions(pr, c, iv)))
+				h := m.CI
+				if math.IsNaN(h) {
+					h = 0
+				}
+				lo, top = math.Min(lo, m.Mean-h), math.Max(top, m.Mean+h)
 			}
-			s := series{Label: fmt.Sprintf("%s, %d CPU(s)", pr, c), Style: i, Line: true}
-			if ci > 0 {
-				s.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
-			if err := pts.addTo(p, s); err != nil {
-				return nil, err
-			}
+			all = append(all, w)
 		}
 	}
-	p.X.Min, p.X.Max = 0.8, 125
-	p.Y.Min, p.Y.Max = 0, 1.5*top // room for the legend above the data
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(3)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
-	res.Figure = p
+	// Overhead on a log axis where every value is positive: the axis
+	// holds log10 of the overhead, ticked at the decades (gonum's
+	// LogScale places a vertical axis label by the arithmetic midpoint
+	// and shrinks the data area to make room for it).
+	logY := lo > 0
+	for _, w := range all {
+		var ovhPts, precPts errPoints
+		for k, x := range w.x {
+			m := w.ovh[k]
+			if !logY {
+				ovhPts.add(x, m)
+			} else {
+				h := m.CI
+				if math.IsNaN(h) {
+					h = 0
+				}
+				y := math.Log10(m.Mean)
+				ovhPts.XYs = append(ovhPts.XYs, plotter.XY{X: x, Y: y})
+				ovhPts.YErrors = append(ovhPts.YErrors, struct{ Low, High float64 }{y - math.Log10(m.Mean-h), math.Log10(m.Mean+h) - y})
+			}
+			precPts.add(x, w.pre[k])
+		}
+		if err := ovhPts.addTo(ovh, w.s); err != nil {
+			return nil, err
+		}
+		if err := precPts.addTo(prec, w.s); err != nil {
+			return nil, err
+		}
+	}
+	if logY {
+		ovh.Y.Label.Text = "overhead (%, log scale)"
+		ovh.Y.Min, ovh.Y.Max = math.Log10(lo)-0.3, math.Log10(top)+1.3 // room for the legend above the data, top right
+		var ticks []plot.Tick
+		for e := math.Ceil(ovh.Y.Min); e <= ovh.Y.Max; e++ {
+			ticks = append(ticks, plot.Tick{Value: e, Label: strconv.FormatFloat(math.Pow(10, e), 'f', -1, 64)})
+		}
+		ovh.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	} else {
+		ovh.Y.Min, ovh.Y.Max = math.Min(0, lo), 1.5*top // room for the legend above the data
+	}
+	ovh.Legend.Top = true
+	for i, ref := range []struct {
+		y     float64
+		label string
+	}{{1, "identical data sets (r = 1)"}, {0, "no correlation (r = 0)"}} {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0.8, Y: ref.y}, {X: 125, Y: ref.y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3 - 2*float64(i)), vg.Points(2)}
+		prec.Add(l)
+		prec.Legend.Add(ref.label, l)
+	}
+	prec.Y.Min, prec.Y.Max = -1, 1.05
+	prec.Legend.Left = true // the 1 ms points sit near r = 1: bottom left is empty
+	for _, p := range []*plot.Plot{ovh, prec} {
+		p.Legend.Padding = vg.Points(3)
+		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
+	}
+	prec.Legend.XOffs, prec.Legend.YOffs = vg.Points(6), vg.Points(6)
+	res.Figure = panels{ovh, prec}
 	return res, nil
+}
+
+// pairPrecisions lists, per pair of seeds, pr's precision with cpus at iv
+// averaged over the stand-ins.
+func (r *W2Result) pairPrecisions(pr string, cpus int, iv sim.Time) []float64 {
+	type pair struct{ a, b uint64 }
+	sum, n := map[pair]float64{}, map[pair]int{}
+	var order []pair
+	for _, x := range r.Obs {
+		if x.Measure == "precision" && x.CPUs == cpus && x.Profiler == pr && x.IntervalMs == iv.Seconds()*1e3 {
+			k := pair{x.Seed, x.OtherSeed}
+			if n[k] == 0 {
+				order = append(order, k)
+			}
+			sum[k] += x.Value
+			n[k]++
+		}
+	}
+	var out []float64
+	for _, k := range order {
+		out = append(out, sum[k]/float64(n[k]))
+	}
+	return out
 }
 
 // whaleyPearson is Pearson's r, 0 when either vector is constant (no
