@@ -13,7 +13,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
@@ -635,7 +634,7 @@ func (r *X3LensesResult) render() (*Result, error) {
 		Columns: []string{"stand-in", "sampler", "samples/run", "overlap: methods (%)", "overlap: contexts (%)", "share of the truth's top method (%)", "top method (seed 1)", "max depth", "predicted by"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
 	benches := r.Benches
-	bars := map[string]map[string]float64{} // lens → stand-in → method overlap
+	overlap := map[string]map[string]Stat{} // lens → stand-in → overlap over seeds
 	var lensOrder []string
 	for _, b := range benches {
 		seeds := all[b.name]
@@ -676,13 +675,11 @@ func (r *X3LensesResult) render() (*Result, error) {
 				ctx += " (vs bytecodes)"
 			}
 			t.AddRow(b.name, l.name, fmt.Sprintf("%.0f", ms), methods, ctx, share, top, depth, l.predicted)
-			if !x3Edge(l.name) {
-				if _, ok := bars[l.name]; !ok {
-					lensOrder = append(lensOrder, l.name)
-					bars[l.name] = map[string]float64{}
-				}
-				bars[l.name][b.name] = mm
+			if _, ok := overlap[l.name]; !ok {
+				lensOrder = append(lensOrder, l.name)
+				overlap[l.name] = map[string]Stat{}
 			}
+			overlap[l.name][b.name] = NewStat(get(func(x x3Stat) float64 { return x.methods }))
 		}
 		for _, id := range x3Identities {
 			x := r.Identity(b.name, id.got, id.ref)
@@ -697,27 +694,36 @@ func (r *X3LensesResult) render() (*Result, error) {
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("%s. Overlap (Binder; Arnold & Grove): Σ min of the two normalised weight vectors, by method (flat self time), by calling context, or by call edge for the edge samplers; komorium against the exact bytecode profile. 'top method' is the lens's hottest method by self weight on seed 1; the truth row gives the truth's with its share. Identity rows: the lens's calling contexts and weights equal the other lens's samples with each stack cut to the given depth, counted over the runs where both watched the same execution (isps ran alone; where that run is not identical to the lenses run — see x3-observer-effect — the pair is not comparable). Every lens with a timer runs at jitter=0, a perfect clock: the identities are defined for equal tick times, and each sampler draws its jitter from its own stream (tprof keeps its own ± 3 ms randomisation).", x3RunsNote(o)),
 		"Mechanisms: on hotcold without inlining every safepoint-family lens (safepoint, yourkit, xprof, jvmti, jprofile, hprof, sps, isps) puts the time of the poll-free leaf hot() in cold(), at the call site where hot()'s return poll runs; the exact-position lenses (tprof, async, pcct, hotmethods) find hot() — async through debug information: hot(), compiled on its own, has no PcDesc, and AsyncGetCallTrace names such a frame by its method at bci 0 — while jfr drops those samples, since JFR's stack walk fails on a frame without a PcDesc at or after its pc (tools/debuginfo shows both on OpenJDK 17). With inlining (kiama, h2, xalan) tprof and xprof name the compiled method holding the leaf and async and jfr lose inlined frames without debug records (DebugNonSafepoints is off, as by default): their method overlap falls, pcct's (exact frames) does not. On callpair the timer's flag is taken at call_1's prologue (jikes-timer: call_1 only) while cbs's stride spreads its samples over both edges. Depth limits: kiama's stacks exceed 256 frames, so safepoint, jvmti and sps cut them and their context overlap collapses, while yourkit, jprofile, isps and the exact lenses keep every frame.")
+	// Figure: each lens's overlap with the truth per stand-in, mean and
+	// 95 % CI over seeds (a lens that did not run on a stand-in has no
+	// point), the truth's 100 % as the reference.
 	p := plot.New()
-	p.Title.Text = "X3: method overlap with the truth, same execution (mean over seeds)"
-	p.X.Label.Text = "lens"
-	p.Y.Label.Text = "method overlap with the truth (%)"
-	w := vg.Points(5)
+	p.Title.Text = "X3: overlap with the truth, same execution (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "lens (overlap by method; cbs, jikes-timer by call edge; komorium vs bytecodes)"
+	p.Y.Label.Text = "overlap with the truth (%)"
+	lo := 0.0
 	for i, b := range benches {
-		var v plotter.Values
-		for _, l := range lensOrder {
-			v = append(v, bars[l][b.name]) // 0 where the lens did not run
+		var pts errPoints
+		for li, l := range lensOrder {
+			m, ok := overlap[l][b.name]
+			if !ok {
+				continue
+			}
+			h := pts.add(float64(li)-0.3+0.6*float64(i)/float64(max(len(benches)-1, 1)), m)
+			lo = math.Min(lo, m.Mean-h)
 		}
-		bc, err := plotter.NewBarChart(v, w)
-		if err != nil {
+		if err := pts.addTo(p, series{Label: b.name, Style: i, Radius: vg.Points(2.5)}); err != nil {
 			return nil, err
 		}
-		bc.LineStyle.Width = 0
-		bc.Color = plotutil.Color(i)
-		bc.Offset = w * vg.Length(i-len(benches)/2)
-		p.Add(bc)
-		p.Legend.Add(b.name, bc)
 	}
-	p.NominalX(lensOrder...)
+	ticks := make([]string, len(lensOrder))
+	for i, l := range lensOrder {
+		ticks[i] = l
+		if x3Edge(l) {
+			ticks[i] += " (edges)"
+		}
+	}
+	p.NominalX(ticks...)
 	p.X.Tick.Label.Rotation = math.Pi / 3
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 	full, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 100}, {X: float64(len(lensOrder)) - 0.5, Y: 100}})
@@ -728,10 +734,11 @@ func (r *X3LensesResult) render() (*Result, error) {
 	p.Add(full)
 	p.Legend.Add("the truth (100 %)", full)
 	p.X.Min, p.X.Max = -0.5, float64(len(lensOrder))-0.5
-	p.Y.Min, p.Y.Max = 0, 185 // room for the legend above the bars
+	p.Y.Min, p.Y.Max = math.Min(0, lo), 205 // room for the legend above the points and the truth's line
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
 	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(1)
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
 	res.Figure = p
 	return res, nil
@@ -845,53 +852,64 @@ func (r *X3ObserverResult) render() (*Result, error) {
 		Columns: []string{"stand-in", "run", "identical runs", "truth contexts moved (ppm, max)", "|Δ statements| (max)", "|Δ bytecodes| (max)", "JIT decisions identical", "end identical"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
 	benches := r.Benches
-	moved := map[string]plotter.Values{}
 	for _, b := range benches {
 		for _, k := range x3Kinds[1:] {
 			x := r.Run(b.name, k.name)
 			same, jitSame, endSame, n := x.Identical, x.JITIdentical, x.EndIdentical, x.Runs
 			ppm, dst, dbc := x.PPM, x.DStatements, x.DBytecodes
 			if n == 0 {
-				moved[k.name] = append(moved[k.name], 0) // keep bars aligned
 				continue
 			}
 			t.AddRow(b.name, k.name+" ("+k.about+")", fmt.Sprintf("%d of %d", same, n), fmt.Sprintf("%.3g", ppm), fmt.Sprintf("%.0f", dst), fmt.Sprintf("%.0f", dbc),
 				fmt.Sprintf("%d of %d", jitSame, n), fmt.Sprintf("%d of %d", endSame, n))
-			moved[k.name] = append(moved[k.name], math.Log10(1+dst))
 		}
 	}
 	t.Notes = append(t.Notes,
 		x3RunsNote(o)+". Identical: the truth's contexts and self times, the end time, bytecodes and statements executed, the JIT's decisions (what, when, how large, what inlined) and every thread's time per state all equal the bare run's. 'contexts moved': 1 − overlap of the two truths by calling context, in parts per million of CPU time.",
 		"Passive lenses cost nothing and stop no one, so on the single-threaded stand-ins every passive run is the bare execution, seed for seed. With several threads (h2, xalan) a passive run can drift, by tens to a few thousand ppm of CPU time growing with run length — still one to two orders of magnitude below one costed jvmti: threads between two round boundaries are advanced one after another, and the JIT's invocation and back-edge counters are the one piece of state they share between stops, so an observer that adds round boundaries — a timer's tick (xalan: even the timer-only lenses), a hook's stop at a poll or return (h2: safepoint-family and partial-safepoint lenses) — reorders the counter updates and a compilation is queued a few µs earlier or later. Komorium's passive instrumentation is free, but it is different code: its checks make counted loops uncounted and bytecodes are counted per block, so its run is not the bare one except where no loop changes (hotcold). A costed jvmti — one sampler — moves the truth by its safepoint pauses, agent thread and allocation: orders of magnitude more statements than any passive drift.")
+	// Figure: per stand-in and run kind, |Δ statements| against the bare
+	// run of the same seed on a log10(1 + |Δ|) axis: the mean over seeds
+	// with a bar from the least to the most (the table's max), so that a
+	// drift on one seed of three shows.
 	p := plot.New()
-	p.Title.Text = "X3: statements executed, difference from the bare run (max over seeds)"
+	p.Title.Text = "X3: statements executed, difference from the bare run (mean, bars: min – max over seeds)"
+	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.X.Label.Text = "stand-in"
 	p.Y.Label.Text = "|Δ statements executed| (log scale, 0 at the axis)"
-	// The bars are log10(1 + |Δ|): label the axis in statements.
+	// The points are log10(1 + |Δ|): label the axis in statements.
 	ticks := []plot.Tick{{Value: 0, Label: "0"}}
 	for k := 1; k <= 8; k++ {
 		ticks = append(ticks, plot.Tick{Value: math.Log10(1 + math.Pow(10, float64(k))), Label: fmt.Sprintf("10^%d", k)})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	w := vg.Points(8)
-	for i, k := range x3Kinds[1:] {
-		bc, err := plotter.NewBarChart(moved[k.name], w)
-		if err != nil {
+	kinds := x3Kinds[1:]
+	for i, k := range kinds {
+		var pts errPoints
+		for bi, b := range benches {
+			var d []float64
+			for _, s := range r.of(b.name) {
+				if ob, ok := s.obs[k.name]; ok {
+					d = append(d, ob.dStmts)
+				}
+			}
+			if len(d) == 0 {
+				continue // the kind did not run on b
+			}
+			y := math.Log10(1 + NewStat(d).Mean)
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(i)/float64(len(kinds)-1), Y: y})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{y - math.Log10(1+slices.Min(d)), math.Log10(1+slices.Max(d)) - y})
+		}
+		if err := pts.addTo(p, series{Label: k.name, Style: i, Radius: vg.Points(3)}); err != nil {
 			return nil, err
 		}
-		bc.LineStyle.Width = 0
-		bc.Color = plotutil.Color(i)
-		bc.Offset = w * vg.Length(i-len(x3Kinds[1:])/2)
-		p.Add(bc)
-		p.Legend.Add(k.name, bc)
 	}
 	var names []string
 	for _, b := range benches {
 		names = append(names, b.name)
 	}
 	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // xalan's bars clear of the frame
-	p.Y.Min, p.Y.Max = 0, 11                         // room for the legend above the bars
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	p.Y.Min, p.Y.Max = -0.4, 11 // the zeros clear of the axis; room for the legend above the points
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.Padding = vg.Points(2)
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
