@@ -51,11 +51,13 @@ func TestTruthProfiles(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range prof.Samples {
-		leaf := s.Stack[len(s.Stack)-1]
+	var stack []profile.Frame
+	for i, s := range prof.Samples {
+		stack = prof.Stack(i, stack)
+		leaf := stack[len(stack)-1]
 		assert.Equal(t, s.Weight, s.Count)
 		got[at{prof.Functions[leaf.Func].Name, leaf.Line}] += s.Weight
-		for _, f := range s.Stack[:len(s.Stack)-1] {
+		for _, f := range stack[:len(stack)-1] {
 			assert.Zero(t, f.Line, "a caller's frame has no line")
 		}
 	}
@@ -86,8 +88,10 @@ func TestTruthProfiles(t *testing.T) {
 		}
 	}
 	assert.Len(t, bc.Samples, contexts, "one sample per context with bytecodes")
-	for _, s := range bc.Samples {
-		assert.Zero(t, s.Stack[len(s.Stack)-1].Line)
+	for i := range bc.Samples {
+		leaf, ok := bc.Leaf(i)
+		require.True(t, ok)
+		assert.Zero(t, leaf.Line)
 	}
 }
 
@@ -109,8 +113,8 @@ threads: [{name: main, entry: A.main}]
 	f := vm.Footprint()
 	assert.Equal(t, int64(len(prof.Samples)), f.Samples)
 	var frames int64
-	for _, s := range prof.Samples {
-		frames += int64(len(s.Stack))
+	for i := range prof.Samples {
+		frames += int64(prof.Depth(i))
 	}
 	assert.Equal(t, frames, f.StackFrames)
 }

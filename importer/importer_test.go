@@ -113,8 +113,8 @@ func TestHotColdStructure(t *testing.T) {
 	}
 	assert.Equal(t, int64(50), bytes, "hot's code_length")
 	// The recording's lines are the model's: hot's samples on its work.
-	for _, s := range m.Recorded.Samples {
-		leaf := s.Stack[len(s.Stack)-1]
+	for i := range m.Recorded.Samples {
+		leaf, _ := m.Recorded.Leaf(i)
 		assert.NotZero(t, leaf.Line, "every sample's leaf maps to a statement")
 	}
 }

@@ -40,11 +40,11 @@ func (b *builder) refine(cfg harness.Config) (float64, error) {
 	segs := make([]float64, len(b.methods))
 	other := make([]float64, len(b.methods))
 	var total float64
-	for _, s := range truth.Samples {
-		if len(s.Stack) == 0 {
+	for i, s := range truth.Samples {
+		leaf, ok := truth.Leaf(i)
+		if !ok {
 			continue
 		}
-		leaf := s.Stack[len(s.Stack)-1]
 		i, ok := byName[truth.Functions[leaf.Func].Name]
 		if !ok {
 			continue

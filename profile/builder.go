@@ -1,19 +1,31 @@
 package profile
 
 import (
-	"encoding/binary"
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 )
 
 // Builder accumulates samples and edges into a Profile. It interns
-// functions by name and merges identical samples and edges, so a sampler can
-// add one sample per observation without growing the profile unboundedly.
+// functions by name and stacks into a tree of calling contexts, and merges
+// identical samples and edges, so a sampler can add one sample per
+// observation without growing the profile unboundedly.
 type Builder struct {
 	p       Profile
 	funcs   map[string]int
-	samples map[string]int // canonical key → index in p.Samples
-	edges   map[[3]int]int // (caller, site, callee) → index in p.Edges
-	key     []byte
+	ctx     contextTable
+	samples map[sampleKey]int // → index in p.Samples
+	edges   map[[3]int]int    // (caller, site, callee) → index in p.Edges
+	// last is the stack of the previous AddSample and lastCtx its
+	// contexts, frame by frame: a sampler's consecutive stacks mostly
+	// share their callers, whose contexts are then not looked up again.
+	last    []Frame
+	lastCtx []int32
+}
+
+type sampleKey struct {
+	context int32
+	thread  string
 }
 
 // NewBuilder starts a profile produced by source, whose weights count unit
@@ -22,7 +34,8 @@ func NewBuilder(source, unit string, periodNanos int64) *Builder {
 	return &Builder{
 		p:       Profile{Source: source, Unit: unit, PeriodNanos: periodNanos},
 		funcs:   map[string]int{},
-		samples: map[string]int{},
+		ctx:     newContextTable(),
+		samples: map[sampleKey]int{},
 		edges:   map[[3]int]int{},
 	}
 }
@@ -41,23 +54,31 @@ func (b *Builder) Func(f Function) int {
 func (b *Builder) Functions() []Function { return b.p.Functions }
 
 // AddSample records stack (root first) seen count times with weight on
-// thread. The stack is copied; identical (stack, thread) samples merge.
+// thread. The stack is interned (stack is not kept); identical (stack,
+// thread) samples merge.
 func (b *Builder) AddSample(stack []Frame, count, weight int64, thread string) {
-	// A compact binary key: thread, then per frame func, line and the
-	// inlined bit; the lookup does not allocate.
-	b.key = binary.AppendUvarint(b.key[:0], uint64(len(thread)))
-	b.key = append(b.key, thread...)
-	for _, f := range stack {
-		b.key = binary.AppendUvarint(b.key, uint64(f.Func))
-		b.key = binary.AppendVarint(b.key, int64(f.Line)<<1|boolBit(f.Inlined))
+	n := 0
+	for n < len(stack) && n < len(b.last) && stack[n] == b.last[n] {
+		n++
 	}
-	if i, ok := b.samples[string(b.key)]; ok {
+	b.last = append(b.last[:n], stack[n:]...)
+	b.lastCtx = b.lastCtx[:n]
+	c := int32(Root)
+	if n > 0 {
+		c = b.lastCtx[n-1]
+	}
+	for _, f := range stack[n:] {
+		c = b.ctx.child(c, f)
+		b.lastCtx = append(b.lastCtx, c)
+	}
+	k := sampleKey{c, thread}
+	if i, ok := b.samples[k]; ok {
 		b.p.Samples[i].Count += count
 		b.p.Samples[i].Weight += weight
 		return
 	}
-	b.samples[string(b.key)] = len(b.p.Samples)
-	b.p.Samples = append(b.p.Samples, Sample{Stack: append([]Frame(nil), stack...), Count: count, Weight: weight, Thread: thread})
+	b.samples[k] = len(b.p.Samples)
+	b.p.Samples = append(b.p.Samples, Sample{Context: c, Count: count, Weight: weight, Thread: thread})
 }
 
 // AddEdge records a call edge seen with weight; identical edges merge.
@@ -72,61 +93,134 @@ func (b *Builder) AddEdge(caller, site, callee int, weight int64) {
 }
 
 // Build returns the profile in a canonical order — functions as first
-// interned, samples by (thread, stack of names and lines), edges by (caller
-// name, site, callee name) — so the same observations always give the same
-// bytes, whatever order they arrived in.
+// interned, contexts in the order of their stacks compared frame by frame
+// (function name, line, not inlined before inlined; a prefix first),
+// samples by (thread, stack in that order), edges by (caller name, site,
+// callee name) — so the same observations always give the same bytes,
+// whatever order they arrived in.
 func (b *Builder) Build() *Profile {
 	p := b.p
-	p.Samples = append([]Sample(nil), b.p.Samples...)
-	p.Edges = append([]Edge(nil), b.p.Edges...)
-	p.Functions = append([]Function(nil), b.p.Functions...)
-	name := func(i int) string { return p.Functions[i].Name }
-	// Names are unique (Func interns by name), so comparing their ranks
-	// orders as comparing the names, without string compares in the sort.
-	byName := make([]int, len(p.Functions))
-	for i := range byName {
-		byName[i] = i
+	p.Functions = slices.Clone(b.p.Functions)
+	p.Edges = slices.Clone(b.p.Edges)
+	rank := FunctionRanks(p.Functions)
+	var id []int32
+	p.Contexts, id = canonicalContexts(b.ctx.contexts, rank)
+	p.Samples = nil
+	if len(b.p.Samples) > 0 {
+		p.Samples = make([]Sample, len(b.p.Samples))
+		for i, s := range b.p.Samples {
+			s.Context = id[s.Context]
+			p.Samples[i] = s
+		}
 	}
-	sort.Slice(byName, func(i, j int) bool { return name(byName[i]) < name(byName[j]) })
-	rank := make([]int, len(p.Functions))
-	for r, f := range byName {
-		rank[f] = r
-	}
-	sort.SliceStable(p.Samples, func(i, j int) bool {
-		a, c := &p.Samples[i], &p.Samples[j]
+	// (thread, context) pairs are unique: the order is total.
+	slices.SortFunc(p.Samples, func(a, c Sample) int {
 		if a.Thread != c.Thread {
-			return a.Thread < c.Thread
+			return strings.Compare(a.Thread, c.Thread)
 		}
-		for k := 0; k < len(a.Stack) && k < len(c.Stack); k++ {
-			fa, fc := a.Stack[k], c.Stack[k]
-			if ra, rc := rank[fa.Func], rank[fc.Func]; ra != rc {
-				return ra < rc
-			}
-			if fa.Line != fc.Line {
-				return fa.Line < fc.Line
-			}
-			if fa.Inlined != fc.Inlined {
-				return !fa.Inlined
-			}
-		}
-		return len(a.Stack) < len(c.Stack)
+		return cmp.Compare(a.Context, c.Context)
 	})
-	sort.SliceStable(p.Edges, func(i, j int) bool {
-		a, c := &p.Edges[i], &p.Edges[j]
+	slices.SortStableFunc(p.Edges, func(a, c Edge) int {
 		if ra, rc := rank[a.Caller], rank[c.Caller]; ra != rc {
-			return ra < rc
+			return cmp.Compare(ra, rc)
 		}
 		if a.Site != c.Site {
-			return a.Site < c.Site
+			return cmp.Compare(a.Site, c.Site)
 		}
-		return rank[a.Callee] < rank[c.Callee]
+		return cmp.Compare(rank[a.Callee], rank[c.Callee])
 	})
 	return &p
 }
 
-func boolBit(b bool) int64 {
-	if b {
-		return 1
+// FunctionRanks is each function's rank in the order of their names:
+// Build's order of functions. Names are unique in a valid profile, so
+// comparing ranks orders as comparing the names, without string compares.
+func FunctionRanks(funcs []Function) []int32 {
+	byName := make([]int32, len(funcs))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortStableFunc(byName, func(i, j int32) int { return strings.Compare(funcs[i].Name, funcs[j].Name) })
+	rank := make([]int32, len(funcs))
+	for r, f := range byName {
+		rank[f] = int32(r)
+	}
+	return rank
+}
+
+// compareFrames orders two frames of one caller as Build orders
+// contexts: by rank of function (FunctionRanks), line, and not inlined
+// before inlined.
+func compareFrames(rank []int32, a, b Frame) int {
+	if ra, rb := rank[a.Func], rank[b.Func]; ra != rb {
+		return cmp.Compare(ra, rb)
+	}
+	if a.Line != b.Line {
+		return cmp.Compare(a.Line, b.Line)
+	}
+	if a.Inlined != b.Inlined {
+		if a.Inlined {
+			return 1
+		}
+		return -1
 	}
 	return 0
+}
+
+// contextTable interns stacks into a tree of contexts, Root first.
+type contextTable struct {
+	contexts []Context
+	index    map[contextKey]int32
+}
+
+type contextKey struct {
+	parent int32
+	frame  Frame
+}
+
+func newContextTable() contextTable {
+	return contextTable{contexts: []Context{{Parent: -1}}, index: map[contextKey]int32{}}
+}
+
+// child is the context of frame f called from context parent.
+func (t *contextTable) child(parent int32, f Frame) int32 {
+	k := contextKey{parent, f}
+	if c, ok := t.index[k]; ok {
+		return c
+	}
+	c := int32(len(t.contexts))
+	t.contexts = append(t.contexts, Context{Parent: parent, Depth: t.contexts[parent].Depth + 1, Frame: f})
+	t.index[k] = c
+	return c
+}
+
+// add interns stack and returns its context.
+func (t *contextTable) add(stack []Frame) int32 {
+	c := int32(Root)
+	for _, f := range stack {
+		c = t.child(c, f)
+	}
+	return c
+}
+
+// canonicalContexts renumbers ctxs (parents before children, Root first)
+// in Build's order, a preorder walk with each context's children ordered
+// by compareFrames: the order of their stacks compared frame by frame, a
+// prefix first. id maps each old index to its new one.
+func canonicalContexts(ctxs []Context, rank []int32) (out []Context, id []int32) {
+	first, kids := children(ctxs)
+	for c := range len(ctxs) {
+		ks := kids[first[c]:first[c+1]]
+		if len(ks) > 1 {
+			slices.SortFunc(ks, func(a, b int32) int { return compareFrames(rank, ctxs[a].Frame, ctxs[b].Frame) })
+		}
+	}
+	out = make([]Context, 1, len(ctxs))
+	out[Root] = Context{Parent: -1}
+	id = make([]int32, len(ctxs))
+	preorder(first, kids, func(c int32) {
+		id[c] = int32(len(out))
+		out = append(out, Context{Parent: id[ctxs[c].Parent], Depth: ctxs[c].Depth, Frame: ctxs[c].Frame})
+	}, nil)
+	return out, id
 }

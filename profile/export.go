@@ -35,10 +35,12 @@ func ToPprof(p *Profile) (*pprof.Profile, error) {
 	}
 	locs := map[string]*pprof.Location{}
 	var key strings.Builder
-	for _, s := range p.Samples {
+	var stack []Frame
+	for i, s := range p.Samples {
 		// Split the root-first stack into physical frames.
 		var groups [][]Frame
-		for _, f := range s.Stack {
+		stack = p.Stack(i, stack)
+		for _, f := range stack {
 			if f.Inlined && len(groups) > 0 {
 				groups[len(groups)-1] = append(groups[len(groups)-1], f)
 			} else {
@@ -90,7 +92,26 @@ func WriteFolded(w io.Writer, p *Profile) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	ctx := p.ContextWeights()
+	if !plainNames(p) {
+		return writeFoldedKeys(w, p.ContextWeights())
+	}
+	t := newNameTree()
+	weight, has := t.weights(p, t.add(p))
+	keys := t.paths(has)
+	for _, u := range t.sorted(has) {
+		if u == 0 {
+			continue // the empty stack
+		}
+		if _, err := fmt.Fprintf(w, "%s %d\n", keys[u], int64(weight[u])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFoldedKeys is WriteFolded from the context weights' keys, sorted:
+// for names with ';', whose keys may coincide.
+func writeFoldedKeys(w io.Writer, ctx map[string]float64) error {
 	keys := make([]string, 0, len(ctx))
 	for k := range ctx {
 		keys = append(keys, k)
@@ -107,6 +128,60 @@ func WriteFolded(w io.Writer, p *Profile) error {
 	return nil
 }
 
+// wireProfile is Profile's JSON form: each sample with its whole stack.
+type wireProfile struct {
+	Source      string       `json:"source"`
+	Unit        string       `json:"unit"`
+	PeriodNanos int64        `json:"period_nanos,omitempty"`
+	Functions   []Function   `json:"functions"`
+	Samples     []wireSample `json:"samples"`
+	Edges       []Edge       `json:"edges,omitempty"`
+}
+
+type wireSample struct {
+	// Stack is root first: Stack[0] is the thread's entry method and the
+	// last element is the leaf.
+	Stack  []Frame `json:"stack"`
+	Count  int64   `json:"count"`
+	Weight int64   `json:"weight"`
+	Thread string  `json:"thread,omitempty"`
+}
+
+// MarshalJSON writes p with each sample's whole stack (the form
+// UnmarshalJSON and ReadJSON read).
+func (p Profile) MarshalJSON() ([]byte, error) {
+	w := wireProfile{Source: p.Source, Unit: p.Unit, PeriodNanos: p.PeriodNanos, Functions: p.Functions, Edges: p.Edges}
+	if p.Samples != nil {
+		w.Samples = make([]wireSample, len(p.Samples))
+	}
+	for i, s := range p.Samples {
+		if s.Context < 0 || int(s.Context) >= len(p.Contexts) {
+			return nil, fmt.Errorf("profile: samples[%d].context: index %d out of range (%d contexts)", i, s.Context, len(p.Contexts))
+		}
+		var stack []Frame
+		if p.Depth(i) > 0 {
+			stack = p.Stack(i, nil)
+		}
+		w.Samples[i] = wireSample{Stack: stack, Count: s.Count, Weight: s.Weight, Thread: s.Thread}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a profile MarshalJSON wrote, its contexts in
+// Build's canonical order, and validates it.
+func (p *Profile) UnmarshalJSON(data []byte) error {
+	var w wireProfile
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	q, err := fromWire(&w)
+	if err != nil {
+		return err
+	}
+	*p = *q
+	return nil
+}
+
 // WriteJSON writes p as indented JSON (the form ReadJSON reads).
 func WriteJSON(w io.Writer, p *Profile) error {
 	enc := json.NewEncoder(w)
@@ -118,20 +193,103 @@ func WriteJSON(w io.Writer, p *Profile) error {
 func ReadJSON(r io.Reader) (*Profile, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	var p Profile
-	if err := dec.Decode(&p); err != nil {
+	var w wireProfile
+	if err := dec.Decode(&w); err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
+	}
+	return fromWire(&w)
+}
+
+// fromWire interns w's stacks into a profile's contexts, in Build's
+// canonical order, keeping the samples' order, and validates it.
+func fromWire(w *wireProfile) (*Profile, error) {
+	p := &Profile{Source: w.Source, Unit: w.Unit, PeriodNanos: w.PeriodNanos, Functions: w.Functions, Edges: w.Edges}
+	if err := p.validateHead(); err != nil {
+		return nil, err
+	}
+	n := len(p.Functions)
+	t := newContextTable()
+	ctx := make([]int32, len(w.Samples))
+	for i, s := range w.Samples {
+		if s.Count < 0 || s.Weight < 0 {
+			return nil, fmt.Errorf("profile: samples[%d]: negative count or weight", i)
+		}
+		for k, f := range s.Stack {
+			if f.Func < 0 || f.Func >= n {
+				return nil, fmt.Errorf("profile: samples[%d].stack[%d].func: index %d out of range (%d functions)", i, k, f.Func, n)
+			}
+			if f.Line < 0 {
+				return nil, fmt.Errorf("profile: samples[%d].stack[%d].line: %d is negative", i, k, f.Line)
+			}
+		}
+		ctx[i] = t.add(s.Stack)
+	}
+	var id []int32
+	p.Contexts, id = canonicalContexts(t.contexts, FunctionRanks(p.Functions))
+	if w.Samples != nil {
+		p.Samples = make([]Sample, len(w.Samples))
+	}
+	for i, s := range w.Samples {
+		p.Samples[i] = Sample{Context: id[ctx[i]], Count: s.Count, Weight: s.Weight, Thread: s.Thread}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &p, nil
+	return p, nil
 }
 
-// Validate checks that every index is in range and no count or weight is
-// negative; errors name the field.
+// Validate checks that every index is in range, the contexts form a tree
+// (each context's parent before it, its depth its parent's plus one) and
+// no count or weight is negative; errors name the field.
 func (p *Profile) Validate() error {
+	if err := p.validateHead(); err != nil {
+		return err
+	}
 	n := len(p.Functions)
+	for c, ctx := range p.Contexts {
+		if c == Root {
+			if ctx.Parent != -1 || ctx.Depth != 0 {
+				return fmt.Errorf("profile: contexts[0]: parent %d, depth %d: not the root (parent -1, depth 0)", ctx.Parent, ctx.Depth)
+			}
+			continue
+		}
+		if ctx.Parent < 0 || int(ctx.Parent) >= c {
+			return fmt.Errorf("profile: contexts[%d].parent: %d is not an earlier context", c, ctx.Parent)
+		}
+		if want := p.Contexts[ctx.Parent].Depth + 1; ctx.Depth != want {
+			return fmt.Errorf("profile: contexts[%d].depth: %d, not its parent's plus one (%d)", c, ctx.Depth, want)
+		}
+		if f := ctx.Frame.Func; f < 0 || f >= n {
+			return fmt.Errorf("profile: contexts[%d].frame.func: index %d out of range (%d functions)", c, f, n)
+		}
+		if ctx.Frame.Line < 0 {
+			return fmt.Errorf("profile: contexts[%d].frame.line: %d is negative", c, ctx.Frame.Line)
+		}
+	}
+	for i, s := range p.Samples {
+		if s.Count < 0 || s.Weight < 0 {
+			return fmt.Errorf("profile: samples[%d]: negative count or weight", i)
+		}
+		if s.Context < 0 || int(s.Context) >= len(p.Contexts) {
+			return fmt.Errorf("profile: samples[%d].context: index %d out of range (%d contexts)", i, s.Context, len(p.Contexts))
+		}
+	}
+	for i, e := range p.Edges {
+		if e.Caller < 0 || e.Caller >= n {
+			return fmt.Errorf("profile: edges[%d].caller: index %d out of range (%d functions)", i, e.Caller, n)
+		}
+		if e.Callee < 0 || e.Callee >= n {
+			return fmt.Errorf("profile: edges[%d].callee: index %d out of range (%d functions)", i, e.Callee, n)
+		}
+		if e.Weight < 0 || e.Site < 0 {
+			return fmt.Errorf("profile: edges[%d]: negative weight or site", i)
+		}
+	}
+	return nil
+}
+
+// validateHead checks the unit, the period and the functions' names.
+func (p *Profile) validateHead() error {
 	switch p.Unit {
 	case "nanoseconds", "bytecodes":
 	default:
@@ -149,30 +307,6 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("profile: functions[%d].name: %q duplicates functions[%d]", i, f.Name, j)
 		}
 		names[f.Name] = i
-	}
-	for i, s := range p.Samples {
-		if s.Count < 0 || s.Weight < 0 {
-			return fmt.Errorf("profile: samples[%d]: negative count or weight", i)
-		}
-		for k, f := range s.Stack {
-			if f.Func < 0 || f.Func >= n {
-				return fmt.Errorf("profile: samples[%d].stack[%d].func: index %d out of range (%d functions)", i, k, f.Func, n)
-			}
-			if f.Line < 0 {
-				return fmt.Errorf("profile: samples[%d].stack[%d].line: %d is negative", i, k, f.Line)
-			}
-		}
-	}
-	for i, e := range p.Edges {
-		if e.Caller < 0 || e.Caller >= n {
-			return fmt.Errorf("profile: edges[%d].caller: index %d out of range (%d functions)", i, e.Caller, n)
-		}
-		if e.Callee < 0 || e.Callee >= n {
-			return fmt.Errorf("profile: edges[%d].callee: index %d out of range (%d functions)", i, e.Callee, n)
-		}
-		if e.Weight < 0 || e.Site < 0 {
-			return fmt.Errorf("profile: edges[%d]: negative weight or site", i)
-		}
 	}
 	return nil
 }

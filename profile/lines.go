@@ -25,10 +25,10 @@ func (p *Profile) Lines() []LineShare {
 	self := map[key]int64{}
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		if len(s.Stack) == 0 || s.Weight == 0 {
+		leaf, ok := p.Leaf(i)
+		if !ok || s.Weight == 0 {
 			continue
 		}
-		leaf := s.Stack[len(s.Stack)-1]
 		self[key{p.Functions[leaf.Func].Name, leaf.Line}] += s.Weight
 	}
 	type row struct {

@@ -45,7 +45,7 @@ func Overlap(p, q []float64) float64 {
 
 // OverlapContexts is the overlap of two profiles' calling context trees.
 func OverlapContexts(a, b *Profile) float64 {
-	_, x, y := Align(a.ContextWeights(), b.ContextWeights())
+	x, y := alignContexts(a, b)
 	return Overlap(x, y)
 }
 
@@ -109,7 +109,7 @@ func HotEdgeCoverage(ref, other []float64, T float64) float64 {
 // an edge of a CCT is the calling context it leads to, weighted by the
 // self weight of that context.
 func HotEdgeCoverageContexts(ref, other *Profile, T float64) float64 {
-	_, x, y := Align(ref.ContextWeights(), other.ContextWeights())
+	x, y := alignContexts(ref, other)
 	return HotEdgeCoverage(x, y, T)
 }
 

@@ -214,7 +214,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		mut  func(*Profile)
 		want string
 	}{
-		{func(p *Profile) { p.Samples[1].Stack[1].Func = 9 }, "samples[1].stack[1].func: index 9 out of range (3 functions)"},
+		{func(p *Profile) { p.Contexts[2].Frame.Func = 9 }, "contexts[2].frame.func: index 9 out of range (3 functions)"},
+		{func(p *Profile) { p.Contexts[2].Parent = 2 }, "contexts[2].parent: 2 is not an earlier context"},
+		{func(p *Profile) { p.Contexts[2].Depth = 5 }, "contexts[2].depth: 5, not its parent's plus one (1)"},
+		{func(p *Profile) { p.Samples[1].Context = 99 }, "samples[1].context: index 99 out of range"},
 		{func(p *Profile) { p.Edges[0].Callee = -1 }, "edges[0].callee: index -1 out of range"},
 		{func(p *Profile) { p.Unit = "furlongs" }, `unit: "furlongs"`},
 		{func(p *Profile) { p.Samples[0].Weight = -1 }, "samples[0]: negative"},

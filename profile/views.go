@@ -38,20 +38,25 @@ type MethodShare struct {
 func (p *Profile) Flat() []MethodShare {
 	self := make([]int64, len(p.Functions))
 	total := make([]int64, len(p.Functions))
-	seen := make([]int, len(p.Functions)) // sample index + 1 that last counted it
+	// below[c]: the weight of the samples in context c's subtree.
+	below := make([]int64, len(p.Contexts))
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		if len(s.Stack) == 0 {
-			continue
-		}
-		self[s.Stack[len(s.Stack)-1].Func] += s.Weight
-		for _, f := range s.Stack {
-			if seen[f.Func] != i+1 {
-				seen[f.Func] = i + 1
-				total[f.Func] += s.Weight
-			}
+		below[s.Context] += s.Weight
+		if f, ok := p.Leaf(i); ok {
+			self[f.Func] += s.Weight
 		}
 	}
+	for c := len(p.Contexts) - 1; c > Root; c-- {
+		below[p.Contexts[c].Parent] += below[c]
+	}
+	// A function's total is the weight below its outermost contexts:
+	// those with no caller of the same function (recursion counted once).
+	p.walk(func(f Frame, outer bool, c int32) {
+		if outer {
+			total[f.Func] += below[c]
+		}
+	})
 	// Functions with the same name (impossible via Builder) are merged.
 	byName := map[string]*MethodShare{}
 	var rows []*MethodShare
@@ -119,28 +124,47 @@ type CCT struct {
 	Nodes []CCTNode
 }
 
-// CCT builds the profile's calling context tree.
+// CCT builds the profile's calling context tree. Nodes are numbered as
+// the samples, in order, first reach them from the root.
 func (p *Profile) CCT() *CCT {
 	t := &CCT{Nodes: []CCTNode{{Parent: -1}}}
-	index := map[string]int{} // "parent/name" → node
+	type key struct {
+		parent int
+		name   string
+	}
+	index := map[key]int{}
+	// node[c] is context c's node + 1 once made (0: not yet).
+	node := make([]int, max(len(p.Contexts), 1))
+	node[Root] = 1
+	var path []int32
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		n := 0
-		t.Nodes[0].Total += s.Weight
-		for _, f := range s.Stack {
-			name := p.Functions[f.Func].Name
-			k := strconv.Itoa(n) + "/" + name
-			c, ok := index[k]
+		path = path[:0]
+		c := s.Context
+		for ; node[c] == 0; c = p.Contexts[c].Parent {
+			path = append(path, c)
+		}
+		n := node[c] - 1
+		for k := len(path) - 1; k >= 0; k-- {
+			name := p.Functions[p.Contexts[path[k]].Frame.Func].Name
+			m, ok := index[key{n, name}]
 			if !ok {
-				c = len(t.Nodes)
-				index[k] = c
+				m = len(t.Nodes)
+				index[key{n, name}] = m
 				t.Nodes = append(t.Nodes, CCTNode{Name: name, Parent: n})
-				t.Nodes[n].Children = append(t.Nodes[n].Children, c)
+				t.Nodes[n].Children = append(t.Nodes[n].Children, m)
 			}
-			t.Nodes[c].Total += s.Weight
-			n = c
+			node[path[k]] = m + 1
+			n = m
 		}
 		t.Nodes[n].Self += s.Weight
+	}
+	// Children follow their parents.
+	for i := len(t.Nodes) - 1; i >= 0; i-- {
+		t.Nodes[i].Total += t.Nodes[i].Self
+		if i > 0 {
+			t.Nodes[t.Nodes[i].Parent].Total += t.Nodes[i].Total
+		}
 	}
 	for i := range t.Nodes {
 		ch := t.Nodes[i].Children
@@ -164,18 +188,21 @@ func (t *CCT) Path(i int) string {
 // ContextWeights maps each calling context (function names root first,
 // joined by ";") to the self weight of the samples ending in it.
 func (p *Profile) ContextWeights() map[string]float64 {
-	out := map[string]float64{}
-	var sb strings.Builder
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		sb.Reset()
-		for k, f := range s.Stack {
-			if k > 0 {
-				sb.WriteByte(';')
-			}
-			sb.WriteString(p.Functions[f.Func].Name)
+	t := newNameTree()
+	w, has := t.weights(p, t.add(p))
+	keys := t.paths(has)
+	n := 0
+	for _, h := range has {
+		if h {
+			n++
 		}
-		out[sb.String()] += float64(s.Weight)
+	}
+	out := make(map[string]float64, n)
+	for u, h := range has {
+		if h {
+			// Weights are whole numbers, summed exactly in any order.
+			out[keys[u]] += w[u]
+		}
 	}
 	return out
 }
@@ -184,9 +211,8 @@ func (p *Profile) ContextWeights() map[string]float64 {
 func (p *Profile) MethodWeights() map[string]float64 {
 	out := map[string]float64{}
 	for i := range p.Samples {
-		s := &p.Samples[i]
-		if len(s.Stack) > 0 {
-			out[p.Functions[s.Stack[len(s.Stack)-1].Func].Name] += float64(s.Weight)
+		if f, ok := p.Leaf(i); ok {
+			out[p.Functions[f.Func].Name] += float64(p.Samples[i].Weight)
 		}
 	}
 	return out

@@ -35,9 +35,9 @@ type leaf struct {
 func leafShares(p *profile.Profile) map[leaf]float64 {
 	out := map[leaf]float64{}
 	total := float64(p.TotalCount())
-	for _, s := range p.Samples {
-		f := s.Stack[len(s.Stack)-1]
-		out[leaf{p.Functions[f.Func].Name, f.Line, f.Inlined, len(s.Stack)}] += float64(s.Count) / total
+	for i, s := range p.Samples {
+		f, _ := p.Leaf(i)
+		out[leaf{p.Functions[f.Func].Name, f.Line, f.Inlined, p.Depth(i)}] += float64(s.Count) / total
 	}
 	return out
 }
@@ -46,8 +46,8 @@ func leafShares(p *profile.Profile) map[leaf]float64 {
 // as the top frame, by line self time.
 func truthLineShare(out *harness.Outcome, method string, line int) float64 {
 	var at, total float64
-	for _, s := range out.Profiles["truth"].Samples {
-		f := s.Stack[len(s.Stack)-1]
+	for i, s := range out.Profiles["truth"].Samples {
+		f, _ := out.Profiles["truth"].Leaf(i)
 		total += float64(s.Weight)
 		if out.Profiles["truth"].Functions[f.Func].Name == method && f.Line == line {
 			at += float64(s.Weight)

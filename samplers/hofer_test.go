@@ -153,8 +153,8 @@ func TestISPSDepthLimit(t *testing.T) {
 			}
 		})
 		d := 0
-		for _, s := range out.Profiles["isps"].Samples {
-			d = max(d, len(s.Stack))
+		for i := range out.Profiles["isps"].Samples {
+			d = max(d, out.Profiles["isps"].Depth(i))
 		}
 		return d
 	}

@@ -152,8 +152,8 @@ func TestPCCTDepthLimitMisattaches(t *testing.T) {
 	// Misattached paths start below the root's real child, Deep.main.
 	p := out.Profiles["pcct"]
 	bad := 0
-	for _, s := range p.Samples {
-		if p.Functions[s.Stack[0].Func].Name != "Deep.main" {
+	for i := range p.Samples {
+		if p.Functions[p.Stack(i, nil)[0].Func].Name != "Deep.main" {
 			bad++
 		}
 	}

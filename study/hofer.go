@@ -1198,9 +1198,9 @@ func (r *H7Result) render() (*Result, error) {
 // meanDepth is the mean stack depth of p's samples.
 func meanDepth(p *profile.Profile) float64 {
 	var n, d float64
-	for _, s := range p.Samples {
+	for i, s := range p.Samples {
 		n += float64(s.Count)
-		d += float64(s.Count) * float64(len(s.Stack))
+		d += float64(s.Count) * float64(p.Depth(i))
 	}
 	if n == 0 {
 		return 0

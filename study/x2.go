@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"reflect"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -204,7 +203,7 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 		r.coverage[j.name] = 100 * float64(prof.TotalWeight()) / app
 		r.methods[j.name] = 100 * profile.OverlapMethods(out.Profiles["truth"], prof)
 	}
-	r.sameAsUncapped = reflect.DeepEqual(out.Profiles["jfr"].Samples, out.Profiles["jfr-uncapped"].Samples)
+	r.sameAsUncapped = profile.SameSamples(out.Profiles["jfr"], out.Profiles["jfr-uncapped"])
 	return r, nil
 }
 

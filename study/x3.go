@@ -344,10 +344,12 @@ func x3Fingerprint(r *x3Run) uint64 {
 		binary.LittleEndian.PutUint64(buf[:], uint64(v))
 		h.Write(buf[:])
 	}
-	for _, s := range r.truth.Samples {
+	var stack []profile.Frame
+	for i, s := range r.truth.Samples {
 		put(s.Count)
 		put(s.Weight)
-		for _, f := range s.Stack {
+		stack = r.truth.Stack(i, stack)
+		for _, f := range stack {
 			put(int64(f.Func))
 		}
 		put(-1)
@@ -390,8 +392,10 @@ func x3All(o Options) (map[string][]*x3Seed, error) {
 // the same samples.
 func truncated(p *profile.Profile, d int) map[string]float64 {
 	out := map[string]float64{}
-	for _, s := range p.Samples {
-		st := s.Stack
+	var stack []profile.Frame
+	for i, s := range p.Samples {
+		stack = p.Stack(i, stack)
+		st := stack
 		if d > 0 && len(st) > d {
 			st = st[len(st)-d:]
 		}
@@ -406,8 +410,8 @@ func truncated(p *profile.Profile, d int) map[string]float64 {
 
 func maxDepth(p *profile.Profile) int {
 	m := 0
-	for _, s := range p.Samples {
-		m = max(m, len(s.Stack))
+	for i := range p.Samples {
+		m = max(m, p.Depth(i))
 	}
 	return m
 }
@@ -747,16 +751,7 @@ func (r *X3LensesResult) render() (*Result, error) {
 // identicalSamples reports whether two profiles of one image hold the same
 // samples in the same order (cheaper than reflect.DeepEqual on deep CCTs).
 func identicalSamples(a, b *profile.Profile) bool {
-	if len(a.Samples) != len(b.Samples) || len(a.Functions) != len(b.Functions) {
-		return false
-	}
-	for i := range a.Samples {
-		x, y := &a.Samples[i], &b.Samples[i]
-		if x.Count != y.Count || x.Weight != y.Weight || x.Thread != y.Thread || !slices.Equal(x.Stack, y.Stack) {
-			return false
-		}
-	}
-	return true
+	return len(a.Functions) == len(b.Functions) && profile.SameSamples(a, b)
 }
 
 func boolValue(b bool) float64 {

@@ -628,8 +628,9 @@ func checkExport(out *harness.Outcome, max int64) error {
 	largest := ""
 	for _, name := range out.Names {
 		var n int64
-		for _, s := range out.Profiles[name].Samples {
-			n += exportSampleBytes + exportFrameBytes*int64(len(s.Stack))
+		p := out.Profiles[name]
+		for i := range p.Samples {
+			n += exportSampleBytes + exportFrameBytes*int64(p.Depth(i))
 		}
 		if n > most {
 			most, largest = n, name

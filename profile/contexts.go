@@ -1,0 +1,303 @@
+package profile
+
+import (
+	"slices"
+	"strings"
+)
+
+// children is the context tree's children lists in CSR form: context c's
+// children are kids[first[c]:first[c+1]], in index order. Parents precede
+// their children.
+func children(ctxs []Context) (first, kids []int32) {
+	n := len(ctxs)
+	first = make([]int32, n+1)
+	for c := 1; c < n; c++ {
+		first[ctxs[c].Parent+1]++
+	}
+	for i := 1; i <= n; i++ {
+		first[i] += first[i-1]
+	}
+	kids = make([]int32, max(n-1, 0))
+	fill := slices.Clone(first[:n])
+	for c := int32(1); int(c) < n; c++ {
+		p := ctxs[c].Parent
+		kids[fill[p]] = c
+		fill[p]++
+	}
+	return first, kids
+}
+
+// preorder calls enter for every context but the root in a depth-first
+// walk of the tree (children in kids' order) and leave after its
+// descendants. It keeps an explicit stack: contexts can be 10⁵ deep.
+func preorder(first, kids []int32, enter, leave func(c int32)) {
+	if len(first) < 2 {
+		return
+	}
+	// The index into kids of each open context's next child.
+	next := []int32{first[Root]}
+	open := []int32{Root}
+	for len(next) > 0 {
+		top := len(next) - 1
+		if next[top] == first[open[top]+1] {
+			if open[top] != Root && leave != nil {
+				leave(open[top])
+			}
+			next, open = next[:top], open[:top]
+			continue
+		}
+		c := kids[next[top]]
+		next[top]++
+		enter(c)
+		next = append(next, first[c])
+		open = append(open, c)
+	}
+}
+
+// walk calls visit for every context but the root with its frame and
+// whether it is outermost: no context on its path to the root has a frame
+// of the same function.
+func (p *Profile) walk(visit func(f Frame, outer bool, c int32)) {
+	first, kids := children(p.Contexts)
+	onPath := make([]int32, len(p.Functions))
+	preorder(first, kids, func(c int32) {
+		f := p.Contexts[c].Frame
+		visit(f, onPath[f.Func] == 0, c)
+		onPath[f.Func]++
+	}, func(c int32) {
+		onPath[p.Contexts[c].Frame.Func]--
+	})
+}
+
+// A nameTree is contexts merged by function name: lines, inlining and
+// threads ignored, the form of ContextWeights' keys. Node 0 is the root.
+type nameTree struct {
+	parent []int32
+	name   []string
+	index  map[nameKey]int32
+}
+
+type nameKey struct {
+	parent int32
+	name   string
+}
+
+func newNameTree() *nameTree {
+	return &nameTree{parent: []int32{-1}, name: []string{""}, index: map[nameKey]int32{}}
+}
+
+// add merges p's contexts into the tree and returns each context's node.
+func (t *nameTree) add(p *Profile) []int32 {
+	node := make([]int32, len(p.Contexts))
+	for c := 1; c < len(p.Contexts); c++ {
+		ctx := &p.Contexts[c]
+		k := nameKey{node[ctx.Parent], p.Functions[ctx.Frame.Func].Name}
+		n, ok := t.index[k]
+		if !ok {
+			n = int32(len(t.parent))
+			t.parent = append(t.parent, k.parent)
+			t.name = append(t.name, k.name)
+			t.index[k] = n
+		}
+		node[c] = n
+	}
+	return node
+}
+
+// weights is the sum of p's sample weights per node of the tree (node:
+// add's result), and which nodes hold a sample.
+func (t *nameTree) weights(p *Profile, node []int32) (w []float64, has []bool) {
+	w = make([]float64, len(t.parent))
+	has = make([]bool, len(t.parent))
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		n := node[s.Context]
+		w[n] += float64(s.Weight)
+		has[n] = true
+	}
+	return w, has
+}
+
+// paths is each needed node's path, names root first joined by ";".
+// Strings are shared: a node's path is a prefix of its descendants', so
+// ancestors take theirs from a descendant's.
+func (t *nameTree) paths(need []bool) []string {
+	n := len(t.parent)
+	size := make([]int, n)
+	for u := 1; u < n; u++ {
+		if p := t.parent[u]; p == 0 {
+			size[u] = len(t.name[u])
+		} else {
+			size[u] = size[p] + 1 + len(t.name[u])
+		}
+	}
+	out := make([]string, n)
+	done := make([]bool, n)
+	var path []int32
+	var sb strings.Builder
+	// Children follow their parents: a node is reached after every
+	// descendant, which may have made its path already.
+	for u := n - 1; u > 0; u-- {
+		if !need[u] || done[u] {
+			continue
+		}
+		path = path[:0]
+		for v := int32(u); v != 0; v = t.parent[v] {
+			path = append(path, v)
+		}
+		sb.Reset()
+		sb.Grow(size[u])
+		for k := len(path) - 1; k >= 0; k-- {
+			if k < len(path)-1 {
+				sb.WriteByte(';')
+			}
+			sb.WriteString(t.name[path[k]])
+		}
+		s := sb.String()
+		for _, v := range path {
+			if done[v] {
+				break
+			}
+			out[v], done[v] = s[:size[v]], true
+		}
+	}
+	return out
+}
+
+// sorted is the nodes with need set in the order of their paths (paths)
+// as strings, without making them. It holds when no name contains ';'
+// (plainNames): a node's path is then a prefix of its descendants', and
+// below a node the order of its children's names decides, each child
+// name standing for the child itself and, as name+";", for the child's
+// descendants.
+func (t *nameTree) sorted(need []bool) []int32 {
+	n := len(t.parent)
+	// Whether a node or one of its descendants is needed.
+	live := slices.Clone(need)
+	for u := n - 1; u > 0; u-- {
+		if live[u] {
+			live[t.parent[u]] = true
+		}
+	}
+	first := make([]int32, n+1)
+	for u := 1; u < n; u++ {
+		if live[u] {
+			first[t.parent[u]+1] += 2
+		}
+	}
+	for i := 1; i <= n; i++ {
+		first[i] += first[i-1]
+	}
+	// Entries under each node: 2u for child u itself, 2u+1 for its
+	// descendants.
+	entries := make([]int32, first[n])
+	fill := slices.Clone(first[:n])
+	for u := int32(1); int(u) < n; u++ {
+		if live[u] {
+			p := t.parent[u]
+			entries[fill[p]], entries[fill[p]+1] = 2*u, 2*u+1
+			fill[p] += 2
+		}
+	}
+	for u := range n {
+		es := entries[first[u]:first[u+1]]
+		if len(es) > 2 {
+			slices.SortFunc(es, func(a, b int32) int {
+				return compareEntry(t.name[a/2], a%2 == 1, t.name[b/2], b%2 == 1)
+			})
+		}
+	}
+	var out []int32
+	if need[0] {
+		out = append(out, 0)
+	}
+	// An explicit stack of positions in entries.
+	next := []int32{first[0]}
+	end := []int32{first[1]}
+	for len(next) > 0 {
+		top := len(next) - 1
+		if next[top] == end[top] {
+			next, end = next[:top], end[:top]
+			continue
+		}
+		e := entries[next[top]]
+		next[top]++
+		u := e / 2
+		if e%2 == 0 {
+			if need[u] {
+				out = append(out, u)
+			}
+			continue
+		}
+		if first[u] < first[u+1] {
+			next = append(next, first[u])
+			end = append(end, first[u+1])
+		}
+	}
+	return out
+}
+
+// compareEntry compares a+";" (if as) with b+";" (if bs) as strings.
+func compareEntry(a string, as bool, b string, bs bool) int {
+	m := min(len(a), len(b))
+	if c := strings.Compare(a[:m], b[:m]); c != 0 {
+		return c
+	}
+	// One name is a prefix of the other: compare what follows it.
+	byteAt := func(s string, semi bool, i int) int {
+		if i < len(s) {
+			return int(s[i])
+		}
+		if i == len(s) && semi {
+			return ';'
+		}
+		return -1 // the string has ended
+	}
+	for i := m; ; i++ {
+		x, y := byteAt(a, as, i), byteAt(b, bs, i)
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+		if x == -1 {
+			return 0
+		}
+	}
+}
+
+// plainNames reports whether no function name of p contains ';', the
+// separator of ContextWeights' keys.
+func plainNames(p *Profile) bool {
+	for _, f := range p.Functions {
+		if strings.IndexByte(f.Name, ';') >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// alignContexts is Align(a.ContextWeights(), b.ContextWeights())'s
+// vectors, made on the contexts' trees without the keys.
+func alignContexts(a, b *Profile) (x, y []float64) {
+	if !plainNames(a) || !plainNames(b) {
+		_, x, y = Align(a.ContextWeights(), b.ContextWeights())
+		return x, y
+	}
+	t := newNameTree()
+	na := t.add(a)
+	nb := t.add(b)
+	wa, ha := t.weights(a, na)
+	wb, hb := t.weights(b, nb)
+	for u := range ha {
+		ha[u] = ha[u] || hb[u]
+	}
+	order := t.sorted(ha)
+	x = make([]float64, len(order))
+	y = make([]float64, len(order))
+	for i, u := range order {
+		x[i], y[i] = wa[u], wb[u]
+	}
+	return x, y
+}

@@ -1,0 +1,283 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The views below are computed on the context tree; these tests compare
+// them with their definitions over whole stacks (ref*), on random
+// profiles whose names are prefixes of one another and hold bytes that
+// sort before and after ';' (the separator of context keys).
+
+// randomProfile adds n random samples over funcs functions to a builder.
+// Stacks are up to depth deep, share callers, recurse, and some are
+// empty or weightless.
+func randomProfile(r *rand.Rand, names []string, n, depth int) *Profile {
+	b := NewBuilder("rand", "nanoseconds", 7)
+	var fn []int
+	for _, name := range names {
+		fn = append(fn, b.Func(Function{Name: name}))
+	}
+	var stacks [][]Frame
+	for range n {
+		var st []Frame
+		if len(stacks) > 0 && r.IntN(3) > 0 {
+			// Share a caller prefix with an earlier stack.
+			prev := stacks[r.IntN(len(stacks))]
+			st = append(st, prev[:r.IntN(len(prev)+1)]...)
+		}
+		for k := r.IntN(depth + 1); k > 0 && len(st) < depth; k-- {
+			st = append(st, Frame{Func: fn[r.IntN(len(fn))], Line: r.IntN(3), Inlined: r.IntN(4) == 0})
+		}
+		stacks = append(stacks, st)
+		w := int64(r.IntN(5)) * 10
+		b.AddSample(st, 1+int64(r.IntN(3)), w, []string{"", "t1", "t2"}[r.IntN(3)])
+	}
+	b.AddEdge(fn[0], 1, fn[len(fn)-1], 3)
+	return b.Build()
+}
+
+func refStacks(p *Profile) [][]Frame {
+	out := make([][]Frame, len(p.Samples))
+	for i := range p.Samples {
+		out[i] = p.Stack(i, nil)
+	}
+	return out
+}
+
+func refContextWeights(p *Profile) map[string]float64 {
+	out := map[string]float64{}
+	for i, st := range refStacks(p) {
+		var names []string
+		for _, f := range st {
+			names = append(names, p.Functions[f.Func].Name)
+		}
+		out[strings.Join(names, ";")] += float64(p.Samples[i].Weight)
+	}
+	return out
+}
+
+func refFlat(p *Profile) (self, total map[string]int64) {
+	self, total = map[string]int64{}, map[string]int64{}
+	for i, st := range refStacks(p) {
+		if len(st) == 0 {
+			continue
+		}
+		w := p.Samples[i].Weight
+		self[p.Functions[st[len(st)-1].Func].Name] += w
+		seen := map[int]bool{}
+		for _, f := range st {
+			if !seen[f.Func] {
+				seen[f.Func] = true
+				total[p.Functions[f.Func].Name] += w
+			}
+		}
+	}
+	return self, total
+}
+
+func refCCT(p *Profile) *CCT {
+	t := &CCT{Nodes: []CCTNode{{Parent: -1}}}
+	index := map[string]int{}
+	for i, st := range refStacks(p) {
+		w := p.Samples[i].Weight
+		n := 0
+		t.Nodes[0].Total += w
+		for _, f := range st {
+			name := p.Functions[f.Func].Name
+			k := strconv.Itoa(n) + "/" + name
+			c, ok := index[k]
+			if !ok {
+				c = len(t.Nodes)
+				index[k] = c
+				t.Nodes = append(t.Nodes, CCTNode{Name: name, Parent: n})
+				t.Nodes[n].Children = append(t.Nodes[n].Children, c)
+			}
+			t.Nodes[c].Total += w
+			n = c
+		}
+		t.Nodes[n].Self += w
+	}
+	for i := range t.Nodes {
+		ch := t.Nodes[i].Children
+		sort.Slice(ch, func(a, b int) bool { return t.Nodes[ch[a]].Name < t.Nodes[ch[b]].Name })
+	}
+	return t
+}
+
+// refLess is Build's order of samples: thread, then stacks frame by
+// frame by name, line and inlined, a prefix first.
+func refLess(p *Profile, a, b int, sa, sb []Frame) bool {
+	if ta, tb := p.Samples[a].Thread, p.Samples[b].Thread; ta != tb {
+		return ta < tb
+	}
+	for k := 0; k < len(sa) && k < len(sb); k++ {
+		fa, fb := sa[k], sb[k]
+		if na, nb := p.Functions[fa.Func].Name, p.Functions[fb.Func].Name; na != nb {
+			return na < nb
+		}
+		if fa.Line != fb.Line {
+			return fa.Line < fb.Line
+		}
+		if fa.Inlined != fb.Inlined {
+			return !fa.Inlined
+		}
+	}
+	return len(sa) < len(sb)
+}
+
+func refFolded(p *Profile) string {
+	ctx := refContextWeights(p)
+	var sb strings.Builder
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range ctx {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if k != "" {
+			fmt.Fprintf(&sb, "%s %d\n", k, int64(ctx[k]))
+		}
+	}
+	return sb.String()
+}
+
+var nameSets = map[string][]string{
+	// Prefixes of one another, with bytes below ';' ('$', '.', '1', '(')
+	// and above it ('<', 'a').
+	"plain": {"A.a", "A.a1", "A.a$x", "A.a<init>", "A.ab", "A.a(I)V", "B", "B.b"},
+	// Names with ';' take the keys' path (and may share keys).
+	"semicolons": {"A.a", "A.a;B", "B", "A", "A.a(LX;)V"},
+}
+
+func TestContextViewsMatchStacks(t *testing.T) {
+	for set, names := range nameSets {
+		for seed := range uint64(40) {
+			r := rand.New(rand.NewPCG(seed, 19))
+			p := randomProfile(r, names, 1+r.IntN(60), 1+r.IntN(12))
+			q := randomProfile(r, names, 1+r.IntN(60), 1+r.IntN(12))
+			what := fmt.Sprintf("%s seed %d", set, seed)
+			require.NoError(t, p.Validate(), what)
+			stacks := refStacks(p)
+			for i := 1; i < len(p.Samples); i++ {
+				assert.True(t, refLess(p, i-1, i, stacks[i-1], stacks[i]), "%s: samples %d, %d in Build's order", what, i-1, i)
+			}
+			for i := range p.Samples {
+				assert.Equal(t, len(stacks[i]), p.Depth(i), what)
+				leaf, ok := p.Leaf(i)
+				assert.Equal(t, len(stacks[i]) > 0, ok, what)
+				if ok {
+					assert.Equal(t, stacks[i][len(stacks[i])-1], leaf, what)
+				}
+			}
+			assert.Equal(t, refContextWeights(p), p.ContextWeights(), what)
+			self, total := refFlat(p)
+			for _, row := range p.Flat() {
+				assert.Equal(t, self[row.Name], row.Self, "%s: %s self", what, row.Name)
+				assert.Equal(t, total[row.Name], row.Total, "%s: %s total", what, row.Name)
+			}
+			assert.Equal(t, refCCT(p), p.CCT(), what)
+			_, x, y := Align(refContextWeights(p), refContextWeights(q))
+			gx, gy := alignContexts(p, q)
+			assert.Equal(t, x, gx, what)
+			assert.Equal(t, y, gy, what)
+			var folded bytes.Buffer
+			require.NoError(t, WriteFolded(&folded, p))
+			assert.Equal(t, refFolded(p), folded.String(), what)
+
+			// JSON: each sample's whole stack; reading it back gives p.
+			js, err := json.Marshal(p)
+			require.NoError(t, err)
+			var wire struct {
+				Samples []struct {
+					Stack []Frame `json:"stack"`
+				} `json:"samples"`
+			}
+			require.NoError(t, json.Unmarshal(js, &wire))
+			for i, s := range wire.Samples {
+				assert.Equal(t, len(stacks[i]), len(s.Stack), what)
+				if len(s.Stack) > 0 {
+					assert.Equal(t, stacks[i], s.Stack, what)
+				}
+			}
+			back, err := ReadJSON(bytes.NewReader(js))
+			require.NoError(t, err, what)
+			assert.Equal(t, p, back, what)
+			assert.True(t, SameSamples(p, back), what)
+			assert.Equal(t, len(p.Samples) == len(q.Samples) && slices.EqualFunc(refStacks(p), refStacks(q), slices.Equal) &&
+				slices.EqualFunc(p.Samples, q.Samples, func(a, b Sample) bool {
+					return a.Count == b.Count && a.Weight == b.Weight && a.Thread == b.Thread
+				}), SameSamples(p, q), what)
+		}
+	}
+}
+
+// TestBuilderTableIsCanonical: the same samples added in any order give
+// the same contexts, and the table holds exactly the stacks' prefixes.
+func TestBuilderTableIsCanonical(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	p := randomProfile(r, nameSets["plain"], 80, 10)
+	stacks := refStacks(p)
+	prefixes := map[string]bool{"": true}
+	for _, st := range stacks {
+		for k := 1; k <= len(st); k++ {
+			prefixes[fmt.Sprint(st[:k])] = true
+		}
+	}
+	assert.Len(t, p.Contexts, len(prefixes))
+	for _, order := range [][]int{r.Perm(len(p.Samples)), r.Perm(len(p.Samples))} {
+		b := NewBuilder(p.Source, p.Unit, p.PeriodNanos)
+		for _, f := range p.Functions {
+			b.Func(f)
+		}
+		for _, i := range order {
+			s := p.Samples[i]
+			b.AddSample(stacks[i], s.Count, s.Weight, s.Thread)
+		}
+		for _, e := range p.Edges {
+			b.AddEdge(e.Caller, e.Site, e.Callee, e.Weight)
+		}
+		assert.Equal(t, p, b.Build())
+	}
+}
+
+func TestSameSamples(t *testing.T) {
+	p := sample()
+	q := sample()
+	assert.True(t, SameSamples(p, q))
+	q.Samples[1].Weight++
+	assert.False(t, SameSamples(p, q))
+	q = sample()
+	q.Contexts[len(q.Contexts)-1].Frame.Line++
+	assert.False(t, SameSamples(p, q))
+}
+
+func TestReadJSONNamesTheStackField(t *testing.T) {
+	_, err := ReadJSON(strings.NewReader(`{"source":"x","unit":"bytecodes","functions":[{"name":"a"}],"samples":[{"stack":[{"func":0},{"func":3}],"count":1,"weight":2}]}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "samples[0].stack[1].func: index 3 out of range (1 functions)")
+}
+
+func TestEmptyProfileViews(t *testing.T) {
+	for _, p := range []*Profile{{Unit: "nanoseconds"}, NewBuilder("x", "nanoseconds", 0).Build()} {
+		assert.Empty(t, p.Flat())
+		assert.Len(t, p.CCT().Nodes, 1)
+		assert.Empty(t, p.ContextWeights())
+		assert.Zero(t, OverlapContexts(p, p))
+		var buf bytes.Buffer
+		require.NoError(t, WriteFolded(&buf, p))
+		assert.Empty(t, buf.String())
+	}
+}
