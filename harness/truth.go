@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -43,8 +45,141 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // out), one sample per line of the node's lines lines whose weight is not
 // 0: the node's calling context with the line on its leaf frame, Count =
 // Weight = the weight.
+//
+// The profile's contexts are the CCT's own: a node's context (line 0),
+// its parent's as caller, and beside it one context per line with a
+// sample (the node's function at that line, the same caller). A CCT node
+// is one calling context, so no two samples share a context and they
+// need no merging. Contexts and samples are made directly in
+// profile.Builder.Build's canonical order, by a walk of the CCT with each
+// node's children in function-name order: a node's context comes first,
+// with its line-0 sample, then its descendants' (whose callers' frames
+// have line 0), then its contexts of lines 1, 2, .... As in Build, the
+// table holds exactly the samples' stacks and their prefixes: a node's
+// line-0 context only if it has a line-0 sample or a descendant with a
+// sample. Without the Builder's per-sample key, map entry and sort,
+// building costs a few int32s per node and a context and a sample per
+// (node, line) with weight; no stack is copied. If two methods share one
+// function (fn not one-to-one), stacks may coincide and the Builder
+// merges them.
 func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64) *profile.Profile {
-	return builderSamples(b, fn, t, lines, weight)
+	n := t.NodeCount()
+	if !distinct(fn) {
+		return builderSamples(b, fn, t, lines, weight)
+	}
+	rank := profile.FunctionRanks(b.Functions())
+	// Children lists (CSR) sorted by their function's rank: parents
+	// precede their children, so one counting pass and one filling pass.
+	method := make([]int32, n)
+	first := make([]int32, n+1)
+	parent := make([]int32, n)
+	for i := int32(1); int(i) < n; i++ {
+		nd := t.Node(i)
+		method[i], parent[i] = nd.Method, nd.Parent
+		first[nd.Parent+1]++
+	}
+	for i := 1; i <= n; i++ {
+		first[i] += first[i-1]
+	}
+	kids := make([]int32, max(n-1, 0))
+	fill := slices.Clone(first[:n])
+	for i := int32(1); int(i) < n; i++ {
+		kids[fill[parent[i]]] = i
+		fill[parent[i]]++
+	}
+	for i := range n {
+		ks := kids[first[i]:first[i+1]]
+		slices.SortFunc(ks, func(a, c int32) int { return int(rank[fn[method[a]]] - rank[fn[method[c]]]) })
+	}
+	// Which nodes have a sample below them (live) and which need their
+	// line-0 context (chain); children follow their parents, so one
+	// backward pass. Every context and sample is counted, so that each
+	// table is allocated once and exactly.
+	const (
+		live  = 1
+		chain = 2
+	)
+	need := make([]uint8, n)
+	contexts, samples := 1, 0
+	for i := int32(n - 1); i > 0; i-- {
+		for line := range lines(i) {
+			if weight(i, line) != 0 {
+				samples++
+				need[i] |= live
+				if line == 0 {
+					need[i] |= chain
+				} else {
+					contexts++
+				}
+			}
+		}
+		if need[i]&chain != 0 {
+			contexts++
+		}
+		if need[i]&live != 0 && parent[i] != 0 {
+			need[parent[i]] |= live | chain
+		}
+	}
+	p := b.Build() // functions and edges in canonical order, the root context, no samples yet
+	p.Contexts = slices.Grow(p.Contexts[:1], contexts-1)
+	if samples > 0 {
+		p.Samples = make([]profile.Sample, 0, samples)
+	}
+	add := func(caller int32, f profile.Frame) int32 {
+		p.Contexts = append(p.Contexts, profile.Context{Parent: caller, Depth: p.Contexts[caller].Depth + 1, Frame: f})
+		return int32(len(p.Contexts) - 1)
+	}
+	sample := func(c int32, w int64) {
+		p.Samples = append(p.Samples, profile.Sample{Context: c, Count: w, Weight: w})
+	}
+	// An explicit stack: contexts can be 10⁵ deep. next is the index into
+	// kids of the node's next child to visit, ctx the node's line-0
+	// context (its children's caller).
+	type visit struct{ node, next, ctx int32 }
+	walk := []visit{{0, first[0], profile.Root}}
+	for len(walk) > 0 {
+		v := &walk[len(walk)-1]
+		if v.next < first[v.node+1] {
+			c := kids[v.next]
+			v.next++
+			if need[c]&live == 0 {
+				continue
+			}
+			e := visit{c, first[c], -1}
+			if need[c]&chain != 0 {
+				e.ctx = add(v.ctx, profile.Frame{Func: fn[method[c]]})
+				if lines(c) > 0 {
+					if w := weight(c, 0); w != 0 {
+						sample(e.ctx, w)
+					}
+				}
+			}
+			walk = append(walk, e)
+			continue
+		}
+		if v.node != 0 {
+			caller := walk[len(walk)-2].ctx
+			for line := 1; line < lines(v.node); line++ {
+				if w := weight(v.node, line); w != 0 {
+					sample(add(caller, profile.Frame{Func: fn[method[v.node]], Line: line}), w)
+				}
+			}
+		}
+		walk = walk[:len(walk)-1]
+	}
+	return p
+}
+
+// distinct reports whether no two methods share a function.
+func distinct(fn []int) bool {
+	seen := make(map[int]bool, len(fn))
+	for _, f := range fn {
+		if seen[f] {
+			return false
+		}
+		seen[f] = true
+	}
+	return true
 }
 
 // builderSamples is truthSamples through the Builder, which merges
