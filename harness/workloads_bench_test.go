@@ -27,8 +27,10 @@ const benchStep = 10 * sim.Millisecond
 // runtime.MemStats.HeapAlloc read every 10 ms of simulated time and once
 // after Collect, with the Outcome and its truth profile still held, so a
 // lower bound of the peak), the calling contexts of the exact CCT
-// (contexts) and the frames of the truth profile's stacks (frames: at 24
-// bytes each, usually most of the peak). `make bench` prints them.
+// (contexts), the frames of the truth profile's stacks (frames: what the
+// profile would hold with a copied stack per sample; its stacks share one
+// context table) and that table's size (truth-contexts: a context per CCT
+// node and per other line with self time). `make bench` prints them.
 func BenchmarkWorkloads(b *testing.B) {
 	for _, name := range workloads.Names() {
 		b.Run(name, func(b *testing.B) {
@@ -44,7 +46,7 @@ func BenchmarkWorkloads(b *testing.B) {
 			cfg.Samplers = []string{"async"}
 			var peak uint64
 			var simulated sim.Time
-			var contexts, frames int64
+			var contexts, frames, truthContexts int64
 			var ms runtime.MemStats
 			b.ResetTimer()
 			for range b.N {
@@ -65,12 +67,14 @@ func BenchmarkWorkloads(b *testing.B) {
 				simulated += out.Result.End
 				contexts = max(contexts, out.Footprint.Contexts)
 				frames = max(frames, out.Footprint.StackFrames)
+				truthContexts = max(truthContexts, int64(len(out.Profiles["truth"].Contexts)))
 				runtime.KeepAlive(out)
 			}
 			b.ReportMetric(float64(simulated)/float64(b.Elapsed().Nanoseconds()), "sim-s/s")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 			b.ReportMetric(float64(contexts), "contexts")
 			b.ReportMetric(float64(frames), "frames")
+			b.ReportMetric(float64(truthContexts), "truth-contexts")
 		})
 	}
 }
