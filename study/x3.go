@@ -344,15 +344,23 @@ func x3Fingerprint(r *x3Run) uint64 {
 		binary.LittleEndian.PutUint64(buf[:], uint64(v))
 		h.Write(buf[:])
 	}
-	var stack []profile.Frame
-	for i, s := range r.truth.Samples {
+	// Each context's stack (its functions, root first) hashed once,
+	// FNV-1a continued from its caller's.
+	ctxs := r.truth.Contexts
+	path := make([]uint64, len(ctxs))
+	for c := range ctxs {
+		path[c] = 14695981039346656037 // FNV-1a's offset basis
+		if p := ctxs[c].Parent; p >= 0 {
+			path[c] = path[p]
+			for v, k := uint64(ctxs[c].Frame.Func), 0; k < 8; k++ {
+				path[c] = (path[c] ^ v>>(8*k)&0xff) * 1099511628211 // FNV's 64-bit prime
+			}
+		}
+	}
+	for _, s := range r.truth.Samples {
 		put(s.Count)
 		put(s.Weight)
-		stack = r.truth.Stack(i, stack)
-		for _, f := range stack {
-			put(int64(f.Func))
-		}
-		put(-1)
+		put(int64(path[s.Context]))
 	}
 	return h.Sum64()
 }
