@@ -118,7 +118,7 @@ func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 			ff, st := run(false), run(true)
 			what := fmt.Sprintf("%s/variant %d", name, variant)
 			require.Equal(t, st.truth.nodes, ff.truth.nodes, what)
-			require.Equal(t, st.truth.lineSelf, ff.truth.lineSelf, what)
+			require.Equal(t, st.truth.cells, ff.truth.cells, what)
 			require.Equal(t, st.truth.edgeCounts, ff.truth.edgeCounts, what)
 			sr, fr := st.Result(), ff.Result()
 			assert.Equal(t, sr.Threads, fr.Threads, what)

@@ -30,7 +30,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				cost = in.Cost
 				t.stmts++
 				if in.Op == OpWork {
-					tr.lineSelf[f.lines+in.Line].bytecodes += in.Bytecodes
+					tr.cell(f.lines + in.Line).bytecodes += in.Bytecodes
 					if t.hooks&stopBytecodes != 0 && !f.code.Instrumented {
 						if t.counter -= in.Bytecodes; t.counter <= 0 {
 							f.workLeft = cost // entered: do not count it again
@@ -42,12 +42,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			}
 			if budget := int64(horizon - clock); cost > budget {
 				f.workLeft = cost - budget
-				tr.lineSelf[f.lines+in.Line].self += budget
+				tr.cell(f.lines + in.Line).self += budget
 				t.clock = horizon
 				return stopHorizon
 			}
 			f.workLeft = 0
-			tr.lineSelf[f.lines+in.Line].self += cost
+			tr.cell(f.lines + in.Line).self += cost
 			clock += Time(cost)
 			f.pc++
 			if in.Op == OpNative && t.hooks&stopPoll != 0 {
@@ -62,7 +62,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
+					tr.cell(f.lines + in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -86,7 +86,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
+					tr.cell(f.lines + in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -157,7 +157,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 					}
 				}
 				if in.Flags&FlagPoll != 0 || (in.StripLength() > 0 && stripPoll(f, in, *ctr)) {
-					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
+					tr.cell(f.lines + in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					t.pollKind = PollBackedge
 					stop |= t.hooks & stopPoll
@@ -200,11 +200,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				return stopInteract
 			}
 			t.stmts++
-			tr.lineSelf[f.lines+in.Line].self += in.Cost
+			tr.cell(f.lines + in.Line).self += in.Cost
 			t.tlabLeft -= in.AllocBytes()
 			// Byte totals grow with the run's wall time, not its
 			// simulated time (allocation may cost 0 ns): they saturate.
-			tr.nodes[f.node].allocBytes = satAdd(tr.nodes[f.node].allocBytes, in.AllocBytes())
+			nd := tr.node(f.node)
+			nd.allocBytes = satAdd(nd.allocBytes, in.AllocBytes())
 			t.allocBytes = satAdd(t.allocBytes, in.AllocBytes())
 			clock += Time(in.Cost)
 			f.pc++
@@ -226,7 +227,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				if t.resumePoll {
 					t.resumePoll = false
 				} else {
-					tr.lineSelf[f.lines+in.Line].self += vm.pollNanos
+					tr.cell(f.lines + in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.resumePoll = true
@@ -264,7 +265,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 		case OpCount:
 			// Instrumentation: count the basic block down at its start,
 			// then (FlagCheck) the granularity check.
-			tr.lineSelf[f.lines+in.Line].self += in.Cost
+			tr.cell(f.lines + in.Line).self += in.Cost
 			clock += Time(in.Cost)
 			f.pc++
 			if t.hooks&stopBytecodes != 0 {
@@ -348,24 +349,25 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 			debt = vm.callNanos
 		}
 		if budget := int64(horizon - *clock); debt > budget {
-			tr.lineSelf[callLine].self += budget
+			tr.cell(callLine).self += budget
 			*clock = horizon
 			t.callDebt = debt - budget
 			return stopHorizon
 		}
-		tr.lineSelf[callLine].self += debt
+		tr.cell(callLine).self += debt
 		*clock += Time(debt)
 		t.callDebt = 0
 		code, flags = vm.code[callee], 0
 	}
 	tr.edgeCounts[edge]++
-	n := len(tr.nodes)
+	n := tr.count
 	node := tr.child(caller.node, callee)
-	if len(tr.nodes) > n && vm.newContext(tr.nodes[node].lines, len(t.frames)+1) {
+	nd := tr.node(node)
+	if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
 		return stopHorizon // a limit stopped the run
 	}
-	tr.nodes[node].calls++
-	lines := tr.nodes[node].lineBase
+	nd.calls++
+	lines := nd.lineBase
 	base := int32(len(t.loops))
 	for i := int32(0); i < code.LoopSlots; i++ {
 		t.loops = append(t.loops, 0)
@@ -397,7 +399,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 		}
 	}
 	if code.PollEntry && inl == nil {
-		tr.lineSelf[lines+code.Instrs[0].Line].self += vm.pollNanos
+		tr.cell(lines + code.Instrs[0].Line).self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
 		t.pollKind = PollPrologue
 		stop |= t.hooks & stopPoll
@@ -496,12 +498,12 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	body := f.code.Instrs[back.LoopBackTarget():enter.LoopBackPC()]
 	rest := enter.IterCost
 	for i := range body {
-		c := &tr.lineSelf[f.lines+body[i].Line]
+		c := tr.cell(f.lines + body[i].Line)
 		c.self += k * body[i].Cost
 		c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
 		rest -= body[i].Cost
 	}
-	tr.lineSelf[f.lines+back.Line].self += k*rest + strip*vm.pollNanos
+	tr.cell(f.lines + back.Line).self += k*rest + strip*vm.pollNanos
 	t.stmts += k * int64(enter.IterStmts)
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * enter.IterBytecodes
@@ -577,21 +579,22 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 // pc and bcp and the clock are the caller's to advance.
 func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
 	tr := vm.truth
-	c := &tr.lineSelf[f.lines+in.Line]
+	c := tr.cell(f.lines + in.Line)
 	code := lc.code
 	if inl == nil {
 		c.self += k * vm.callNanos
 	}
 	tr.edgeCounts[edge] += k
-	tr.nodes[lc.node].calls += k
-	lines := tr.nodes[lc.node].lineBase
+	nd := tr.node(lc.node)
+	nd.calls += k
+	lines := nd.lineBase
 	if inl == nil && code.PollEntry {
-		tr.lineSelf[lines+code.Instrs[0].Line].self += k * vm.pollNanos
+		tr.cell(lines + code.Instrs[0].Line).self += k * vm.pollNanos
 	}
 	n := len(code.Instrs) - 1
 	for i := range n {
 		w := &code.Instrs[i]
-		cc := &tr.lineSelf[lines+w.Line]
+		cc := tr.cell(lines + w.Line)
 		// Stepping adds without saturating; k additions of b wrap as k×b
 		// does.
 		cc.self += k * w.Cost
@@ -599,7 +602,7 @@ func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCal
 	}
 	if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
 		if code.EpiloguePoll {
-			tr.lineSelf[lines+ret.Line].self += k * vm.pollNanos
+			tr.cell(lines + ret.Line).self += k * vm.pollNanos
 		} else {
 			c.self += k * vm.pollNanos
 		}
@@ -711,7 +714,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		if in.Op == OpWork {
-			c := &tr.lineSelf[f.lines+in.Line]
+			c := tr.cell(f.lines + in.Line)
 			c.self += k * in.Cost
 			c.bytecodes += k * in.Bytecodes // as stepping adds, wrapping
 			continue
@@ -724,7 +727,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	if back.Flags&FlagPoll != 0 {
 		backPoll = vm.pollNanos
 	}
-	tr.lineSelf[f.lines+back.Line].self += k*backPoll + strip*vm.pollNanos
+	tr.cell(f.lines + back.Line).self += k*backPoll + strip*vm.pollNanos
 	t.stmts += k * it.stmts
 	f.bcp = it.last
 	*clock += Time(k*it.cost + strip*vm.pollNanos)

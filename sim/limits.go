@@ -274,11 +274,11 @@ func (vm *VM) Footprint() Footprint {
 // profileSize is how many samples harness.TruthProfile makes and how
 // many frames their stacks hold.
 func (t *Truth) profileSize() (samples, frames int64) {
-	depth := make([]int32, len(t.nodes)) // parents precede their children
-	for i := 1; i < len(t.nodes); i++ {
-		n := &t.nodes[i]
+	depth := make([]int32, t.count) // parents precede their children
+	for i := int32(1); i < t.count; i++ {
+		n := t.node(i)
 		depth[i] = depth[n.parent] + 1
-		for _, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
+		for _, c := range t.nodeCells(n) {
 			if c.self != 0 {
 				samples++
 				frames += int64(depth[i])

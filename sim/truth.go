@@ -30,34 +30,58 @@ func (s ThreadState) String() string {
 }
 
 // cctNode is one calling context of the exact calling context tree. Nodes
-// are stored in one slice and linked parent → first child → next sibling,
-// so entering a known context costs a short scan (of at most wideAfter
-// siblings, then an index) and no allocation.
+// are stored in chunks (Truth.node) and linked parent → first child → next
+// sibling, so entering a known context costs a short scan (of at most
+// wideAfter siblings, then an index) and no allocation.
 type cctNode struct {
 	method      int32
 	parent      int32
 	firstChild  int32
 	nextSibling int32
 	// The context's self time (CPU ns spent in its own code) and
-	// bytecodes are kept per source line: Truth.lineSelf[lineBase+line]
-	// for line 0 … lines-1.
+	// bytecodes are kept per source line: Truth.cell(lineBase+line) for
+	// line 0 … lines-1.
 	lineBase   int32
 	lines      int32
 	calls      int64
 	allocBytes int64
 }
 
+// The recorder's storage grows in fixed-size chunks, never by copying what
+// it holds: a run's contexts keep appearing for seconds on the
+// context-rich stand-ins, and a slice that grows by append copies its
+// whole contents at every growth (1.25× at a time once large: javac's 300
+// ms spent 40 % of RunUntil in those copies). A chunk holds 1<<nodeBits
+// nodes or 1<<cellBits line cells; a node's cells never straddle two
+// chunks, except a method with more lines than a chunk holds, whose cells
+// take an array of several chunks' worth that the chunk table points into.
+// Only the first chunk of each grows by append, from a small start, so a
+// tiny program takes little memory.
+const (
+	nodeBits  = 12
+	nodeMask  = 1<<nodeBits - 1
+	cellBits  = 14
+	cellMask  = 1<<cellBits - 1
+	firstSize = 64 // the first chunk's initial capacity
+)
+
 // Truth is the ground-truth recorder: always on, exact to the nanosecond
 // and to the source line.
 type Truth struct {
-	nodes []cctNode
-	// lineSelf is the self time and bytecodes per (node, line), one slot
+	// nodes holds the CCT's nodes, node i at nodes[i>>nodeBits][i&nodeMask]
+	// (see node); count is how many there are.
+	nodes [][]cctNode
+	count int32
+	// cells holds the self time and bytecodes per (node, line), one cell
 	// per line of the node's method (Instr.Line indexes it directly),
 	// allocated when the node is created: memory grows with the calling
-	// contexts, never with the run's length. Frames keep their node's
-	// lineBase, so a charge is one add at lineSelf[frame.lines+Instr.Line]
-	// and a Work statement touches one 16-byte cell.
-	lineSelf   []lineCell
+	// contexts, never with the run's length. Cell i is
+	// cells[i>>cellBits][i&cellMask] (see cell); cellEnd is the next free
+	// index. Frames keep their node's lineBase, so a charge is one add at
+	// cell(frame.lines+Instr.Line) and a Work statement touches one
+	// 16-byte cell.
+	cells      [][]lineCell
+	cellEnd    int32
 	lineCount  []int32 // per method: slots a node of that method needs
 	edgeCounts []int64 // per Image.Edges
 	// Exceptions counts throws; Uncaught counts those that ended a thread.
@@ -72,10 +96,20 @@ type Truth struct {
 // per method (highest Instr.Line + 1) are given.
 func newTruth(edges int, lineCount []int32) *Truth {
 	t := &Truth{edgeCounts: make([]int64, edges), lineCount: lineCount}
-	t.nodes = append(t.nodes, cctNode{method: -1, parent: -1, firstChild: -1, nextSibling: -1, lines: 1})
-	t.lineSelf = append(t.lineSelf, lineCell{}) // the root's: service frames point here and never charge
+	t.nodes = [][]cctNode{make([]cctNode, 1, firstSize)}
+	t.nodes[0][0] = cctNode{method: -1, parent: -1, firstChild: -1, nextSibling: -1, lines: 1}
+	t.count = 1
+	// The root's cell: service frames point here and never charge.
+	t.cells = [][]lineCell{make([]lineCell, 1, firstSize)}
+	t.cellEnd = 1
 	return t
 }
+
+// node returns node i.
+func (t *Truth) node(i int32) *cctNode { return &t.nodes[i>>nodeBits][i&nodeMask] }
+
+// cell returns line cell i (a node's lineBase plus a line).
+func (t *Truth) cell(i int32) *lineCell { return &t.cells[i>>cellBits][i&cellMask] }
 
 // lineCell is one (node, line)'s share of the truth.
 type lineCell struct {
@@ -83,10 +117,16 @@ type lineCell struct {
 	bytecodes int64
 }
 
+// nodeCells is node n's line cells, in line order.
+func (t *Truth) nodeCells(n *cctNode) []lineCell {
+	c := t.cells[n.lineBase>>cellBits]
+	off := n.lineBase & cellMask
+	return c[off : off+n.lines]
+}
+
 // sums is node i's self time and bytecodes: its lines' sums.
-func (t *Truth) sums(i int) (self, bytecodes int64) {
-	n := &t.nodes[i]
-	for _, c := range t.lineSelf[n.lineBase : n.lineBase+n.lines] {
+func (t *Truth) sums(i int32) (self, bytecodes int64) {
+	for _, c := range t.nodeCells(t.node(i)) {
 		self += c.self
 		bytecodes = satAdd(bytecodes, c.bytecodes) // counters saturate (BytecodeCap)
 	}
@@ -132,13 +172,15 @@ const wideAfter = 16
 // child returns the node for method under parent, creating it once.
 func (t *Truth) child(parent, method int32) int32 {
 	n := 0
-	for c := t.nodes[parent].firstChild; c >= 0; c = t.nodes[c].nextSibling {
-		if t.nodes[c].method == method {
+	for c := t.node(parent).firstChild; c >= 0; {
+		nd := t.node(c)
+		if nd.method == method {
 			return c
 		}
 		if n++; n == wideAfter {
 			return t.wideChild(parent, method)
 		}
+		c = nd.nextSibling
 	}
 	return t.newChild(parent, method)
 }
@@ -148,11 +190,13 @@ func (t *Truth) child(parent, method int32) int32 {
 // creates a node or an index entry.
 func (t *Truth) known(parent, method int32) int32 {
 	n := 0
-	for c := t.nodes[parent].firstChild; c >= 0 && n < wideAfter; c = t.nodes[c].nextSibling {
-		if t.nodes[c].method == method {
+	for c := t.node(parent).firstChild; c >= 0 && n < wideAfter; {
+		nd := t.node(c)
+		if nd.method == method {
 			return c
 		}
 		n++
+		c = nd.nextSibling
 	}
 	return -1
 }
@@ -166,8 +210,8 @@ func (t *Truth) wideChild(parent, method int32) int32 {
 	}
 	if !t.indexed[parent] {
 		t.indexed[parent] = true
-		for c := t.nodes[parent].firstChild; c >= 0; c = t.nodes[c].nextSibling {
-			t.wide[[2]int32{parent, t.nodes[c].method}] = c
+		for c := t.node(parent).firstChild; c >= 0; c = t.node(c).nextSibling {
+			t.wide[[2]int32{parent, t.node(c).method}] = c
 		}
 	}
 	if c, ok := t.wide[[2]int32{parent, method}]; ok {
@@ -180,13 +224,60 @@ func (t *Truth) wideChild(parent, method int32) int32 {
 
 // newChild creates the node for method under parent.
 func (t *Truth) newChild(parent, method int32) int32 {
-	id := int32(len(t.nodes))
-	base, n := int32(len(t.lineSelf)), t.lineCount[method]
-	t.lineSelf = append(t.lineSelf, make([]lineCell, n)...)
-	t.nodes = append(t.nodes, cctNode{method: method, parent: parent, firstChild: -1, nextSibling: t.nodes[parent].firstChild,
-		lineBase: base, lines: n})
-	t.nodes[parent].firstChild = id
+	id := t.count
+	n := t.lineCount[method]
+	base := t.newCells(n)
+	if id&nodeMask == 0 {
+		t.nodes = append(t.nodes, make([]cctNode, 0, 1<<nodeBits))
+	}
+	last := &t.nodes[len(t.nodes)-1]
+	*last = growChunk(*last, 1, nodeBits)
+	p := t.node(parent)
+	(*last)[len(*last)-1] = cctNode{method: method, parent: parent, firstChild: -1, nextSibling: p.firstChild,
+		lineBase: base, lines: n}
+	p.firstChild = id
+	t.count++
 	return id
+}
+
+// newCells reserves n zeroed line cells in one chunk and returns the first
+// one's index.
+func (t *Truth) newCells(n int32) int32 {
+	if n > 1<<cellBits {
+		// More lines than a chunk: an array of whole chunks of its own,
+		// each chunk-table entry a view from its chunk's start to the
+		// array's end, so cell's arithmetic reaches every line.
+		k := (n + cellMask) >> cellBits
+		big := make([]lineCell, k<<cellBits)
+		base := int32(len(t.cells)) << cellBits
+		for j := range k {
+			t.cells = append(t.cells, big[j<<cellBits:])
+		}
+		t.cellEnd = base + k<<cellBits
+		return base
+	}
+	if t.cellEnd&cellMask+n > 1<<cellBits || t.cellEnd>>cellBits == int32(len(t.cells)) {
+		// The rest of this chunk is too short (or it is full): the next.
+		t.cells = append(t.cells, make([]lineCell, 0, 1<<cellBits))
+		t.cellEnd = int32(len(t.cells)-1) << cellBits
+	}
+	last := &t.cells[len(t.cells)-1]
+	base := t.cellEnd
+	*last = growChunk(*last, int(n), cellBits)
+	t.cellEnd += n
+	return base
+}
+
+// growChunk extends chunk c by n zeroed elements, within the 1<<bits a
+// chunk holds: only a first chunk, allocated small, ever reallocates, to
+// at most a full chunk.
+func growChunk[E any](c []E, n, bits int) []E {
+	if l := len(c) + n; l > cap(c) {
+		g := make([]E, len(c), min(max(2*cap(c), l), 1<<bits))
+		copy(g, c)
+		c = g
+	}
+	return c[:len(c)+n]
 }
 
 // CCTNode is a read-only view of one node of the exact CCT.
@@ -202,45 +293,47 @@ type CCTNode struct {
 // Nodes returns the exact CCT in creation order; node 0 is the root, whose
 // children are the threads' entry methods.
 func (t *Truth) Nodes() []CCTNode {
-	out := make([]CCTNode, len(t.nodes))
-	for i := range t.nodes {
+	out := make([]CCTNode, t.count)
+	for i := range out {
 		out[i] = t.Node(int32(i))
 	}
 	return out
 }
 
 // NodeCount is the number of nodes of the exact CCT, the root included.
-func (t *Truth) NodeCount() int { return len(t.nodes) }
+func (t *Truth) NodeCount() int { return int(t.count) }
 
 // Node returns node i of the exact CCT (0 ≤ i < NodeCount); a parent
 // precedes its children.
 func (t *Truth) Node(i int32) CCTNode {
-	n := &t.nodes[i]
-	self, bc := t.sums(int(i))
+	n := t.node(i)
+	self, bc := t.sums(i)
 	return CCTNode{ID: i, Parent: n.parent, Method: n.method, Self: Time(self),
 		Bytecodes: bc, Calls: n.calls, AllocBytes: n.allocBytes}
 }
 
 // NodeLines is the number of line slots of node i: its method's highest
 // Instr.Line + 1 (slot 0 is never charged; the root has one empty slot).
-func (t *Truth) NodeLines(i int32) int { return int(t.nodes[i].lines) }
+func (t *Truth) NodeLines(i int32) int { return int(t.node(i).lines) }
 
 // LineSelf is node i's self time at source line (Instr.Line) of its
 // method, 0 ≤ line < NodeLines(i): the ns charged there in that calling
 // context.
 func (t *Truth) LineSelf(i int32, line int) Time {
-	n := &t.nodes[i]
+	n := t.node(i)
 	if line < 0 || line >= int(n.lines) {
 		panic(fmt.Sprintf("sim: line %d of a node with %d line slots", line, n.lines))
 	}
-	return Time(t.lineSelf[int(n.lineBase)+line].self)
+	return Time(t.nodeCells(n)[line].self)
 }
 
 // SelfTotal is the CCT's self time summed over all nodes.
 func (t *Truth) SelfTotal() Time {
 	var s int64
-	for _, c := range t.lineSelf {
-		s += c.self
+	for _, chunk := range t.cells {
+		for _, c := range chunk[:min(len(chunk), 1<<cellBits)] {
+			s += c.self
+		}
 	}
 	return Time(s)
 }
@@ -248,8 +341,10 @@ func (t *Truth) SelfTotal() Time {
 // BytecodeTotal is the number of bytecodes executed by all threads.
 func (t *Truth) BytecodeTotal() int64 {
 	var s int64
-	for _, c := range t.lineSelf {
-		s = satAdd(s, c.bytecodes)
+	for _, chunk := range t.cells {
+		for _, c := range chunk[:min(len(chunk), 1<<cellBits)] {
+			s = satAdd(s, c.bytecodes)
+		}
 	}
 	return s
 }
@@ -262,8 +357,8 @@ func (t *Truth) EdgeCount(i int) int64 { return t.edgeCounts[i] }
 // for the root.
 func (t *Truth) Path(node int32, buf []int32) []int32 {
 	start := len(buf)
-	for n := node; n > 0; n = t.nodes[n].parent {
-		buf = append(buf, t.nodes[n].method)
+	for n := node; n > 0; n = t.node(n).parent {
+		buf = append(buf, t.node(n).method)
 	}
 	for i, j := start, len(buf)-1; i < j; i, j = i+1, j-1 {
 		buf[i], buf[j] = buf[j], buf[i]

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,15 +171,15 @@ func TestTruthLineMatchesStack(t *testing.T) {
 		}
 		buf = vm.Stack(0, buf[:0])
 		leaf := buf[len(buf)-1]
-		before := append([]lineCell(nil), vm.truth.lineSelf...)
+		before := vm.truth.flatCells()
 		vm.RunUntil(at + 1)
 		var grew []int
-		for i, v := range vm.truth.lineSelf {
+		for i, v := range vm.truth.flatCells() {
 			if i >= len(before) && v.self != 0 || i < len(before) && v.self != before[i].self {
 				grew = append(grew, i)
 			}
 		}
-		n := vm.truth.nodes[leaf.Node]
+		n := vm.truth.node(leaf.Node)
 		want := []int{int(n.lineBase) + int(leaf.Line)}
 		switch leaf.Code.Instrs[leaf.PC].Op {
 		case OpLoopEnter, OpBranch, OpJump:
@@ -192,4 +193,65 @@ func TestTruthLineMatchesStack(t *testing.T) {
 		require.Equal(t, want, grew, "at %v: %s line %d", at, vm.img.Names[leaf.Method], leaf.Line)
 	}
 	assert.Greater(t, checked, 400)
+}
+
+// flatCells is every line cell at its index (Truth.cell), the unused ends
+// of chunks zero.
+func (t *Truth) flatCells() []lineCell {
+	out := make([]lineCell, len(t.cells)<<cellBits)
+	for j, c := range t.cells {
+		copy(out[j<<cellBits:], c[:min(len(c), 1<<cellBits)])
+	}
+	return out
+}
+
+// The recorder's chunks: contexts of methods with few lines, with more
+// lines than what is left of a chunk, and with more lines than a chunk
+// holds, each get their own cells, found again by child and known.
+func TestTruthChunks(t *testing.T) {
+	lines := []int32{1, 7, 1<<cellBits - 3, 1<<cellBits + 5, 3 << cellBits, 2}
+	tr := newTruth(0, lines)
+	r := rand.New(rand.NewPCG(1, 2))
+	type key struct{ parent, method int32 }
+	made := map[key]int32{}
+	owner := map[int32]int32{} // cell → node
+	for range 3 * (1 << nodeBits) {
+		parent := int32(r.IntN(int(tr.count)))
+		m := int32(r.IntN(len(lines)))
+		if r.IntN(50) > 0 {
+			m = int32(r.IntN(2)) // mostly small methods: many nodes
+		}
+		k := key{parent, m}
+		old, seen := made[k]
+		if seen {
+			require.Equal(t, old, tr.known(parent, m))
+		} else {
+			require.Equal(t, int32(-1), tr.known(parent, m))
+		}
+		c := tr.child(parent, m)
+		if seen {
+			require.Equal(t, old, c)
+			continue
+		}
+		require.Equal(t, tr.count-1, c, "a new node takes the next id")
+		made[k] = c
+		n := tr.node(c)
+		require.Equal(t, lines[m], n.lines)
+		require.Len(t, tr.nodeCells(n), int(lines[m]))
+		for l := range n.lines {
+			i := n.lineBase + l
+			_, taken := owner[i]
+			require.False(t, taken, "cell %d of node %d taken", i, c)
+			owner[i] = c
+			tr.cell(i).self = int64(c)
+		}
+	}
+	for k, c := range made {
+		n := tr.node(c)
+		require.Equal(t, k.parent, n.parent)
+		require.Equal(t, k.method, n.method)
+		for _, cell := range tr.nodeCells(n) {
+			require.Equal(t, int64(c), cell.self)
+		}
+	}
 }

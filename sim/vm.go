@@ -109,7 +109,7 @@ func (f frameFlags) String() string { return bitNames(uint64(f), frameFlagNames[
 type frame struct {
 	code     *Code
 	node     int32 // exact CCT node
-	lines    int32 // the node's Truth.lineBase: charges go to lineSelf[lines+Instr.Line]
+	lines    int32 // the node's lineBase: charges go to Truth.cell(lines+Instr.Line)
 	pc       int32
 	loopBase int32 // this frame's loop counters start here in Thread.loops
 	flags    frameFlags
@@ -449,14 +449,15 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 		}
 	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
-	n := len(vm.truth.nodes)
+	n := vm.truth.count
 	node := vm.truth.child(0, entry)
-	if len(vm.truth.nodes) > n {
-		vm.newContext(vm.truth.nodes[node].lines, 1)
+	nd := vm.truth.node(node)
+	if vm.truth.count > n {
+		vm.newContext(nd.lines, 1)
 	}
-	vm.truth.nodes[node].calls++
+	nd.calls++
 	code := vm.code[entry]
-	t.frames = append(t.frames, frame{code: code, node: node, lines: vm.truth.nodes[node].lineBase})
+	t.frames = append(t.frames, frame{code: code, node: node, lines: nd.lineBase})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	if s := vm.img.limitSlot[entry]; s >= 0 {
 		t.active[s]++
@@ -761,7 +762,7 @@ func (vm *VM) exit(t *Thread) {
 // the statement at its pc.
 func (vm *VM) charge(t *Thread, ns int64) {
 	f := &t.frames[len(t.frames)-1]
-	vm.truth.lineSelf[f.lines+f.code.Instrs[f.pc].Line].self += ns
+	vm.truth.cell(f.lines + f.code.Instrs[f.pc].Line).self += ns
 	t.clock += Time(ns)
 }
 
