@@ -278,7 +278,8 @@ func (t *Truth) profileSize() (samples, frames int64) {
 	for i := int32(1); i < t.count; i++ {
 		n := t.node(i)
 		depth[i] = depth[n.parent] + 1
-		for _, c := range t.nodeCells(n) {
+		for l := range n.lines {
+			c := t.cell(n.lineBase + l)
 			if c.self != 0 {
 				samples++
 				frames += int64(depth[i])

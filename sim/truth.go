@@ -51,18 +51,16 @@ type cctNode struct {
 // it holds: a run's contexts keep appearing for seconds on the
 // context-rich stand-ins, and a slice that grows by append copies its
 // whole contents at every growth (1.25× at a time once large: javac's 300
-// ms spent 40 % of RunUntil in those copies). A chunk holds 1<<nodeBits
-// nodes or 1<<cellBits line cells; a node's cells never straddle two
-// chunks, except a method with more lines than a chunk holds, whose cells
-// take an array of several chunks' worth that the chunk table points into.
-// Only the first chunk of each grows by append, from a small start, so a
-// tiny program takes little memory.
+// ms spent 40 % of RunUntil in those copies). A chunk is an array of
+// 1<<nodeBits nodes or 1<<cellBits line cells, so finding an element is a
+// shift, a mask and one bounds check (of the chunk table). A node's cells
+// are consecutive indices: in one chunk, or, for a method with more lines
+// than a chunk holds, in whole chunks of their own.
 const (
-	nodeBits  = 12
-	nodeMask  = 1<<nodeBits - 1
-	cellBits  = 14
-	cellMask  = 1<<cellBits - 1
-	firstSize = 64 // the first chunk's initial capacity
+	nodeBits = 10 // 40 KiB a chunk
+	nodeMask = 1<<nodeBits - 1
+	cellBits = 12 // 64 KiB a chunk
+	cellMask = 1<<cellBits - 1
 )
 
 // Truth is the ground-truth recorder: always on, exact to the nanosecond
@@ -70,7 +68,7 @@ const (
 type Truth struct {
 	// nodes holds the CCT's nodes, node i at nodes[i>>nodeBits][i&nodeMask]
 	// (see node); count is how many there are.
-	nodes [][]cctNode
+	nodes []*[1 << nodeBits]cctNode
 	count int32
 	// cells holds the self time and bytecodes per (node, line), one cell
 	// per line of the node's method (Instr.Line indexes it directly),
@@ -80,7 +78,7 @@ type Truth struct {
 	// index. Frames keep their node's lineBase, so a charge is one add at
 	// cell(frame.lines+Instr.Line) and a Work statement touches one
 	// 16-byte cell.
-	cells      [][]lineCell
+	cells      []*[1 << cellBits]lineCell
 	cellEnd    int32
 	lineCount  []int32 // per method: slots a node of that method needs
 	edgeCounts []int64 // per Image.Edges
@@ -96,11 +94,11 @@ type Truth struct {
 // per method (highest Instr.Line + 1) are given.
 func newTruth(edges int, lineCount []int32) *Truth {
 	t := &Truth{edgeCounts: make([]int64, edges), lineCount: lineCount}
-	t.nodes = [][]cctNode{make([]cctNode, 1, firstSize)}
+	t.nodes = append(t.nodes, new([1 << nodeBits]cctNode))
 	t.nodes[0][0] = cctNode{method: -1, parent: -1, firstChild: -1, nextSibling: -1, lines: 1}
 	t.count = 1
 	// The root's cell: service frames point here and never charge.
-	t.cells = [][]lineCell{make([]lineCell, 1, firstSize)}
+	t.cells = append(t.cells, new([1 << cellBits]lineCell))
 	t.cellEnd = 1
 	return t
 }
@@ -117,16 +115,11 @@ type lineCell struct {
 	bytecodes int64
 }
 
-// nodeCells is node n's line cells, in line order.
-func (t *Truth) nodeCells(n *cctNode) []lineCell {
-	c := t.cells[n.lineBase>>cellBits]
-	off := n.lineBase & cellMask
-	return c[off : off+n.lines]
-}
-
 // sums is node i's self time and bytecodes: its lines' sums.
 func (t *Truth) sums(i int32) (self, bytecodes int64) {
-	for _, c := range t.nodeCells(t.node(i)) {
+	n := t.node(i)
+	for l := range n.lines {
+		c := t.cell(n.lineBase + l)
 		self += c.self
 		bytecodes = satAdd(bytecodes, c.bytecodes) // counters saturate (BytecodeCap)
 	}
@@ -228,56 +221,30 @@ func (t *Truth) newChild(parent, method int32) int32 {
 	n := t.lineCount[method]
 	base := t.newCells(n)
 	if id&nodeMask == 0 {
-		t.nodes = append(t.nodes, make([]cctNode, 0, 1<<nodeBits))
+		t.nodes = append(t.nodes, new([1 << nodeBits]cctNode))
 	}
-	last := &t.nodes[len(t.nodes)-1]
-	*last = growChunk(*last, 1, nodeBits)
 	p := t.node(parent)
-	(*last)[len(*last)-1] = cctNode{method: method, parent: parent, firstChild: -1, nextSibling: p.firstChild,
+	*t.node(id) = cctNode{method: method, parent: parent, firstChild: -1, nextSibling: p.firstChild,
 		lineBase: base, lines: n}
 	p.firstChild = id
 	t.count++
 	return id
 }
 
-// newCells reserves n zeroed line cells in one chunk and returns the first
-// one's index.
+// newCells reserves n zeroed line cells, consecutive indices in one chunk
+// or (more than a chunk holds) in whole chunks of their own, and returns
+// the first one's index.
 func (t *Truth) newCells(n int32) int32 {
-	if n > 1<<cellBits {
-		// More lines than a chunk: an array of whole chunks of its own,
-		// each chunk-table entry a view from its chunk's start to the
-		// array's end, so cell's arithmetic reaches every line.
-		k := (n + cellMask) >> cellBits
-		big := make([]lineCell, k<<cellBits)
-		base := int32(len(t.cells)) << cellBits
-		for j := range k {
-			t.cells = append(t.cells, big[j<<cellBits:])
-		}
-		t.cellEnd = base + k<<cellBits
-		return base
-	}
 	if t.cellEnd&cellMask+n > 1<<cellBits || t.cellEnd>>cellBits == int32(len(t.cells)) {
 		// The rest of this chunk is too short (or it is full): the next.
-		t.cells = append(t.cells, make([]lineCell, 0, 1<<cellBits))
-		t.cellEnd = int32(len(t.cells)-1) << cellBits
+		t.cellEnd = int32(len(t.cells)) << cellBits
 	}
-	last := &t.cells[len(t.cells)-1]
 	base := t.cellEnd
-	*last = growChunk(*last, int(n), cellBits)
 	t.cellEnd += n
-	return base
-}
-
-// growChunk extends chunk c by n zeroed elements, within the 1<<bits a
-// chunk holds: only a first chunk, allocated small, ever reallocates, to
-// at most a full chunk.
-func growChunk[E any](c []E, n, bits int) []E {
-	if l := len(c) + n; l > cap(c) {
-		g := make([]E, len(c), min(max(2*cap(c), l), 1<<bits))
-		copy(g, c)
-		c = g
+	for int32(len(t.cells))<<cellBits < t.cellEnd {
+		t.cells = append(t.cells, new([1 << cellBits]lineCell))
 	}
-	return c[:len(c)+n]
+	return base
 }
 
 // CCTNode is a read-only view of one node of the exact CCT.
@@ -324,14 +291,14 @@ func (t *Truth) LineSelf(i int32, line int) Time {
 	if line < 0 || line >= int(n.lines) {
 		panic(fmt.Sprintf("sim: line %d of a node with %d line slots", line, n.lines))
 	}
-	return Time(t.nodeCells(n)[line].self)
+	return Time(t.cell(n.lineBase + int32(line)).self)
 }
 
 // SelfTotal is the CCT's self time summed over all nodes.
 func (t *Truth) SelfTotal() Time {
 	var s int64
 	for _, chunk := range t.cells {
-		for _, c := range chunk[:min(len(chunk), 1<<cellBits)] {
+		for _, c := range chunk {
 			s += c.self
 		}
 	}
@@ -342,7 +309,7 @@ func (t *Truth) SelfTotal() Time {
 func (t *Truth) BytecodeTotal() int64 {
 	var s int64
 	for _, chunk := range t.cells {
-		for _, c := range chunk[:min(len(chunk), 1<<cellBits)] {
+		for _, c := range chunk {
 			s = satAdd(s, c.bytecodes)
 		}
 	}
