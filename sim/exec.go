@@ -83,7 +83,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if t.callDebt == 0 {
 				t.stmts++
 			}
-			if r := vm.call(t, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &clock, horizon); r != 0 {
+			if r := vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &clock, horizon); r != 0 {
 				t.clock = clock
 				return r
 			}
@@ -116,7 +116,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				t.pendingRecv = r
 			}
 			callee := vt.methods[r]
-			if s := vm.call(t, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
+			if s := vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
 				t.clock = clock
 				return s
 			}
@@ -331,11 +331,11 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 	return false
 }
 
-// call enters callee from t's top frame: edge is the static call edge, inl
-// the code to run inlined (nil for a real call). It returns the hook stops
-// that fired, or stopExit on stack overflow.
-func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizon Time) stopSet {
-	caller := &t.frames[len(t.frames)-1]
+// call enters callee from t's top frame caller, whose call statement is
+// at line: edge is the static call edge, inl the code to run inlined (nil
+// for a real call). It returns the hook stops that fired, or stopExit on
+// stack overflow.
+func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code, clock *Time, horizon Time) stopSet {
 	slot := vm.img.limitSlot[callee]
 	if slot >= 0 && t.active[slot] >= vm.img.limits[callee] {
 		caller.pc++ // the recursion's base case: the call is not made
@@ -354,7 +354,7 @@ func (vm *VM) call(t *Thread, callee, edge int32, inl *Code, clock *Time, horizo
 	tr := vm.truth
 	code, flags := inl, fInlined
 	if inl == nil {
-		callLine := caller.lines + caller.code.Instrs[caller.pc].Line
+		callLine := caller.lines + line
 		// The call sequence runs in the caller; a horizon inside it stops
 		// the thread there, so an exact sampler sees the caller.
 		debt := t.callDebt
