@@ -117,6 +117,9 @@ threads: [{name: main, entry: A.main}]
 		frames += int64(prof.Depth(i))
 	}
 	assert.Equal(t, frames, f.StackFrames)
+	// The priced contexts cover the table: a line-0 context per node at
+	// most, a leaf context per sample of another line.
+	assert.LessOrEqual(t, int64(len(prof.Contexts)-1), f.ProfileContexts+f.Samples)
 }
 
 // The truth profiles, whose samples are made in canonical order without

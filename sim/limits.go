@@ -99,28 +99,32 @@ func FormatBytes(n int64) string {
 // The footprint model: what one unit of the run costs in bytes of Go
 // heap. The estimate covers what the run and the truth profile built from
 // it keep live, not the samplers' profiles (nor the export of profiles to
-// files, which profsim run estimates itself). Measured with harness.Run
-// and GOGC=25, so that the peak RSS is close to the live heap: the javac
-// stand-in (hotspot17) for 1 s, 1.25 M contexts and 83 M stack frames
-// in the truth profile, is estimated at 2.55 GB, keeps 2.38 GB live
-// after the run and peaked at 2.61 GB RSS; for 300 ms, 1.53 GB
-// estimated and 1.50 GB peak; kiama for 300 ms 1.41 GB and 1.39 GB.
-// 10⁵ threads that each run one statement peaked at 127 MiB (159 MiB
-// with --format json and --out), estimated at 146 MiB.
+// files, which profsim run estimates itself). The truth recorder keeps its
+// nodes and line cells in fixed-size chunks (truth.go), and
+// harness.TruthProfile allocates its context table and samples exactly
+// (it counts them first), so each unit's price is its size plus a little
+// rounding. Measured on the javac stand-in (hotspot17) for 1 s, 1.25 M
+// contexts and 4.2 M truth samples: estimated 559 MB before the truth
+// profile is built; BenchmarkWorkloads' peak heap 463 MB
+// (docs/PERFORMANCE.md); peak RSS of profsim run --samplers truth with
+// GOGC=25 614 MB (the live heap plus the collector's headroom and the
+// report's views).
 const (
-	// contextBytes: a calling context's node, twice its 40 bytes (the
-	// slice holding the nodes grows by doubling).
-	contextBytes = 80
-	// lineBytes: one line slot of a context (self time and bytecodes),
-	// doubled likewise.
-	lineBytes = 32
-	// sampleBytes and stackFrameBytes: one sample of the truth profile
-	// (a context's line with self time) and each frame of its stack: a
-	// profile.Sample is 56 bytes and a profile.Frame 24, both allocated
-	// exactly (harness.TruthProfile counts them first); 64 leaves room
-	// for the slice headers' rounding.
-	sampleBytes     = 64
-	stackFrameBytes = 24
+	// contextBytes: a calling context's node in the recorder, 40 bytes
+	// in a chunk, and its share of the chunk table.
+	contextBytes = 48
+	// lineBytes: one line cell of a context (self time and bytecodes),
+	// 16 bytes, and what a chunk's tail may leave unused when a node's
+	// cells do not fit in it.
+	lineBytes = 24
+	// profileContextBytes: a context's line-0 context in the truth
+	// profile's table (a profile.Context, 32 bytes) and
+	// harness.TruthProfile's per-node scratch while it builds the table
+	// (parent, method, child-list and index tables: 21 bytes).
+	profileContextBytes = 56
+	// sampleBytes: one sample of the truth profile (a context's line with
+	// self time): a profile.Sample, 40 bytes, and its leaf context, 32.
+	sampleBytes = 72
 	// threadBytes: a thread (its state, random stream, name, statistics
 	// and a row of the report), besides its stack.
 	threadBytes = 1536
@@ -134,7 +138,12 @@ const (
 
 // Footprint is a run's estimated memory, by part (Limits.MaxMemory).
 type Footprint struct {
-	Contexts, Lines, Samples, StackFrames int64
+	Contexts, Lines int64
+	// ProfileContexts and Samples are the truth profile's: its context
+	// table's line-0 contexts and its samples. StackFrames is the
+	// frames its samples' stacks would hold if each were written out
+	// whole (JSON, folded stacks): not priced, the table shares them.
+	ProfileContexts, Samples, StackFrames int64
 	Threads, Frames                       int64
 	// ThreadBytes is what one thread costs besides its frames.
 	ThreadBytes int64
@@ -142,13 +151,13 @@ type Footprint struct {
 
 // Bytes is the estimate.
 func (f Footprint) Bytes() int64 {
-	return satAdd(satMul(f.Contexts, contextBytes), satMul(f.Lines, lineBytes), satMul(f.Samples, sampleBytes),
-		satMul(f.StackFrames, stackFrameBytes), satMul(f.Threads, f.ThreadBytes), satMul(f.Frames, frameBytes))
+	return satAdd(satMul(f.Contexts, contextBytes), satMul(f.Lines, lineBytes), satMul(f.ProfileContexts, profileContextBytes),
+		satMul(f.Samples, sampleBytes), satMul(f.Threads, f.ThreadBytes), satMul(f.Frames, frameBytes))
 }
 
 func (f Footprint) String() string {
-	return fmt.Sprintf("%d calling contexts, %d stack frames in the truth profile, %d threads, %d frames on their stacks",
-		f.Contexts, f.StackFrames, f.Threads, f.Frames)
+	return fmt.Sprintf("%d calling contexts, %d samples in the truth profile, %d threads, %d frames on their stacks",
+		f.Contexts, f.Samples, f.Threads, f.Frames)
 }
 
 func satMul(a, b int64) int64 {
@@ -204,6 +213,7 @@ func (vm *VM) newContext(lines int32, depth int) bool {
 	vm.foot.Contexts++
 	vm.foot.Lines += int64(lines)
 	if !vm.noTruthProfile {
+		vm.foot.ProfileContexts++
 		vm.foot.Samples++
 		vm.foot.StackFrames += int64(depth)
 	}
@@ -215,7 +225,7 @@ func (vm *VM) newContext(lines int32, depth int) bool {
 // counted. Call it before Run.
 func (vm *VM) NoTruthProfile() {
 	vm.noTruthProfile = true
-	vm.foot.Samples, vm.foot.StackFrames = 0, 0
+	vm.foot.ProfileContexts, vm.foot.Samples, vm.foot.StackFrames = 0, 0, 0
 }
 
 // deeper accounts t's stack reaching a new depth. It reports whether the
@@ -246,7 +256,7 @@ func (vm *VM) allowThreads(n int, what string) bool {
 // CheckProfile checks, before the truth profile is built from the
 // finished run, that it fits Limits.MaxMemory: the estimate so far
 // expected one sample per calling context, and the profile has one per
-// (context, line) with self time, each with the context's whole stack.
+// (context, line) with self time.
 func (vm *VM) CheckProfile() error {
 	if vm.err != nil {
 		return vm.err

@@ -177,9 +177,9 @@ threads: [{name: main, entry: M.main}]
 	assert.Equal(t, "memory", le.Limit)
 	assert.Equal(t, int64(max), le.Max)
 	assert.Greater(t, le.Value, int64(max))
-	// One more context (at most 36 frames deep, 2 lines) is all it
-	// passed the limit by.
-	assert.LessOrEqual(t, le.Value, int64(max+contextBytes+2*lineBytes+sampleBytes+36*stackFrameBytes))
+	// One more context (2 lines, its truth-profile context and sample)
+	// is all it passed the limit by.
+	assert.LessOrEqual(t, le.Value, int64(max+contextBytes+2*lineBytes+profileContextBytes+sampleBytes))
 	assert.Equal(t, vm.foot.Bytes(), le.Value)
 	assert.Contains(t, le.Detail, "calling contexts")
 	assert.Positive(t, le.At)
@@ -210,15 +210,17 @@ methods:
   - {class: A, name: f, recursion_limit: 4000, body: [{work: {cycles: 10, bytecodes: 1}}, {call: {method: A.f}}]}
 threads: [{name: main, entry: A.f, count: 50}]
 `
-	// 50 threads × 4000 frames: 19 MB of stacks alone (frameBytes each).
-	_, le := limitErr(t, src, Limits{MaxMemory: 16 << 20}, func(c *Config) { c.MaxStackDepth = 5000 })
+	// 50 threads, each on its own CPU, × 4000 frames: 19 MB of stacks
+	// alone (frameBytes each), the recorder's 4000 contexts and the truth
+	// profile's 8000 samples under 1.5 MB.
+	_, le := limitErr(t, src, Limits{MaxMemory: 8 << 20}, func(c *Config) { c.MaxStackDepth, c.CPUs = 5000, 50 })
 	assert.Equal(t, "memory", le.Limit)
 	assert.Contains(t, le.Detail, "frames on their stacks")
 }
 
 // The truth profile is checked as it will be built: one sample per
-// (context, line) with self time, each with its whole stack (its size
-// against harness.TruthProfile's: harness's TestTruthProfileFootprint).
+// (context, line) with self time (its size against harness.TruthProfile's:
+// harness's TestTruthProfileFootprint).
 func TestCheckProfile(t *testing.T) {
 	src := `
 name: lines
