@@ -79,3 +79,26 @@ func TestRunAllDoesNotKeepAFailedRun(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, int64(2), timesMade(bad), "a failed run is made again when asked for again")
 }
+
+// forgetRuns drops every cached run whose key is a K, so that the next
+// runAll of such keys makes them again (a determinism test compares two
+// makings, not a making and its cached copy).
+func forgetRuns[K comparable]() {
+	runs.mu.Lock()
+	defer runs.mu.Unlock()
+	for k := range runs.m {
+		if _, ok := k.(K); ok {
+			delete(runs.m, k)
+		}
+	}
+}
+
+func TestForgetRunsMakesThemAgain(t *testing.T) {
+	k := testKey{"forget", 7}
+	_, err := runAll(Options{}, []testKey{k})
+	require.NoError(t, err)
+	forgetRuns[testKey]()
+	_, err = runAll(Options{}, []testKey{k})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), timesMade(k))
+}
