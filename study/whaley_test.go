@@ -81,19 +81,14 @@ const (
 	// words), as a bound: below 3 %. The model's overheads are ≈ 0.2 %,
 	// far below the paper's (REPRODUCTIONS.md, W2).
 	w2OverheadMax = 3.0
-	// w2HighPrecision is the claim's "precision … is high at 1–10 ms",
-	// which has no number (the paper's table digits are lost in our
-	// copy). The value 0.75 follows the simulator's output, not the
-	// paper: the PCCT's precision on jess at 10 ms measures 0.75 ± 0.08
-	// (seeds 1–3), on the bound; the others 0.80–1.00. It is a
-	// regression guard rather than a reading of the claim.
-	w2HighPrecision = 0.75
-	// w2LowPrecision and w2PrecisionDrop: "… and drops at 100 ms": below
-	// 0.6 at 100 ms and at least 0.25 below 10 ms. The claim gives no
-	// number; like w2HighPrecision these follow the output (measured at
-	// 100 ms: −0.82 to 0.43; drops 0.46–1.62).
-	w2LowPrecision  = 0.6
-	w2PrecisionDrop = 0.25
+	// w2StrongCorrelation reads the claim's "precision … is high at
+	// 1–10 ms" and "lost at 100 ms", which have no number (the paper's
+	// table digits are lost in our copy), on the conventional scale of
+	// correlation strength: r ≥ 0.6 is "strong" (Evans, Straightforward
+	// Statistics for the Behavioral Sciences, 1996: 0.6–0.79 strong,
+	// ≥ 0.8 very strong). High: a mean at or above it; lost: below it.
+	// The drop itself is asserted as separated 95 % CIs over seed pairs.
+	w2StrongCorrelation = 0.6
 )
 
 // TestW2_OverheadPrecision: for each stand-in (jess for SPECjvm98, jbb for
@@ -103,8 +98,9 @@ const (
 // grows; at 10 ms both are above 0 and below 3 % ("a few percent" as a
 // bound; ours are ≈ 0.2 %, far below the paper's — see the experiment's
 // note). Precision (Whaley: correlation of the second data sets of two
-// runs) is ≥ w2HighPrecision at 1 and 10 ms for both profilers and at
-// 100 ms drops below w2LowPrecision and by ≥ w2PrecisionDrop from 10 ms.
+// runs) is strong (≥ w2StrongCorrelation) at 1 and 10 ms for both
+// profilers, and at 100 ms falls below it, its 95 % CI wholly below the
+// one at 10 ms.
 func TestW2_OverheadPrecision(t *testing.T) {
 	r := measure[*W2Result](t, "w2-overhead-precision")
 	ms, ms10, ms100 := sim.Millisecond, 10*sim.Millisecond, 100*sim.Millisecond
@@ -121,10 +117,10 @@ func TestW2_OverheadPrecision(t *testing.T) {
 			assert.Positive(t, ov(ms10), "%s %s", b, pr)
 			assert.Less(t, ov(ms10), w2OverheadMax, "%s %s", b, pr)
 			for _, iv := range []sim.Time{ms, ms10} {
-				assert.GreaterOrEqual(t, prec(iv), w2HighPrecision, "%s %s %v precision", b, pr, iv)
+				assert.GreaterOrEqual(t, prec(iv), w2StrongCorrelation, "%s %s %v precision", b, pr, iv)
 			}
-			assert.Less(t, prec(ms100), w2LowPrecision, "%s %s", b, pr)
-			assert.Greater(t, prec(ms10)-prec(ms100), w2PrecisionDrop, "%s %s", b, pr)
+			assert.Less(t, prec(ms100), w2StrongCorrelation, "%s %s", b, pr)
+			assert.Greater(t, r.Precision(pr, 1, b, ms10).Lo(), r.Precision(pr, 1, b, ms100).Hi(), "%s %s: precision drops from 10 to 100 ms", b, pr)
 		}
 	}
 }
