@@ -262,6 +262,7 @@ func a2Work(bench string, seed uint64, samples, stride int, d sim.Time) (int64, 
 			}
 		}
 	}
+	cfg.NoTruthProfile = true // only the statements executed are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, err
@@ -757,6 +758,7 @@ func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (floa
 	// The call graph matures for a quarter of the run, the adaptive system
 	// then re-optimizes with it, and the second half is measured.
 	cfg.RecompileAt, cfg.WarmUp = d/4, d/2
+	cfg.NoTruthProfile = true // only the bytecodes executed are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%s/%s/%s: %w", bench, inl.name, a4Sources[src].name, err)

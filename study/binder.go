@@ -77,6 +77,7 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 			*x = *samplers.NewKomorium(kc)
 		}
 	}
+	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", bench, err)
@@ -527,6 +528,7 @@ func (k b7Key) run() (float64, error) {
 			}
 		}
 	}
+	cfg.NoTruthProfile = true // only the bytecodes executed are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
