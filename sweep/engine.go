@@ -133,6 +133,19 @@ type Options struct {
 	Now func() time.Time
 }
 
+// clock checks Jobs and returns the clock (Now, time.Now if nil) and the
+// time Execute or Map starts.
+func (opts Options) clock() (now func() time.Time, start time.Time, err error) {
+	if opts.Jobs < 1 {
+		return nil, time.Time{}, fmt.Errorf("sweep: jobs %d must be ≥ 1", opts.Jobs)
+	}
+	now = opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return now, now(), nil
+}
+
 // Progress is a sweep's state after a run finishes.
 type Progress struct {
 	Done, Failed, Total int
@@ -185,14 +198,10 @@ type Summary struct {
 // all.
 func Execute(ctx context.Context, jobs []Job, opts Options, emit func(Record) error) (Summary, error) {
 	var sum Summary
-	if opts.Jobs < 1 {
-		return sum, fmt.Errorf("sweep: jobs %d must be ≥ 1", opts.Jobs)
+	now, start, err := opts.clock()
+	if err != nil {
+		return sum, err
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	start := now()
 	var emitErr error
 	finished, interrupted := dispatch(ctx, len(jobs), opts.Jobs,
 		func(ctx context.Context, i int) Record { return runOne(ctx, jobs[i], now) },
@@ -227,20 +236,15 @@ func Execute(ctx context.Context, jobs []Job, opts Options, emit func(Record) er
 // Map is the engine's Go API for in-process sweeps whose results are Go
 // values: the study's experiments run on it.
 func Map[K, R any](ctx context.Context, keys []K, opts Options, f func(context.Context, K) (R, error)) ([]R, error) {
-	if opts.Jobs < 1 {
-		return nil, fmt.Errorf("sweep: jobs %d must be ≥ 1", opts.Jobs)
+	now, start, err := opts.clock()
+	if err != nil {
+		return nil, err
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	start := now()
 	type result struct {
 		r   R
 		err error
 	}
 	out := make([]R, len(keys))
-	var err error
 	done := 0
 	finished, _ := dispatch(ctx, len(keys), opts.Jobs,
 		func(ctx context.Context, i int) result {
