@@ -91,10 +91,12 @@ func runAll[K runKey[R], R any](o Options, keys []K) ([]R, error) {
 		return struct{}{}, err
 	})
 	if err != nil {
-		// Release the waiters of runs never handed out or abandoned.
+		// Release the waiters of runs never handed out or abandoned,
+		// and report the run that failed, not one left unmade.
 		for _, k := range todo {
 			finish(k, nil, errNotRun)
 		}
+		return nil, err
 	}
 	out := make([]R, len(keys))
 	for i, c := range entries {

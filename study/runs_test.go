@@ -2,6 +2,7 @@ package study
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,4 +102,29 @@ func TestForgetRunsMakesThemAgain(t *testing.T) {
 	_, err = runAll(Options{}, []testKey{k})
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), timesMade(k))
+}
+
+// gateKey's run fails at once, or waits for gate.
+type gateKey struct {
+	gate chan struct{}
+	fail bool
+}
+
+func (k gateKey) run() (int, error) {
+	if k.fail {
+		return 0, errors.New("the failing run")
+	}
+	<-k.gate
+	return 1, nil
+}
+
+func TestRunAllReportsTheFailedRunNotOneLeftUnmade(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	gate := make(chan struct{})
+	defer close(gate)
+	// The first run is in flight, abandoned when the second fails.
+	_, err := runAll(Options{}, []gateKey{{gate: gate}, {fail: true}})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "the failing run")
+	assert.NotErrorIs(t, err, errNotRun)
 }
