@@ -158,3 +158,72 @@ func TestTruthProfilesCanonical(t *testing.T) {
 		})
 	}
 }
+
+// perMethodSums is the truth summed by method: self ns, bytecodes, calls
+// and allocated bytes per method, and self ns per (method, line).
+type perMethodSums struct {
+	self, bytecodes, calls, alloc map[string]int64
+	lines                         map[string][]int64
+}
+
+func sumByMethod(tr *sim.Truth, names []string) perMethodSums {
+	s := perMethodSums{map[string]int64{}, map[string]int64{}, map[string]int64{}, map[string]int64{}, map[string][]int64{}}
+	for i := int32(1); int(i) < tr.NodeCount(); i++ {
+		n := tr.Node(i)
+		m := names[n.Method]
+		s.self[m] += int64(n.Self)
+		s.bytecodes[m] += n.Bytecodes
+		s.calls[m] += n.Calls
+		s.alloc[m] += n.AllocBytes
+		for len(s.lines[m]) < tr.NodeLines(i) {
+			s.lines[m] = append(s.lines[m], 0)
+		}
+		for l := range tr.NodeLines(i) {
+			s.lines[m][l] += int64(tr.LineSelf(i, l))
+		}
+	}
+	return s
+}
+
+// A truth per method is the calling-context tree summed by method, on a
+// run that executes exactly as with the tree: the same end, statements and
+// samplers' profiles, with and without inlining, threads and recursion.
+func TestTruthPerMethodIsTheTreeSummedByMethod(t *testing.T) {
+	for _, w := range []string{"deepcall", "jython", "javac", "avrora", "hotcold"} {
+		t.Run(w, func(t *testing.T) {
+			p, err := workloads.Get(w)
+			require.NoError(t, err)
+			cfg := DefaultConfig()
+			cfg.Sim.Duration = 30 * sim.Millisecond
+			cfg.Samplers = []string{"async", "safepoint", "jfr"}
+			tree, err := Run(p, cfg)
+			require.NoError(t, err)
+			cfg.TruthPerMethod = true
+			flat, err := Run(p, cfg)
+			require.NoError(t, err)
+
+			assert.True(t, flat.Result.Truth.PerMethod())
+			assert.False(t, tree.Result.Truth.PerMethod())
+			assert.Equal(t, tree.Result.End, flat.Result.End)
+			assert.Equal(t, tree.Result.Statements, flat.Result.Statements)
+			for _, n := range cfg.Samplers {
+				assert.Equal(t, tree.Profiles[n], flat.Profiles[n], n)
+			}
+			names := tree.Image.Names
+			assert.Equal(t, sumByMethod(tree.Result.Truth, names), sumByMethod(flat.Result.Truth, names))
+			assert.Equal(t, tree.Result.Truth.SelfTotal(), flat.Result.Truth.SelfTotal())
+			assert.Equal(t, tree.Result.Truth.BytecodeTotal(), flat.Result.Truth.BytecodeTotal())
+			assert.Equal(t, tree.Profiles["truth"].MethodWeights(), flat.Profiles["truth"].MethodWeights())
+
+			seen := map[int32]bool{}
+			for _, n := range flat.Result.Truth.Nodes()[1:] {
+				assert.Zero(t, n.Parent, "every context is a child of the root")
+				assert.False(t, seen[n.Method], "one context per method")
+				seen[n.Method] = true
+			}
+			if w != "hotcold" { // hotcold has a context per method
+				assert.Less(t, flat.Result.Truth.NodeCount(), tree.Result.Truth.NodeCount())
+			}
+		})
+	}
+}

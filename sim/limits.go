@@ -228,6 +228,35 @@ func (vm *VM) NoTruthProfile() {
 	vm.foot.ProfileContexts, vm.foot.Samples, vm.foot.StackFrames = 0, 0, 0
 }
 
+// TruthPerMethod makes the ground truth per method instead of per calling
+// context: the recorder keeps one context per method, a child of the root,
+// so a method's self time, bytecodes, allocations, calls and lines are
+// summed over all its calling contexts. Every per-method figure and every
+// total is what the calling-context tree gives, and the run executes
+// exactly as with it (the recorder is not part of the VM that threads,
+// samplers and the JIT see); the truth profile's stacks are one frame
+// deep. A call then finds its context by one index instead of a search of
+// its caller's children, and the recorder's memory is bounded by the
+// program's methods: context-rich programs run up to three times faster
+// (docs/PERFORMANCE.md). Call it before Run; it fails once a context below
+// the root exists.
+func (vm *VM) TruthPerMethod() error {
+	t := vm.truth
+	if t.perMethod != nil {
+		return nil
+	}
+	per := make([]int32, len(t.lineCount))
+	for i := int32(1); i < t.count; i++ {
+		nd := t.node(i)
+		if nd.parent != 0 {
+			return fmt.Errorf("sim: TruthPerMethod after the run has started")
+		}
+		per[nd.method] = i
+	}
+	t.perMethod = per
+	return nil
+}
+
 // deeper accounts t's stack reaching a new depth. It reports whether the
 // run must stop.
 func (vm *VM) deeper(t *Thread) bool {

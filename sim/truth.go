@@ -88,6 +88,10 @@ type Truth struct {
 	// than wideAfter children, by (parent, method).
 	wide    map[[2]int32]int32
 	indexed map[int32]bool
+	// perMethod, when not nil, makes the recorder keep one context per
+	// method, a child of the root: perMethod[m] is method m's node (0
+	// until it runs). See VM.TruthPerMethod.
+	perMethod []int32
 }
 
 // newTruth prepares the recorder for a program whose call edges and lines
@@ -164,6 +168,14 @@ const wideAfter = 16
 
 // child returns the node for method under parent, creating it once.
 func (t *Truth) child(parent, method int32) int32 {
+	if t.perMethod != nil {
+		if c := t.perMethod[method]; c > 0 {
+			return c
+		}
+		c := t.newChild(0, method)
+		t.perMethod[method] = c
+		return c
+	}
 	n := 0
 	for c := t.node(parent).firstChild; c >= 0; {
 		nd := t.node(c)
@@ -182,6 +194,12 @@ func (t *Truth) child(parent, method int32) int32 {
 // among parent's first wideAfter children, else -1. Unlike child it never
 // creates a node or an index entry.
 func (t *Truth) known(parent, method int32) int32 {
+	if t.perMethod != nil {
+		if c := t.perMethod[method]; c > 0 {
+			return c
+		}
+		return -1
+	}
 	n := 0
 	for c := t.node(parent).firstChild; c >= 0 && n < wideAfter; {
 		nd := t.node(c)
@@ -246,6 +264,10 @@ func (t *Truth) newCells(n int32) int32 {
 	}
 	return base
 }
+
+// PerMethod reports whether the recorder keeps one context per method
+// (VM.TruthPerMethod) rather than the calling-context tree.
+func (t *Truth) PerMethod() bool { return t.perMethod != nil }
 
 // CCTNode is a read-only view of one node of the exact CCT.
 type CCTNode struct {

@@ -254,3 +254,16 @@ func TestTruthChunks(t *testing.T) {
 		}
 	}
 }
+
+// TruthPerMethod applies before the run only: once a context below the
+// root exists, the tree cannot be made per method.
+func TestTruthPerMethodBeforeTheRunOnly(t *testing.T) {
+	vm := newVM(t, parse(t, linesProgram), func(c *Config) { c.Duration = Millisecond })
+	require.NoError(t, vm.TruthPerMethod())
+	require.NoError(t, vm.TruthPerMethod(), "twice is once")
+	assert.True(t, vm.Run().Truth.PerMethod())
+
+	vm = newVM(t, parse(t, hookProgram), func(c *Config) { c.Duration = Second })
+	vm.Run()
+	assert.ErrorContains(t, vm.TruthPerMethod(), "TruthPerMethod after the run has started")
+}
