@@ -60,12 +60,13 @@ type Config struct {
 	// than the run: studies that never read it set this.
 	NoTruthProfile bool
 	// TruthPerMethod records the ground truth per method instead of per
-	// calling context (sim.VM.TruthPerMethod): every per-method figure and
-	// every total is exact and the run executes as with the full
-	// calling-context tree, the truth profile's stacks are one frame deep,
-	// and context-rich programs run up to three times faster. For studies
-	// that read the truth by method (hotness, self time, bytecodes
-	// executed) or not at all.
+	// calling context (sim.VM.TruthPerMethod): self time, bytecodes, calls
+	// and allocations per method and line, the call edges' counts and every
+	// total are exact and the run executes as with the full calling-context
+	// tree; the truth profile's stacks are one frame deep (no inclusive
+	// time), and context-rich programs run up to three times faster. For
+	// studies that read the truth by method (hotness, self time), by call
+	// edge, by its totals (bytecodes executed) or not at all.
 	TruthPerMethod bool
 	// Window, when > 0, also splits every sampler's profile into
 	// consecutive windows of this length by sample time

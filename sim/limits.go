@@ -231,11 +231,12 @@ func (vm *VM) NoTruthProfile() {
 // TruthPerMethod makes the ground truth per method instead of per calling
 // context: the recorder keeps one context per method, a child of the root,
 // so a method's self time, bytecodes, allocations, calls and lines are
-// summed over all its calling contexts. Every per-method figure and every
-// total is what the calling-context tree gives, and the run executes
-// exactly as with it (the recorder is not part of the VM that threads,
-// samplers and the JIT see); the truth profile's stacks are one frame
-// deep. A call then finds its context by one index instead of a search of
+// summed over all its calling contexts. Those, the call edges' counts and
+// every total are what the calling-context tree gives, and the run
+// executes exactly as with it (the recorder is not part of the VM that
+// threads, samplers and the JIT see); what needs the contexts is lost: the
+// truth profile's stacks are one frame deep, so it holds no inclusive
+// time. A call then finds its context by one index instead of a search of
 // its caller's children, and the recorder's memory is bounded by the
 // program's methods: context-rich programs run up to three times faster
 // (docs/PERFORMANCE.md). Call it before Run; it fails once a context below

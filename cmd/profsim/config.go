@@ -64,6 +64,9 @@ type runConfig struct {
 	// BaselineOnly: no optimizing JIT (--baseline-only).
 	BaselineOnly bool `json:"baseline_only"`
 	GC           bool `json:"gc"`
+	// Truth is "methods" for a truth per method (--truth methods), absent
+	// for the calling-context tree.
+	Truth string `json:"truth,omitempty"`
 	// Settings is every sim., jit., gc. and safepoint. key with its value.
 	Settings   map[string]string `json:"settings"`
 	Injections []string          `json:"injections"`
@@ -143,6 +146,9 @@ func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*sa
 		Settings: map[string]string{}, Injections: []string{}, Speedups: []string{}, Samplers: []samplerConfig{},
 	}
 	rc.Workload.Name = name
+	if cfg.TruthPerMethod {
+		rc.Truth = "methods"
+	}
 	for _, kv := range param.Values(settingsOf(&cfg)) {
 		if cfg.NoJIT && strings.HasPrefix(kv.Key, "jit.") {
 			continue // no optimizing JIT: its settings do nothing (and are refused)
@@ -173,6 +179,9 @@ func (rc *runConfig) args(order []string) []string {
 	}
 	if !rc.GC {
 		a = append(a, "--gc=false")
+	}
+	if rc.Truth != "" {
+		a = append(a, "--truth", rc.Truth)
 	}
 	for _, k := range sortedKeys(rc.Settings) {
 		a = append(a, "--set", k+"="+rc.Settings[k])
@@ -254,6 +263,9 @@ func (rc *runConfig) writeHeader(w io.Writer) {
 		fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s",
 			rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"], rc.Settings["jit.loop_unroll"]), rc.Settings["jit.debug_non_safepoints"])
 		fmt.Fprintf(w, "%s\n", safepointText(rc.Settings))
+	}
+	if rc.Truth != "" {
+		fmt.Fprint(w, "truth per method (--truth methods): its contexts are the methods, its stacks one frame deep\n")
 	}
 	for _, s := range rc.Samplers {
 		if set := nonDefault(s); set != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"os"
@@ -93,6 +94,76 @@ func TestRunJSONContract(t *testing.T) {
 	}
 }
 
+// --truth methods records the truth per method: every per-method figure
+// and overlap is the calling-context tree's, the config says so and its
+// args reproduce it.
+func TestRunTruthPerMethod(t *testing.T) {
+	type report struct {
+		Profiles map[string]struct {
+			Samples int64 `json:"samples"`
+			Methods []struct {
+				Method     string   `json:"method"`
+				SelfShare  float64  `json:"self_share"`
+				TotalShare *float64 `json:"total_share"`
+			} `json:"methods"`
+			OverlapVsTruth     *float64 `json:"overlap_vs_truth"`
+			LineOverlapVsTruth *float64 `json:"line_overlap_vs_truth"`
+			HotEdgeCoverage    *float64 `json:"hot_edge_coverage_vs_truth"`
+		} `json:"profiles"`
+		Config struct {
+			Truth string   `json:"truth"`
+			Args  []string `json:"args"`
+		} `json:"config"`
+	}
+	run := func(extra ...string) report {
+		args := append([]string{"run", "--workload", "jython", "--duration", "30ms", "--format", "json", "--samplers", "truth,async,safepoint"}, extra...)
+		code, out, errOut := runMain(args...)
+		require.Equal(t, 0, code, errOut)
+		var r report
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r
+	}
+	tree, flat := run(), run("--truth", "methods")
+	assert.Empty(t, tree.Config.Truth)
+	assert.NotContains(t, tree.Config.Args, "--truth")
+	assert.Equal(t, "methods", flat.Config.Truth)
+	assert.Contains(t, strings.Join(flat.Config.Args, " "), "--truth methods")
+	require.NotEmpty(t, tree.Profiles["truth"].Methods)
+	for _, m := range flat.Profiles["truth"].Methods {
+		assert.Nil(t, m.TotalShare, "a truth per method has no total shares: %s", m.Method)
+	}
+	for name, p := range tree.Profiles {
+		for i, m := range p.Methods {
+			require.NotNil(t, m.TotalShare, "%s %s", name, m.Method)
+			if name != "truth" {
+				assert.Equal(t, m, flat.Profiles[name].Methods[i])
+			}
+			f := flat.Profiles[name].Methods[i]
+			assert.Equal(t, m.Method, f.Method)
+			assert.Equal(t, m.SelfShare, f.SelfShare)
+		}
+		assert.Equal(t, p.Samples, flat.Profiles[name].Samples)
+		assert.Equal(t, p.OverlapVsTruth, flat.Profiles[name].OverlapVsTruth, name)
+		assert.Equal(t, p.LineOverlapVsTruth, flat.Profiles[name].LineOverlapVsTruth, name)
+		if name != "truth" {
+			assert.NotNil(t, p.HotEdgeCoverage, name)
+			assert.Nil(t, flat.Profiles[name].HotEdgeCoverage, "%s: calling-context edges need the tree", name)
+		}
+	}
+
+	code, out, errOut := runMain("run", "--workload", "jython", "--duration", "30ms", "--format", "csv", "--samplers", "truth,async", "--truth", "methods")
+	require.Equal(t, 0, code, errOut)
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		assert.Equal(t, r[col["profile"]] == "truth", r[col["total_share"]] == "", "total_share of %s %s", r[col["profile"]], r[col["method"]])
+	}
+}
+
 // Same seed and configuration → byte-identical JSON, for every workload.
 func TestRunJSONIsDeterministic(t *testing.T) {
 	for _, w := range []string{"hotcold", "callpair", "sqsum", "abcuv", "deepcall", "testdata/threads.yaml"} {
@@ -156,6 +227,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--cpus", "0"}, "--cpus 0 must be in [1, 1024]"},
 		{[]string{"run", "--workload", "hotcold", "--format", "xml"}, `--format "xml": want table, json, csv or jsonl`},
 		{[]string{"run", "--workload", "hotcold", "--by", "file"}, `--by "file": want method or line`},
+		{[]string{"run", "--workload", "hotcold", "--truth", "stacks"}, `--truth "stacks": want contexts or methods`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "async,intervl=1ms"}, `sampler async: unknown key "intervl" (valid: debug_info, depth, handler_base, handler_per_frame, interval, jitter)`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "async:x,interval=soon"}, `sampler async:x: interval: "soon" is not a duration`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "jfr,period=-1ms"}, "sampler jfr: period: -1ms must be > 0"},

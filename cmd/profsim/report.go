@@ -141,9 +141,11 @@ type costReport struct {
 }
 
 type methodReport struct {
-	Method     string  `json:"method"`
-	SelfShare  float64 `json:"self_share"`
-	TotalShare float64 `json:"total_share"`
+	Method    string  `json:"method"`
+	SelfShare float64 `json:"self_share"`
+	// TotalShare is null for a truth per method (--truth methods), whose
+	// stacks do not hold a method's callers.
+	TotalShare *float64 `json:"total_share"`
 }
 
 type lineReport struct {
@@ -207,6 +209,11 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 	for _, name := range out.Names {
 		p := out.Profiles[name]
 		pr := summarize(p)
+		if name == "truth" && out.Result.Truth.PerMethod() {
+			for i := range pr.Methods {
+				pr.Methods[i].TotalShare = nil // the stacks are one frame deep
+			}
+		}
 		if name != "truth" {
 			if truth != nil {
 				var o float64
@@ -220,14 +227,15 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 					}
 				}
 				pr.OverlapVsTruth = &o
-				var hc float64
-				if pr.EdgeOnly {
+				switch {
+				case pr.EdgeOnly:
 					_, x, y := profile.Align(truth.EdgeWeights(), p.EdgeWeights())
-					hc = profile.HotEdgeCoverage(x, y, hotEdgeThreshold)
-				} else {
-					hc = profile.HotEdgeCoverageContexts(truth, p, hotEdgeThreshold)
+					hc := profile.HotEdgeCoverage(x, y, hotEdgeThreshold)
+					pr.HotEdgeCoverageVsTruth = &hc
+				case !out.Result.Truth.PerMethod(): // a truth per method has no calling contexts
+					hc := profile.HotEdgeCoverageContexts(truth, p, hotEdgeThreshold)
+					pr.HotEdgeCoverageVsTruth = &hc
 				}
-				pr.HotEdgeCoverageVsTruth = &hc
 			}
 			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
@@ -301,7 +309,7 @@ func lineOverlap(a, b []lineReport) float64 {
 func summarize(p *profile.Profile) profileReport {
 	pr := profileReport{Samples: p.TotalCount(), Methods: []methodReport{}, Lines: []lineReport{}, Edges: []edgeReport{}, EdgeOnly: edgeOnly(p)}
 	for _, m := range p.Flat() {
-		pr.Methods = append(pr.Methods, methodReport{Method: m.Name, SelfShare: m.SelfShare, TotalShare: m.TotalShare})
+		pr.Methods = append(pr.Methods, methodReport{Method: m.Name, SelfShare: m.SelfShare, TotalShare: &m.TotalShare})
 	}
 	for _, l := range p.Lines() {
 		pr.Lines = append(pr.Lines, lineReport{Method: l.Method, Line: l.Line, SelfShare: l.SelfShare})

@@ -69,6 +69,8 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 		line   int
 	}
 	type shares struct{ self, total float64 }
+	// noTotal marks the profiles without total shares (a truth per method).
+	noTotal := map[string]bool{}
 	names := r.stackNames()
 	byProfile := make([]map[key]shares, len(names))
 	var keys []key
@@ -89,7 +91,12 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 			}
 		} else {
 			for _, m := range p.Methods {
-				add(key{m.Method, 0}, shares{self: m.SelfShare, total: m.TotalShare})
+				if m.TotalShare == nil {
+					noTotal[n] = true
+					add(key{m.Method, 0}, shares{self: m.SelfShare})
+					continue
+				}
+				add(key{m.Method, 0}, shares{self: m.SelfShare, total: *m.TotalShare})
 			}
 		}
 	}
@@ -152,7 +159,11 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 			if byLine {
 				row = append(row, tidyCell{"line", int64(k.line)}, tidyCell{"self_share", s.self})
 			} else {
-				row = append(row, tidyCell{"self_share", s.self}, tidyCell{"total_share", s.total})
+				var total any = s.total
+				if noTotal[n] {
+					total = nil
+				}
+				row = append(row, tidyCell{"self_share", s.self}, tidyCell{"total_share", total})
 			}
 			var ts any // missing without truth
 			if truth >= 0 {
