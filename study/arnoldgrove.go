@@ -263,6 +263,7 @@ func a2Work(bench string, seed uint64, samples, stride int, d sim.Time) (int64, 
 		}
 	}
 	cfg.NoTruthProfile = true // only the statements executed are read
+	cfg.TruthPerMethod = true
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, err
@@ -759,6 +760,7 @@ func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (floa
 	// then re-optimizes with it, and the second half is measured.
 	cfg.RecompileAt, cfg.WarmUp = d/4, d/2
 	cfg.NoTruthProfile = true // only the bytecodes executed are read
+	cfg.TruthPerMethod = true
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%s/%s/%s: %w", bench, inl.name, a4Sources[src].name, err)

@@ -529,6 +529,7 @@ func (k b7Key) run() (float64, error) {
 		}
 	}
 	cfg.NoTruthProfile = true // only the bytecodes executed are read
+	cfg.TruthPerMethod = true
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
@@ -888,6 +889,7 @@ func (k b9Key) run() (*b9Run, error) {
 	cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, int(v.cpus)
 	cfg.Samplers = []string{"komorium", "tprof"}
 	cfg.NoTruthProfile = true // only the samplers' profiles are compared
+	cfg.TruthPerMethod = true
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err

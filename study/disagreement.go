@@ -65,6 +65,7 @@ func (k disagreementKey) run() (*disagreementRun, error) {
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
+	cfg.TruthPerMethod = true // only the truth's call edges are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err

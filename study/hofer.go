@@ -84,6 +84,7 @@ func (k hoferRunKey) run() (*hoferRun, error) {
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 	cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
+	cfg.TruthPerMethod = true // only the bytecodes executed are read
 	var setErr error
 	if prof != "" {
 		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed

@@ -241,6 +241,7 @@ func (k causalityKey) run() (*causalityRun, error) {
 		cfg.Samplers = strings.Split(k.profilers, ",")
 	}
 	cfg.Mode = samplers.Passive
+	cfg.TruthPerMethod = true // the truth is read by method
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
@@ -556,6 +557,7 @@ func (k m5Key) run() ([]M5Run, error) {
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 6*sim.Second
 	cfg.Samplers = specs
 	cfg.NoTruthProfile = true // only sample times are read
+	cfg.TruthPerMethod = true
 	run, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
@@ -759,6 +761,7 @@ func (k m9Key) run() (*m9Run, error) {
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
 	cfg.JIT.Inline = false
 	cfg.NoTruthProfile = true // only the samplers' profiles are read
+	cfg.TruthPerMethod = true
 	if k.profilers != "" {
 		cfg.Samplers = strings.Split(k.profilers, ",")
 	}
@@ -924,6 +927,7 @@ func (k m8Key) run() (sim.Time, error) {
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
 	cfg.NoTruthProfile = true // only the end is read
+	cfg.TruthPerMethod = true
 	if k.prof != "" {
 		cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
 	}

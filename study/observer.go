@@ -56,6 +56,7 @@ func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, erro
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 	cfg.Samplers, cfg.Mode = profs, samplers.Costed
+	cfg.TruthPerMethod = true // the truth is read by method
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s %v: %w", bench, profs, err)

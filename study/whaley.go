@@ -776,6 +776,7 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, 2*set, cpus
+	cfg.NoTruthProfile, cfg.TruthPerMethod = true, true // only the bytecodes executed are read
 	var pc *samplers.PCCT
 	if prof != "" {
 		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
