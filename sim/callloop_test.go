@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/profsim/profsim/program"
@@ -50,11 +51,71 @@ methods:
 threads: [{name: main, entry: A.main}]
 `
 
+// instrumentCounts rewrites c as bytecode-counting instrumentation does
+// (jit.Instrument, which this package cannot import): an OpCount of 1 ns
+// before every Work, counting its bytecodes, every other one a check;
+// jump targets moved; no loop with an OpCount is pure.
+func instrumentCounts(c *Code) {
+	var out []Instr
+	start := make([]int32, len(c.Instrs)+1)
+	inserted := map[int]bool{}
+	check := true
+	for i, in := range c.Instrs {
+		start[i] = int32(len(out))
+		if in.Op == OpWork {
+			cnt := NewCount(in.Line, in.Bytecodes, 1, 0, check)
+			cnt.Cost = 1
+			inserted[len(out)] = true
+			out = append(out, cnt)
+			check = !check
+		}
+		out = append(out, in)
+	}
+	start[len(c.Instrs)] = int32(len(out))
+	for k := range out {
+		if pc, ok := out[k].Target(); ok && !inserted[k] {
+			out[k].SetTarget(start[pc])
+		}
+	}
+	for i := range out {
+		if out[i].Op != OpLoopEnter {
+			continue
+		}
+		for pc := int32(i) + 1; pc < out[i].LoopBackPC(); pc++ {
+			if out[pc].Op == OpCount {
+				out[i].Flags &^= FlagPureLoop
+			}
+		}
+	}
+	c.Instrs, c.Instrumented = out, true
+}
+
+// counterHook re-arms every application thread's bytecode counter with
+// granularity gran at its start and at each hook, and logs where the hook
+// stopped it.
+type counterHook struct {
+	id   HandlerID
+	gran int64
+	log  []string
+}
+
+func (h *counterHook) OnThreadStart(vm Agent, t ThreadID) { vm.SetBytecodeCounter(h.id, t, h.gran) }
+
+func (h *counterHook) OnHook(vm Agent, t ThreadID, k Hook) Action {
+	var at string
+	for _, f := range vm.Stack(t, nil) {
+		at += fmt.Sprintf(">%d:%d", f.Method, f.Line)
+	}
+	h.log = append(h.log, fmt.Sprintf("%v t%d@%d counter %d %s", k, t, vm.Now(), vm.BytecodeCounter(t), at))
+	vm.SetBytecodeCounter(h.id, t, h.gran)
+	return Continue
+}
+
 // codeVariants rewrites every method's code the way a JIT flavour would,
 // so that fast-forwarding meets each kind of poll and inlining: 0 leaves
 // the flattened code, 1 adds Jikes-like prologue and epilogue polls, 2
 // inlines every static call to a straight-line leaf and strip-mines every
-// loop.
+// loop, 3 counts bytecodes with instrumentation (OpCount).
 func codeVariants(vm *VM, variant int) {
 	leaf := func(c *Code) bool {
 		for i := range c.Instrs[:len(c.Instrs)-1] {
@@ -84,6 +145,8 @@ func codeVariants(vm *VM, variant int) {
 				}
 			}
 			UpdateLoopCosts(&n, vm.cfg.Cost)
+		case 3:
+			instrumentCounts(&n)
 		}
 		n.Method = int32(m)
 		vm.Install(&n)
@@ -94,7 +157,10 @@ func codeVariants(vm *VM, variant int) {
 // call straight-line leaves once with fastForwardCalls and once stepping
 // every statement (VM.stepAll), both stopped at the same random horizons, and
 // requires the same truth to the line, the same call counts, threads,
-// statements and end.
+// statements and end. Every variant runs with a bytecode counter armed on
+// every thread too (variant 3's instrumentation counts with OpCounts, the
+// others' Work), re-armed at each hook, which must fire at the same
+// instants and places.
 func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 	progs := map[string]*program.Program{
 		"callloop": parse(t, callLoopSrc),
@@ -105,26 +171,40 @@ func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 		progs[fmt.Sprintf("gen%d", seed)] = genProgram(seed, 30, seed%2 == 0)
 	}
 	for name, p := range progs {
-		for variant := 0; variant < 3; variant++ {
-			run := func(step bool) *VM {
-				vm := newVM(t, p, func(c *Config) { c.Duration = 5 * Millisecond })
-				codeVariants(vm, variant)
-				vm.stepAll = step
-				r := rand.New(rand.NewPCG(uint64(variant), 7))
-				for at := Time(0); vm.RunUntil(at); at += Time(1 + r.IntN(20000)) {
+		for variant := 0; variant < 4; variant++ {
+			for _, gran := range []int64{0, 997, 10_000} {
+				run := func(step bool) (*VM, *counterHook) {
+					vm := newVM(t, p, func(c *Config) { c.Duration = 5 * Millisecond })
+					codeVariants(vm, variant)
+					vm.stepAll = step
+					h := &counterHook{gran: gran}
+					if gran > 0 {
+						var err error
+						h.id, err = vm.AddHookHandler(h)
+						require.NoError(t, err)
+						vm.AddThreadObserver(h)
+					}
+					r := rand.New(rand.NewPCG(uint64(variant), 7))
+					for at := Time(0); vm.RunUntil(at); at += Time(1 + r.IntN(20000)) {
+					}
+					return vm, h
 				}
-				return vm
+				ff, fh := run(false)
+				st, sh := run(true)
+				what := fmt.Sprintf("%s/variant %d/granularity %d", name, variant, gran)
+				require.Equal(t, sh.log, fh.log, what)
+				if gran > 0 && !strings.HasPrefix(name, "gen") { // a generated program may end first
+					require.NotEmpty(t, fh.log, what)
+				}
+				require.Equal(t, st.truth.nodes, ff.truth.nodes, what)
+				require.Equal(t, st.truth.cells, ff.truth.cells, what)
+				require.Equal(t, st.truth.edgeCounts, ff.truth.edgeCounts, what)
+				sr, fr := st.Result(), ff.Result()
+				assert.Equal(t, sr.Threads, fr.Threads, what)
+				assert.Equal(t, sr.Statements, fr.Statements, what)
+				assert.Equal(t, sr.End, fr.End, what)
+				assert.Equal(t, sr.Incidents, fr.Incidents, what)
 			}
-			ff, st := run(false), run(true)
-			what := fmt.Sprintf("%s/variant %d", name, variant)
-			require.Equal(t, st.truth.nodes, ff.truth.nodes, what)
-			require.Equal(t, st.truth.cells, ff.truth.cells, what)
-			require.Equal(t, st.truth.edgeCounts, ff.truth.edgeCounts, what)
-			sr, fr := st.Result(), ff.Result()
-			assert.Equal(t, sr.Threads, fr.Threads, what)
-			assert.Equal(t, sr.Statements, fr.Statements, what)
-			assert.Equal(t, sr.End, fr.End, what)
-			assert.Equal(t, sr.Incidents, fr.Incidents, what)
 		}
 	}
 }

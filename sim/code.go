@@ -56,7 +56,8 @@ const (
 	// FlagCallLoop marks a LoopEnter whose body is only Work and static
 	// calls: the executor fast-forwards whole iterations when every callee
 	// runs straight-line code (fastForwardCalls checks the body again, so
-	// a version that rewrites the body may keep the flag).
+	// a version that rewrites the body may keep the flag; instrumentation's
+	// OpCounts, in the body or a callee, are fast-forwarded too).
 	FlagCallLoop
 )
 

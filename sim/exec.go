@@ -541,7 +541,11 @@ type leafCall struct {
 	node  int32 // its context
 	cost  int64 // ns, polls included
 	stmts int64 // the callee's statements (the call's own is the caller's)
-	polls bool  // a poll site runs: an armed poll hook would stop there
+	// counted is what a call takes from the thread's bytecode counter
+	// (SetBytecodeCounter): its OpCounts' bytecodes, and its Work's in
+	// code that is not instrumented.
+	counted int64
+	polls   bool // a poll site runs: an armed poll hook would stop there
 }
 
 // leaf reports whether the call from frame f to callee (inl: its inlined
@@ -556,10 +560,19 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 	}
 	n := len(code.Instrs) - 1
 	for i := range n {
-		if code.Instrs[i].Op != OpWork {
+		in := &code.Instrs[i]
+		switch in.Op {
+		case OpWork:
+			lc.stmts++
+			if !code.Instrumented {
+				lc.counted += in.Bytecodes
+			}
+		case OpCount: // instrumentation: not a statement
+			lc.counted += in.Bytecodes
+		default:
 			return lc, false
 		}
-		lc.cost = addCost(lc.cost, code.Instrs[i].Cost)
+		lc.cost = addCost(lc.cost, in.Cost)
 	}
 	if code.Counting || code.Instrs[n].Op != OpReturn || vm.img.limitSlot[callee] >= 0 ||
 		len(t.frames)+1 > t.peakFrames || len(t.frames) >= vm.cfg.MaxStackDepth {
@@ -581,7 +594,7 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 			lc.polls = true
 		}
 	}
-	lc.code, lc.stmts = code, int64(n)
+	lc.code = code
 	return lc, true
 }
 
@@ -611,7 +624,9 @@ func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCal
 		// Stepping adds without saturating; k additions of b wrap as k×b
 		// does.
 		cc.self += k * w.Cost
-		cc.bytecodes += k * w.Bytecodes
+		if w.Op == OpWork { // an OpCount's bytecodes are its block's, counted by its Work
+			cc.bytecodes += k * w.Bytecodes
+		}
 	}
 	if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
 		if code.EpiloguePoll {
@@ -625,27 +640,36 @@ func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCal
 // callLoopIter is what one iteration of a call loop (FlagCallLoop) costs,
 // as stepping would charge it.
 type callLoopIter struct {
-	cost  int64 // ns, the back-edge's poll included
-	stmts int64
-	polls bool  // a poll site runs: an armed poll hook would stop there
-	last  int32 // the pc of the body's last call (the frame's bcp after it)
+	cost    int64 // ns, the back-edge's poll included
+	stmts   int64
+	counted int64 // taken from the thread's bytecode counter (see leafCall)
+	polls   bool  // a poll site runs: an armed poll hook would stop there
+	last    int32 // the pc of the body's last call (the frame's bcp after it)
 }
 
 // callLoopCost returns one iteration of the call loop entered at enter in
 // frame f, or ok false when it cannot be fast-forwarded: a body statement
-// other than Work or a static call, or a call that is not to a
-// straight-line leaf (see leaf).
+// other than Work, instrumentation's OpCount or a static call, or a call
+// that is not to a straight-line leaf (see leaf).
 func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, ok bool) {
 	back := &f.code.Instrs[enter.LoopBackPC()]
 	calls := false
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
-		it.stmts++
 		switch in.Op {
 		case OpWork:
+			it.stmts++
 			it.cost = addCost(it.cost, in.Cost)
+			if !f.code.Instrumented {
+				it.counted += in.Bytecodes
+			}
+			continue
+		case OpCount: // instrumentation: not a statement
+			it.cost = addCost(it.cost, in.Cost)
+			it.counted += in.Bytecodes
 			continue
 		case OpCall:
+			it.stmts++
 		default:
 			return it, false
 		}
@@ -656,6 +680,7 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 		it.cost = addCost(it.cost, lc.cost)
 		it.polls = it.polls || lc.polls
 		it.stmts += lc.stmts
+		it.counted += lc.counted
 		it.last, calls = pc, true
 	}
 	if !calls {
@@ -677,7 +702,7 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 // lines' self time and bytecodes, the call edges' and contexts' call
 // counts, the statements, the clock.
 func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, horizon Time) {
-	if f.workLeft != 0 || t.callDebt != 0 || t.hooks&(stopEntry|stopBytecodes) != 0 || vm.stepAll {
+	if f.workLeft != 0 || t.callDebt != 0 || t.hooks&stopEntry != 0 || vm.stepAll {
 		return
 	}
 	ctr := &t.loops[f.loopBase+enter.LoopSlot()]
@@ -705,6 +730,14 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 			k = m // stop short of the back-edge that fires the counter
 		}
 	}
+	if t.hooks&stopBytecodes != 0 && it.counted > 0 {
+		// The counter stays positive through the k iterations, so no
+		// check (an OpCount's, or a Work's in code not instrumented)
+		// in them finds it exhausted.
+		if m := (t.counter - 1) / it.counted; m < k {
+			k = m
+		}
+	}
 	var strip int64
 	if back.StripLength() > 0 {
 		// As in fastForward: the strip polls among the k back-edges.
@@ -726,10 +759,14 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	tr := vm.truth
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
-		if in.Op == OpWork {
+		switch in.Op {
+		case OpWork:
 			c := tr.cell(f.lines + in.Line)
 			c.self += k * in.Cost
 			c.bytecodes += k * in.Bytecodes // as stepping adds, wrapping
+			continue
+		case OpCount:
+			tr.cell(f.lines + in.Line).self += k * in.Cost
 			continue
 		}
 		inl := f.code.inlined(pc, in.Callee())
@@ -742,6 +779,9 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	}
 	tr.cell(f.lines + back.Line).self += k*backPoll + strip*vm.pollNanos
 	t.stmts += k * it.stmts
+	if t.hooks&stopBytecodes != 0 {
+		t.counter -= k * it.counted
+	}
 	f.bcp = it.last
 	*clock += Time(k*it.cost + strip*vm.pollNanos)
 	t.zeroClock, t.zeroIters = *clock, 0
