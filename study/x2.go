@@ -158,6 +158,7 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.d, b.cpus
+	cfg.TruthPerMethod = true // the truth is read by method and thread CPU time
 	// Without DNS, debug-info skid (X1) would dominate the method overlap.
 	cfg.JIT.DebugNonSafepoints = true
 	// The three instances and the census compare what they see tick for
