@@ -652,6 +652,13 @@ func causalityProgram(name string, iters int) (*program.Program, error) {
 	return workloads.Generate(name, k, s.Seed)
 }
 
+// m9Scale and m9FullScale are M9's run sizes: its stand-ins' iteration
+// counts (causalityBenchmarks) times these.
+const (
+	m9Scale     = 3
+	m9FullScale = 5
+)
+
 // m9Profilers are the profilers whose top method M9 speeds up.
 var m9Profilers = []string{"tprof", "xprof"}
 
@@ -673,6 +680,9 @@ type M9Obs struct {
 // M9Result is M9's observations, by stand-in and seed.
 type M9Result struct {
 	Seeds []uint64
+	// Scale is the runs' size: the stand-ins' M2 iteration counts times
+	// Scale.
+	Scale int
 	Obs   []M9Obs
 }
 
@@ -786,11 +796,16 @@ func (k m9Key) run() (*m9Run, error) {
 // first and compares the run-time reduction it predicts (its share × 50 %)
 // with the simulated one, for every stand-in and seed.
 func MeasureM9(o Options) (*M9Result, error) {
+	// Runs long enough for 90+ tprof samples (10 ms) on every stand-in,
+	// 150+ with Full.
+	scale := m9Scale
+	if o.Full {
+		scale = m9FullScale
+	}
 	var base []m9Key
 	for _, b := range causalityBenchmarks {
 		for _, seed := range o.Seeds {
-			// Long enough for ≈ 100+ tprof samples.
-			base = append(base, m9Key{b.name, 5 * b.iters, seed, strings.Join(m9Profilers, ","), ""})
+			base = append(base, m9Key{b.name, scale * b.iters, seed, strings.Join(m9Profilers, ","), ""})
 		}
 	}
 	bases, err := runAll(o, base)
@@ -830,7 +845,7 @@ func MeasureM9(o Options) (*M9Result, error) {
 			SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
 			SimulatedPct: 100 * (1 - t1/t0), BaseS: t0, SpedS: t1})
 	}
-	res := &M9Result{Seeds: o.Seeds}
+	res := &M9Result{Seeds: o.Seeds, Scale: scale}
 	for _, r := range runs {
 		res.Obs = append(res.Obs, r...)
 	}
@@ -850,7 +865,7 @@ func (r *M9Result) render() (*Result, error) {
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("%s: |predicted − simulated| up to %.1f points (mean over seeds per stand-in); its top method gains less than half the prediction on %d of %d stand-ins.", p, worst, r.Shortfalls(p), len(causalityBenchmarks)))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Each Mytkowicz stand-in runs to its end, inlining off, seeds %v; a method's own work is made 50 %% cheaper and the run repeated with the same seed. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %%); following the other profilers one would have looked at other methods first.", r.Seeds))
+	t.Notes = append(t.Notes, fmt.Sprintf("Each Mytkowicz stand-in runs to its end (%d× M2's iterations), inlining off, seeds %v; a method's own work is made 50 %% cheaper and the run repeated with the same seed. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %%); following the other profilers one would have looked at other methods first.", r.Scale, r.Seeds))
 	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }
 
