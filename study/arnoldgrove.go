@@ -118,6 +118,7 @@ func (k a1Key) run() (A1Obs, error) {
 		}
 	}
 	cfg.Samplers = []string{name}
+	cfg.TruthPerMethod = true // only the truth's call edges are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return A1Obs{}, err
@@ -218,6 +219,7 @@ func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[strin
 		cfg := harness.DefaultConfig()
 		cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+		cfg.TruthPerMethod = true // only the truth's call edges are read
 		for _, n := range a2Samples {
 			for _, s := range a2Strides {
 				c := samplers.DefaultCBSConfig()
@@ -612,6 +614,7 @@ func (k a3Key) run() (A3Obs, error) {
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
 	cfg.Samplers = []string{"jikes-timer", "cbs"}
+	cfg.TruthPerMethod = true // only the truth's call edges are read
 	cfg.Configure = func(x samplers.Sampler) {
 		if c, ok := x.(*samplers.CBS); ok {
 			kc := c.Config()
