@@ -814,6 +814,41 @@ func standInsDoc(w io.Writer, d sim.Time) error {
 	if err != nil {
 		return err
 	}
+	if _, err := io.WriteString(w, t.Markdown()); err != nil {
+		return err
+	}
+	// The models beside the stand-ins named after the same benchmarks.
+	var pairs []string
+	for _, m := range workloads.Models() {
+		if s, ok := workloads.LookupStandIn(strings.TrimSuffix(m, "-real")); ok {
+			pairs = append(pairs, s.Name)
+		}
+		pairs = append(pairs, m)
+	}
+	fmt.Fprintf(w, "\n## Models beside their stand-ins\n\n%s\n\n", modelsVersusStandIns)
+	t, _, err = study.CharacteristicsTable(pairs, d)
+	if err != nil {
+		return err
+	}
 	_, err = io.WriteString(w, t.Markdown())
 	return err
 }
+
+// modelsVersusStandIns is docs/STANDINS.md's account of how the models of
+// real applications differ from the stand-ins and why the stand-ins are
+// not refitted to them.
+const modelsVersusStandIns = `The models of real applications (` + "`workloads/models`" + `, imported from a JFR recording and the
+application's class files, docs/IMPORT.md), measured as above beside the stand-in named after the
+same benchmark. The models are deeper, run many more methods, have flatter profiles (the ten
+hottest methods hold less of the CPU), basic blocks as large as the real methods' code between
+calls, and much less of their CPU in loops without a poll.
+
+The stand-ins are not refitted to the models. Each carries what its paper's claims turn on — the
+Mytkowicz stand-ins (antlr, chart, fop, jython, luindex) spend their time in poll-free leaf loops,
+the mechanism of M1–M7; Hofer's lusearch and xalan are CPU-heavy with many threads (H1–H6, X2) —
+and refitting them would change every claim that uses them. The models answer the other
+question, what the same experiments give on the real programs' structure: the Mytkowicz
+experiments run on them with ` + "`profsim study NAME --models`" + ` (the "on models" rows of
+REPRODUCTIONS.md). A model is also coarser than its program: it is fitted to the 1–4 thousand
+samples of one 5 s recording of one input, its contexts below the sampled ones are inferred
+(docs/IMPORT.md), and its context count is not the program's.`
