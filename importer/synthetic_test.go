@@ -11,6 +11,7 @@ import (
 
 	"github.com/profsim/profsim/jfrjson"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/workloads"
 )
 
 // jfrJSON writes samples as jfr print's JSON: each stack root first as
@@ -136,4 +137,10 @@ func TestRealizeTrips(t *testing.T) {
 		assert.Equal(t, tc.kind, d.Kind.String(), "%v", tc.t)
 		assert.Equal(t, tc.mean, d.Mean(), "%v", tc.t)
 	}
+}
+
+// workloads.ScaleEntryLoops recognises the import's synthetic entries by
+// their class.
+func TestSyntheticClassIsWorkloads(t *testing.T) {
+	assert.Equal(t, SyntheticClass, workloads.SyntheticEntryClass)
 }
