@@ -12,21 +12,31 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
-	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: typed(MeasureM3)})
-	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: typed(MeasureM4)})
+	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: typed(MeasureM3), Models: true})
+	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: typed(MeasureM4), Models: true})
 }
 
 var disagreementProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
 var disagreementBenches = []string{"antlr", "bloat", "chart", "fop", "jython", "luindex", "pmd"}
 
+// disagreementSet is the benchmarks of M3, M4 and M6: the single-threaded
+// DaCapo-2006 stand-ins or, with o.Models, the models (single-threaded
+// once their recorder threads are dropped).
+func disagreementSet(o Options) []string {
+	if o.Models {
+		return modelBenches(o)
+	}
+	return disagreementBenches
+}
+
 // disagreement holds, per stand-in, each profiler's ranking (by method
 // weight averaged over the seeds), the shares behind it and the truth's
 // call graph.
 type disagreement struct {
+	benches  []string
 	rankings map[string]map[string][]string // bench → profiler → methods by weight
 	calls    map[string]map[string][]string // bench → caller → callees (truth DCG)
 	shares   []DisagreementObs
@@ -58,7 +68,7 @@ type disagreementRun struct {
 }
 
 func (k disagreementKey) run() (*disagreementRun, error) {
-	p, err := workloads.Get(k.bench)
+	p, err := benchProgram(k.bench)
 	if err != nil {
 		return nil, err
 	}
@@ -81,17 +91,19 @@ func (k disagreementKey) run() (*disagreementRun, error) {
 }
 
 // Disagreement runs each safepoint profiler costed — alone, with its own
-// observer effect — on each single-threaded stand-in for every seed. The
-// truth's call graph of a stand-in is that of its run with the first
-// profiler and seed.
+// observer effect — on each single-threaded stand-in (with o.Models, each
+// model, its recorder threads dropped) for every seed. The truth's call
+// graph of a benchmark is that of its run with the first profiler and
+// seed.
 func Disagreement(o Options) (*disagreement, error) {
-	d := &disagreement{rankings: map[string]map[string][]string{}, calls: map[string]map[string][]string{}}
+	d := &disagreement{benches: disagreementSet(o), rankings: map[string]map[string][]string{}, calls: map[string]map[string][]string{}}
 	dur := 500 * sim.Millisecond
 	if o.Full {
 		dur = 5 * sim.Second
 	}
+	dur = fixedDuration(o, dur)
 	var keys []disagreementKey
-	for _, b := range disagreementBenches {
+	for _, b := range d.benches {
 		for _, prof := range disagreementProfilers {
 			for _, seed := range o.Seeds {
 				keys = append(keys, disagreementKey{b, prof, seed, dur})
@@ -103,7 +115,7 @@ func Disagreement(o Options) (*disagreement, error) {
 		return nil, err
 	}
 	i := 0
-	for _, b := range disagreementBenches {
+	for _, b := range d.benches {
 		d.rankings[b] = map[string][]string{}
 		for _, prof := range disagreementProfilers {
 			sum := map[string]float64{}
@@ -142,6 +154,9 @@ func Disagreement(o Options) (*disagreement, error) {
 // M3Result is the four profilers' Union_n per stand-in, n = 1…10.
 type M3Result struct {
 	Seeds []uint64
+	// Benchmarks are the stand-ins or, with Models, the models.
+	Benchmarks []string
+	Models     bool
 	// Union holds, per stand-in, Union_n at index n−1.
 	Union keyed[string, []int]
 	// Shares are the observations the rankings come from.
@@ -154,7 +169,7 @@ const m3MaxN = 10
 // Mean is Union_n's mean over the stand-ins with its 95 % CI.
 func (r *M3Result) Mean(n int) Stat {
 	var xs []float64
-	for _, b := range disagreementBenches {
+	for _, b := range r.Benchmarks {
 		xs = append(xs, float64(r.Union.At(b)[n-1]))
 	}
 	return NewStat(xs)
@@ -164,7 +179,7 @@ func (r *M3Result) Mean(n int) Stat {
 // differ (Union_1 > 1).
 func (r *M3Result) Union1Above1() int {
 	n := 0
-	for _, b := range disagreementBenches {
+	for _, b := range r.Benchmarks {
 		if r.Union.At(b)[0] > 1 {
 			n++
 		}
@@ -178,8 +193,8 @@ func MeasureM3(o Options) (*M3Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &M3Result{Seeds: o.Seeds, Union: keyed[string, []int]{}, Shares: d.shares}
-	for _, b := range disagreementBenches {
+	res := &M3Result{Seeds: o.Seeds, Benchmarks: d.benches, Models: o.Models, Union: keyed[string, []int]{}, Shares: d.shares}
+	for _, b := range d.benches {
 		var rk [][]string
 		for _, p := range disagreementProfilers {
 			rk = append(rk, d.rankings[b][p])
@@ -197,7 +212,7 @@ func (r *M3Result) render() (*Result, error) {
 		t.Columns = append(t.Columns, fmt.Sprintf("n=%d", n))
 	}
 	res := &Result{Table: t, Tidy: tidyOf(r.Shares)}
-	for _, b := range disagreementBenches {
+	for _, b := range r.Benchmarks {
 		cells := []any{b}
 		for _, u := range r.Union.At(b) {
 			cells = append(cells, u)
@@ -210,9 +225,12 @@ func (r *M3Result) render() (*Result, error) {
 		mean = append(mean, m.String())
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Each profiler costed and alone (its own observer effect), %d seed(s) per stand-in, rankings by method weight averaged over the seeds. Paper: Union_1 > 1 for 4 of 7 benchmarks; Union_n grows with n and stays above n.", len(r.Seeds)))
+	t.Notes = append(t.Notes, fmt.Sprintf("Each profiler costed and alone (its own observer effect), %d seed(s) per %s, rankings by method weight averaged over the seeds. Paper: Union_1 > 1 for 4 of 7 benchmarks; Union_n grows with n and stays above n.", len(r.Seeds), benchNoun(r.Models)))
+	if r.Models {
+		t.Notes = append(t.Notes, modelFixedNote)
+	}
 	p := plot.New()
-	p.Title.Text = "M3: Union_n of the four profilers' top n methods (mean ± 95 % CI over stand-ins)"
+	p.Title.Text = fmt.Sprintf("M3: Union_n of the four profilers' top n methods (mean ± 95 %% CI over %ss)", benchNoun(r.Models))
 	p.X.Label.Text = "n (top methods per profiler)"
 	p.Y.Label.Text = "Union_n (distinct methods)"
 	var pts, ideal, worst errPoints
@@ -269,6 +287,8 @@ type M4Pair struct {
 type M4Result struct {
 	Seeds []uint64
 	Pairs []M4Pair
+	// Models: the benchmarks are the models, not the stand-ins.
+	Models bool
 }
 
 // Related counts the pairs in a caller/callee relation.
@@ -288,8 +308,8 @@ func MeasureM4(o Options) (*M4Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &M4Result{Seeds: o.Seeds}
-	for _, b := range disagreementBenches {
+	res := &M4Result{Seeds: o.Seeds, Models: o.Models}
+	for _, b := range d.benches {
 		for i, pa := range disagreementProfilers {
 			for _, pb := range disagreementProfilers[i+1:] {
 				ma, mb := d.rankings[b][pa][0], d.rankings[b][pb][0]
@@ -311,5 +331,8 @@ func (r *M4Result) render() (*Result, error) {
 		t.AddRow(p.Benchmark, p.ProfilerA, p.MethodA, p.ProfilerB, p.MethodB, p.Related)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d disagreeing pairs, %d in a transitive caller/callee relation (in the truth's call graph). Paper: most are not.", len(r.Pairs), r.Related()))
+	if r.Models {
+		t.Notes = append(t.Notes, modelFixedNote)
+	}
 	return &Result{Table: t, Tidy: tidyOf(r.Pairs)}, nil
 }

@@ -60,9 +60,9 @@ func readReference(file string) (header []string, rows map[string][]string) {
 
 func init() {
 	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: typed(MeasureM1)})
-	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, true) })})
-	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, false) })})
-	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: typed(MeasureM5)})
+	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, true) }), Models: true})
+	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, false) }), Models: true})
+	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: typed(MeasureM5), Models: true})
 }
 
 // M1Result is Listing 1 under each of ListingOneConfigs, every seed.
@@ -127,6 +127,32 @@ var causalityBenchmarks = []struct {
 	{"antlr", 250}, {"bloat", 100}, {"chart", 70}, {"fop", 150}, {"jython", 20}, {"luindex", 400}, {"pmd", 75},
 }
 
+// toEnd is a benchmark sized to run to its end: a stand-in generated with
+// iters iterations, or a model (scale > 0) with its entry loops scaled by
+// scale (modelProgram).
+type toEnd struct {
+	name  string
+	iters int
+	scale float64
+}
+
+// toEndSet is the benchmarks o's runs to the end take: the Mytkowicz
+// stand-ins (causalityBenchmarks) or, with o.Models, the models of the
+// DaCapo-2006 applications at modelRunScale(o).
+func toEndSet(o Options) []toEnd {
+	var out []toEnd
+	if o.Models {
+		for _, m := range modelBenches(o) {
+			out = append(out, toEnd{name: m, scale: modelRunScale(o)})
+		}
+		return out
+	}
+	for _, b := range causalityBenchmarks {
+		out = append(out, toEnd{name: b.name, iters: b.iters})
+	}
+	return out
+}
+
 // causalitySizes are the injected Fibonacci sizes f.
 var causalitySizes = []int64{0, 200, 400}
 
@@ -156,6 +182,11 @@ type CausalityObs struct {
 // analysis.
 type CausalityResult struct {
 	Inlining bool
+	// Models: the benchmarks are the models of real applications
+	// (Options.Models), not the stand-ins, run with their entry loops
+	// scaled by ModelScale.
+	Models     bool
+	ModelScale float64
 	// Profilers are the samplers compared with the truth.
 	Profilers []string
 	Sizes     []int64
@@ -190,12 +221,14 @@ func causalityStandIn(b string, iters int, full bool) (workloads.Knobs, uint64, 
 }
 
 // causalityKey is one causality run: stand-in bench (sized by iters and
-// full) with inlining on or off and profilers passive, Fibonacci size f
-// injected into method (f 0 and method "": the uninjected run).
+// full) or, with scale > 0, model bench (modelProgram at scale), with
+// inlining on or off and profilers passive, Fibonacci size f injected
+// into method (f 0 and method "": the uninjected run).
 type causalityKey struct {
 	bench     string
 	iters     int
 	full      bool
+	scale     float64
 	inlining  bool
 	profilers string // comma-separated
 	seed      uint64
@@ -221,16 +254,23 @@ func (r *causalityRun) hotness(prof, m string) float64 {
 }
 
 func (k causalityKey) run() (*causalityRun, error) {
-	kn, pseed, err := causalityStandIn(k.bench, k.iters, k.full)
-	if err != nil {
-		return nil, err
+	var p *program.Program
+	var err error
+	if k.scale > 0 {
+		p, err = modelProgram(k.bench, k.scale)
+	} else {
+		var kn workloads.Knobs
+		var pseed uint64
+		if kn, pseed, err = causalityStandIn(k.bench, k.iters, k.full); err != nil {
+			return nil, err
+		}
+		p, err = workloads.Generate(k.bench, kn, pseed)
 	}
-	p, err := workloads.Generate(k.bench, kn, pseed)
 	if err != nil {
 		return nil, err
 	}
 	if k.f > 0 {
-		if err := workloads.Inject(p, workloads.Injection{Method: k.method, F: k.f, Position: -1}); err != nil {
+		if err := workloads.Inject(p, workloads.Injection{Method: methodRef(p, k.method), F: k.f, Position: -1}); err != nil {
 			return nil, err
 		}
 	}
@@ -265,18 +305,23 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 	if full {
 		sizes = []int64{0, 100, 200, 300, 400, 500}
 	}
-	res := &CausalityResult{Inlining: inlining, Profilers: profilers, Sizes: sizes, Seeds: seeds}
-	run := func(b string, iters int, seed uint64, method string, f int64) causalityKey {
+	res := &CausalityResult{Inlining: inlining, Models: o.Models, Profilers: profilers, Sizes: sizes, Seeds: seeds}
+	if o.Models {
+		res.ModelScale = modelRunScale(o)
+	}
+	benches := toEndSet(o)
+	run := func(b toEnd, seed uint64, method string, f int64) causalityKey {
 		if f == 0 {
 			method = "" // the uninjected run, shared by both methods
 		}
-		return causalityKey{b, iters, full, inlining, strings.Join(profilers, ","), seed, method, f}
+		fullIters := full && b.scale == 0 // a model's scale holds Full
+		return causalityKey{b.name, b.iters, fullIters, b.scale, inlining, strings.Join(profilers, ","), seed, method, f}
 	}
 	all := append([]string{"truth"}, profilers...)
-	// The two hottest methods of each stand-in, from its uninjected run.
+	// The two hottest methods of each benchmark, from its uninjected run.
 	var base []causalityKey
-	for _, b := range causalityBenchmarks {
-		base = append(base, run(b.name, b.iters, seeds[0], "", 0))
+	for _, b := range benches {
+		base = append(base, run(b, seeds[0], "", 0))
 	}
 	hot, err := runAll(o, base)
 	if err != nil {
@@ -290,12 +335,12 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 	}
 	var keys []key
 	var runKeys []causalityKey
-	for bi, b := range causalityBenchmarks {
+	for bi, b := range benches {
 		for _, m := range hot[bi].top {
 			for _, seed := range seeds {
 				for _, f := range sizes {
 					keys = append(keys, key{bi, m, seed, f})
-					runKeys = append(runKeys, run(b.name, b.iters, seed, m, f))
+					runKeys = append(runKeys, run(b, seed, m, f))
 				}
 			}
 		}
@@ -309,7 +354,7 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 		out := outs[i]
 		for _, prof := range all {
 			att := out.hotness(prof, k.method) / 100 * out.total
-			obs[i] = append(obs[i], CausalityObs{causalityBenchmarks[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
+			obs[i] = append(obs[i], CausalityObs{benches[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
 		}
 	}
 	// Rows in key order: stand-in, then its hottest methods.
@@ -317,7 +362,7 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 		if i > 0 && keys[i-1].b == k.b && keys[i-1].method == k.method {
 			continue
 		}
-		res.Rows = append(res.Rows, CausalityRow{Benchmark: causalityBenchmarks[k.b].name, Method: k.method, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
+		res.Rows = append(res.Rows, CausalityRow{Benchmark: benches[k.b].name, Method: k.method, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
 	}
 	xs := map[[2]string]map[string][]float64{}
 	ys := map[[2]string]map[string][]float64{}
@@ -399,7 +444,7 @@ func (r *CausalityResult) render() (*Result, error) {
 		}
 		i := seen[r.Benchmark]
 		seen[r.Benchmark]++
-		if refs := refByBench[r.Benchmark]; i < len(refs) {
+		if refs := refByBench[paperBench(r.Benchmark)]; i < len(refs) {
 			for _, v := range refs[i][2:] {
 				cells = append(cells, v)
 			}
@@ -416,7 +461,10 @@ func (r *CausalityResult) render() (*Result, error) {
 		}
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each stand-in's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over every seed (%v) and f; samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, r.Seeds[0], r.Seeds))
+	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each %s's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over every seed (%v) and f; samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, benchNoun(r.Models), r.Seeds[0], r.Seeds))
+	if r.Models {
+		t.Notes = append(t.Notes, modelNote(r.ModelScale))
+	}
 	// Figure: every pair's slope per profiler, the mean with its 95 % CI,
 	// and the claim's references: 1 (exact attribution) and 0.5.
 	p := plot.New()
@@ -437,7 +485,7 @@ func (r *CausalityResult) render() (*Result, error) {
 	}
 	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = plotutil.Color(1), vg.Points(2)
 	p.Add(sc)
-	p.Legend.Add(fmt.Sprintf("a (stand-in, method) pair (%d)", len(rows)), sc)
+	p.Legend.Add(fmt.Sprintf("a (%s, method) pair (%d)", benchNoun(r.Models), len(rows)), sc)
 	if err := means.addTo(p, series{Label: "mean ± 95 % CI over pairs", Style: 0, Shape: plotutil.Shape(1), Radius: vg.Points(4)}); err != nil {
 		return nil, err
 	}
@@ -487,6 +535,7 @@ type M5Run struct {
 
 // M5Obs is one tidy observation: a run's autocorrelation at one lag.
 type M5Obs struct {
+	Benchmark string
 	Seed      uint64
 	Profiler  string
 	Intervals int
@@ -501,6 +550,9 @@ type M5Result struct {
 	Seeds  []uint64
 	MaxLag int
 	Runs   []M5Run
+	// Benchmark is the program run: the antlr stand-in or, with
+	// Options.Models, antlr's model (m5Model).
+	Benchmark string
 }
 
 // Share is the share of lags outside the band for profiler p (an id of
@@ -518,30 +570,44 @@ func (r *M5Result) Share(p string) Stat {
 	return NewStat(xs)
 }
 
-// MeasureM5 runs antlr with every M5 sampler passive on one execution per
-// seed.
+// m5Model is M5's program with Options.Models: the model of the same
+// benchmark as the stand-in, antlr.
+const m5Model = "antlr-real"
+
+// MeasureM5 runs antlr (with o.Models, m5Model) with every M5 sampler
+// passive on one execution per seed.
 func MeasureM5(o Options) (*M5Result, error) {
 	const maxLag = 100
+	bench := "antlr"
+	if o.Models {
+		bench = m5Model
+		if o.models != nil {
+			bench = o.models[0]
+		}
+	}
 	var keys []m5Key
 	for _, seed := range o.Seeds {
-		keys = append(keys, m5Key{seed, maxLag})
+		keys = append(keys, m5Key{seed, maxLag, bench, fixedDuration(o, 6*sim.Second)})
 	}
 	runs, err := runAll(o, keys)
 	if err != nil {
 		return nil, err
 	}
-	res := &M5Result{Seeds: o.Seeds, MaxLag: maxLag}
+	res := &M5Result{Seeds: o.Seeds, MaxLag: maxLag, Benchmark: bench}
 	for _, r := range runs {
 		res.Runs = append(res.Runs, r...)
 	}
 	return res, nil
 }
 
-// m5Key is one M5 run: antlr for 6 s with every M5 sampler passive, each
-// sampler's intervals' autocorrelation to maxLag.
+// m5Key is one M5 run: bench (benchProgram) for d (6 s) or to its end with
+// every M5 sampler passive, each sampler's intervals' autocorrelation to
+// maxLag.
 type m5Key struct {
 	seed   uint64
 	maxLag int
+	bench  string
+	d      sim.Time
 }
 
 func (k m5Key) run() ([]M5Run, error) {
@@ -549,12 +615,12 @@ func (k m5Key) run() ([]M5Run, error) {
 	for _, s := range m5Samplers {
 		specs = append(specs, s.spec)
 	}
-	p, err := workloads.Get("antlr")
+	p, err := benchProgram(k.bench)
 	if err != nil {
 		return nil, err
 	}
 	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 6*sim.Second
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.Samplers = specs
 	cfg.NoTruthProfile = true // only sample times are read
 	cfg.TruthPerMethod = true
@@ -579,21 +645,29 @@ func (k m5Key) run() ([]M5Run, error) {
 }
 
 func (r *M5Result) render() (*Result, error) {
+	bench := r.Benchmark
+	if bench == "" {
+		bench = "antlr"
+	}
 	t := &Table{Title: "Autocorrelation of inter-sample intervals (lags 1–100)",
 		Columns: []string{"seed", "profiler", "intervals", "band ±", "lags outside band", "share outside"}}
 	var obs []M5Obs
 	for _, run := range r.Runs {
 		t.AddRow(run.Seed, run.Profiler, run.Intervals, fmt.Sprintf("%.3f", run.Band), run.Outside, fmt.Sprintf("%.0f %%", 100*float64(run.Outside)/float64(r.MaxLag)))
 		for i, v := range run.ACF {
-			obs = append(obs, M5Obs{run.Seed, run.Profiler, run.Intervals, i + 1, v, run.Band, math.IsNaN(v) || math.Abs(v) > run.Band})
+			obs = append(obs, M5Obs{bench, run.Seed, run.Profiler, run.Intervals, i + 1, v, run.Band, math.IsNaN(v) || math.Abs(v) > run.Band})
 		}
 	}
 	res := &Result{Table: t, Tidy: tidyOf(obs)}
-	t.Notes = append(t.Notes, fmt.Sprintf("antlr stand-in, 6 s simulated, samplers passive on one execution; sample times are when each sample was taken (a safepoint sampler's at the thread's next poll). xprof and hprof run at the timer jitter measured for a sampler thread sleeping 10 ms (%v mean, tools/timer-jitter), as the paper's real timers had, and on a perfect clock (:grid, jitter=0). Paper: tprof's autocorrelation stays inside the band, hprof's shows a systematic pattern. Here the pattern needs the perfect clock: every tick then finds the deterministic program at the same place, so the time to the next poll repeats; the measured jitter (and already 10 µs) moves each tick to another place and the intervals are as uncorrelated as tprof's — the model does not reproduce Fig. 7/8 with real timers.", samplers.SleepJitter))
+	if bench != "antlr" {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s, the model of a JFR recording (workloads/models), the recorder's own threads dropped, for 6 s or to its end (about the recording's 5 s), samplers passive on one execution; sample times are when each sample was taken (a safepoint sampler's at the thread's next poll). xprof and hprof run at the timer jitter measured for a sampler thread sleeping 10 ms (%v mean, tools/timer-jitter), as the paper's real timers had, and on a perfect clock (:grid, jitter=0). Paper: tprof's autocorrelation stays inside the band, hprof's shows a systematic pattern.", r.Benchmark, samplers.SleepJitter))
+	} else {
+		t.Notes = append(t.Notes, fmt.Sprintf("antlr stand-in, 6 s simulated, samplers passive on one execution; sample times are when each sample was taken (a safepoint sampler's at the thread's next poll). xprof and hprof run at the timer jitter measured for a sampler thread sleeping 10 ms (%v mean, tools/timer-jitter), as the paper's real timers had, and on a perfect clock (:grid, jitter=0). Paper: tprof's autocorrelation stays inside the band, hprof's shows a systematic pattern. Here the pattern needs the perfect clock: every tick then finds the deterministic program at the same place, so the time to the next poll repeats; the measured jitter (and already 10 µs) moves each tick to another place and the intervals are as uncorrelated as tprof's — the model does not reproduce Fig. 7/8 with real timers.", samplers.SleepJitter))
+	}
 	// Figure: the claim's contrast on the first seed — tprof and hprof on
 	// a perfect clock — each with its ±2/√N band, the claim's reference.
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("M5: autocorrelation of sampling intervals (antlr, seed %d)", r.Seeds[0])
+	p.Title.Text = fmt.Sprintf("M5: autocorrelation of sampling intervals (%s, seed %d)", bench, r.Seeds[0])
 	p.X.Label.Text = "lag (intervals)"
 	p.Y.Label.Text = "autocorrelation"
 	for i, id := range []string{"tprof", "hprof:grid"} {
@@ -638,7 +712,7 @@ func stat_mean(v []float64) float64 {
 }
 
 func init() {
-	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: typed(MeasureM9)})
+	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: typed(MeasureM9), Models: true})
 }
 
 // causalityProgram generates a causality stand-in sized to run to its end.
@@ -684,6 +758,11 @@ type M9Result struct {
 	// Scale.
 	Scale int
 	Obs   []M9Obs
+	// Benchmarks are the stand-ins or, with Models, the models of real
+	// applications (their entry loops scaled by ModelScale).
+	Benchmarks []string
+	Models     bool
+	ModelScale float64
 }
 
 // of lists profiler p's observations on benchmark b.
@@ -729,21 +808,22 @@ func (r *M9Result) Simulated(p, b string) Stat {
 // in the mean over seeds, less than half of what p predicts.
 func (r *M9Result) Shortfalls(p string) int {
 	n := 0
-	for _, b := range causalityBenchmarks {
-		if r.Simulated(p, b.name).Mean < r.Predicted(p, b.name).Mean/2 {
+	for _, b := range r.Benchmarks {
+		if r.Simulated(p, b).Mean < r.Predicted(p, b).Mean/2 {
 			n++
 		}
 	}
 	return n
 }
 
-// m9Key is one M9 run of stand-in bench at iters iterations to its end,
-// inlining off (tprof's setting, Mytkowicz §7.1): with profilers
-// (comma-separated) passive, or with method speedUp's own work made 50 %
-// cheaper.
+// m9Key is one M9 run of stand-in bench at iters iterations (or, with
+// scale > 0, model bench at scale: modelProgram) to its end, inlining off
+// (tprof's setting, Mytkowicz §7.1): with profilers (comma-separated)
+// passive, or with method speedUp's own work made 50 % cheaper.
 type m9Key struct {
 	bench     string
 	iters     int
+	scale     float64
 	seed      uint64
 	profilers string
 	speedUp   string
@@ -758,12 +838,18 @@ type m9Run struct {
 }
 
 func (k m9Key) run() (*m9Run, error) {
-	p, err := causalityProgram(k.bench, k.iters)
+	var p *program.Program
+	var err error
+	if k.scale > 0 {
+		p, err = modelProgram(k.bench, k.scale)
+	} else {
+		p, err = causalityProgram(k.bench, k.iters)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if k.speedUp != "" {
-		if err := workloads.ApplySpeedUp(p, workloads.SpeedUp{Method: k.speedUp, Factor: 0.5}); err != nil {
+		if err := workloads.ApplySpeedUp(p, workloads.SpeedUp{Method: methodRef(p, k.speedUp), Factor: 0.5}); err != nil {
 			return nil, err
 		}
 	}
@@ -803,9 +889,12 @@ func MeasureM9(o Options) (*M9Result, error) {
 		scale = m9FullScale
 	}
 	var base []m9Key
-	for _, b := range causalityBenchmarks {
+	benches := toEndSet(o)
+	for _, b := range benches {
 		for _, seed := range o.Seeds {
-			base = append(base, m9Key{b.name, scale * b.iters, seed, strings.Join(m9Profilers, ","), ""})
+			// A model's 1.4–2.1 s at modelScale hold 140+ tprof
+			// samples as they are.
+			base = append(base, m9Key{b.name, scale * b.iters, b.scale, seed, strings.Join(m9Profilers, ","), ""})
 		}
 	}
 	bases, err := runAll(o, base)
@@ -827,7 +916,7 @@ func MeasureM9(o Options) (*M9Result, error) {
 			if !ok {
 				continue
 			}
-			s := m9Key{k.bench, k.iters, k.seed, "", top}
+			s := m9Key{k.bench, k.iters, k.scale, k.seed, "", top}
 			picks = append(picks, pick{i, prof, s})
 			sped = append(sped, s)
 		}
@@ -845,7 +934,13 @@ func MeasureM9(o Options) (*M9Result, error) {
 			SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
 			SimulatedPct: 100 * (1 - t1/t0), BaseS: t0, SpedS: t1})
 	}
-	res := &M9Result{Seeds: o.Seeds, Scale: scale}
+	res := &M9Result{Seeds: o.Seeds, Scale: scale, Models: o.Models}
+	if o.Models {
+		res.ModelScale = modelRunScale(o)
+	}
+	for _, b := range benches {
+		res.Benchmarks = append(res.Benchmarks, b.name)
+	}
 	for _, r := range runs {
 		res.Obs = append(res.Obs, r...)
 	}
@@ -858,14 +953,22 @@ func (r *M9Result) render() (*Result, error) {
 	for _, x := range r.Obs {
 		t.AddRow(x.Benchmark, x.Seed, x.Profiler, x.TopMethod, fmt.Sprintf("%.0f %%", x.SharePct), fmt.Sprintf("%.1f %%", x.PredictedPct), fmt.Sprintf("%.1f %%", x.SimulatedPct), fmt.Sprintf("%.1f", x.PredictedPct-x.SimulatedPct))
 	}
+	noun := benchNoun(r.Models)
 	for _, p := range m9Profilers {
 		var worst float64
-		for _, b := range causalityBenchmarks {
-			worst = max(worst, r.AbsError(p, b.name).Mean)
+		for _, b := range r.Benchmarks {
+			worst = max(worst, r.AbsError(p, b).Mean)
 		}
-		t.Notes = append(t.Notes, fmt.Sprintf("%s: |predicted − simulated| up to %.1f points (mean over seeds per stand-in); its top method gains less than half the prediction on %d of %d stand-ins.", p, worst, r.Shortfalls(p), len(causalityBenchmarks)))
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: |predicted − simulated| up to %.1f points (mean over seeds per %s); its top method gains less than half the prediction on %d of %d %ss.", p, worst, noun, r.Shortfalls(p), len(r.Benchmarks), noun))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Each Mytkowicz stand-in runs to its end (%d× M2's iterations), inlining off, seeds %v; a method's own work is made 50 %% cheaper and the run repeated with the same seed. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %%); following the other profilers one would have looked at other methods first.", r.Scale, r.Seeds))
+	what := fmt.Sprintf("Each Mytkowicz stand-in runs to its end (%d× M2's iterations)", r.Scale)
+	if r.Models {
+		what = "Each model runs to its end"
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, inlining off, seeds %v; a method's own work is made 50 %% cheaper and the run repeated with the same seed. Paper: acting on tprof's advice gave the predicted speed-up (within 2 %%); following the other profilers one would have looked at other methods first.", what, r.Seeds))
+	if r.Models {
+		t.Notes = append(t.Notes, modelNote(r.ModelScale))
+	}
 	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }
 

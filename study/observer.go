@@ -17,11 +17,10 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
-	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: typed(MeasureM6)})
+	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: typed(MeasureM6), Models: true})
 }
 
 // m6Companions are the profilers turned on beside xprof (Fig. 9's bars).
@@ -49,7 +48,7 @@ func (k m6Key) run() (*m6Run, error) {
 }
 
 func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, error) {
-	p, err := workloads.Get(bench)
+	p, err := benchProgram(bench)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +125,8 @@ type M6Result struct {
 	Duration sim.Time
 	Benches  []M6Bench
 	Obs      []M6Obs
+	// Models: the benchmarks are the models, not the stand-ins.
+	Models bool
 }
 
 // MaxDelta and MeanDelta are the largest and the mean |x − y| over the
@@ -168,7 +169,8 @@ func (r *M6Result) PollDiffs() int {
 	return n
 }
 
-// MeasureM6: on each single-threaded DaCapo-2006 stand-in, xprof runs
+// MeasureM6: on each single-threaded DaCapo-2006 stand-in (with o.Models,
+// each model, its recorder threads dropped), xprof runs
 // costed alone and beside each of hprof, jprofile and yourkit (also
 // costed), for every seed; the bar is |x − y|, x and y xprof's hotness of
 // its hottest method alone and with the companion, averaged over the
@@ -180,6 +182,7 @@ func MeasureM6(o Options) (*M6Result, error) {
 	if o.Full {
 		d = 5 * sim.Second
 	}
+	d = fixedDuration(o, d)
 	configs := [][]string{{"xprof"}, {"hprof"}}
 	for _, c := range m6Companions {
 		configs = append(configs, []string{"xprof", c})
@@ -189,7 +192,8 @@ func MeasureM6(o Options) (*M6Result, error) {
 		seed, cf int
 	}
 	var keys []key
-	for _, b := range disagreementBenches {
+	benches := disagreementSet(o)
+	for _, b := range benches {
 		for si := range o.Seeds {
 			for ci := range configs {
 				keys = append(keys, key{b, si, ci})
@@ -208,8 +212,8 @@ func MeasureM6(o Options) (*M6Result, error) {
 	for i, k := range keys {
 		get[k] = runs[i]
 	}
-	res := &M6Result{Seeds: o.Seeds, Duration: d}
-	for _, b := range disagreementBenches {
+	res := &M6Result{Seeds: o.Seeds, Duration: d, Models: o.Models}
+	for _, b := range benches {
 		// M: xprof's hottest method alone, by hotness averaged over seeds.
 		avg := map[string]float64{}
 		for si := range o.Seeds {
@@ -289,6 +293,9 @@ func (r *M6Result) render() (*Result, error) {
 		fmt.Sprintf("Every profiler costed (agent threads, safepoint pauses, allocation), %v per run, seeds %v; paper: 30 runs each, bars up to ≈ 20 points (Fig. 9), antlr's 10 hottest methods had 9 yield points each with xprof, 7 with hprof.", r.Duration, r.Seeds),
 		"Δ compares seed-averaged hotness, as the paper does; 'paired |Δ|' compares runs of the same seed, where the program's own random choices are identical and only the companion profiler differs.",
 		"Yield points: poll sites (prologue, returns, back-edges, strip-mined ones) of each method's compiled code at the end of the run, inlined callees included; the compiler decides inlining when it starts a compilation, from the call-site counts at that moment.")
+	if r.Models {
+		t.Notes = append(t.Notes, modelFixedNote)
+	}
 
 	// Figure: per stand-in and companion, y − x paired by seed (xprof's
 	// hotness of M beside the companion minus alone), mean and 95 % CI
@@ -304,7 +311,7 @@ func (r *M6Result) render() (*Result, error) {
 	}
 	p := plot.New()
 	p.Title.Text = "M6: xprof's hotness of its hottest method M beside a companion (± 95 % CI over seeds)"
-	p.X.Label.Text = "stand-in"
+	p.X.Label.Text = benchNoun(r.Models)
 	p.Y.Label.Text = "y − x: change in M's hotness (points)"
 	p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
 		ts := plot.DefaultTicks{}.Ticks(min, max)

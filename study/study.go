@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/profsim/profsim/sim"
 )
 
 // Options choose an experiment's size.
@@ -22,6 +24,16 @@ type Options struct {
 	// Runs, if set, counts the experiment's runs as they are asked for
 	// and made (for a progress display).
 	Runs *Counter
+	// Models runs the experiment on the models of the DaCapo-2006
+	// applications (workloads/models) instead of the synthetic
+	// stand-ins; only experiments with Experiment.Models accept it.
+	Models bool
+	// models, modelScale and modelDuration, when set, replace the models
+	// run, the entry-loop scale of their runs to the end and the length
+	// of their runs of a fixed duration (tests of the plumbing).
+	models        []string
+	modelScale    float64
+	modelDuration sim.Time
 }
 
 // DefaultOptions is the test-sized version: seeds 1–3.
@@ -69,6 +81,9 @@ type Experiment struct {
 	Claim string // CLAIMS.md ID, e.g. "M2"
 	Title string
 	Run   func(Options) (*Result, error)
+	// Models: the experiment runs on the models of real applications too
+	// (Options.Models); Run refuses Options.Models otherwise.
+	Models bool
 }
 
 var experiments = map[string]Experiment{}
@@ -76,6 +91,15 @@ var experiments = map[string]Experiment{}
 func register(e Experiment) {
 	if _, dup := experiments[e.Name]; dup {
 		panic("study: duplicate experiment " + e.Name)
+	}
+	if !e.Models {
+		run, name := e.Run, e.Name
+		e.Run = func(o Options) (*Result, error) {
+			if o.Models {
+				return nil, fmt.Errorf("%s: no version on the models of real applications (Options.Models)", name)
+			}
+			return run(o)
+		}
 	}
 	experiments[e.Name] = e
 }

@@ -28,7 +28,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	e, ok := study.Lookup(name)
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
-			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--full]]")
+			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--full] [--models]]")
 			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it) and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
@@ -42,9 +42,10 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md, NAME.data.csv (the tidy data) and NAME.svg (the figure), where the experiment has them, each written whole or not at all")
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
 	full := fs.Bool("full", false, "the paper-sized version (slow)")
+	models := fs.Bool("models", false, "run on the models of the DaCapo-2006 applications (workloads/models) instead of the synthetic stand-ins (experiments "+strings.Join(modelExperiments(), ", ")+")")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--full]")
+			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--full] [--models]")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return errHelp
@@ -57,7 +58,10 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	if *seeds < 1 {
 		return usagef("study: --seeds %d must be ≥ 1", *seeds)
 	}
-	o := study.Options{Full: *full}
+	if *models && !e.Models {
+		return usagef("study: --models: %s has no version on the models (those with one: %s)", name, strings.Join(modelExperiments(), ", "))
+	}
+	o := study.Options{Full: *full, Models: *models}
 	for s := 1; s <= *seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}
@@ -189,4 +193,16 @@ func listAnd(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// modelExperiments lists the experiments that run on the models of real
+// applications too (study.Experiment.Models).
+func modelExperiments() []string {
+	var out []string
+	for _, e := range study.Experiments() {
+		if e.Models {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
