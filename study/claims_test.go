@@ -136,16 +136,27 @@ var (
 // read back as CSV, every numeric cell parses as a number.
 func runExperiment(t *testing.T, name string) *Result {
 	t.Helper()
+	return runExperimentOn(t, name, false)
+}
+
+// runExperimentOn is runExperiment on the stand-ins or, with models, on
+// the models of real applications (Options.Models).
+func runExperimentOn(t *testing.T, name string, models bool) *Result {
+	t.Helper()
 	resultsMu.Lock()
 	defer resultsMu.Unlock()
-	if r, ok := results[name]; ok {
-		t.Logf("(%s: the result of an earlier test in this run)", name)
+	key := name
+	if models {
+		key += " --models"
+	}
+	if r, ok := results[key]; ok {
+		t.Logf("(%s: the result of an earlier test in this run)", key)
 		return r
 	}
 	e, ok := Lookup(name)
 	require.True(t, ok, name)
 	o := DefaultOptions()
-	o.Full = *full
+	o.Full, o.Models = *full, models
 	if *full {
 		o.Seeds = seeds()
 	}
@@ -159,7 +170,7 @@ func runExperiment(t *testing.T, name string) *Result {
 		require.NoError(t, os.MkdirAll(*pngDir, 0o755))
 		require.NoError(t, r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(*pngDir, name+".png")))
 	}
-	results[name] = r
+	results[key] = r
 	return r
 }
 

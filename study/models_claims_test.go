@@ -1,0 +1,247 @@
+package study
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onModels runs the Mytkowicz claim tests on the models of the DaCapo-2006
+// applications too (Options.Models): minutes of CPU each, so not in the
+// normal test run.
+var onModels = flag.Bool("study.models", false, "also run the Mytkowicz claim tests on the models of real applications (slow: 20 s to 2.5 min of CPU each)")
+
+// measureModels is measure on the models (Options.Models); it skips the
+// test unless -study.models is given.
+func measureModels[T any](t *testing.T, name string) T {
+	t.Helper()
+	if !*onModels {
+		t.Skip("the claim tests on the models run with -study.models (minutes of CPU)")
+	}
+	r := runExperimentOn(t, name, true)
+	d, ok := r.Data.(T)
+	require.True(t, ok, "%s --models: result is %T", name, r.Data)
+	return d
+}
+
+// Tolerances of the Mytkowicz claims on the models, beyond those of the
+// stand-ins' tests (claims_test.go), which they share.
+const (
+	// nearZeroSlope reads the claim's "several ≈ 0" (M2) as a slope
+	// within ±0.1 of 0, the width of the claim's own interval for ≈ 1
+	// (exactSlopeDelta).
+	nearZeroSlope = exactSlopeDelta
+	// severalPairs: "several" (M2) is at least 2 pairs.
+	severalPairs = 2
+)
+
+// truthOutsideControl counts r's pairs whose truth slope leaves [0.9,
+// 1.1]: pairs where the injection changed more than the method's cost.
+func truthOutsideControl(r *CausalityResult) int {
+	n := 0
+	for _, row := range r.Rows {
+		if s := row.Slopes.At("truth"); s < 1-exactSlopeDelta || s > 1+exactSlopeDelta {
+			n++
+		}
+	}
+	return n
+}
+
+// nearZero counts profiler p's pairs with a slope within nearZeroSlope
+// of 0.
+func nearZero(r *CausalityResult, p string) int {
+	n := 0
+	for _, row := range r.Rows {
+		if s := row.Slopes.At(p); s > -nearZeroSlope && s < nearZeroSlope {
+			n++
+		}
+	}
+	return n
+}
+
+// TestM2_Models: on the models, several pairs have a slope ≈ 0 for every
+// safepoint sampler, as the claim says. Its other parts do not hold
+// (TestDivergence_M2_Models): the truth's positive control fails on most
+// pairs, and the samplers' mean is not clearly below 0.5.
+func TestM2_Models(t *testing.T) {
+	r := measureModels[*CausalityResult](t, "m2-causality")
+	for _, p := range causalityProfilers {
+		assert.GreaterOrEqual(t, nearZero(r, p), severalPairs, "%s: several pairs ≈ 0", p)
+		if m := r.Mean(p); m.Hi() >= causalitySlopeMax {
+			diverges(t, "%s's mean slope %v is not clearly below %.1f", p, m, causalitySlopeMax)
+		}
+	}
+	if n := truthOutsideControl(r); n > 0 {
+		diverges(t, "the truth's slope leaves [0.9, 1.1] on %d of %d pairs", n, len(r.Rows))
+	}
+}
+
+// TestDivergence_M2_Models pins the documented divergence
+// (REPRODUCTIONS.md, M2 on models): the injected loop's back-edges make
+// the JIT compile (OSR) hot methods that the uninjected run of a model
+// leaves interpreted, which cuts their cost by more than the loop adds,
+// so the truth's slope leaves [0.9, 1.1] on some pairs; and the safepoint
+// samplers' slopes spread from below 0 to above 1 (interpreted code polls
+// at every back-edge and return), their mean's 95 % CI reaching 0.5.
+func TestDivergence_M2_Models(t *testing.T) {
+	r := measureModels[*CausalityResult](t, "m2-causality")
+	assert.Positive(t, truthOutsideControl(r))
+	for _, p := range causalityProfilers {
+		assert.GreaterOrEqual(t, r.Mean(p).Hi(), causalitySlopeMax, p)
+	}
+}
+
+// TestM7_Models reads the claim on the models as on the stand-ins; no
+// part of it holds there (TestDivergence_M7_Models): it logs each part and
+// skips.
+func TestM7_Models(t *testing.T) {
+	r := measureModels[*CausalityResult](t, "m7-no-inlining")
+	if tp := r.Mean("tprof"); tp.Mean < 1-exactSlopeDelta || tp.Mean > 1+exactSlopeDelta {
+		diverges(t, "tprof's mean slope %v is not ≈ 1", tp)
+	}
+	for _, p := range causalityProfilers {
+		if m := r.Mean(p); m.Hi() >= causalitySlopeMax {
+			diverges(t, "%s's mean slope %v is not clearly below %.1f", p, m, causalitySlopeMax)
+		}
+	}
+	if n := truthOutsideControl(r); n > 0 {
+		diverges(t, "the truth's slope leaves [0.9, 1.1] on %d of %d pairs", n, len(r.Rows))
+	}
+	t.Skip("no part of M7's claim holds on the models: the hot methods run interpreted (TestDivergence_M7_Models)")
+}
+
+// TestDivergence_M7_Models pins the documented divergence
+// (REPRODUCTIONS.md, M7 on models): tprof's mean slope is below 0.5, not
+// ≈ 1 — it maps code addresses to methods and charges interpreted code
+// to <interpreted>, and the models' hot methods run interpreted for most
+// of a run — and the safepoint samplers' mean's CI reaches 0.5.
+func TestDivergence_M7_Models(t *testing.T) {
+	r := measureModels[*CausalityResult](t, "m7-no-inlining")
+	assert.Less(t, r.Mean("tprof").Mean, causalitySlopeMax)
+	for _, p := range causalityProfilers {
+		assert.GreaterOrEqual(t, r.Mean(p).Hi(), causalitySlopeMax, p)
+	}
+}
+
+// TestM3_Models: on the models the claim holds as written for Union_1 >
+// 1 (on at least 3 models) and Union_n for n ≥ 2 (grows, 95 % CI above
+// n); Union_1's mean is above 1 but its CI is not (logged).
+func TestM3_Models(t *testing.T) {
+	r := measureModels[*M3Result](t, "m3-disagreement")
+	assert.GreaterOrEqual(t, r.Union1Above1(), m3Union1Claim)
+	for n := 1; n <= m3MaxN; n++ {
+		u := r.Mean(n)
+		if n == 1 {
+			assert.Greater(t, u.Mean, 1.0, "Union_1 above 1")
+			if u.Lo() <= 1 {
+				diverges(t, "Union_1 = %v is not clearly above 1", u)
+			}
+			continue
+		}
+		assert.Greater(t, u.Lo(), float64(n), "Union_%d clearly above %d", n, n)
+		assert.GreaterOrEqual(t, u.Mean, r.Mean(n-1).Mean, "grows with n")
+	}
+}
+
+// TestM4_Models: on the models, fewer than half of the disagreeing pairs
+// are caller and callee.
+func TestM4_Models(t *testing.T) {
+	r := measureModels[*M4Result](t, "m4-innocuous")
+	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
+	assert.Less(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
+}
+
+// TestM6_Models: on the models a second costed profiler moves xprof's
+// hotness of its hottest method by several points, as on the stand-ins;
+// the yield points do not change (TestDivergence_M6_Models).
+func TestM6_Models(t *testing.T) {
+	r := measureModels[*M6Result](t, "m6-observer")
+	assert.GreaterOrEqual(t, r.MeanDelta(), m6MeanDelta)
+	assert.GreaterOrEqual(t, r.MaxDelta(), m6MaxDelta)
+	require.Positive(t, r.PollsCompared())
+	if r.PollDiffs() == 0 {
+		diverges(t, "the JIT's yield points in the 10 hottest methods are identical under xprof and hprof (%d methods compared)", r.PollsCompared())
+	}
+}
+
+// TestDivergence_M6_Models pins the documented divergence
+// (REPRODUCTIONS.md, M6 on models): as on the stand-ins, the companion
+// profiler changes no compiled method's poll sites.
+func TestDivergence_M6_Models(t *testing.T) {
+	r := measureModels[*M6Result](t, "m6-observer")
+	require.Positive(t, r.PollsCompared())
+	assert.Zero(t, r.PollDiffs())
+}
+
+// TestM9_Models: tprof's prediction within 5 points is checked on every
+// model and its misses logged; xprof's shortfalls likewise. Neither part
+// holds on every model (TestDivergence_M9_Models).
+func TestM9_Models(t *testing.T) {
+	r := measureModels[*M9Result](t, "m9-actionable")
+	for _, b := range r.Benchmarks {
+		e := r.AbsError("tprof", b)
+		assert.Equal(t, len(r.Seeds), e.N, "%s: a tprof observation per seed", b)
+		if e.Mean > m9TprofPoints {
+			diverges(t, "%s: tprof's prediction is off by %.1f points (mean over seeds)", b, e.Mean)
+		}
+	}
+	if n := r.Shortfalls("xprof"); 2*n <= len(r.Benchmarks) {
+		diverges(t, "xprof's top method gains less than half its prediction on %d of %d models, not most", n, len(r.Benchmarks))
+	}
+}
+
+// TestDivergence_M9_Models pins the documented divergence
+// (REPRODUCTIONS.md, M9 on models): tprof's prediction is off by more
+// than 5 points on some model (xalan-real: its hottest methods run
+// interpreted, which tprof charges to <interpreted>, so it names a method
+// it sees at 1–2 %), and xprof's top method falls short on fewer than
+// most models (it is the truth's hottest method on several).
+func TestDivergence_M9_Models(t *testing.T) {
+	r := measureModels[*M9Result](t, "m9-actionable")
+	worst := 0.0
+	for _, b := range r.Benchmarks {
+		worst = max(worst, r.AbsError("tprof", b).Mean)
+	}
+	assert.Greater(t, worst, m9TprofPoints)
+	assert.LessOrEqual(t, 2*r.Shortfalls("xprof"), len(r.Benchmarks))
+}
+
+// TestM5_Models: on antlr's model tprof's interval autocorrelation leaves
+// the ±2/√N band at ≤ 5 % of lags (mean over seeds), and a safepoint
+// sampler at its measured timer jitter — the paper's setup — leaves it at
+// ≥ m5Systematic of lags and at least twice as often as tprof: the
+// claim's contrast, which the stand-in shows only on a perfect clock.
+// Where the other samplers do not show it is pinned by
+// TestDivergence_M5_Models.
+func TestM5_Models(t *testing.T) {
+	r := measureModels[*M5Result](t, "m5-autocorrelation")
+	tp := r.Share("tprof").Mean
+	assert.LessOrEqual(t, tp, m5TprofMax)
+	var best float64
+	for _, p := range []string{"xprof", "hprof", "xprof:grid", "hprof:grid"} {
+		s := r.Share(p).Mean
+		if s < m5Systematic || s <= 2*tp {
+			diverges(t, "%s leaves the band at %.0f %% of lags, not systematically", p, 100*s)
+		}
+		if p == "xprof" || p == "hprof" {
+			best = max(best, s)
+		}
+	}
+	assert.GreaterOrEqual(t, best, m5Systematic, "a safepoint sampler at its measured jitter")
+	assert.Greater(t, best, 2*tp, "a safepoint sampler at its measured jitter")
+}
+
+// TestDivergence_M5_Models pins the documented divergence
+// (REPRODUCTIONS.md, M5 on models): on antlr's model neither safepoint
+// sampler shows the pattern on a perfect clock (the model's program is
+// not periodic: every driver trip draws its branches, so a tick on the
+// grid does not find it at the same place), and hprof does not at its
+// measured jitter.
+func TestDivergence_M5_Models(t *testing.T) {
+	r := measureModels[*M5Result](t, "m5-autocorrelation")
+	for _, p := range []string{"hprof", "xprof:grid", "hprof:grid"} {
+		assert.Less(t, r.Share(p).Mean, m5Systematic, p)
+	}
+}
