@@ -26,6 +26,11 @@ func RunToEnd(cfg harness.Config, r *Report) harness.Config {
 // again in the next run. It returns the method overlap of that run's
 // truth with the recording.
 func (b *builder) refine(cfg harness.Config) (float64, error) {
+	// Only methods' and lines' self times are read: a truth per method
+	// gives them exactly, in memory bounded by the methods, where a
+	// model's call cycles (javac's recursive tree visitors) would grow
+	// the calling-context tree without bound.
+	cfg.TruthPerMethod = true
 	out, err := harness.Run(b.prog, RunToEnd(cfg, &b.report))
 	if err != nil {
 		return 0, fmt.Errorf("refinement run: %w", err)
