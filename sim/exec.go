@@ -374,7 +374,8 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	}
 	tr.edgeCounts[edge]++
 	n := tr.count
-	node := tr.child(caller.node, callee)
+	node := tr.child(caller.node, callee, caller.lastChild)
+	caller.lastChild = node
 	nd := tr.node(node)
 	if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
 		return stopHorizon // a limit stopped the run

@@ -31,8 +31,12 @@ func (s ThreadState) String() string {
 
 // cctNode is one calling context of the exact calling context tree. Nodes
 // are stored in chunks (Truth.node) and linked parent → first child → next
-// sibling, so entering a known context costs a short scan (of at most
-// wideAfter siblings, then an index) and no allocation.
+// sibling, siblings in the order they were created (beyond the first
+// wideAfter, each new one right after the wideAfter-th), so entering a
+// known context costs a short scan (of at most wideAfter siblings, then an
+// index) and no allocation, and usually one probe: the caller's frame
+// remembers the child its last call entered, and the next call of a
+// method that calls in the same order as before enters its next sibling.
 type cctNode struct {
 	method      int32
 	parent      int32
@@ -167,27 +171,35 @@ func (t *Truth) checkLines(c *Code) {
 const wideAfter = 16
 
 // child returns the node for method under parent, creating it once.
-func (t *Truth) child(parent, method int32) int32 {
+// after is a child of parent (0: none) whose next sibling is tried first:
+// the child that the caller's frame entered last (frame.lastChild).
+func (t *Truth) child(parent, method, after int32) int32 {
 	if t.perMethod != nil {
 		if c := t.perMethod[method]; c > 0 {
 			return c
 		}
-		c := t.newChild(0, method)
+		c := t.newChild(0, method, -1)
 		t.perMethod[method] = c
 		return c
 	}
+	if after > 0 {
+		if c := t.node(after).nextSibling; c >= 0 && t.node(c).method == method {
+			return c
+		}
+	}
 	n := 0
+	last := int32(-1)
 	for c := t.node(parent).firstChild; c >= 0; {
 		nd := t.node(c)
 		if nd.method == method {
 			return c
 		}
 		if n++; n == wideAfter {
-			return t.wideChild(parent, method)
+			return t.wideChild(parent, method, c)
 		}
-		c = nd.nextSibling
+		last, c = c, nd.nextSibling
 	}
-	return t.newChild(parent, method)
+	return t.newChild(parent, method, last)
 }
 
 // known returns the node for method under parent if it exists and is
@@ -214,8 +226,9 @@ func (t *Truth) known(parent, method int32) int32 {
 
 // wideChild is child for a parent with more than wideAfter children: it
 // indexes them all the first time, then finds and adds children by the
-// index.
-func (t *Truth) wideChild(parent, method int32) int32 {
+// index. A new child goes right after edge, the wideAfter-th, so that the
+// first wideAfter children (those known finds) stay the same.
+func (t *Truth) wideChild(parent, method, edge int32) int32 {
 	if t.wide == nil {
 		t.wide, t.indexed = map[[2]int32]int32{}, map[int32]bool{}
 	}
@@ -228,23 +241,27 @@ func (t *Truth) wideChild(parent, method int32) int32 {
 	if c, ok := t.wide[[2]int32{parent, method}]; ok {
 		return c
 	}
-	c := t.newChild(parent, method)
+	c := t.newChild(parent, method, edge)
 	t.wide[[2]int32{parent, method}] = c
 	return c
 }
 
-// newChild creates the node for method under parent.
-func (t *Truth) newChild(parent, method int32) int32 {
+// newChild creates the node for method under parent, linked right after
+// its sibling prev, or first when prev is -1.
+func (t *Truth) newChild(parent, method, prev int32) int32 {
 	id := t.count
 	n := t.lineCount[method]
 	base := t.newCells(n)
 	if id&nodeMask == 0 {
 		t.nodes = append(t.nodes, new([1 << nodeBits]cctNode))
 	}
-	p := t.node(parent)
-	*t.node(id) = cctNode{method: method, parent: parent, firstChild: -1, nextSibling: p.firstChild,
+	next := &t.node(parent).firstChild
+	if prev >= 0 {
+		next = &t.node(prev).nextSibling
+	}
+	*t.node(id) = cctNode{method: method, parent: parent, firstChild: -1, nextSibling: *next,
 		lineBase: base, lines: n}
-	p.firstChild = id
+	*next = id
 	t.count++
 	return id
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -228,7 +229,7 @@ func TestTruthChunks(t *testing.T) {
 		} else {
 			require.Equal(t, int32(-1), tr.known(parent, m))
 		}
-		c := tr.child(parent, m)
+		c := tr.child(parent, m, 0)
 		if seen {
 			require.Equal(t, old, c)
 			continue
@@ -251,6 +252,68 @@ func TestTruthChunks(t *testing.T) {
 		require.Equal(t, k.method, n.method)
 		for l := range n.lines {
 			require.Equal(t, int64(c), tr.cell(n.lineBase+l).self)
+		}
+	}
+}
+
+// Truth.child with a hint (the caller's last child, frame.lastChild)
+// finds the same node as without, whatever the hint; siblings stay in
+// creation order, the first wideAfter of them fixed once a parent has
+// more, and known finds exactly those.
+func TestTruthChildHint(t *testing.T) {
+	const methods = 3 * wideAfter
+	lines := make([]int32, methods)
+	for i := range lines {
+		lines[i] = int32(1 + i%5)
+	}
+	tr := newTruth(0, lines)
+	r := rand.New(rand.NewPCG(3, 4))
+	type key struct{ parent, method int32 }
+	made := map[key]int32{}
+	kids := map[int32][]int32{} // parent → children in creation order
+	for range 20000 {
+		parent := int32(r.IntN(int(tr.count)))
+		if r.IntN(4) > 0 {
+			parent = int32(r.IntN(min(int(tr.count), 8))) // a few wide parents
+		}
+		m := int32(r.IntN(methods))
+		var after int32
+		if ks := kids[parent]; len(ks) > 0 && r.IntN(5) > 0 {
+			after = ks[r.IntN(len(ks))]
+			if r.IntN(2) == 0 {
+				// the hint of a caller that calls in order: the child
+				// created before the one it is looking for, if any
+				for i, k := range ks {
+					if tr.node(k).method == m && i > 0 {
+						after = ks[i-1]
+					}
+				}
+			}
+		}
+		old, seen := made[key{parent, m}]
+		c := tr.child(parent, m, after)
+		if seen {
+			require.Equal(t, old, c)
+			continue
+		}
+		require.Equal(t, tr.count-1, c, "a new node takes the next id")
+		made[key{parent, m}] = c
+		kids[parent] = append(kids[parent], c)
+	}
+	for parent, ks := range kids {
+		var list []int32
+		for c := tr.node(parent).firstChild; c >= 0; c = tr.node(c).nextSibling {
+			list = append(list, c)
+		}
+		require.ElementsMatch(t, ks, list)
+		first := ks[:min(len(ks), wideAfter)]
+		require.Equal(t, first, list[:len(first)], "the first children in creation order")
+		for _, c := range ks {
+			want := int32(-1)
+			if slices.Contains(first, c) {
+				want = c
+			}
+			require.Equal(t, want, tr.known(parent, tr.node(c).method))
 		}
 	}
 }

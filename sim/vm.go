@@ -118,6 +118,12 @@ type frame struct {
 	// marks is the set of handlers that marked this frame (Whaley's marker
 	// bit); a new activation starts unmarked.
 	marks uint32
+	// lastChild is the CCT node this activation's last call entered (0:
+	// none yet; the root is nobody's child). Truth.child tries its next
+	// sibling first: siblings are linked in the order they were created,
+	// which is the order of the calls that first reached them, and a
+	// method's calls tend to come in the same order every time.
+	lastChild int32
 	// workLeft is what remains of a Work or Native at pc that a horizon
 	// split; > 0 also means its block entry was already counted.
 	workLeft int64
@@ -450,7 +456,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
 	n := vm.truth.count
-	node := vm.truth.child(0, entry)
+	node := vm.truth.child(0, entry, 0)
 	nd := vm.truth.node(node)
 	if vm.truth.count > n {
 		vm.newContext(nd.lines, 1)
