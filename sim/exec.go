@@ -262,13 +262,26 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				return stopExit
 			}
 			caller := &t.frames[last-1]
+			f, instrs = caller, caller.code.Instrs
+			// HotSpot's return poll runs after the pop: the caller pays it
+			// when it resumes at the call site.
+			poll := flags&fInlined == 0 && in.Flags&FlagPoll != 0 && !epilogue
+			if flags&fReturnHook == 0 && clock < horizon && (!poll || t.hooks&stopPoll == 0) {
+				// Nothing can stop the thread at the call site (a horizon,
+				// the return hook, an armed poll): the call statement's
+				// end runs here, as it would when dispatched again with
+				// fReturned, one dispatch fewer a call.
+				if poll {
+					tr.cell(f.lines + instrs[f.pc].Line).self += vm.pollNanos
+					clock += Time(vm.pollNanos)
+				}
+				f.pc++
+				continue
+			}
 			caller.flags |= fReturned
-			if flags&fInlined == 0 && in.Flags&FlagPoll != 0 && !epilogue {
-				// HotSpot's return poll runs after the pop: the caller
-				// pays it when it resumes at the call site.
+			if poll {
 				caller.flags |= fPollPending
 			}
-			f, instrs = caller, caller.code.Instrs
 			if flags&fReturnHook != 0 {
 				t.returned |= retHandlers
 				t.clock = clock
