@@ -74,9 +74,8 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 	first := make([]int32, n+1)
 	parent := make([]int32, n)
 	for i := int32(1); int(i) < n; i++ {
-		nd := t.Node(i)
-		method[i], parent[i] = nd.Method, nd.Parent
-		first[nd.Parent+1]++
+		parent[i], method[i] = t.NodeLink(i)
+		first[parent[i]+1]++
 	}
 	for i := 1; i <= n; i++ {
 		first[i] += first[i-1]

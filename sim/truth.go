@@ -318,6 +318,13 @@ func (t *Truth) Node(i int32) CCTNode {
 		Bytecodes: bc, Calls: n.calls, AllocBytes: n.allocBytes}
 }
 
+// NodeLink returns node i's parent and method (-1 and -1 for the root):
+// Node's Parent and Method without summing the node's lines.
+func (t *Truth) NodeLink(i int32) (parent, method int32) {
+	n := t.node(i)
+	return n.parent, n.method
+}
+
 // NodeLines is the number of line slots of node i: its method's highest
 // Instr.Line + 1 (slot 0 is never charged; the root has one empty slot).
 func (t *Truth) NodeLines(i int32) int { return int(t.node(i).lines) }
