@@ -1,0 +1,78 @@
+package samplers_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+)
+
+// A KomoriumSet's members are each the Komorium alone with its
+// configuration: the same profile, sample count and reported bytecodes,
+// constant or randomized, on the single-threaded SPECjvm98 stand-ins
+// (loop-dominated, call-heavy, exception-heavy, large blocks). With
+// several threads the set's extra hook stops, passive as they are, change
+// the order in which the threads' shared JIT counters are seen (X3), so
+// there a member is the Komorium alone only nearly: mtrt's overlap is
+// logged.
+func TestKomoriumSetMembersAreKomoriumsAlone(t *testing.T) {
+	var cfgs []samplers.KomoriumConfig
+	for _, g := range []int64{500, 1000, 10000, 100000} {
+		for _, r := range []int64{0, 100} {
+			c := samplers.DefaultKomoriumConfig()
+			c.Granularity, c.Random = g, r
+			cfgs = append(cfgs, c)
+		}
+	}
+	for _, w := range []string{"compress", "javac", "jack", "mpegaudio", "mtrt"} {
+		exact := w != "mtrt"
+		for _, seed := range []uint64{1, 2} {
+			set, err := samplers.NewKomoriumSet("grid", cfgs)
+			require.NoError(t, err)
+			run(t, w, func(c *harness.Config) {
+				c.Sim.Seed, c.Sim.Duration, c.NoTruthProfile = seed, 30*sim.Millisecond, true
+				c.Extra = []samplers.Sampler{set}
+			})
+			got := set.Results()
+			require.Len(t, got, len(cfgs))
+			for i, kc := range cfgs {
+				alone := run(t, w, func(c *harness.Config) {
+					c.Sim.Seed, c.Sim.Duration, c.NoTruthProfile = seed, 30*sim.Millisecond, true
+					c.Samplers = []string{"komorium"}
+					c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { *k = kc })
+				})
+				what := fmt.Sprintf("%s seed %d granularity %d random %d", w, seed, kc.Granularity, kc.Random)
+				require.Positive(t, got[i].Costs.Taken, what)
+				if !exact {
+					t.Logf("%s: overlap with the Komorium alone %.4f %%, samples %d vs %d", what,
+						100*profile.OverlapContexts(alone.Profiles["komorium"], got[i].Profile), got[i].Costs.Taken, alone.Costs["komorium"].Taken)
+					continue
+				}
+				assert.Equal(t, alone.Profiles["komorium"], got[i].Profile, what)
+				ac := alone.Costs["komorium"]
+				assert.Equal(t, ac.Taken, got[i].Costs.Taken, what)
+				assert.Equal(t, ac.Extra["approx_total_bytecodes"], got[i].Costs.Extra["approx_total_bytecodes"], what)
+			}
+		}
+	}
+}
+
+// One rewrite serves every member, and the members cost nothing: a set
+// refuses members with different instrumentation and a costed run.
+func TestKomoriumSetRefuses(t *testing.T) {
+	a, b := samplers.DefaultKomoriumConfig(), samplers.DefaultKomoriumConfig()
+	b.Instrumentation.MaxPath = 0
+	_, err := samplers.NewKomoriumSet("grid", []samplers.KomoriumConfig{a, b})
+	assert.ErrorContains(t, err, "instrumentation differs")
+	_, err = samplers.NewKomoriumSet("grid", nil)
+	assert.ErrorContains(t, err, "no configuration")
+	set, err := samplers.NewKomoriumSet("grid", []samplers.KomoriumConfig{a})
+	require.NoError(t, err)
+	assert.ErrorContains(t, set.Instrument(nil, samplers.Costed, sim.CostModel{}), "passive only")
+}
