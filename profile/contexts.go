@@ -286,8 +286,14 @@ func alignContexts(a, b *Profile) (x, y []float64) {
 		return x, y
 	}
 	t := newNameTree()
-	na := t.add(a)
-	nb := t.add(b)
+	return t.align(a, t.add(a), b, t.add(b))
+}
+
+// align is alignContexts of a and b, both added to t (na, nb: add's
+// results). Other profiles' nodes in t change nothing: only the nodes
+// where a or b has a sample are aligned, in an order given by their
+// names.
+func (t *nameTree) align(a *Profile, na []int32, b *Profile, nb []int32) (x, y []float64) {
 	wa, ha := t.weights(a, na)
 	wb, hb := t.weights(b, nb)
 	for u := range ha {

@@ -281,3 +281,23 @@ func TestEmptyProfileViews(t *testing.T) {
 		assert.Empty(t, buf.String())
 	}
 }
+
+// OverlapContextsWith is OverlapContexts of each profile with the
+// reference, to the bit, whatever the other profiles merged into the
+// shared tree.
+func TestOverlapContextsWithIsOverlapContexts(t *testing.T) {
+	for set, names := range nameSets {
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(seed, 23))
+			ref := randomProfile(r, names, 1+r.IntN(80), 1+r.IntN(12))
+			var ps []*Profile
+			for range 1 + r.IntN(6) {
+				ps = append(ps, randomProfile(r, names, 1+r.IntN(60), 1+r.IntN(12)))
+			}
+			got := OverlapContextsWith(ps, ref)
+			for i, p := range ps {
+				assert.Equal(t, OverlapContexts(p, ref), got[i], "%s seed %d, profile %d", set, seed, i)
+			}
+		}
+	}
+}

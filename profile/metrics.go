@@ -49,6 +49,30 @@ func OverlapContexts(a, b *Profile) float64 {
 	return Overlap(x, y)
 }
 
+// OverlapContextsWith is OverlapContexts(p, ref) for each p of ps, the
+// same numbers, with ref's contexts merged into the names' tree once
+// rather than once for each p: comparing many samplers' profiles with one
+// large exact profile.
+func OverlapContextsWith(ps []*Profile, ref *Profile) []float64 {
+	out := make([]float64, len(ps))
+	if !plainNames(ref) {
+		for i, p := range ps {
+			out[i] = OverlapContexts(p, ref)
+		}
+		return out
+	}
+	t := newNameTree()
+	nr := t.add(ref)
+	for i, p := range ps {
+		if !plainNames(p) {
+			out[i] = OverlapContexts(p, ref)
+			continue
+		}
+		out[i] = Overlap(t.align(p, t.add(p), ref, nr))
+	}
+	return out
+}
+
 // OverlapMethods is the overlap of two flat profiles (self weight).
 func OverlapMethods(a, b *Profile) float64 {
 	_, x, y := Align(a.MethodWeights(), b.MethodWeights())
