@@ -18,6 +18,12 @@ import (
 // full runs the paper-sized version of each experiment.
 var full = flag.Bool("study.full", false, "run paper-sized experiments (slow)")
 
+// paper runs the experiments that have a paper-length version at the
+// paper's run length (Options.Paper, Experiment.Paper; the others at
+// test size): minutes each. The TestDivergence_ pins describe the test
+// size and may not hold at paper length (REPRODUCTIONS.md gives both).
+var paper = flag.Bool("study.paper", false, "run the experiments run length limits at the paper's run length (minutes each)")
+
 // pngDir, when set, receives each experiment's figure as NAME.png, to be
 // looked at.
 var pngDir = flag.String("study.png", "", "write each experiment's figure as NAME.png into this directory")
@@ -155,8 +161,10 @@ func runExperimentOn(t *testing.T, name string, models bool) *Result {
 	}
 	e, ok := Lookup(name)
 	require.True(t, ok, name)
+	require.False(t, *full && *paper, "-study.full and -study.paper do not combine")
 	o := DefaultOptions()
 	o.Full, o.Models = *full, models
+	o.Paper = *paper && e.Paper != ""
 	if *full {
 		o.Seeds = seeds()
 	}

@@ -26,8 +26,8 @@ func init() {
 	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: typed(MeasureH2)})
 	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: typed(MeasureH3)})
 	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: typed(MeasureH4)})
-	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(MeasureH5)})
-	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: typed(MeasureH6)})
+	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(MeasureH5), Paper: hoferPaperNote})
+	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: typed(MeasureH6), Paper: hoferPaperNote})
 	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: typed(MeasureH7)})
 }
 
@@ -712,13 +712,36 @@ func hoferAccuracyBenches(o Options) []string {
 	return b
 }
 
-// hoferIterations: the accuracy runs are the warm-up and this many
-// iterations of hoferIteration each (the paper: 30 iterations, the first
-// 20 discarded, 10 rounds — our rounds are the seeds).
-const (
-	hoferIterations = 10
-	hoferIteration  = 50 * sim.Millisecond
-)
+// hoferAccuracySize is the accuracy runs' length: a warm-up of skip
+// windows (discarded), then iterations windows of iteration each, each
+// window an iteration's CCT (the paper: 30 iterations, the first 20
+// discarded, 10 rounds — our rounds are the seeds).
+type hoferAccuracySize struct {
+	skip, iterations int
+	iteration        sim.Time
+}
+
+// duration is a run's length: the warm-up and the iterations.
+func (z hoferAccuracySize) duration() sim.Time {
+	return sim.Time(z.skip+z.iterations) * z.iteration
+}
+
+// warmUp is the discarded start of a run.
+func (z hoferAccuracySize) warmUp() sim.Time { return sim.Time(z.skip) * z.iteration }
+
+// hoferAccuracySizeOf: by default 10 iterations of 50 ms after the
+// 100 ms warm-up (≈ 50 samples a sampled thread an iteration at 1 ms);
+// Options.Paper: 10 iterations of 2 s after one discarded, ≈ 2 000 a
+// sampled thread, the thousands of the paper's DaCapo iterations.
+func hoferAccuracySizeOf(o Options) hoferAccuracySize {
+	if o.Paper {
+		return hoferAccuracySize{skip: 1, iterations: 10, iteration: 2 * sim.Second}
+	}
+	return hoferAccuracySize{skip: int(hoferWarmUp / (50 * sim.Millisecond)), iterations: 10, iteration: 50 * sim.Millisecond}
+}
+
+// hoferPaperNote is what Options.Paper runs for H5 and H6.
+const hoferPaperNote = "the 7 default stand-ins, 10 iterations of 2 s after one discarded (≈ 2 000 samples a sampled thread an iteration at 1 ms, the paper's thousands), 22 s a run"
 
 // hoferAccuracyRuns: every accuracy stand-in × seed × technique at 1 ms,
 // costed, profiles split into iterations.
@@ -731,22 +754,24 @@ func hoferAccuracyRuns(o Options) (map[hoferKey]*hoferRun, error) {
 			}
 		}
 	}
-	return hoferGrid(o, keys, hoferWarmUp+hoferIterations*hoferIteration, hoferIteration)
+	z := hoferAccuracySizeOf(o)
+	return hoferGrid(o, keys, z.duration(), z.iteration)
 }
 
 func hoferAccuracyNote(o Options) string {
+	z := hoferAccuracySizeOf(o)
 	return fmt.Sprintf("Each technique costed and alone at 1 ms on %s, seeds %v (the paper's rounds); each run is %v of warm-up (discarded) and %d iterations of %v, each iteration's samples a CCT (the paper: 30 iterations, 20 discarded, 10 rounds). A CCT's edge weights are its contexts' sample counts; average CCT = the sum over every iteration of every round of the relative edge weights (the paper's merged CCT). Overlap = Σ min of relative weights; hot-edge coverage (T = 0.1) = share of the reference's edges within a tenth of its hottest edge that are also hot in the other.",
-		strings.Join(hoferAccuracyBenches(o), ", "), o.Seeds, hoferWarmUp, hoferIterations, hoferIteration)
+		strings.Join(hoferAccuracyBenches(o), ", "), o.Seeds, z.warmUp(), z.iterations, z.iteration)
 }
 
 // hoferIterationCCTs are (bench, prof)'s per-iteration context weights
 // over all seeds, the warm-up windows dropped.
 func hoferIterationCCTs(runs map[hoferKey]*hoferRun, o Options, bench, prof string) []map[string]float64 {
-	skip := int(hoferWarmUp / hoferIteration)
+	z := hoferAccuracySizeOf(o)
 	var out []map[string]float64
 	for si := range o.Seeds {
 		ws := runs[hoferKey{bench, si, prof, sim.Millisecond}].windows
-		for i := skip; i < skip+hoferIterations; i++ {
+		for i := z.skip; i < z.skip+z.iterations; i++ {
 			cw := map[string]float64{}
 			if i < len(ws) {
 				cw = ws[i].ContextWeights()
@@ -848,7 +873,8 @@ func MeasureH5(o Options) (*H5Result, error) {
 			its := d.iterations(b, pr)
 			avg := averageCCT(its)
 			for i, c := range its {
-				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[i/hoferIterations], i % hoferIterations, 100 * overlapOf(c, avg), 100 * coverageOf(avg, c)})
+				n := hoferAccuracySizeOf(o).iterations
+				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[i/n], i % n, 100 * overlapOf(c, avg), 100 * coverageOf(avg, c)})
 			}
 		}
 	}

@@ -21,6 +21,11 @@ type Options struct {
 	Seeds []uint64
 	// Full runs the paper-sized version (more benchmarks, longer runs).
 	Full bool
+	// Paper runs the experiments that run length limits at the paper's
+	// run length, on their default stand-ins (Experiment.Paper says what
+	// that is; experiments without one ignore it). It does not combine
+	// with Full.
+	Paper bool
 	// Runs, if set, counts the experiment's runs as they are asked for
 	// and made (for a progress display).
 	Runs *Counter
@@ -84,6 +89,11 @@ type Experiment struct {
 	// Models: the experiment runs on the models of real applications too
 	// (Options.Models); Run refuses Options.Models otherwise.
 	Models bool
+	// Paper, for the experiments whose test-size runs are too short for
+	// the paper's figure, says what Options.Paper runs (the runs' length
+	// and what it buys); "" when run length does not limit the
+	// experiment.
+	Paper string
 }
 
 var experiments = map[string]Experiment{}
