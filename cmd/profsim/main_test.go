@@ -345,6 +345,21 @@ func TestStudyCommand(t *testing.T) {
 	code, _, errOut = runMain("study", "a1-callpair", "--seeds", "0")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--seeds 0 must be ≥ 1")
+	// --size: the value, its combination with --full and whether the
+	// experiment has a paper-length version are usage errors (status 2)
+	// found before any run.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a1-callpair", "--size", "huge"}, `--size "huge": want test, full or paper`},
+		{[]string{"a1-callpair", "--size", "paper"}, "a1-callpair: --size paper: run length does not limit this experiment; the experiments with a paper-length version are b1-constant, b2-randomized"},
+		{[]string{"b1-constant", "--full", "--size", "paper"}, "--full is --size full; it does not combine with --size paper"},
+	} {
+		code, _, errOut = runMain(append([]string{"study"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Contains(t, errOut, c.want, "%v", c.args)
+	}
 }
 
 // --models runs an experiment on the models of real applications; an

@@ -28,7 +28,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	e, ok := study.Lookup(name)
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
-			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--full] [--models]]")
+			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]]")
 			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it) and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
@@ -41,11 +41,12 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md, NAME.data.csv (the tidy data) and NAME.svg (the figure), where the experiment has them, each written whole or not at all")
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
-	full := fs.Bool("full", false, "the paper-sized version (slow)")
+	full := fs.Bool("full", false, "the paper-sized version, more stand-ins and longer runs (slow): the same as --size full")
+	size := fs.String("size", "test", "the experiment's size: test (the claim tests' runs), full (more stand-ins, longer runs; slow) or paper (the paper's run length on the default stand-ins, for the experiments run length limits: "+strings.Join(paperExperiments(), ", ")+"; minutes)")
 	models := fs.Bool("models", false, "run on the models of the DaCapo-2006 applications (workloads/models) instead of the synthetic stand-ins (experiments "+strings.Join(modelExperiments(), ", ")+")")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--full] [--models]")
+			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return errHelp
@@ -61,7 +62,11 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	if *models && !e.Models {
 		return usagef("study: --models: %s has no version on the models (those with one: %s)", name, strings.Join(modelExperiments(), ", "))
 	}
-	o := study.Options{Full: *full, Models: *models}
+	o, err := studySize(e, *size, *full)
+	if err != nil {
+		return err
+	}
+	o.Models = *models
 	for s := 1; s <= *seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}
@@ -109,6 +114,42 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, r.Table.Markdown())
 	fmt.Fprintf(stdout, "\nwrote %s in %s (%v)\n", listAnd(written), *out, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// studySize turns --size (and --full, its shorthand for full) into the
+// Options' size: a usage error names the flag for a value other than
+// test, full or paper, for --full with another size, and for paper on an
+// experiment that run length does not limit.
+func studySize(e study.Experiment, size string, full bool) (study.Options, error) {
+	if full {
+		if size != "test" && size != "full" {
+			return study.Options{}, usagef("study: --full is --size full; it does not combine with --size %s", size)
+		}
+		size = "full"
+	}
+	switch size {
+	case "test":
+		return study.Options{}, nil
+	case "full":
+		return study.Options{Full: true}, nil
+	case "paper":
+		if e.Paper == "" {
+			return study.Options{}, usagef("study %s: --size paper: run length does not limit this experiment; the experiments with a paper-length version are %s", e.Name, strings.Join(paperExperiments(), ", "))
+		}
+		return study.Options{Paper: true}, nil
+	}
+	return study.Options{}, usagef("study: --size %q: want test, full or paper", size)
+}
+
+// paperExperiments names the experiments with a paper-length version.
+func paperExperiments() []string {
+	var out []string
+	for _, e := range study.Experiments() {
+		if e.Paper != "" {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
 // studyTicker shows a study's progress: on a terminal, a bar with the
