@@ -764,20 +764,34 @@ func hoferAccuracyNote(o Options) string {
 		strings.Join(hoferAccuracyBenches(o), ", "), o.Seeds, z.warmUp(), z.iterations, z.iteration)
 }
 
+// hoferIteration is one iteration's CCT: its context weights, the seed
+// (an index into Options.Seeds) and the iteration's number.
+type hoferIteration struct {
+	seed, n int
+	cct     map[string]float64
+}
+
 // hoferIterationCCTs are (bench, prof)'s per-iteration context weights
-// over all seeds, the warm-up windows dropped.
-func hoferIterationCCTs(runs map[hoferKey]*hoferRun, o Options, bench, prof string) []map[string]float64 {
+// over all seeds, the warm-up windows dropped, and the iterations after
+// the program's end (h2's ends at 12 s, in the paper-length runs' 6th
+// iteration) too: they hold no sample.
+func hoferIterationCCTs(runs map[hoferKey]*hoferRun, o Options, bench, prof string) []hoferIteration {
 	z := hoferAccuracySizeOf(o)
-	var out []map[string]float64
+	var out []hoferIteration
 	for si := range o.Seeds {
 		ws := runs[hoferKey{bench, si, prof, sim.Millisecond}].windows
-		for i := z.skip; i < z.skip+z.iterations; i++ {
-			cw := map[string]float64{}
-			if i < len(ws) {
-				cw = ws[i].ContextWeights()
-			}
-			out = append(out, cw)
+		for i := z.skip; i < z.skip+z.iterations && i < len(ws); i++ {
+			out = append(out, hoferIteration{si, i - z.skip, ws[i].ContextWeights()})
 		}
+	}
+	return out
+}
+
+// cctsOf are the iterations' CCTs.
+func cctsOf(its []hoferIteration) []map[string]float64 {
+	out := make([]map[string]float64, len(its))
+	for i, it := range its {
+		out[i] = it.cct
 	}
 	return out
 }
@@ -824,7 +838,26 @@ func measureHoferAccuracy(o Options) (HoferAccuracyData, error) {
 	if err != nil {
 		return HoferAccuracyData{}, err
 	}
-	return HoferAccuracyData{Seeds: o.Seeds, Benches: hoferAccuracyBenches(o), Note: hoferAccuracyNote(o), o: o, runs: runs}, nil
+	return hoferAccuracyData(o, hoferAccuracyBenches(o), runs), nil
+}
+
+// hoferAccuracyData is the accuracy runs of benches; its note names the
+// stand-ins whose program ended before the last iteration.
+func hoferAccuracyData(o Options, benches []string, runs map[hoferKey]*hoferRun) HoferAccuracyData {
+	d := HoferAccuracyData{Seeds: o.Seeds, Benches: benches, Note: hoferAccuracyNote(o), o: o, runs: runs}
+	z := hoferAccuracySizeOf(o)
+	var short []string
+	for _, b := range benches {
+		for _, pr := range hoferTechniques {
+			if n := len(d.iterations(b, pr)); n < z.iterations*len(o.Seeds) {
+				short = append(short, fmt.Sprintf("%s %s %d of %d", b, pr, n, z.iterations*len(o.Seeds)))
+			}
+		}
+	}
+	if short != nil {
+		d.Note += " Iterations after the program's end hold no sample and are left out: " + strings.Join(short, ", ") + "."
+	}
+	return d
 }
 
 // run is the run of (bench, seed index, prof) at 1 ms; it panics on a run
@@ -838,7 +871,7 @@ func (d *HoferAccuracyData) run(bench string, si int, prof string) *hoferRun {
 }
 
 // iterations are (b, pr)'s per-iteration CCTs over every seed.
-func (d *HoferAccuracyData) iterations(b, pr string) []map[string]float64 {
+func (d *HoferAccuracyData) iterations(b, pr string) []hoferIteration {
 	d.run(b, 0, pr)
 	return hoferIterationCCTs(d.runs, d.o, b, pr)
 }
@@ -867,18 +900,22 @@ func MeasureH5(o Options) (*H5Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return h5Of(d), nil
+}
+
+// h5Of is H5 on the accuracy runs d.
+func h5Of(d HoferAccuracyData) *H5Result {
 	res := &H5Result{HoferAccuracyData: d}
 	for _, b := range d.Benches {
 		for _, pr := range hoferTechniques {
 			its := d.iterations(b, pr)
-			avg := averageCCT(its)
-			for i, c := range its {
-				n := hoferAccuracySizeOf(o).iterations
-				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[i/n], i % n, 100 * overlapOf(c, avg), 100 * coverageOf(avg, c)})
+			avg := averageCCT(cctsOf(its))
+			for _, it := range its {
+				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * overlapOf(it.cct, avg), 100 * coverageOf(avg, it.cct)})
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 // sorted lists (b, pr)'s overlaps (coverage false) or coverages, sorted.
@@ -996,11 +1033,16 @@ func MeasureH6(o Options) (*H6Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return h6Of(d), nil
+}
+
+// h6Of is H6 on the accuracy runs d.
+func h6Of(d HoferAccuracyData) *H6Result {
 	res := &H6Result{HoferAccuracyData: d}
 	for _, b := range d.Benches {
 		avg := map[string]map[string]float64{}
 		for _, pr := range hoferTechniques {
-			avg[pr] = averageCCT(d.iterations(b, pr))
+			avg[pr] = averageCCT(cctsOf(d.iterations(b, pr)))
 		}
 		deepest := 0
 		for k := range avg["isps"] {
@@ -1010,7 +1052,7 @@ func MeasureH6(o Options) (*H6Result, error) {
 			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * overlapOf(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
 		}
 	}
-	return res, nil
+	return res
 }
 
 // of is b's comparison of pair.
