@@ -131,18 +131,7 @@ func TestDivergence_M7_Models(t *testing.T) {
 func TestM3_Models(t *testing.T) {
 	r := measureModels[*M3Result](t, "m3-disagreement")
 	assert.GreaterOrEqual(t, r.Union1Above1(), m3Union1Claim)
-	for n := 1; n <= m3MaxN; n++ {
-		u := r.Mean(n)
-		if n == 1 {
-			assert.Greater(t, u.Mean, 1.0, "Union_1 above 1")
-			if u.Lo() <= 1 {
-				diverges(t, "Union_1 = %v is not clearly above 1", u)
-			}
-			continue
-		}
-		assert.Greater(t, u.Lo(), float64(n), "Union_%d clearly above %d", n, n)
-		assert.GreaterOrEqual(t, u.Mean, r.Mean(n-1).Mean, "grows with n")
-	}
+	assertUnionGrows(t, r)
 }
 
 // TestM4_Models: on the models, fewer than half of the disagreeing pairs
