@@ -31,12 +31,13 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 		}
 		switch in.Op {
 		case OpWork, OpNative:
+			c := f.cell(in.Line)
 			cost := f.workLeft
 			if cost == 0 {
 				cost = in.Cost
 				t.stmts++
 				if in.Op == OpWork {
-					tr.cell(f.lines + in.Line).bytecodes += in.Bytecodes
+					c.bytecodes += in.Bytecodes
 					if t.hooks&stopBytecodes != 0 && !f.code.Instrumented {
 						if t.counter -= in.Bytecodes; t.counter <= 0 {
 							f.workLeft = cost // entered: do not count it again
@@ -45,15 +46,16 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 						}
 					}
 				}
+			} else {
+				f.workLeft = 0
 			}
 			if budget := int64(horizon - clock); cost > budget {
 				f.workLeft = cost - budget
-				tr.cell(f.lines + in.Line).self += budget
+				c.self += budget
 				t.clock = horizon
 				return stopHorizon
 			}
-			f.workLeft = 0
-			tr.cell(f.lines + in.Line).self += cost
+			c.self += cost
 			clock += Time(cost)
 			f.pc++
 			if in.Op == OpNative && t.hooks&stopPoll != 0 {
@@ -68,7 +70,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.cell(f.lines + in.Line).self += vm.pollNanos
+					f.cell(in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -94,7 +96,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if f.flags&fReturned != 0 {
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
-					tr.cell(f.lines + in.Line).self += vm.pollNanos
+					f.cell(in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.clock = clock
@@ -167,7 +169,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 					}
 				}
 				if in.Flags&FlagPoll != 0 || (in.StripLength() > 0 && stripPoll(f, in, *ctr)) {
-					tr.cell(f.lines + in.Line).self += vm.pollNanos
+					f.cell(in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					t.pollKind = PollBackedge
 					stop |= t.hooks & stopPoll
@@ -210,7 +212,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				return stopInteract
 			}
 			t.stmts++
-			tr.cell(f.lines + in.Line).self += in.Cost
+			f.cell(in.Line).self += in.Cost
 			t.tlabLeft -= in.AllocBytes()
 			// Byte totals grow with the run's wall time, not its
 			// simulated time (allocation may cost 0 ns): they saturate.
@@ -239,7 +241,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				if t.resumePoll {
 					t.resumePoll = false
 				} else {
-					tr.cell(f.lines + in.Line).self += vm.pollNanos
+					f.cell(in.Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 					if t.hooks&stopPoll != 0 {
 						t.resumePoll = true
@@ -251,7 +253,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			}
 			// pop, inlined: this is the hottest path after Work.
 			last := len(t.frames) - 1
-			flags, retHandlers, epilogue := f.flags, f.retHandlers, f.code.EpiloguePoll
+			flags, epilogue := f.flags, f.code.EpiloguePoll
 			if s := vm.img.limitSlot[f.code.Method]; s >= 0 {
 				t.active[s]--
 			}
@@ -272,7 +274,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				// end runs here, as it would when dispatched again with
 				// fReturned, one dispatch fewer a call.
 				if poll {
-					tr.cell(f.lines + instrs[f.pc].Line).self += vm.pollNanos
+					f.cell(instrs[f.pc].Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)
 				}
 				f.pc++
@@ -283,7 +285,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				caller.flags |= fPollPending
 			}
 			if flags&fReturnHook != 0 {
-				t.returned |= retHandlers
+				t.returned |= t.retHandlers[last]
 				t.clock = clock
 				return stopReturn
 			}
@@ -291,7 +293,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 		case OpCount:
 			// Instrumentation: count the basic block down at its start,
 			// then (FlagCheck) the granularity check.
-			tr.cell(f.lines + in.Line).self += in.Cost
+			f.cell(in.Line).self += in.Cost
 			clock += Time(in.Cost)
 			f.pc++
 			if t.hooks&stopBytecodes != 0 {
@@ -367,7 +369,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	tr := vm.truth
 	code, flags := inl, fInlined
 	if inl == nil {
-		callLine := caller.lines + line
+		callLine := caller.cell(line)
 		// The call sequence runs in the caller; a horizon inside it stops
 		// the thread there, so an exact sampler sees the caller.
 		debt := t.callDebt
@@ -375,12 +377,12 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 			debt = vm.callNanos
 		}
 		if budget := int64(horizon - *clock); debt > budget {
-			tr.cell(callLine).self += budget
+			callLine.self += budget
 			*clock = horizon
 			t.callDebt = debt - budget
 			return stopHorizon
 		}
-		tr.cell(callLine).self += debt
+		callLine.self += debt
 		*clock += Time(debt)
 		t.callDebt = 0
 		code, flags = vm.code[callee], 0
@@ -411,7 +413,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	}
 	nf := &t.frames[top]
 	*nf = frame{}
-	nf.code, nf.node, nf.lines, nf.loopBase, nf.flags = code, node, lines, base, flags
+	nf.code, nf.cells, nf.node, nf.loopBase, nf.flags = code, tr.cellAt(lines), node, base, flags
 	if slot >= 0 {
 		t.active[slot]++
 	}
@@ -426,7 +428,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		}
 	}
 	if code.PollEntry && inl == nil {
-		tr.cell(lines + code.Instrs[0].Line).self += vm.pollNanos
+		nf.cell(code.Instrs[0].Line).self += vm.pollNanos
 		*clock += Time(vm.pollNanos)
 		t.pollKind = PollPrologue
 		stop |= t.hooks & stopPoll
@@ -521,16 +523,15 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	// The iterations' cost and bytecodes, split by line exactly as running them
 	// statement by statement would: each body Work its own line, the
 	// back-edge (its poll, strip-mined polls) the loop's line.
-	tr := vm.truth
 	body := f.code.Instrs[back.LoopBackTarget():enter.LoopBackPC()]
 	rest := enter.IterCost
 	for i := range body {
-		c := tr.cell(f.lines + body[i].Line)
+		c := f.cell(body[i].Line)
 		c.self += k * body[i].Cost
 		c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
 		rest -= body[i].Cost
 	}
-	tr.cell(f.lines + back.Line).self += k*rest + strip*vm.pollNanos
+	f.cell(back.Line).self += k*rest + strip*vm.pollNanos
 	t.stmts += k * int64(enter.IterStmts)
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * enter.IterBytecodes
@@ -619,7 +620,7 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 // pc and bcp and the clock are the caller's to advance.
 func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
 	tr := vm.truth
-	c := tr.cell(f.lines + in.Line)
+	c := f.cell(in.Line)
 	code := lc.code
 	if inl == nil {
 		c.self += k * vm.callNanos
@@ -770,17 +771,16 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	if f.code.Counting {
 		vm.backedges[f.code.Method] += k
 	}
-	tr := vm.truth
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		switch in.Op {
 		case OpWork:
-			c := tr.cell(f.lines + in.Line)
+			c := f.cell(in.Line)
 			c.self += k * in.Cost
 			c.bytecodes += k * in.Bytecodes // as stepping adds, wrapping
 			continue
 		case OpCount:
-			tr.cell(f.lines + in.Line).self += k * in.Cost
+			f.cell(in.Line).self += k * in.Cost
 			continue
 		}
 		inl := f.code.inlined(pc, in.Callee())
@@ -791,7 +791,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	if back.Flags&FlagPoll != 0 {
 		backPoll = vm.pollNanos
 	}
-	tr.cell(f.lines + back.Line).self += k*backPoll + strip*vm.pollNanos
+	f.cell(back.Line).self += k*backPoll + strip*vm.pollNanos
 	t.stmts += k * it.stmts
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * it.counted

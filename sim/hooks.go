@@ -230,17 +230,26 @@ func (vm *VM) ArmReturn(h HandlerID, id ThreadID, depth int) {
 	if depth < 0 || depth >= len(t.frames) {
 		panic(fmt.Sprintf("sim: ArmReturn depth %d of a %d-frame stack", depth, len(t.frames)))
 	}
-	t.frames[depth].flags |= fReturnHook
-	t.frames[depth].retHandlers |= 1 << h
+	for len(t.retHandlers) < len(t.frames) {
+		t.retHandlers = append(t.retHandlers, 0)
+	}
+	if f := &t.frames[depth]; f.flags&fReturnHook == 0 {
+		f.flags |= fReturnHook
+		t.retHandlers[depth] = 0 // a frame popped from here had its own
+	}
+	t.retHandlers[depth] |= 1 << h
 }
 
 // DisarmReturn removes handler h's return hook from the frame at depth of
 // thread id (an incremental stack tracer un-patching a return address).
 func (vm *VM) DisarmReturn(h HandlerID, id ThreadID, depth int) {
 	vm.checkHandler(h)
-	f := &vm.thread(id).frames[depth]
-	f.retHandlers &^= 1 << h
-	if f.retHandlers == 0 {
+	t := vm.thread(id)
+	f := &t.frames[depth]
+	if f.flags&fReturnHook == 0 {
+		return
+	}
+	if t.retHandlers[depth] &^= 1 << h; t.retHandlers[depth] == 0 {
 		f.flags &^= fReturnHook
 	}
 }
@@ -248,7 +257,8 @@ func (vm *VM) DisarmReturn(h HandlerID, id ThreadID, depth int) {
 // ReturnArmed reports whether handler h's return hook is on the frame at
 // depth of thread id.
 func (vm *VM) ReturnArmed(h HandlerID, id ThreadID, depth int) bool {
-	return vm.thread(id).frames[depth].retHandlers&(1<<h) != 0
+	t := vm.thread(id)
+	return t.frames[depth].flags&fReturnHook != 0 && t.retHandlers[depth]&(1<<h) != 0
 }
 
 // SetBytecodeCounter arms HookBytecodes on thread id: the thread stops at

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // ThreadState is what a thread is doing, for scheduling and for the
 // ground-truth time-per-state accounting.
@@ -79,9 +82,9 @@ type Truth struct {
 	// allocated when the node is created: memory grows with the calling
 	// contexts, never with the run's length. Cell i is
 	// cells[i>>cellBits][i&cellMask] (see cell); cellEnd is the next free
-	// index. Frames keep their node's lineBase, so a charge is one add at
-	// cell(frame.lines+Instr.Line) and a Work statement touches one
-	// 16-byte cell.
+	// index. Frames keep a pointer to their node's first cell, so a
+	// charge is one add at frame.cell(Instr.Line) and a Work statement
+	// touches one 16-byte cell.
 	cells      []*[1 << cellBits]lineCell
 	cellEnd    int32
 	lineCount  []int32 // per method: slots a node of that method needs
@@ -116,6 +119,21 @@ func (t *Truth) node(i int32) *cctNode { return &t.nodes[i>>nodeBits][i&nodeMask
 
 // cell returns line cell i (a node's lineBase plus a line).
 func (t *Truth) cell(i int32) *lineCell { return &t.cells[i>>cellBits][i&cellMask] }
+
+// cellAt returns a pointer to line cell i, from which a frame reaches its
+// node's other cells (frame.cell).
+func (t *Truth) cellAt(i int32) *lineCell { return t.cell(i) }
+
+// cell returns the frame's line cell for line, an Instr.Line of the
+// frame's code: Truth.cell(lineBase+line) of its node, found without the
+// chunk table. A node's cells are consecutive in one allocation (a chunk,
+// or the chunks of a node with more lines than a chunk holds, allocated
+// together by newCells) that never moves, and every line of the code a
+// frame runs is below its node's line count (Truth.checkLines), so the
+// cell is inside that allocation.
+func (f *frame) cell(line int32) *lineCell {
+	return (*lineCell)(unsafe.Add(unsafe.Pointer(f.cells), uintptr(line)*unsafe.Sizeof(lineCell{})))
+}
 
 // lineCell is one (node, line)'s share of the truth.
 type lineCell struct {
@@ -267,8 +285,9 @@ func (t *Truth) newChild(parent, method, prev int32) int32 {
 }
 
 // newCells reserves n zeroed line cells, consecutive indices in one chunk
-// or (more than a chunk holds) in whole chunks of their own, and returns
-// the first one's index.
+// or (more than a chunk holds) in whole chunks of their own, allocated as
+// one array so that frame.cell reaches them all from the first, and
+// returns the first one's index.
 func (t *Truth) newCells(n int32) int32 {
 	if t.cellEnd&cellMask+n > 1<<cellBits || t.cellEnd>>cellBits == int32(len(t.cells)) {
 		// The rest of this chunk is too short (or it is full): the next.
@@ -276,7 +295,12 @@ func (t *Truth) newCells(n int32) int32 {
 	}
 	base := t.cellEnd
 	t.cellEnd += n
-	for int32(len(t.cells))<<cellBits < t.cellEnd {
+	if k := (t.cellEnd+cellMask)>>cellBits - int32(len(t.cells)); k > 1 {
+		all := make([]lineCell, k<<cellBits)
+		for i := range k {
+			t.cells = append(t.cells, (*[1 << cellBits]lineCell)(all[i<<cellBits:]))
+		}
+	} else if k == 1 {
 		t.cells = append(t.cells, new([1 << cellBits]lineCell))
 	}
 	return base

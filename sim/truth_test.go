@@ -208,7 +208,9 @@ func (t *Truth) flatCells() []lineCell {
 
 // The recorder's chunks: contexts of methods with few lines, with more
 // lines than what is left of a chunk, and with more lines than a chunk
-// holds, each get their own cells, found again by child and known.
+// holds, each get their own cells, found again by child and known, and
+// reached by a frame from its node's first cell (frame.cell; run with
+// -gcflags=all=-d=checkptr to check that they are in one allocation).
 func TestTruthChunks(t *testing.T) {
 	lines := []int32{1, 7, 1<<cellBits - 3, 1<<cellBits + 5, 3 << cellBits, 2}
 	tr := newTruth(0, lines)
@@ -238,11 +240,13 @@ func TestTruthChunks(t *testing.T) {
 		made[k] = c
 		n := tr.node(c)
 		require.Equal(t, lines[m], n.lines)
+		f := frame{cells: tr.cellAt(n.lineBase)}
 		for l := range n.lines {
 			i := n.lineBase + l
 			_, taken := owner[i]
 			require.False(t, taken, "cell %d of node %d taken", i, c)
 			owner[i] = c
+			require.Same(t, tr.cell(i), f.cell(l), "line %d of node %d", l, c)
 			tr.cell(i).self = int64(c)
 		}
 	}

@@ -86,8 +86,8 @@ type ThreadID int32
 
 // frameFlags is a frame's set of flags. A new flag is a constant here and
 // its name in frameFlagNames. Four of the eight bits are free, and the
-// padding before frame.retHandlers leaves room to widen it to 32 bits
-// without growing frame (TestFrameSize).
+// padding after frame.flags leaves room to widen it to 32 bits without
+// growing frame (TestFrameSize).
 type frameFlags uint8
 
 // Frame flags.
@@ -107,14 +107,14 @@ func (f frameFlags) String() string { return bitNames(uint64(f), frameFlagNames[
 
 // frame is one source-level activation.
 type frame struct {
-	code     *Code
+	code *Code
+	// cells is the node's first line cell, Truth.cell(lineBase): charges
+	// go to cell(Instr.Line), one indexed add (see cell).
+	cells    *lineCell
 	node     int32 // exact CCT node
-	lines    int32 // the node's lineBase: charges go to Truth.cell(lines+Instr.Line)
 	pc       int32
 	loopBase int32 // this frame's loop counters start here in Thread.loops
 	flags    frameFlags
-	// retHandlers is the set of hook handlers armed on this frame's return.
-	retHandlers uint32
 	// marks is the set of handlers that marked this frame (Whaley's marker
 	// bit); a new activation starts unmarked.
 	marks uint32
@@ -171,6 +171,10 @@ type execState struct {
 	// peakFrames is the deepest the stack has been (Footprint.Frames).
 	peakFrames int
 	rng        *rand.Rand
+	// retHandlers is, per frame with fReturnHook, the set of hook
+	// handlers armed on its return: retHandlers[i] is frames[i]'s, and
+	// holds nothing meaningful where that frame has no fReturnHook.
+	retHandlers []uint32
 	// callDebt is what remains to pay of a call a horizon split, and
 	// pendingRecv the receiver a split virtual call had drawn.
 	callDebt    int64
@@ -463,7 +467,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	}
 	nd.calls++
 	code := vm.code[entry]
-	t.frames = append(t.frames, frame{code: code, node: node, lines: nd.lineBase})
+	t.frames = append(t.frames, frame{code: code, cells: vm.truth.cellAt(nd.lineBase), node: node})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	if s := vm.img.limitSlot[entry]; s >= 0 {
 		t.active[s]++
@@ -768,7 +772,7 @@ func (vm *VM) exit(t *Thread) {
 // the statement at its pc.
 func (vm *VM) charge(t *Thread, ns int64) {
 	f := &t.frames[len(t.frames)-1]
-	vm.truth.cell(f.lines + f.code.Instrs[f.pc].Line).self += ns
+	f.cell(f.code.Instrs[f.pc].Line).self += ns
 	t.clock += Time(ns)
 }
 
