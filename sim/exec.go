@@ -269,8 +269,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			// pop, inlined: this is the hottest path after Work.
 			last := len(t.frames) - 1
 			flags, epilogue := f.flags, f.code.EpiloguePoll
-			if s := vm.img.limitSlot[f.code.Method]; s >= 0 {
-				t.active[s]--
+			if flags&fLimited != 0 {
+				t.active[vm.img.limitSlot[f.code.Method]]--
 			}
 			t.loops = t.loops[:f.loopBase]
 			t.frames = t.frames[:last]
@@ -404,7 +404,12 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	}
 	tr.edgeCounts[edge]++
 	n := tr.count
-	node := tr.child(caller.node, callee, caller.lastChild)
+	var node int32
+	if pm := tr.perMethod; pm != nil && pm[callee] > 0 {
+		node = pm[callee] // Truth.child's first case, without the call
+	} else {
+		node = tr.child(caller.node, callee, caller.lastChild)
+	}
 	caller.lastChild = node
 	nd := tr.node(node)
 	if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
@@ -431,6 +436,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	nf.code, nf.cells, nf.node, nf.loopBase, nf.flags = code, tr.cellAt(lines), node, base, flags
 	if slot >= 0 {
 		t.active[slot]++
+		nf.flags |= fLimited
 	}
 	if len(t.frames) > t.peakFrames && vm.deeper(t) {
 		return stopHorizon

@@ -85,7 +85,7 @@ func (c Config) Validate() error {
 type ThreadID int32
 
 // frameFlags is a frame's set of flags. A new flag is a constant here and
-// its name in frameFlagNames. Four of the eight bits are free, and the
+// its name in frameFlagNames. Three of the eight bits are free, and the
 // padding after frame.flags leaves room to widen it to 32 bits without
 // growing frame (TestFrameSize).
 type frameFlags uint8
@@ -96,10 +96,11 @@ const (
 	fReturned                           // the call at pc has returned; step past it
 	fReturnHook                         // a handler wants to know when this frame returns
 	fPollPending                        // the returned call's return poll is still to run
+	fLimited                            // its method has a recursion limit: counted in Thread.active
 )
 
 // frameFlagNames names the frame flags, bit i's at index i.
-var frameFlagNames = [...]string{"inlined", "returned", "return-hook", "poll-pending"}
+var frameFlagNames = [...]string{"inlined", "returned", "return-hook", "poll-pending", "limited"}
 
 // String lists the flags, "inlined|returned"; "none" for no flag. It is
 // for debugging: nothing parses it.
@@ -471,6 +472,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	if s := vm.img.limitSlot[entry]; s >= 0 {
 		t.active[s]++
+		t.frames[0].flags |= fLimited
 	}
 	vm.deeper(t)
 	return t
