@@ -403,20 +403,25 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		code, flags = vm.code[callee], 0
 	}
 	tr.edgeCounts[edge]++
-	n := tr.count
 	var node int32
-	if pm := tr.perMethod; pm != nil && pm[callee] > 0 {
-		node = pm[callee] // Truth.child's first case, without the call
+	var nd *cctNode
+	var cells *lineCell
+	if pm := tr.perMethod; pm != nil && pm[callee].node > 0 {
+		// Truth.child's first case, the node and its cells at hand.
+		mc := &pm[callee]
+		node, nd, cells = mc.node, mc.nd, mc.cells
+		caller.lastChild = node
 	} else {
+		n := tr.count
 		node = tr.child(caller.node, callee, caller.lastChild)
-	}
-	caller.lastChild = node
-	nd := tr.node(node)
-	if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
-		return stopHorizon // a limit stopped the run
+		caller.lastChild = node
+		nd = tr.node(node)
+		if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
+			return stopHorizon // a limit stopped the run
+		}
+		cells = tr.cellAt(nd.lineBase)
 	}
 	nd.calls++
-	lines := nd.lineBase
 	base := int32(len(t.loops))
 	for i := int32(0); i < code.LoopSlots; i++ {
 		t.loops = append(t.loops, 0)
@@ -433,7 +438,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	}
 	nf := &t.frames[top]
 	*nf = frame{}
-	nf.code, nf.cells, nf.node, nf.loopBase, nf.flags = code, tr.cellAt(lines), node, base, flags
+	nf.code, nf.cells, nf.node, nf.loopBase, nf.flags = code, cells, node, base, flags
 	if slot >= 0 {
 		t.active[slot]++
 		nf.flags |= fLimited

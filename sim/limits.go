@@ -246,15 +246,15 @@ func (vm *VM) TruthPerMethod() error {
 	if t.perMethod != nil {
 		return nil
 	}
-	per := make([]int32, len(t.lineCount))
 	for i := int32(1); i < t.count; i++ {
-		nd := t.node(i)
-		if nd.parent != 0 {
+		if t.node(i).parent != 0 {
 			return fmt.Errorf("sim: TruthPerMethod after the run has started")
 		}
-		per[nd.method] = i
 	}
-	t.perMethod = per
+	t.perMethod = make([]methodContext, len(t.lineCount))
+	for i := int32(1); i < t.count; i++ {
+		t.setMethodContext(t.node(i).method, i)
+	}
 	return nil
 }
 

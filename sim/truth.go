@@ -96,9 +96,24 @@ type Truth struct {
 	wide    map[[2]int32]int32
 	indexed map[int32]bool
 	// perMethod, when not nil, makes the recorder keep one context per
-	// method, a child of the root: perMethod[m] is method m's node (0
+	// method, a child of the root: perMethod[m] is method m's (node 0
 	// until it runs). See VM.TruthPerMethod.
-	perMethod []int32
+	perMethod []methodContext
+}
+
+// methodContext is a method's one context in the truth per method: its
+// node, and that node and its first line cell as VM.call needs them,
+// without the chunk tables.
+type methodContext struct {
+	node  int32
+	nd    *cctNode
+	cells *lineCell
+}
+
+// setMethodContext makes node c method m's context in the truth per method.
+func (t *Truth) setMethodContext(m, c int32) {
+	nd := t.node(c)
+	t.perMethod[m] = methodContext{node: c, nd: nd, cells: t.cellAt(nd.lineBase)}
 }
 
 // newTruth prepares the recorder for a program whose call edges and lines
@@ -193,11 +208,11 @@ const wideAfter = 16
 // the child that the caller's frame entered last (frame.lastChild).
 func (t *Truth) child(parent, method, after int32) int32 {
 	if t.perMethod != nil {
-		if c := t.perMethod[method]; c > 0 {
+		if c := t.perMethod[method].node; c > 0 {
 			return c
 		}
 		c := t.newChild(0, method, -1)
-		t.perMethod[method] = c
+		t.setMethodContext(method, c)
 		return c
 	}
 	if after > 0 {
@@ -225,7 +240,7 @@ func (t *Truth) child(parent, method, after int32) int32 {
 // creates a node or an index entry.
 func (t *Truth) known(parent, method int32) int32 {
 	if t.perMethod != nil {
-		if c := t.perMethod[method]; c > 0 {
+		if c := t.perMethod[method].node; c > 0 {
 			return c
 		}
 		return -1
