@@ -146,7 +146,7 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 			}
 			e := visit{c, first[c], -1}
 			if need[c]&chain != 0 {
-				e.ctx = add(v.ctx, profile.Frame{Func: fn[method[c]]})
+				e.ctx = add(v.ctx, profile.Frame{Func: int32(fn[method[c]])})
 				if lines(c) > 0 {
 					if w := weight(c, 0); w != 0 {
 						sample(e.ctx, w)
@@ -160,7 +160,7 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 			caller := walk[len(walk)-2].ctx
 			for line := 1; line < lines(v.node); line++ {
 				if w := weight(v.node, line); w != 0 {
-					sample(add(caller, profile.Frame{Func: fn[method[v.node]], Line: line}), w)
+					sample(add(caller, profile.Frame{Func: int32(fn[method[v.node]]), Line: int32(line)}), w)
 				}
 			}
 		}
@@ -196,10 +196,10 @@ func builderSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node 
 			if len(stack) == 0 {
 				path = t.Path(i, path[:0])
 				for _, m := range path {
-					stack = append(stack, profile.Frame{Func: fn[m]})
+					stack = append(stack, profile.Frame{Func: int32(fn[m])})
 				}
 			}
-			stack[len(stack)-1].Line = line
+			stack[len(stack)-1].Line = int32(line)
 			b.AddSample(stack, w, w, "")
 		}
 	}

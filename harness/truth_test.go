@@ -56,7 +56,7 @@ func TestTruthProfiles(t *testing.T) {
 		stack = prof.Stack(i, stack)
 		leaf := stack[len(stack)-1]
 		assert.Equal(t, s.Weight, s.Count)
-		got[at{prof.Functions[leaf.Func].Name, leaf.Line}] += s.Weight
+		got[at{prof.Functions[leaf.Func].Name, int(leaf.Line)}] += s.Weight
 		for _, f := range stack[:len(stack)-1] {
 			assert.Zero(t, f.Line, "a caller's frame has no line")
 		}

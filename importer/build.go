@@ -771,7 +771,7 @@ func (b *builder) recorded() *profile.Profile {
 			if it := b.methods[k].siteItem[rootIndex(b.rec.threads[sd.thread], sd.frames[0].method)]; it != nil {
 				line = it.line
 			}
-			stack = append(stack, profile.Frame{Func: fn[k], Line: line})
+			stack = append(stack, profile.Frame{Func: int32(fn[k]), Line: int32(line)})
 		}
 		for i, f := range sd.frames {
 			m := b.methods[f.method]
@@ -785,7 +785,7 @@ func (b *builder) recorded() *profile.Profile {
 			if it != nil {
 				line = it.line
 			}
-			stack = append(stack, profile.Frame{Func: fn[f.method], Line: line})
+			stack = append(stack, profile.Frame{Func: int32(fn[f.method]), Line: int32(line)})
 		}
 		pb.AddSample(stack, int64(sd.count), int64(sd.count)*w, b.prog.Threads[sd.thread].Name)
 	}

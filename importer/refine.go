@@ -56,7 +56,7 @@ func (b *builder) refine(cfg harness.Config) (float64, error) {
 		}
 		w := float64(s.Weight)
 		total += w
-		if b.methods[i].segLines[leaf.Line] {
+		if b.methods[i].segLines[int(leaf.Line)] {
 			segs[i] += w
 		} else {
 			other[i] += w

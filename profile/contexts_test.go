@@ -38,7 +38,7 @@ func randomProfile(r *rand.Rand, names []string, n, depth int) *Profile {
 			st = append(st, prev[:r.IntN(len(prev)+1)]...)
 		}
 		for k := r.IntN(depth + 1); k > 0 && len(st) < depth; k-- {
-			st = append(st, Frame{Func: fn[r.IntN(len(fn))], Line: r.IntN(3), Inlined: r.IntN(4) == 0})
+			st = append(st, Frame{Func: int32(fn[r.IntN(len(fn))]), Line: int32(r.IntN(3)), Inlined: r.IntN(4) == 0})
 		}
 		stacks = append(stacks, st)
 		w := int64(r.IntN(5)) * 10
@@ -78,8 +78,8 @@ func refFlat(p *Profile) (self, total map[string]int64) {
 		self[p.Functions[st[len(st)-1].Func].Name] += w
 		seen := map[int]bool{}
 		for _, f := range st {
-			if !seen[f.Func] {
-				seen[f.Func] = true
+			if !seen[int(f.Func)] {
+				seen[int(f.Func)] = true
 				total[p.Functions[f.Func].Name] += w
 			}
 		}

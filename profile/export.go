@@ -51,7 +51,7 @@ func ToPprof(p *Profile) (*pprof.Profile, error) {
 		for g := len(groups) - 1; g >= 0; g-- { // leaf first
 			key.Reset()
 			for _, f := range groups[g] {
-				key.WriteString(strconv.Itoa(f.Func) + ":" + strconv.Itoa(f.Line) + ";")
+				key.WriteString(strconv.Itoa(int(f.Func)) + ":" + strconv.Itoa(int(f.Line)) + ";")
 			}
 			loc, ok := locs[key.String()]
 			if !ok {
@@ -215,7 +215,7 @@ func fromWire(w *wireProfile) (*Profile, error) {
 			return nil, fmt.Errorf("profile: samples[%d]: negative count or weight", i)
 		}
 		for k, f := range s.Stack {
-			if f.Func < 0 || f.Func >= n {
+			if f.Func < 0 || int(f.Func) >= n {
 				return nil, fmt.Errorf("profile: samples[%d].stack[%d].func: index %d out of range (%d functions)", i, k, f.Func, n)
 			}
 			if f.Line < 0 {
@@ -259,7 +259,7 @@ func (p *Profile) Validate() error {
 		if want := p.Contexts[ctx.Parent].Depth + 1; ctx.Depth != want {
 			return fmt.Errorf("profile: contexts[%d].depth: %d, not its parent's plus one (%d)", c, ctx.Depth, want)
 		}
-		if f := ctx.Frame.Func; f < 0 || f >= n {
+		if f := ctx.Frame.Func; f < 0 || int(f) >= n {
 			return fmt.Errorf("profile: contexts[%d].frame.func: index %d out of range (%d functions)", c, f, n)
 		}
 		if ctx.Frame.Line < 0 {

@@ -29,7 +29,7 @@ func (p *Profile) Lines() []LineShare {
 		if !ok || s.Weight == 0 {
 			continue
 		}
-		self[key{p.Functions[leaf.Func].Name, leaf.Line}] += s.Weight
+		self[key{p.Functions[leaf.Func].Name, int(leaf.Line)}] += s.Weight
 	}
 	type row struct {
 		key

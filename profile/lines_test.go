@@ -17,12 +17,12 @@ func linesProfile() *Profile {
 	bb := b.Func(Function{Name: "M.b"})
 	c := b.Func(Function{Name: "M.c"})
 	d := b.Func(Function{Name: "M.d"})
-	b.AddSample([]Frame{{Func: main, Line: 2}, {Func: a, Line: 5}, {Func: bb, Line: 1}}, 3, 30, "t1")
-	b.AddSample([]Frame{{Func: main, Line: 4}, {Func: bb, Line: 1, Inlined: true}}, 1, 10, "t2")
-	b.AddSample([]Frame{{Func: main, Line: 2}, {Func: a, Line: 7}}, 2, 20, "t1")
-	b.AddSample([]Frame{{Func: main, Line: 2}, {Func: a, Line: 3}}, 2, 20, "t1")
-	b.AddSample([]Frame{{Func: c}}, 2, 20, "t1")
-	b.AddSample([]Frame{{Func: d, Line: 9}}, 1, 0, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 2}, {Func: int32(a), Line: 5}, {Func: int32(bb), Line: 1}}, 3, 30, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 4}, {Func: int32(bb), Line: 1, Inlined: true}}, 1, 10, "t2")
+	b.AddSample([]Frame{{Func: int32(main), Line: 2}, {Func: int32(a), Line: 7}}, 2, 20, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 2}, {Func: int32(a), Line: 3}}, 2, 20, "t1")
+	b.AddSample([]Frame{{Func: int32(c)}}, 2, 20, "t1")
+	b.AddSample([]Frame{{Func: int32(d), Line: 9}}, 1, 0, "t1")
 	return b.Build()
 }
 

@@ -20,8 +20,8 @@ type Function struct {
 // Frame is one source-level frame of a stack: a function and a line in it.
 // Line 0 means "the method as a whole" (no position information).
 type Frame struct {
-	Func int `json:"func"` // index into Profile.Functions
-	Line int `json:"line,omitempty"`
+	Func int32 `json:"func"` // index into Profile.Functions
+	Line int32 `json:"line,omitempty"`
 	// Inlined reports that the JIT compiled this frame into its caller's
 	// physical frame; pprof export groups such frames into one Location.
 	Inlined bool `json:"inlined,omitempty"`

@@ -24,10 +24,10 @@ func sample() *Profile {
 	main := b.Func(Function{Name: "M.main", Class: "M", Method: "main", Signature: "()V", File: "M.java"})
 	a := b.Func(Function{Name: "M.a", Class: "M", Method: "a", File: "M.java"})
 	bb := b.Func(Function{Name: "M.b", Class: "M", Method: "b", File: "M.java"})
-	b.AddSample([]Frame{{Func: main, Line: 3}, {Func: a, Line: 2}, {Func: bb, Line: 1, Inlined: true}}, 6, 60, "t1")
-	b.AddSample([]Frame{{Func: main, Line: 3}, {Func: a, Line: 4}, {Func: a, Line: 1}}, 3, 30, "t1")
-	b.AddSample([]Frame{{Func: main, Line: 3}, {Func: a, Line: 2}, {Func: bb, Line: 1, Inlined: true}}, 1, 10, "t1") // merges
-	b.AddSample([]Frame{{Func: main, Line: 1}}, 1, 10, "t2")
+	b.AddSample([]Frame{{Func: int32(main), Line: 3}, {Func: int32(a), Line: 2}, {Func: int32(bb), Line: 1, Inlined: true}}, 6, 60, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 3}, {Func: int32(a), Line: 4}, {Func: int32(a), Line: 1}}, 3, 30, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 3}, {Func: int32(a), Line: 2}, {Func: int32(bb), Line: 1, Inlined: true}}, 1, 10, "t1") // merges
+	b.AddSample([]Frame{{Func: int32(main), Line: 1}}, 1, 10, "t2")
 	b.AddEdge(a, 2, bb, 5)
 	b.AddEdge(main, 3, a, 7)
 	b.AddEdge(a, 2, bb, 2) // merges
@@ -53,9 +53,9 @@ func TestBuilderMergesAndOrders(t *testing.T) {
 	a := b.Func(Function{Name: "M.a", Class: "M", Method: "a", File: "M.java"})
 	bb := b.Func(Function{Name: "M.b", Class: "M", Method: "b", File: "M.java"})
 	b.AddEdge(a, 2, bb, 7)
-	b.AddSample([]Frame{{Func: main, Line: 1}}, 1, 10, "t2")
-	b.AddSample([]Frame{{Func: main, Line: 3}, {Func: a, Line: 4}, {Func: a, Line: 1}}, 3, 30, "t1")
-	b.AddSample([]Frame{{Func: main, Line: 3}, {Func: a, Line: 2}, {Func: bb, Line: 1, Inlined: true}}, 7, 70, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 1}}, 1, 10, "t2")
+	b.AddSample([]Frame{{Func: int32(main), Line: 3}, {Func: int32(a), Line: 4}, {Func: int32(a), Line: 1}}, 3, 30, "t1")
+	b.AddSample([]Frame{{Func: int32(main), Line: 3}, {Func: int32(a), Line: 2}, {Func: int32(bb), Line: 1, Inlined: true}}, 7, 70, "t1")
 	b.AddEdge(main, 3, a, 7)
 	assert.Equal(t, p, b.Build())
 }

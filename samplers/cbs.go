@@ -316,7 +316,7 @@ func (s *JikesTimer) Result() *Result { return s.rec.result() }
 
 // flat is a one-frame stack for a method.
 func (r *recorder) flat(method int32) []profile.Frame {
-	r.stack = append(r.stack[:0], profile.Frame{Func: r.fn[method]})
+	r.stack = append(r.stack[:0], profile.Frame{Func: int32(r.fn[method])})
 	return r.stack
 }
 

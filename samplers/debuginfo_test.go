@@ -37,7 +37,7 @@ func leafShares(p *profile.Profile) map[leaf]float64 {
 	total := float64(p.TotalCount())
 	for i, s := range p.Samples {
 		f, _ := p.Leaf(i)
-		out[leaf{p.Functions[f.Func].Name, f.Line, f.Inlined, p.Depth(i)}] += float64(s.Count) / total
+		out[leaf{p.Functions[f.Func].Name, int(f.Line), f.Inlined, p.Depth(i)}] += float64(s.Count) / total
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func truthLineShare(out *harness.Outcome, method string, line int) float64 {
 	for i, s := range out.Profiles["truth"].Samples {
 		f, _ := out.Profiles["truth"].Leaf(i)
 		total += float64(s.Weight)
-		if out.Profiles["truth"].Functions[f.Func].Name == method && f.Line == line {
+		if out.Profiles["truth"].Functions[f.Func].Name == method && int(f.Line) == line {
 			at += float64(s.Weight)
 		}
 	}

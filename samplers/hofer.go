@@ -383,7 +383,7 @@ func (s *Hofer) emit(vm sim.Agent, id sim.ThreadID) {
 		}
 		frames := make([]profile.Frame, 0, len(path))
 		for i := len(path) - 1; i >= 0; i-- {
-			frames = append(frames, profile.Frame{Func: s.rec.fn[path[i].method], Line: int(path[i].line)})
+			frames = append(frames, profile.Frame{Func: int32(s.rec.fn[path[i].method]), Line: int32(path[i].line)})
 		}
 		s.rec.sample(frames, vm.ThreadName(id), 1, s.cfg.Interval, top.at)
 	}

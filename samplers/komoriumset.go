@@ -244,7 +244,7 @@ func (s *KomoriumSet) Results() []*Result {
 		for _, k := range keys {
 			frames = frames[:0]
 			for c := k[0]; c > 0; c = s.parent[c] {
-				frames = append(frames, profile.Frame{Func: fn[s.method[c]]})
+				frames = append(frames, profile.Frame{Func: int32(fn[s.method[c]])})
 			}
 			slices.Reverse(frames)
 			n := m.counts[k]

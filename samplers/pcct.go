@@ -278,7 +278,7 @@ func (s *PCCT) Result() *Result {
 		}
 		frames = frames[:0]
 		for j := len(path) - 1; j >= 0; j-- {
-			frames = append(frames, profile.Frame{Func: s.rec.fn[path[j]]})
+			frames = append(frames, profile.Frame{Func: int32(s.rec.fn[path[j]])})
 		}
 		c := s.nodes[i].count
 		s.rec.b.AddSample(frames, c, c*int64(s.cfg.Interval), "")

@@ -296,7 +296,7 @@ func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID, how sampleHow) int {
 	var frames []profile.Frame
 	if s.cfg.Flat {
 		leaf := physicalRoot(s.rec.buf)
-		frames = []profile.Frame{{Func: s.rec.fn[leaf.Method]}}
+		frames = []profile.Frame{{Func: int32(s.rec.fn[leaf.Method])}}
 	} else {
 		frames = s.rec.exact(s.rec.buf, s.cfg.Depth)
 	}

@@ -260,7 +260,7 @@ func (r *recorder) exact(stack []sim.StackFrame, depth int) []profile.Frame {
 		stack = stack[len(stack)-depth:]
 	}
 	for _, f := range stack {
-		r.stack = append(r.stack, profile.Frame{Func: r.fn[f.Method], Line: int(f.Line), Inlined: f.Inlined})
+		r.stack = append(r.stack, profile.Frame{Func: int32(r.fn[f.Method]), Line: int32(f.Line), Inlined: f.Inlined})
 	}
 	return r.stack
 }

@@ -107,7 +107,7 @@ func (s *Tprof) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		if leaf.Tier == sim.Interpreted {
 			fn = s.interpreted
 		}
-		frames := []profile.Frame{{Func: fn}}
+		frames := []profile.Frame{{Func: int32(fn)}}
 		s.rec.add(frames, id, s.cfg.Interval)
 		s.rec.note(id, s.rec.buf, frames, "signal", false)
 		if s.env.Mode == Costed {

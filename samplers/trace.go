@@ -330,7 +330,7 @@ func (r *recorder) note(id sim.ThreadID, exact []sim.StackFrame, recorded []prof
 	fns := r.b.Functions()
 	rec.Recorded = make([]string, 0, len(recorded))
 	for _, f := range recorded {
-		rec.Recorded = append(rec.Recorded, fns[f.Func].Name+":"+strconv.Itoa(f.Line))
+		rec.Recorded = append(rec.Recorded, fns[f.Func].Name+":"+strconv.Itoa(int(f.Line)))
 	}
 	if len(recorded) > 0 {
 		rec.RecordedMethod = fns[recorded[len(recorded)-1].Func].Name

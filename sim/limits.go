@@ -104,11 +104,11 @@ func FormatBytes(n int64) string {
 // harness.TruthProfile allocates its context table and samples exactly
 // (it counts them first), so each unit's price is its size plus a little
 // rounding. Measured on the javac stand-in (hotspot17) for 1 s, 1.25 M
-// contexts and 4.2 M truth samples: estimated 559 MB before the truth
-// profile is built; BenchmarkWorkloads' peak heap 463 MB
-// (docs/PERFORMANCE.md); peak RSS of profsim run --samplers truth with
-// GOGC=25 614 MB (the live heap plus the collector's headroom and the
-// report's views).
+// contexts, 3.6 M truth samples and 4.2 M truth-profile contexts:
+// estimated 477 MB before the truth profile is built; BenchmarkWorkloads'
+// peak heap 391 MB (docs/PERFORMANCE.md); peak RSS of profsim run
+// --samplers truth with GOGC=25 578 MB (the live heap plus the
+// collector's headroom and the report's views).
 const (
 	// contextBytes: a calling context's node in the recorder, 40 bytes
 	// in a chunk, and its share of the chunk table.
@@ -118,13 +118,13 @@ const (
 	// cells do not fit in it.
 	lineBytes = 24
 	// profileContextBytes: a context's line-0 context in the truth
-	// profile's table (a profile.Context, 32 bytes) and
+	// profile's table (a profile.Context, 20 bytes) and
 	// harness.TruthProfile's per-node scratch while it builds the table
 	// (parent, method, child-list and index tables: 21 bytes).
-	profileContextBytes = 56
+	profileContextBytes = 44
 	// sampleBytes: one sample of the truth profile (a context's line with
-	// self time): a profile.Sample, 40 bytes, and its leaf context, 32.
-	sampleBytes = 72
+	// self time): a profile.Sample, 40 bytes, and its leaf context, 20.
+	sampleBytes = 60
 	// threadBytes: a thread (its state, random stream, name, statistics
 	// and a row of the report), besides its stack.
 	threadBytes = 1536

@@ -220,13 +220,15 @@ threads: [{name: main, entry: A.f, count: 50}]
 
 // The truth profile is checked as it will be built: one sample per
 // (context, line) with self time (its size against harness.TruthProfile's:
-// harness's TestTruthProfileFootprint).
+// harness's TestTruthProfileFootprint). A.g has lines enough that the
+// built profile's samples cost more than the run's estimate (a sample per
+// context and the stack's two frames).
 func TestCheckProfile(t *testing.T) {
 	src := `
 name: lines
 methods:
   - {class: A, name: main, body: [{work: {cycles: 100, bytecodes: 1}}, {call: {method: A.g}}, {work: {cycles: 100, bytecodes: 1}}]}
-  - {class: A, name: g, body: [{work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}]}
+  - {class: A, name: g, body: [{work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}, {work: {cycles: 100, bytecodes: 1}}]}
 threads: [{name: main, entry: A.main}]
 `
 	vm := newVM(t, parse(t, src), nil)
