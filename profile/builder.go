@@ -14,6 +14,7 @@ type Builder struct {
 	p       Profile
 	funcs   map[string]int
 	ctx     contextTable
+	threads map[string]int32  // → Sample.Thread
 	samples map[sampleKey]int // → index in p.Samples
 	edges   map[[3]int]int    // (caller, site, callee) → index in p.Edges
 	// last is the stack of the previous AddSample and lastCtx its
@@ -24,8 +25,7 @@ type Builder struct {
 }
 
 type sampleKey struct {
-	context int32
-	thread  string
+	context, thread int32
 }
 
 // NewBuilder starts a profile produced by source, whose weights count unit
@@ -35,6 +35,7 @@ func NewBuilder(source, unit string, periodNanos int64) *Builder {
 		p:       Profile{Source: source, Unit: unit, PeriodNanos: periodNanos},
 		funcs:   map[string]int{},
 		ctx:     newContextTable(),
+		threads: map[string]int32{},
 		samples: map[sampleKey]int{},
 		edges:   map[[3]int]int{},
 	}
@@ -71,14 +72,28 @@ func (b *Builder) AddSample(stack []Frame, count, weight int64, thread string) {
 		c = b.ctx.child(c, f)
 		b.lastCtx = append(b.lastCtx, c)
 	}
-	k := sampleKey{c, thread}
+	k := sampleKey{c, b.thread(thread)}
 	if i, ok := b.samples[k]; ok {
 		b.p.Samples[i].Count += count
 		b.p.Samples[i].Weight += weight
 		return
 	}
 	b.samples[k] = len(b.p.Samples)
-	b.p.Samples = append(b.p.Samples, Sample{Context: c, Count: count, Weight: weight, Thread: thread})
+	b.p.Samples = append(b.p.Samples, Sample{Context: c, Thread: k.thread, Count: count, Weight: weight})
+}
+
+// thread interns a thread's name as a Sample.Thread ("" is 0).
+func (b *Builder) thread(name string) int32 {
+	if name == "" {
+		return 0
+	}
+	t, ok := b.threads[name]
+	if !ok {
+		b.p.Threads = append(b.p.Threads, name)
+		t = int32(len(b.p.Threads))
+		b.threads[name] = t
+	}
+	return t
 }
 
 // AddEdge records a call edge seen with weight; identical edges merge.
@@ -95,12 +110,21 @@ func (b *Builder) AddEdge(caller, site, callee int, weight int64) {
 // Build returns the profile in a canonical order — functions as first
 // interned, contexts in the order of their stacks compared frame by frame
 // (function name, line, not inlined before inlined; a prefix first),
-// samples by (thread, stack in that order), edges by (caller name, site,
-// callee name) — so the same observations always give the same bytes,
-// whatever order they arrived in.
+// threads by name, samples by (thread name, stack in that order), edges
+// by (caller name, site, callee name) — so the same observations always
+// give the same profile, whatever order they arrived in.
 func (b *Builder) Build() *Profile {
 	p := b.p
 	p.Functions = slices.Clone(b.p.Functions)
+	// Threads in the order of their names, so that samples ordered by
+	// thread are ordered by its name ("", 0, first).
+	p.Threads = slices.Clone(b.p.Threads)
+	slices.Sort(p.Threads)
+	thread := make([]int32, len(b.p.Threads)+1)
+	for i, name := range b.p.Threads {
+		j, _ := slices.BinarySearch(p.Threads, name)
+		thread[i+1] = int32(j + 1)
+	}
 	p.Edges = slices.Clone(b.p.Edges)
 	rank := FunctionRanks(p.Functions)
 	var id []int32
@@ -109,14 +133,14 @@ func (b *Builder) Build() *Profile {
 	if len(b.p.Samples) > 0 {
 		p.Samples = make([]Sample, len(b.p.Samples))
 		for i, s := range b.p.Samples {
-			s.Context = id[s.Context]
+			s.Context, s.Thread = id[s.Context], thread[s.Thread]
 			p.Samples[i] = s
 		}
 	}
 	// (thread, context) pairs are unique: the order is total.
 	slices.SortFunc(p.Samples, func(a, c Sample) int {
 		if a.Thread != c.Thread {
-			return strings.Compare(a.Thread, c.Thread)
+			return cmp.Compare(a.Thread, c.Thread)
 		}
 		return cmp.Compare(a.Context, c.Context)
 	})

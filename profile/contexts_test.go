@@ -119,7 +119,7 @@ func refCCT(p *Profile) *CCT {
 // refLess is Build's order of samples: thread, then stacks frame by
 // frame by name, line and inlined, a prefix first.
 func refLess(p *Profile, a, b int, sa, sb []Frame) bool {
-	if ta, tb := p.Samples[a].Thread, p.Samples[b].Thread; ta != tb {
+	if ta, tb := p.ThreadName(a), p.ThreadName(b); ta != tb {
 		return ta < tb
 	}
 	for k := 0; k < len(sa) && k < len(sb); k++ {
@@ -244,7 +244,7 @@ func TestBuilderTableIsCanonical(t *testing.T) {
 		}
 		for _, i := range order {
 			s := p.Samples[i]
-			b.AddSample(stacks[i], s.Count, s.Weight, s.Thread)
+			b.AddSample(stacks[i], s.Count, s.Weight, p.ThreadName(i))
 		}
 		for _, e := range p.Edges {
 			b.AddEdge(e.Caller, e.Site, e.Callee, e.Weight)

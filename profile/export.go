@@ -65,8 +65,8 @@ func ToPprof(p *Profile) (*pprof.Profile, error) {
 			}
 			ps.Location = append(ps.Location, loc)
 		}
-		if s.Thread != "" {
-			ps.Label = map[string][]string{"thread": {s.Thread}}
+		if t := p.ThreadName(i); t != "" {
+			ps.Label = map[string][]string{"thread": {t}}
 		}
 		out.Sample = append(out.Sample, ps)
 	}
@@ -162,7 +162,7 @@ func (p Profile) MarshalJSON() ([]byte, error) {
 		if p.Depth(i) > 0 {
 			stack = p.Stack(i, nil)
 		}
-		w.Samples[i] = wireSample{Stack: stack, Count: s.Count, Weight: s.Weight, Thread: s.Thread}
+		w.Samples[i] = wireSample{Stack: stack, Count: s.Count, Weight: s.Weight, Thread: p.ThreadName(i)}
 	}
 	return json.Marshal(w)
 }
@@ -229,8 +229,18 @@ func fromWire(w *wireProfile) (*Profile, error) {
 	if w.Samples != nil {
 		p.Samples = make([]Sample, len(w.Samples))
 	}
+	threads := map[string]int32{}
 	for i, s := range w.Samples {
-		p.Samples[i] = Sample{Context: id[ctx[i]], Count: s.Count, Weight: s.Weight, Thread: s.Thread}
+		th := int32(0)
+		if s.Thread != "" {
+			var ok bool
+			if th, ok = threads[s.Thread]; !ok {
+				p.Threads = append(p.Threads, s.Thread)
+				th = int32(len(p.Threads))
+				threads[s.Thread] = th
+			}
+		}
+		p.Samples[i] = Sample{Context: id[ctx[i]], Thread: th, Count: s.Count, Weight: s.Weight}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -272,6 +282,9 @@ func (p *Profile) Validate() error {
 		}
 		if s.Context < 0 || int(s.Context) >= len(p.Contexts) {
 			return fmt.Errorf("profile: samples[%d].context: index %d out of range (%d contexts)", i, s.Context, len(p.Contexts))
+		}
+		if s.Thread < 0 || int(s.Thread) > len(p.Threads) {
+			return fmt.Errorf("profile: samples[%d].thread: %d is not 0 or 1 plus an index into threads (%d threads)", i, s.Thread, len(p.Threads))
 		}
 	}
 	for i, e := range p.Edges {

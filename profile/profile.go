@@ -51,10 +51,12 @@ type Sample struct {
 	// Context is the sample's stack: an index into Profile.Contexts. Read
 	// the stack with Profile.Stack, Profile.Leaf and Profile.Depth.
 	Context int32 `json:"-"`
-	Count   int64 `json:"count"`
-	Weight  int64 `json:"weight"`
-	// Thread names the thread the sample was taken on ("" if unknown).
-	Thread string `json:"thread,omitempty"`
+	// Thread is the thread the sample was taken on: 0 if unknown, else 1
+	// plus an index into Profile.Threads. Read its name with
+	// Profile.ThreadName.
+	Thread int32 `json:"-"`
+	Count  int64 `json:"count"`
+	Weight int64 `json:"weight"`
 }
 
 // Edge is a call edge of a dynamic call graph: the caller, the call site
@@ -87,8 +89,24 @@ type Profile struct {
 	Functions   []Function `json:"functions"`
 	// Contexts is the calling-context tree: Contexts[Root] is the root.
 	Contexts []Context `json:"-"`
-	Samples  []Sample  `json:"samples"`
-	Edges    []Edge    `json:"edges,omitempty"`
+	// Threads names the threads samples were taken on, each once, in
+	// the order of their names as Build makes it (Sample.Thread indexes
+	// it from 1).
+	Threads []string `json:"-"`
+	Samples []Sample `json:"samples"`
+	Edges   []Edge   `json:"edges,omitempty"`
+}
+
+// ThreadName is the name of the thread sample i was taken on ("" if
+// unknown).
+func (p *Profile) ThreadName(i int) string { return p.threadName(p.Samples[i].Thread) }
+
+// threadName is the name a Sample.Thread stands for.
+func (p *Profile) threadName(t int32) string {
+	if t > 0 {
+		return p.Threads[t-1]
+	}
+	return ""
 }
 
 // ContextStack returns context c's stack, root first, in buf's storage
@@ -148,7 +166,7 @@ func SameSamples(a, b *Profile) bool {
 	}
 	for i := range a.Samples {
 		x, y := &a.Samples[i], &b.Samples[i]
-		if x.Count != y.Count || x.Weight != y.Weight || x.Thread != y.Thread || !eq(x.Context, y.Context) {
+		if x.Count != y.Count || x.Weight != y.Weight || a.ThreadName(i) != b.ThreadName(i) || !eq(x.Context, y.Context) {
 			return false
 		}
 		for ca, cb := x.Context, y.Context; ca != Root && same[ca] != cb+1; ca, cb = a.Contexts[ca].Parent, b.Contexts[cb].Parent {

@@ -40,7 +40,7 @@ func TestBuilderMergesAndOrders(t *testing.T) {
 	assert.Equal(t, int64(11), p.TotalCount())
 	assert.Equal(t, int64(110), p.TotalWeight())
 	// Canonical order: by thread, then by stack names/lines.
-	assert.Equal(t, "t1", p.Samples[0].Thread)
+	assert.Equal(t, "t1", p.ThreadName(0))
 	// Same names up to M.a; line 2 < line 4, so the (merged) inlined-b
 	// sample comes first.
 	assert.Equal(t, int64(70), p.Samples[0].Weight)
@@ -218,6 +218,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{func(p *Profile) { p.Contexts[2].Parent = 2 }, "contexts[2].parent: 2 is not an earlier context"},
 		{func(p *Profile) { p.Contexts[2].Depth = 5 }, "contexts[2].depth: 5, not its parent's plus one (1)"},
 		{func(p *Profile) { p.Samples[1].Context = 99 }, "samples[1].context: index 99 out of range"},
+		{func(p *Profile) { p.Samples[1].Thread = 7 }, "samples[1].thread: 7 is not 0 or 1 plus an index into threads (2 threads)"},
 		{func(p *Profile) { p.Edges[0].Callee = -1 }, "edges[0].callee: index -1 out of range"},
 		{func(p *Profile) { p.Unit = "furlongs" }, `unit: "furlongs"`},
 		{func(p *Profile) { p.Samples[0].Weight = -1 }, "samples[0]: negative"},

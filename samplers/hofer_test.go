@@ -128,8 +128,9 @@ threads:
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	byKind := map[byte]int64{}
-	for _, s := range out.Profiles["sps"].Samples {
-		byKind[s.Thread[0]] += s.Count
+	sps := out.Profiles["sps"]
+	for i, s := range sps.Samples {
+		byKind[sps.ThreadName(i)[0]] += s.Count
 	}
 	assert.Equal(t, int64(3*10), byKind['r'], "3 runnable per request")
 	assert.Equal(t, int64(1*10), byKind['w'], "1 waiting per request")

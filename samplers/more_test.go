@@ -189,8 +189,8 @@ threads: [{name: w, entry: W.run, count: 8}]
 	assert.Equal(t, int64(19), c.Requested, "ticks at 20, 40, … 380 ms")
 	assert.Equal(t, int64(5*19), c.Taken, "5 of 8 running threads per period")
 	perThread := map[string]int64{}
-	for _, s := range out.Profiles["jfr"].Samples {
-		perThread[s.Thread] += s.Count
+	for i, s := range out.Profiles["jfr"].Samples {
+		perThread[out.Profiles["jfr"].ThreadName(i)] += s.Count
 	}
 	require.Len(t, perThread, 8)
 	for th, n := range perThread {
@@ -217,8 +217,8 @@ threads: [{name: w, entry: W.run, count: 8}]
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	perThread := map[string]int64{}
-	for _, s := range out.Profiles["jfr-restart"].Samples {
-		perThread[s.Thread] += s.Count
+	for i, s := range out.Profiles["jfr-restart"].Samples {
+		perThread[out.Profiles["jfr-restart"].ThreadName(i)] += s.Count
 	}
 	assert.Equal(t, map[string]int64{"w-0": 19, "w-1": 19, "w-2": 19, "w-3": 19, "w-4": 19}, perThread)
 }

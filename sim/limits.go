@@ -105,9 +105,9 @@ func FormatBytes(n int64) string {
 // (it counts them first), so each unit's price is its size plus a little
 // rounding. Measured on the javac stand-in (hotspot17) for 1 s, 1.25 M
 // contexts, 3.6 M truth samples and 4.2 M truth-profile contexts:
-// estimated 477 MB before the truth profile is built; BenchmarkWorkloads'
-// peak heap 391 MB (docs/PERFORMANCE.md); peak RSS of profsim run
-// --samplers truth with GOGC=25 578 MB (the live heap plus the
+// estimated 422 MB before the truth profile is built; BenchmarkWorkloads'
+// peak heap 346 MB (docs/PERFORMANCE.md); peak RSS of profsim run
+// --samplers truth with GOGC=25 515 MB (the live heap plus the
 // collector's headroom and the report's views).
 const (
 	// contextBytes: a calling context's node in the recorder, 40 bytes
@@ -123,8 +123,8 @@ const (
 	// (parent, method, child-list and index tables: 21 bytes).
 	profileContextBytes = 44
 	// sampleBytes: one sample of the truth profile (a context's line with
-	// self time): a profile.Sample, 40 bytes, and its leaf context, 20.
-	sampleBytes = 60
+	// self time): a profile.Sample, 24 bytes, and its leaf context, 20.
+	sampleBytes = 44
 	// threadBytes: a thread (its state, random stream, name, statistics
 	// and a row of the report), besides its stack.
 	threadBytes = 1536

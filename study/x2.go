@@ -193,8 +193,8 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 	for _, j := range x2Jfr {
 		prof := out.Profiles[j.name]
 		per := map[string]float64{}
-		for _, s := range prof.Samples {
-			per[s.Thread] += float64(s.Count)
+		for i, s := range prof.Samples {
+			per[prof.ThreadName(i)] += float64(s.Count)
 		}
 		n := float64(prof.TotalCount())
 		for _, th := range r.threads {
