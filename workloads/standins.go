@@ -98,17 +98,17 @@ func init() {
 		}, "large basic blocks: MaxPath matters (B4)"},
 		{"mtrt", "SPECjvm98 _227_mtrt (ray tracer, two threads)", 92, func(k *Knobs) { k.Threads = 2; k.AllocRate = 0.3; k.AllocBytes = 32 }, "two threads (B5's tail per thread, B7's worst overhead)"},
 		{"jack", "SPECjvm98 _228_jack (parser generator)", 120, func(k *Knobs) { k.ExceptionRate = 0.05; k.Depth = 10; k.BlockBytecodes = 20 }, "exception-heavy: Komorium over-counts (B5)"},
-		{"ipsixql", "ipsixql (XML database)", 115, func(k *Knobs) { k.Virtual = 0.3 }, "A&G extra benchmark (A2, A3)"},
-		{"xerces", "Apache xerces (XML parser)", 180, func(k *Knobs) { k.Depth = 9; k.Virtual = 0.3 }, "A&G extra benchmark (A2, A3)"},
-		{"daikon", "daikon (invariant detector)", 418, func(k *Knobs) { k.Depth = 10; k.AllocRate = 0.2; k.AllocBytes = 64 }, "large code base (A3)"},
+		{"ipsixql", "ipsixql (XML database)", 115, func(k *Knobs) { k.Virtual = 0.3 }, "A&G extra benchmark (A3 with --full)"},
+		{"xerces", "Apache xerces (XML parser)", 180, func(k *Knobs) { k.Depth = 9; k.Virtual = 0.3 }, "A&G extra benchmark (A3 with --full)"},
+		{"daikon", "daikon (invariant detector)", 418, func(k *Knobs) { k.Depth = 10; k.AllocRate = 0.2; k.AllocBytes = 64 }, "large code base (A3 with --full)"},
 		// kawa's depth keeps its calling contexts to the paths of its
 		// call graph, 1.17 M (tools/cct/standins), the order of the real
 		// javac's 0.89 M and jython's 1.76 M (docs/PERFORMANCE.md,
 		// "Calling contexts of real programs").
-		{"kawa", "kawa (Scheme compiler)", 449, func(k *Knobs) { k.Depth = 7; k.Virtual = 0.5; k.Receivers = 3; k.Skew = 0.6 }, "large code base, polymorphic (A3, A4)"},
-		{"jbb", "SPECjbb2000 (business logic)", 150, func(k *Knobs) { k.AllocRate = 0.3; k.AllocBytes = 64 }, "A&G extra benchmark (A2, A3)"},
+		{"kawa", "kawa (Scheme compiler)", 449, func(k *Knobs) { k.Depth = 7; k.Virtual = 0.5; k.Receivers = 3; k.Skew = 0.6 }, "large code base, polymorphic (A3 with --full)"},
+		{"jbb", "SPECjbb2000 (business logic)", 150, func(k *Knobs) { k.AllocRate = 0.3; k.AllocBytes = 64 }, "A&G extra benchmark (A3 with --full); pBOB for Whaley (W2)"},
 		// soot's depth likewise keeps its contexts to 708 k paths.
-		{"soot", "soot (bytecode analysis framework)", 304, func(k *Knobs) { k.Depth = 9; k.Virtual = 0.4 }, "large, deep (A3)"},
+		{"soot", "soot (bytecode analysis framework)", 304, func(k *Knobs) { k.Depth = 9; k.Virtual = 0.4 }, "large, deep (A3 with --full)"},
 	}
 	for _, s := range spec {
 		k := base(s.methods, 6)
