@@ -419,7 +419,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
 			return stopHorizon // a limit stopped the run
 		}
-		cells = tr.cellAt(nd.lineBase)
+		cells = tr.cell(nd.lineBase)
 	}
 	nd.calls++
 	base := int32(len(t.loops))

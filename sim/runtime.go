@@ -148,7 +148,7 @@ func (vm *VM) NewServiceThread(name string, s Service) ThreadID {
 	}
 	t := vm.newThread(name, -1, true, vm.now)
 	t.service = s
-	t.frames = append(t.frames, frame{code: serviceCode, cells: vm.truth.cellAt(0)})
+	t.frames = append(t.frames, frame{code: serviceCode, cells: vm.truth.cell(0)})
 	t.setState(Blocked, vm.now) // idle until it has a job
 	return t.ID
 }

@@ -113,7 +113,7 @@ type methodContext struct {
 // setMethodContext makes node c method m's context in the truth per method.
 func (t *Truth) setMethodContext(m, c int32) {
 	nd := t.node(c)
-	t.perMethod[m] = methodContext{node: c, nd: nd, cells: t.cellAt(nd.lineBase)}
+	t.perMethod[m] = methodContext{node: c, nd: nd, cells: t.cell(nd.lineBase)}
 }
 
 // newTruth prepares the recorder for a program whose call edges and lines
@@ -132,12 +132,9 @@ func newTruth(edges int, lineCount []int32) *Truth {
 // node returns node i.
 func (t *Truth) node(i int32) *cctNode { return &t.nodes[i>>nodeBits][i&nodeMask] }
 
-// cell returns line cell i (a node's lineBase plus a line).
+// cell returns line cell i (a node's lineBase plus a line); from a node's
+// first cell a frame reaches its others (frame.cell).
 func (t *Truth) cell(i int32) *lineCell { return &t.cells[i>>cellBits][i&cellMask] }
-
-// cellAt returns a pointer to line cell i, from which a frame reaches its
-// node's other cells (frame.cell).
-func (t *Truth) cellAt(i int32) *lineCell { return t.cell(i) }
 
 // cell returns the frame's line cell for line, an Instr.Line of the
 // frame's code: Truth.cell(lineBase+line) of its node, found without the

@@ -240,7 +240,7 @@ func TestTruthChunks(t *testing.T) {
 		made[k] = c
 		n := tr.node(c)
 		require.Equal(t, lines[m], n.lines)
-		f := frame{cells: tr.cellAt(n.lineBase)}
+		f := frame{cells: tr.cell(n.lineBase)}
 		for l := range n.lines {
 			i := n.lineBase + l
 			_, taken := owner[i]

@@ -468,7 +468,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	}
 	nd.calls++
 	code := vm.code[entry]
-	t.frames = append(t.frames, frame{code: code, cells: vm.truth.cellAt(nd.lineBase), node: node})
+	t.frames = append(t.frames, frame{code: code, cells: vm.truth.cell(nd.lineBase), node: node})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	if s := vm.img.limitSlot[entry]; s >= 0 {
 		t.active[s]++
