@@ -34,6 +34,22 @@ func main() {
 	until := flag.Duration("until", 60*time.Second, "simulated time to run each stand-in to")
 	cpu := flag.Duration("cpu", 300*time.Second, "stop a stand-in once the process's CPU time grew by this much")
 	flag.Parse()
+	// Bad input (no stand-in, an unknown one, a bound that is not
+	// positive) is refused before anything runs: exit status 2.
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "standins: name one or more stand-ins (profsim workloads lists them)")
+		os.Exit(2)
+	}
+	if *until <= 0 || *cpu <= 0 {
+		fmt.Fprintf(os.Stderr, "standins: -until %v, -cpu %v: both must be positive\n", *until, *cpu)
+		os.Exit(2)
+	}
+	for _, name := range flag.Args() {
+		if _, err := workloads.Get(name); err != nil {
+			fmt.Fprintln(os.Stderr, "standins:", err)
+			os.Exit(2)
+		}
+	}
 	for _, name := range flag.Args() {
 		if err := measure(name, sim.Time(until.Nanoseconds()), *cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "standins:", err)
