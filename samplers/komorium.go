@@ -137,11 +137,19 @@ func (s *Komorium) Attach(env *Env) error {
 
 // next draws a thread's next granularity.
 func (s *Komorium) next(id sim.ThreadID) int64 {
-	g := s.cfg.Granularity
-	if s.cfg.Random > 0 {
-		g += s.rngs[id].Int64N(s.cfg.Random)
-	}
+	g := s.cfg.draw(s.rngs[id])
 	s.gran[id] = g
+	return g
+}
+
+// draw is a thread's next granularity from its stream r: Granularity plus,
+// with Random, a uniform [0, Random). Komorium and a KomoriumSet's members
+// draw alike, so a member sees the granularities a Komorium alone would.
+func (c KomoriumConfig) draw(r *rand.Rand) int64 {
+	g := c.Granularity
+	if c.Random > 0 {
+		g += r.Int64N(c.Random)
+	}
 	return g
 }
 

@@ -128,10 +128,7 @@ func (s *KomoriumSet) Attach(env *Env) error {
 
 // next draws member m's next granularity on thread id.
 func (m *komoriumMember) next(id sim.ThreadID) {
-	g := m.cfg.Granularity
-	if m.cfg.Random > 0 {
-		g += m.rngs[id].Int64N(m.cfg.Random)
-	}
+	g := m.cfg.draw(m.rngs[id])
 	m.gran[id], m.left[id] = g, g
 }
 
