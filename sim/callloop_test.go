@@ -51,6 +51,77 @@ methods:
 threads: [{name: main, entry: A.main}]
 `
 
+// leafSrc calls leaves of every shape VM.runLeaf runs in one step (Work,
+// allocations, pure loops of 0, 1 and 5 trips) and one it does not (a
+// loop whose trips are drawn), statically, virtually and from a method
+// that is not a leaf, in and outside loops.
+const leafSrc = `
+name: leaves
+methods:
+  - class: A
+    name: main
+    body:
+      - loop:
+          trips: 4000
+          body:
+            - work: {cycles: 3, bytecodes: 2}
+            - call: {method: A.looped}
+            - call: {method: A.alloc}
+            - virtual_call: {receivers: {A.looped: 2, A.once: 1, A.drawn: 1}}
+            - call: {method: A.mid}
+            - call: {method: A.empty}
+  - class: A
+    name: mid
+    body:
+      - work: {cycles: 2, bytecodes: 1}
+      - call: {method: A.once}
+      - call: {method: A.alloc}
+  - class: A
+    name: looped
+    body:
+      - work: {cycles: 4, bytecodes: 3}
+      - loop:
+          trips: 5
+          body:
+            - work: {cycles: 2, bytecodes: 1}
+            - work: {cycles: 1, bytecodes: 2}
+      - work: {cycles: 1, bytecodes: 1}
+  - class: A
+    name: once
+    body:
+      - loop:
+          trips: 1
+          body:
+            - work: {cycles: 7, bytecodes: 4}
+      - loop:
+          trips: 0
+          body:
+            - work: {cycles: 9, bytecodes: 4}
+  - class: A
+    name: alloc
+    body:
+      - work: {cycles: 2, bytecodes: 2}
+      - alloc: {bytes: 40}
+      - work: {cycles: 1, bytecodes: 1}
+      - alloc: {bytes: 24}
+  - class: A
+    name: drawn
+    body:
+      - loop:
+          trips: {uniform: [1, 4]}
+          body:
+            - work: {cycles: 3, bytecodes: 3}
+  - class: A
+    name: empty
+    body: []
+threads: [{name: main, entry: A.main}, {name: second, entry: A.main}]
+`
+
+// tlabs hands out every TLAB at once.
+type tlabs struct{}
+
+func (tlabs) OnTLAB(Agent, ThreadID, int64) Action { return Continue }
+
 // instrumentCounts rewrites c as bytecode-counting instrumentation does
 // (jit.Instrument, which this package cannot import): an OpCount of 1 ns
 // before every Work, counting its bytecodes, every other one a check;
@@ -115,8 +186,45 @@ func (h *counterHook) OnHook(vm Agent, t ThreadID, k Hook) Action {
 // so that fast-forwarding meets each kind of poll and inlining: 0 leaves
 // the flattened code, 1 adds Jikes-like prologue and epilogue polls, 2
 // inlines every static call to a straight-line leaf and strip-mines every
-// loop, 3 counts bytecodes with instrumentation (OpCount).
+// loop, 3 counts bytecodes with instrumentation (OpCount), 4 removes every
+// back-edge's poll (C2's short counted loops) and inlines every static
+// call to a method that makes none.
 func codeVariants(vm *VM, variant int) {
+	if variant == 4 {
+		vs := make([]*Code, len(vm.code))
+		for m, c := range vm.code {
+			n := *c
+			n.Instrs = append([]Instr(nil), c.Instrs...)
+			for pc := range n.Instrs {
+				if in := &n.Instrs[pc]; in.Op == OpLoopBack {
+					in.Flags &^= FlagPoll
+					in.SetStripLength(0)
+				}
+			}
+			UpdateLoopCosts(&n, vm.cfg.Cost)
+			vs[m] = &n
+		}
+		calls := func(c *Code) bool {
+			for i := range c.Instrs {
+				if op := c.Instrs[i].Op; op == OpCall || op == OpVirtualCall {
+					return true
+				}
+			}
+			return false
+		}
+		for _, n := range vs {
+			n.Inline = make([][]*Code, len(n.Instrs))
+			for pc := range n.Instrs {
+				if in := &n.Instrs[pc]; in.Op == OpCall && !calls(vs[in.Callee()]) {
+					n.Inline[pc] = []*Code{vs[in.Callee()]}
+				}
+			}
+		}
+		for _, n := range vs {
+			vm.Install(n)
+		}
+		return
+	}
 	leaf := func(c *Code) bool {
 		for i := range c.Instrs[:len(c.Instrs)-1] {
 			if c.Instrs[i].Op != OpWork {
@@ -166,17 +274,21 @@ func TestCallLoopFastForwardMatchesStepping(t *testing.T) {
 		"callloop": parse(t, callLoopSrc),
 		"sqsum":    builtin(t, "sqsum"),
 		"deepcall": builtin(t, "deepcall"),
+		"leaves":   parse(t, leafSrc),
 	}
 	for seed := uint64(0); seed < 20; seed++ {
 		progs[fmt.Sprintf("gen%d", seed)] = genProgram(seed, 30, seed%2 == 0)
 	}
 	for name, p := range progs {
-		for variant := 0; variant < 4; variant++ {
+		for variant := 0; variant < 5; variant++ {
 			for _, gran := range []int64{0, 997, 10_000} {
 				run := func(step bool) (*VM, *counterHook) {
 					vm := newVM(t, p, func(c *Config) { c.Duration = 5 * Millisecond })
 					codeVariants(vm, variant)
 					vm.stepAll = step
+					if name == "leaves" {
+						vm.SetAllocHandler(tlabs{}, 500)
+					}
 					h := &counterHook{gran: gran}
 					if gran > 0 {
 						var err error

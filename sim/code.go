@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/profsim/profsim/program"
 )
@@ -157,6 +158,69 @@ type Code struct {
 	// Instrumented code counts bytecodes with OpCount instructions (per
 	// basic block, Komorium-style) instead of per Work statement.
 	Instrumented bool
+	// leaf is set by UpdateLoopCosts when the version is a leaf VM.call
+	// may run in one step (see leafRun).
+	leaf leafRun
+}
+
+// leafRun summarizes a code version of Work, Alloc and pure loops, then
+// its Return: a call that nothing can stop before its end runs it in one
+// step, without a frame or a dispatch per statement (VM.runLeaf).
+// UpdateLoopCosts sets it from the instructions as they are then, as it
+// sets the pure loops' IterCost; first and n tell a copy whose Instrs were
+// replaced since, which is not summarized.
+type leafRun struct {
+	first *Instr // &Instrs[0]; nil: not a leaf run in one step
+	n     int    // len(Instrs)
+	// cost is the Work and Alloc statements' cost in ns (saturating), the
+	// loops' iterations not included; allocBytes what the Allocs take from
+	// the TLAB.
+	cost, allocBytes int64
+	loops            bool // it has pure loops: their trips are the image's
+}
+
+// summarizeLeaf returns c's leafRun: set when c is Work, Alloc and pure
+// loops (a body of Work with no poll at its back-edge, not strip-mined,
+// costing more than 0 an iteration), then a Return.
+func summarizeLeaf(c *Code) leafRun {
+	n := len(c.Instrs)
+	if n == 0 || c.Instrs[n-1].Op != OpReturn {
+		return leafRun{}
+	}
+	var lf leafRun
+	for pc := 0; pc < n-1; pc++ {
+		in := &c.Instrs[pc]
+		switch in.Op {
+		case OpWork:
+			lf.cost = addCost(lf.cost, in.Cost)
+		case OpAlloc:
+			lf.cost = addCost(lf.cost, in.Cost)
+			lf.allocBytes = satAdd(lf.allocBytes, in.AllocBytes())
+			if lf.allocBytes == math.MaxInt64 {
+				return leafRun{}
+			}
+		case OpLoopEnter:
+			bpc := int(in.LoopBackPC())
+			if in.Flags&FlagPureLoop == 0 || in.IterCost <= 0 || bpc >= n-1 {
+				return leafRun{}
+			}
+			back := &c.Instrs[bpc]
+			if back.Op != OpLoopBack || back.Flags&FlagPoll != 0 || back.StripLength() != 0 || int(back.LoopBackTarget()) != pc+1 {
+				return leafRun{}
+			}
+			for b := pc + 1; b < bpc; b++ {
+				if c.Instrs[b].Op != OpWork {
+					return leafRun{}
+				}
+			}
+			lf.loops = true
+			pc = bpc
+		default:
+			return leafRun{}
+		}
+	}
+	lf.first, lf.n = &c.Instrs[0], n
+	return lf
 }
 
 // inlined returns the version a call to callee at pc runs inlined, or nil.
@@ -384,6 +448,7 @@ func UpdateLoopCosts(c *Code, m CostModel) {
 			setIterCost(c, i, m)
 		}
 	}
+	c.leaf = summarizeLeaf(c)
 }
 
 // setIterCost precomputes a pure loop's per-iteration cost.

@@ -3,6 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
+	"unsafe"
+
+	"github.com/profsim/profsim/program"
 )
 
 // advance runs thread t from its clock towards horizon and returns why it
@@ -422,6 +425,11 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		cells = tr.cell(nd.lineBase)
 	}
 	nd.calls++
+	if code.leaf.first != nil && slot < 0 && !code.Counting && len(t.frames) < t.peakFrames && !vm.stepAll &&
+		t.hooks&(stopEntry|stopBytecodes) == 0 && !t.resumePoll && vm.runLeaf(t, caller, line, code, inl == nil, nd, cells, clock, horizon) {
+		caller.pc++
+		return 0
+	}
 	base := int32(len(t.loops))
 	for i := int32(0); i < code.LoopSlots; i++ {
 		t.loops = append(t.loops, 0)
@@ -460,6 +468,122 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		stop |= t.hooks & stopPoll
 	}
 	return stop | t.hooks&stopEntry
+}
+
+// runLeaf runs the call of a leaf (Code.leaf) from frame caller, its
+// call statement at line, in one step when nothing can stop the thread
+// before the call's end: the callee's context (nd, its first line cell
+// cells) entered and counted, the call sequence paid (real), its end
+// strictly before the horizon, no poll the thread could stop at, its
+// allocations within the TLAB, its loops' trips constant. It charges what
+// stepping the callee's statements and its return would, in the same
+// order, without the callee's frame, and reports whether it ran; when it
+// did not, nothing has changed. The caller steps past the call.
+func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real bool, nd *cctNode, cells *lineCell, clock *Time, horizon Time) bool {
+	lf := &code.leaf
+	ins := code.Instrs
+	if len(ins) != lf.n || &ins[0] != lf.first || lf.allocBytes > t.tlabLeft {
+		return false // a copy whose instructions were replaced, or a TLAB refill
+	}
+	ret := &ins[len(ins)-1]
+	cost := lf.cost
+	if real {
+		polls := code.PollEntry || ret.Flags&FlagPoll != 0
+		if polls && t.hooks&stopPoll != 0 {
+			return false
+		}
+		if code.PollEntry {
+			cost = addCost(cost, vm.pollNanos)
+		}
+		if ret.Flags&FlagPoll != 0 {
+			cost = addCost(cost, vm.pollNanos)
+		}
+	}
+	if lf.loops {
+		for pc := range ins {
+			if in := &ins[pc]; in.Op == OpLoopEnter {
+				d := vm.img.dists[in.tripsDist()]
+				if d.Kind != program.Constant {
+					return false // its draw decides the cost
+				}
+				if d.A > 1 && vm.pollNanos > 0 && d.A-1 > math.MaxInt64/2/vm.pollNanos {
+					return false // fastForward would stop short
+				}
+				if d.A > 0 {
+					cost = addCost(cost, satMul(d.A, in.IterCost))
+				}
+			}
+		}
+	}
+	if cost >= int64(horizon-*clock) {
+		return false // a statement of it would start at the horizon or beyond
+	}
+	at := func(l int32) *lineCell {
+		return (*lineCell)(unsafe.Add(unsafe.Pointer(cells), uintptr(l)*unsafe.Sizeof(lineCell{})))
+	}
+	now := *clock
+	if real && code.PollEntry {
+		at(ins[0].Line).self += vm.pollNanos
+		now += Time(vm.pollNanos)
+	}
+	for pc := 0; pc < len(ins)-1; pc++ {
+		in := &ins[pc]
+		switch in.Op {
+		case OpWork:
+			c := at(in.Line)
+			t.stmts++
+			c.bytecodes += in.Bytecodes
+			c.self += in.Cost
+			now += Time(in.Cost)
+		case OpAlloc:
+			t.stmts++
+			at(in.Line).self += in.Cost
+			t.tlabLeft -= in.AllocBytes()
+			nd.allocBytes = satAdd(nd.allocBytes, in.AllocBytes())
+			t.allocBytes = satAdd(t.allocBytes, in.AllocBytes())
+			now += Time(in.Cost)
+		case OpLoopEnter:
+			t.stmts++
+			n := vm.img.dists[in.tripsDist()].A
+			bpc := int(in.LoopBackPC())
+			if n <= 0 {
+				pc = bpc // the loop's exit
+				continue
+			}
+			body := ins[pc+1 : bpc]
+			if k := n - 1; k > 0 {
+				// fastForward's iterations: all but the last.
+				rest := in.IterCost
+				for i := range body {
+					c := at(body[i].Line)
+					c.self += k * body[i].Cost
+					c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
+					rest -= body[i].Cost
+				}
+				at(ins[bpc].Line).self += k * rest
+				t.stmts += k * int64(in.IterStmts)
+				now += Time(k * in.IterCost)
+			}
+			for i := range body { // the last, stepped
+				c := at(body[i].Line)
+				t.stmts++
+				c.bytecodes += body[i].Bytecodes
+				c.self += body[i].Cost
+				now += Time(body[i].Cost)
+			}
+			pc = bpc
+		}
+	}
+	if real && ret.Flags&FlagPoll != 0 {
+		if code.EpiloguePoll {
+			at(ret.Line).self += vm.pollNanos
+		} else {
+			caller.cell(line).self += vm.pollNanos // after the pop, at the call site
+		}
+		now += Time(vm.pollNanos)
+	}
+	*clock = now
+	return true
 }
 
 // stripPoll reports whether the strip-mined back-edge in, with ctr

@@ -332,7 +332,8 @@ type scheduler struct {
 	// rounds counts the scheduling rounds of RunUntil: the work a run did
 	// besides executing statements.
 	rounds int64
-	// stepAll turns off fastForwardCalls: tests compare it with stepping.
+	// stepAll turns off fastForwardCalls and runLeaf: tests compare it
+	// with stepping.
 	stepAll bool
 }
 
