@@ -177,6 +177,7 @@ type leafRun struct {
 	// the TLAB.
 	cost, allocBytes int64
 	loops            bool // it has pure loops: their trips are the image's
+	straight         bool // Work alone: VM.runStraight runs it inlined
 }
 
 // summarizeLeaf returns c's leafRun: set when c is Work, Alloc and pure
@@ -220,6 +221,10 @@ func summarizeLeaf(c *Code) leafRun {
 		}
 	}
 	lf.first, lf.n = &c.Instrs[0], n
+	lf.straight = !lf.loops && lf.allocBytes == 0
+	for pc := 0; pc < n-1; pc++ {
+		lf.straight = lf.straight && c.Instrs[pc].Op == OpWork
+	}
 	return lf
 }
 

@@ -425,10 +425,16 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		cells = tr.cell(nd.lineBase)
 	}
 	nd.calls++
-	if code.leaf.first != nil && slot < 0 && !code.Counting && len(t.frames) < t.peakFrames && !vm.stepAll &&
-		t.hooks&(stopEntry|stopBytecodes) == 0 && !t.resumePoll && vm.runLeaf(t, caller, line, code, inl == nil, nd, cells, clock, horizon) {
-		caller.pc++
-		return 0
+	if code.leaf.first != nil && slot < 0 {
+		if inl != nil && code.leaf.straight {
+			if vm.runStraight(t, code, cells, clock, horizon) {
+				caller.pc++
+				return 0
+			}
+		} else if vm.runLeaf(t, caller, line, code, inl == nil, nd, cells, clock, horizon) {
+			caller.pc++
+			return 0
+		}
 	}
 	base := int32(len(t.loops))
 	for i := int32(0); i < code.LoopSlots; i++ {
@@ -471,15 +477,20 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 }
 
 // runLeaf runs the call of a leaf (Code.leaf) from frame caller, its
-// call statement at line, in one step when nothing can stop the thread
-// before the call's end: the callee's context (nd, its first line cell
-// cells) entered and counted, the call sequence paid (real), its end
-// strictly before the horizon, no poll the thread could stop at, its
-// allocations within the TLAB, its loops' trips constant. It charges what
-// stepping the callee's statements and its return would, in the same
-// order, without the callee's frame, and reports whether it ran; when it
-// did not, nothing has changed. The caller steps past the call.
+// call statement at line, in one step when nothing can stop or see the
+// thread before the call's end: the callee's context (nd, its first line
+// cell cells) entered and counted, the call sequence paid (real), its
+// end strictly before the horizon, no entry or bytecode-counter hook
+// armed, no poll hook where it polls, no JIT counter kept, the stack no
+// deeper than it has been, its allocations within the TLAB, its loops'
+// trips constant. It charges what stepping the callee's statements and
+// its return would, in the same order, without the callee's frame, and
+// reports whether it ran; when it did not, nothing has changed. The
+// caller steps past the call.
 func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real bool, nd *cctNode, cells *lineCell, clock *Time, horizon Time) bool {
+	if code.Counting || len(t.frames) >= t.peakFrames || vm.stepAll || t.hooks&(stopEntry|stopBytecodes) != 0 || t.resumePoll {
+		return false // a JIT counter, the stack's peak, a hook could see it
+	}
 	lf := &code.leaf
 	ins := code.Instrs
 	if len(ins) != lf.n || &ins[0] != lf.first || lf.allocBytes > t.tlabLeft {
@@ -583,6 +594,28 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 		now += Time(vm.pollNanos)
 	}
 	*clock = now
+	return true
+}
+
+// runStraight is runLeaf for an inlined call of a leaf of Work alone
+// (leafRun.straight): no call sequence, no poll, no allocation, no loop.
+func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock *Time, horizon Time) bool {
+	if code.Counting || len(t.frames) >= t.peakFrames || vm.stepAll || t.hooks&(stopEntry|stopBytecodes) != 0 || t.resumePoll {
+		return false
+	}
+	lf := &code.leaf
+	ins := code.Instrs
+	if len(ins) != lf.n || &ins[0] != lf.first || lf.cost >= int64(horizon-*clock) {
+		return false
+	}
+	ins = ins[:len(ins)-1]
+	for i := range ins {
+		c := (*lineCell)(unsafe.Add(unsafe.Pointer(cells), uintptr(ins[i].Line)*unsafe.Sizeof(lineCell{})))
+		c.bytecodes += ins[i].Bytecodes
+		c.self += ins[i].Cost
+	}
+	t.stmts += int64(len(ins))
+	*clock += Time(lf.cost) // their sum: it is below the horizon's distance
 	return true
 }
 
