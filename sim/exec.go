@@ -409,9 +409,43 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	var node int32
 	var nd *cctNode
 	var cells *lineCell
-	if pm := tr.perMethod; pm != nil && pm[callee].node > 0 {
+	if pm := tr.perMethod; pm == nil {
+		// Truth.child, here for the tree's common cases: the sibling
+		// after the caller's last child, then the parent's first
+		// wideAfter children; beyond them the index, or a new child.
+		node = -1
+		if a := caller.lastChild; a > 0 {
+			if c := tr.node(a).nextSibling; c >= 0 && tr.node(c).method == callee {
+				node, nd = c, tr.node(c)
+			}
+		}
+		if node < 0 {
+			n, last := 0, int32(-1)
+			for c := tr.node(caller.node).firstChild; c >= 0 && n < wideAfter; n++ {
+				if x := tr.node(c); x.method == callee {
+					node, nd = c, x
+					break
+				}
+				last, c = c, tr.node(c).nextSibling
+			}
+			if node < 0 {
+				count := tr.count
+				if n == wideAfter {
+					node = tr.wideChild(caller.node, callee, last)
+				} else {
+					node = tr.newChild(caller.node, callee, last)
+				}
+				nd = tr.node(node)
+				if tr.count > count && vm.newContext(nd.lines, len(t.frames)+1) {
+					caller.lastChild = node
+					return stopHorizon // a limit stopped the run
+				}
+			}
+		}
+		caller.lastChild = node
+		cells = tr.cell(nd.lineBase)
+	} else if mc := &pm[callee]; mc.node > 0 {
 		// Truth.child's first case, the node and its cells at hand.
-		mc := &pm[callee]
 		node, nd, cells = mc.node, mc.nd, mc.cells
 		caller.lastChild = node
 	} else {
