@@ -203,6 +203,9 @@ const wideAfter = 16
 // child returns the node for method under parent, creating it once.
 // after is a child of parent (0: none) whose next sibling is tried first:
 // the child that the caller's frame entered last (frame.lastChild).
+// VM.call runs the tree's cases inline (the probe, the scan of the first
+// wideAfter children, then wideChild or newChild): a change to this
+// lookup's order or to where a child is linked is a change there too.
 func (t *Truth) child(parent, method, after int32) int32 {
 	if t.perMethod != nil {
 		if c := t.perMethod[method].node; c > 0 {
