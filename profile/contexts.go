@@ -71,32 +71,46 @@ func (p *Profile) walk(visit func(f Frame, outer bool, c int32)) {
 
 // A nameTree is contexts merged by function name: lines, inlining and
 // threads ignored, the form of ContextWeights' keys. Node 0 is the root.
+// Names are interned (names, by nameID), so a node and its index entry
+// hold no pointer: the tree of a profile with millions of contexts costs
+// a few int32s per node and is nothing for the collector to scan.
 type nameTree struct {
 	parent []int32
-	name   []string
-	index  map[nameKey]int32
-}
-
-type nameKey struct {
-	parent int32
-	name   string
+	name   []int32 // node's index into names
+	names  []string
+	nameID map[string]int32
+	index  map[[2]int32]int32 // (parent, name) → node
 }
 
 func newNameTree() *nameTree {
-	return &nameTree{parent: []int32{-1}, name: []string{""}, index: map[nameKey]int32{}}
+	return &nameTree{parent: []int32{-1}, name: []int32{0}, names: []string{""},
+		nameID: map[string]int32{"": 0}, index: map[[2]int32]int32{}}
 }
+
+// nameOf is node u's function name.
+func (t *nameTree) nameOf(u int32) string { return t.names[t.name[u]] }
 
 // add merges p's contexts into the tree and returns each context's node.
 func (t *nameTree) add(p *Profile) []int32 {
+	ids := make([]int32, len(p.Functions))
+	for i, f := range p.Functions {
+		id, ok := t.nameID[f.Name]
+		if !ok {
+			id = int32(len(t.names))
+			t.names = append(t.names, f.Name)
+			t.nameID[f.Name] = id
+		}
+		ids[i] = id
+	}
 	node := make([]int32, len(p.Contexts))
 	for c := 1; c < len(p.Contexts); c++ {
 		ctx := &p.Contexts[c]
-		k := nameKey{node[ctx.Parent], p.Functions[ctx.Frame.Func].Name}
+		k := [2]int32{node[ctx.Parent], ids[ctx.Frame.Func]}
 		n, ok := t.index[k]
 		if !ok {
 			n = int32(len(t.parent))
-			t.parent = append(t.parent, k.parent)
-			t.name = append(t.name, k.name)
+			t.parent = append(t.parent, k[0])
+			t.name = append(t.name, k[1])
 			t.index[k] = n
 		}
 		node[c] = n
@@ -126,9 +140,9 @@ func (t *nameTree) paths(need []bool) []string {
 	size := make([]int, n)
 	for u := 1; u < n; u++ {
 		if p := t.parent[u]; p == 0 {
-			size[u] = len(t.name[u])
+			size[u] = len(t.nameOf(int32(u)))
 		} else {
-			size[u] = size[p] + 1 + len(t.name[u])
+			size[u] = size[p] + 1 + len(t.nameOf(int32(u)))
 		}
 	}
 	out := make([]string, n)
@@ -151,7 +165,7 @@ func (t *nameTree) paths(need []bool) []string {
 			if k < len(path)-1 {
 				sb.WriteByte(';')
 			}
-			sb.WriteString(t.name[path[k]])
+			sb.WriteString(t.nameOf(path[k]))
 		}
 		s := sb.String()
 		for _, v := range path {
@@ -203,7 +217,7 @@ func (t *nameTree) sorted(need []bool) []int32 {
 		es := entries[first[u]:first[u+1]]
 		if len(es) > 2 {
 			slices.SortFunc(es, func(a, b int32) int {
-				return compareEntry(t.name[a/2], a%2 == 1, t.name[b/2], b%2 == 1)
+				return compareEntry(t.nameOf(a/2), a%2 == 1, t.nameOf(b/2), b%2 == 1)
 			})
 		}
 	}
