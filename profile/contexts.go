@@ -17,13 +17,17 @@ func children(ctxs []Context) (first, kids []int32) {
 	for i := 1; i <= n; i++ {
 		first[i] += first[i-1]
 	}
+	// first[p] serves as list p's fill position, ending at list p+1's
+	// start; shifting the offsets one place back restores them, with no
+	// copy of them.
 	kids = make([]int32, max(n-1, 0))
-	fill := slices.Clone(first[:n])
 	for c := int32(1); int(c) < n; c++ {
 		p := ctxs[c].Parent
-		kids[fill[p]] = c
-		fill[p]++
+		kids[first[p]] = c
+		first[p]++
 	}
+	copy(first[1:], first[:n])
+	first[0] = 0
 	return first, kids
 }
 
