@@ -97,8 +97,33 @@ type Truth struct {
 	indexed map[int32]bool
 	// perMethod, when not nil, makes the recorder keep one context per
 	// method, a child of the root: perMethod[m] is method m's (node 0
-	// until it runs). See VM.TruthPerMethod.
+	// until it runs). See VM.TruthPerMethod. Release leaves it empty and
+	// not nil.
 	perMethod []methodContext
+	// released: Release has freed the calling contexts.
+	released bool
+}
+
+// Release frees the recorder's calling contexts — its nodes, line cells
+// and child index, nearly all of its memory — once the run is over and
+// nothing will read them again (harness.Config.ReleaseTruth: the truth
+// profile holds what the run's readers need). Afterwards PerMethod,
+// EdgeCount and the exception counts still answer; reading a context
+// (NodeCount, Node, Nodes, NodeLink, NodeLines, LineSelf, Path) or a
+// total (SelfTotal, BytecodeTotal) panics.
+func (t *Truth) Release() {
+	t.nodes, t.cells, t.wide, t.indexed = nil, nil, nil, nil
+	if t.perMethod != nil {
+		t.perMethod = []methodContext{}
+	}
+	t.released = true
+}
+
+// readable panics if Release has freed the calling contexts.
+func (t *Truth) readable() {
+	if t.released {
+		panic("sim: the truth's calling contexts were released (Truth.Release)")
+	}
 }
 
 // methodContext is a method's one context in the truth per method: its
@@ -338,6 +363,7 @@ type CCTNode struct {
 // Nodes returns the exact CCT in creation order; node 0 is the root, whose
 // children are the threads' entry methods.
 func (t *Truth) Nodes() []CCTNode {
+	t.readable()
 	out := make([]CCTNode, t.count)
 	for i := range out {
 		out[i] = t.Node(int32(i))
@@ -346,11 +372,15 @@ func (t *Truth) Nodes() []CCTNode {
 }
 
 // NodeCount is the number of nodes of the exact CCT, the root included.
-func (t *Truth) NodeCount() int { return int(t.count) }
+func (t *Truth) NodeCount() int {
+	t.readable()
+	return int(t.count)
+}
 
 // Node returns node i of the exact CCT (0 ≤ i < NodeCount); a parent
 // precedes its children.
 func (t *Truth) Node(i int32) CCTNode {
+	t.readable()
 	n := t.node(i)
 	self, bc := t.sums(i)
 	return CCTNode{ID: i, Parent: n.parent, Method: n.method, Self: Time(self),
@@ -360,18 +390,23 @@ func (t *Truth) Node(i int32) CCTNode {
 // NodeLink returns node i's parent and method (-1 and -1 for the root):
 // Node's Parent and Method without summing the node's lines.
 func (t *Truth) NodeLink(i int32) (parent, method int32) {
+	t.readable()
 	n := t.node(i)
 	return n.parent, n.method
 }
 
 // NodeLines is the number of line slots of node i: its method's highest
 // Instr.Line + 1 (slot 0 is never charged; the root has one empty slot).
-func (t *Truth) NodeLines(i int32) int { return int(t.node(i).lines) }
+func (t *Truth) NodeLines(i int32) int {
+	t.readable()
+	return int(t.node(i).lines)
+}
 
 // LineSelf is node i's self time at source line (Instr.Line) of its
 // method, 0 ≤ line < NodeLines(i): the ns charged there in that calling
 // context.
 func (t *Truth) LineSelf(i int32, line int) Time {
+	t.readable()
 	n := t.node(i)
 	if line < 0 || line >= int(n.lines) {
 		panic(fmt.Sprintf("sim: line %d of a node with %d line slots", line, n.lines))
@@ -381,6 +416,7 @@ func (t *Truth) LineSelf(i int32, line int) Time {
 
 // SelfTotal is the CCT's self time summed over all nodes.
 func (t *Truth) SelfTotal() Time {
+	t.readable()
 	var s int64
 	for _, chunk := range t.cells {
 		for _, c := range chunk {
@@ -392,6 +428,7 @@ func (t *Truth) SelfTotal() Time {
 
 // BytecodeTotal is the number of bytecodes executed by all threads.
 func (t *Truth) BytecodeTotal() int64 {
+	t.readable()
 	var s int64
 	for _, chunk := range t.cells {
 		for _, c := range chunk {
@@ -408,6 +445,7 @@ func (t *Truth) EdgeCount(i int) int64 { return t.edgeCounts[i] }
 // thread's entry method (a child of the root) down to node's own; nothing
 // for the root.
 func (t *Truth) Path(node int32, buf []int32) []int32 {
+	t.readable()
 	start := len(buf)
 	for n := node; n > 0; n = t.node(n).parent {
 		buf = append(buf, t.node(n).method)

@@ -334,3 +334,33 @@ func TestTruthPerMethodBeforeTheRunOnly(t *testing.T) {
 	vm.Run()
 	assert.ErrorContains(t, vm.TruthPerMethod(), "TruthPerMethod after the run has started")
 }
+
+// Release frees the calling contexts: reading one panics, and what it
+// keeps (PerMethod, the edge counts) still answers.
+func TestTruthRelease(t *testing.T) {
+	for _, perMethod := range []bool{false, true} {
+		vm := newVM(t, parse(t, linesProgram), func(c *Config) { c.Duration = Millisecond })
+		if perMethod {
+			require.NoError(t, vm.TruthPerMethod())
+		}
+		tr := vm.Run().Truth
+		require.Greater(t, tr.NodeCount(), 1)
+		edges := make([]int64, len(vm.Image().Edges))
+		for i := range edges {
+			edges[i] = tr.EdgeCount(i)
+		}
+		tr.Release()
+		assert.Equal(t, perMethod, tr.PerMethod())
+		for i := range edges {
+			assert.Equal(t, edges[i], tr.EdgeCount(i))
+		}
+		for name, read := range map[string]func(){
+			"NodeCount": func() { tr.NodeCount() }, "Node": func() { tr.Node(1) }, "Nodes": func() { tr.Nodes() },
+			"NodeLink": func() { tr.NodeLink(1) }, "NodeLines": func() { tr.NodeLines(1) },
+			"LineSelf": func() { tr.LineSelf(1, 0) }, "Path": func() { tr.Path(1, nil) },
+			"SelfTotal": func() { tr.SelfTotal() }, "BytecodeTotal": func() { tr.BytecodeTotal() },
+		} {
+			assert.PanicsWithValue(t, "sim: the truth's calling contexts were released (Truth.Release)", read, name)
+		}
+	}
+}
