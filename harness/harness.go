@@ -59,6 +59,15 @@ type Config struct {
 	// recursion that profile holds a full stack per context and costs more
 	// than the run: studies that never read it set this.
 	NoTruthProfile bool
+	// ReleaseTruth frees the recorder's calling contexts while Collect
+	// builds the truth profile from them (sim.Truth.Release), so that the
+	// two are never held at once: the recorder and the truth profile are
+	// each about half of a context-rich run's memory. Afterwards
+	// Outcome.Result.Truth answers only PerMethod, EdgeCount and the
+	// exception counts. For callers that read the run's truth through the
+	// profile alone (profsim run); without a truth profile
+	// (NoTruthProfile) it does nothing.
+	ReleaseTruth bool
 	// TruthPerMethod records the ground truth per method instead of per
 	// calling context (sim.VM.TruthPerMethod): self time, bytecodes, calls
 	// and allocations per method and line, the call edges' counts and every
@@ -311,7 +320,7 @@ func (r *Rig) Collect() (*Outcome, error) {
 		if err := r.vm.CheckProfile(); err != nil {
 			return nil, err
 		}
-		out.Profiles["truth"] = TruthProfile(out.Result.Truth, out.Image)
+		out.Profiles["truth"] = truthProfile(out.Result.Truth, out.Image, r.cfg.ReleaseTruth)
 	}
 	for _, s := range r.attached {
 		res := s.Result()

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"runtime/debug"
 	"slices"
 
 	"github.com/profsim/profsim/profile"
@@ -17,6 +18,13 @@ import (
 // entered it. sim.VM.CheckProfile tells beforehand whether it fits the
 // run's memory limit.
 func TruthProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
+	return truthProfile(t, img, false)
+}
+
+// truthProfile is TruthProfile; with release it frees the recorder's
+// calling contexts (sim.Truth.Release) as soon as it has read them, before
+// it allocates the profile, so that the two are never held at once.
+func truthProfile(t *sim.Truth, img *sim.Image, release bool) *profile.Profile {
 	b := profile.NewBuilder("truth", "nanoseconds", 0)
 	fn := samplers.Functions(b, img)
 	for i, e := range img.Edges {
@@ -26,7 +34,7 @@ func TruthProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 	}
 	return truthSamples(b, fn, t, t.NodeLines, func(node int32, line int) int64 {
 		return int64(t.LineSelf(node, line))
-	})
+	}, release)
 }
 
 // TruthBytecodeProfile returns the exact bytecode profile of a run of img:
@@ -37,7 +45,7 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 	b := profile.NewBuilder("truth-bytecodes", "bytecodes", 0)
 	fn := samplers.Functions(b, img)
 	one := func(int32) int { return 1 }
-	return truthSamples(b, fn, t, one, func(node int32, _ int) int64 { return t.Node(node).Bytecodes })
+	return truthSamples(b, fn, t, one, func(node int32, _ int) int64 { return t.Node(node).Bytecodes }, false)
 }
 
 // truthSamples builds b's profile (its functions fn by method, its
@@ -62,14 +70,23 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // (node, line) with weight; no stack is copied. If two methods share one
 // function (fn not one-to-one), stacks may coincide and the Builder
 // merges them.
-func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64) *profile.Profile {
+//
+// With release, the nodes' lines with weight are first copied out (a line
+// and a weight per sample to be made) and the recorder's contexts
+// released (sim.Truth.Release) before the profile is allocated.
+func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64, release bool) *profile.Profile {
 	n := t.NodeCount()
 	if !distinct(fn) {
-		return builderSamples(b, fn, t, lines, weight)
+		p := builderSamples(b, fn, t, lines, weight)
+		if release {
+			t.Release()
+		}
+		return p
 	}
 	rank := profile.FunctionRanks(b.Functions())
 	// Children lists (CSR) sorted by their function's rank: parents
-	// precede their children, so one counting pass and one filling pass.
+	// precede their children, so one counting pass and one filling pass
+	// (first[p] is list p's fill position until the shift back).
 	method := make([]int32, n)
 	first := make([]int32, n+1)
 	parent := make([]int32, n)
@@ -81,11 +98,12 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		first[i] += first[i-1]
 	}
 	kids := make([]int32, max(n-1, 0))
-	fill := slices.Clone(first[:n])
 	for i := int32(1); int(i) < n; i++ {
-		kids[fill[parent[i]]] = i
-		fill[parent[i]]++
+		kids[first[parent[i]]] = i
+		first[parent[i]]++
 	}
+	copy(first[1:], first[:n])
+	first[0] = 0
 	for i := range n {
 		ks := kids[first[i]:first[i+1]]
 		slices.SortFunc(ks, func(a, c int32) int { return int(rank[fn[method[a]]] - rank[fn[method[c]]]) })
@@ -99,11 +117,20 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		chain = 2
 	)
 	need := make([]uint8, n)
+	// With release, node i's lines with weight will be copied to
+	// wLine[wFirst[i]:wFirst[i+1]] and wWeight's same range.
+	var wFirst []int32
+	if release {
+		wFirst = make([]int32, n+1)
+	}
 	contexts, samples := 1, 0
 	for i := int32(n - 1); i > 0; i-- {
 		for line := range lines(i) {
 			if weight(i, line) != 0 {
 				samples++
+				if release {
+					wFirst[i+1]++
+				}
 				need[i] |= live
 				if line == 0 {
 					need[i] |= chain
@@ -118,6 +145,29 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		if need[i]&live != 0 && parent[i] != 0 {
 			need[parent[i]] |= live | chain
 		}
+	}
+	parent = nil
+	var wLine []int32
+	var wWeight []int64
+	if release {
+		for i := 1; i <= n; i++ {
+			wFirst[i] += wFirst[i-1]
+		}
+		wLine, wWeight = make([]int32, samples), make([]int64, samples)
+		k := 0
+		for i := int32(1); int(i) < n; i++ {
+			for line := range lines(i) {
+				if w := weight(i, line); w != 0 {
+					wLine[k], wWeight[k] = int32(line), w
+					k++
+				}
+			}
+		}
+		t.Release()
+		// Back to the OS now: the profile's tables are allocated whole,
+		// at new addresses, so the recorder's pages would otherwise stay
+		// resident beside them until the scavenger returned them.
+		debug.FreeOSMemory()
 	}
 	p := b.Build() // functions and edges in canonical order, the root context, no samples yet
 	p.Contexts = slices.Grow(p.Contexts[:1], contexts-1)
@@ -147,7 +197,12 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 			e := visit{c, first[c], -1}
 			if need[c]&chain != 0 {
 				e.ctx = add(v.ctx, profile.Frame{Func: int32(fn[method[c]])})
-				if lines(c) > 0 {
+				switch {
+				case release:
+					if k := wFirst[c]; k < wFirst[c+1] && wLine[k] == 0 {
+						sample(e.ctx, wWeight[k])
+					}
+				case lines(c) > 0:
 					if w := weight(c, 0); w != 0 {
 						sample(e.ctx, w)
 					}
@@ -156,11 +211,20 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 			walk = append(walk, e)
 			continue
 		}
-		if v.node != 0 {
+		if c := v.node; c != 0 {
 			caller := walk[len(walk)-2].ctx
-			for line := 1; line < lines(v.node); line++ {
-				if w := weight(v.node, line); w != 0 {
-					sample(add(caller, profile.Frame{Func: int32(fn[method[v.node]]), Line: int32(line)}), w)
+			f := int32(fn[method[c]])
+			if release {
+				for k := wFirst[c]; k < wFirst[c+1]; k++ {
+					if wLine[k] != 0 {
+						sample(add(caller, profile.Frame{Func: f, Line: wLine[k]}), wWeight[k])
+					}
+				}
+			} else {
+				for line := 1; line < lines(c); line++ {
+					if w := weight(c, line); w != 0 {
+						sample(add(caller, profile.Frame{Func: f, Line: int32(line)}), w)
+					}
 				}
 			}
 		}

@@ -227,3 +227,24 @@ func TestTruthPerMethodIsTheTreeSummedByMethod(t *testing.T) {
 		})
 	}
 }
+
+// With ReleaseTruth, Collect builds the same truth profile and releases
+// the recorder's calling contexts.
+func TestReleaseTruthSameProfile(t *testing.T) {
+	for _, name := range []string{"deepcall", "kawa", "hotcold"} {
+		p, err := workloads.Get(name)
+		require.NoError(t, err)
+		cfg := DefaultConfig()
+		cfg.Sim.Duration = 20 * sim.Millisecond
+		cfg.Samplers = []string{"async"}
+		kept, err := Run(p, cfg)
+		require.NoError(t, err)
+		cfg.ReleaseTruth = true
+		released, err := Run(p, cfg)
+		require.NoError(t, err)
+		assert.Equal(t, kept.Profiles, released.Profiles, name)
+		assert.Equal(t, kept.Footprint, released.Footprint, name)
+		assert.Panics(t, func() { released.Result.Truth.NodeCount() }, name)
+		assert.NotPanics(t, func() { kept.Result.Truth.NodeCount() }, name)
+	}
+}
