@@ -27,10 +27,11 @@ const (
 )
 
 // writeNotes prints the table's notes on the two traps new users hit:
-// a run spent mostly in interpreted code, and a spawn that joins before
-// the next spawn starts (docs/WORKLOADS.md).
-func writeNotes(w io.Writer, p *program.Program, cfg harness.Config, out *harness.Outcome) {
-	for _, n := range append(interpretedNote(cfg, out), spawnJoinNotes(p)...) {
+// a run spent mostly in interpreted code (interpreted: interpretedNote's,
+// made from the recorder before Collect releases it), and a spawn that
+// joins before the next spawn starts (docs/WORKLOADS.md).
+func writeNotes(w io.Writer, p *program.Program, interpreted []string) {
+	for _, n := range append(interpreted, spawnJoinNotes(p)...) {
 		fmt.Fprintf(w, "\n%s\n", wrapNote("note: "+n))
 	}
 }
@@ -69,12 +70,13 @@ func wrapNote(text string) string {
 // methods. It is a lower bound — time a method spent interpreted before
 // it was compiled is not counted — and none with the optimizing JIT off
 // (--baseline-only: no interpreter) or with every method interpreted on
-// purpose (-Xint, jit.interpret_only).
-func interpretedNote(cfg harness.Config, out *harness.Outcome) []string {
-	if out.JIT == nil || cfg.JIT.InterpretOnly || out.Result == nil || out.Result.Truth == nil {
+// purpose (-Xint, jit.interpret_only). It reads the finished run's
+// recorder, before Collect.
+func interpretedNote(cfg harness.Config, rig *harness.Rig) []string {
+	if rig.JIT() == nil || cfg.JIT.InterpretOnly || rig.VM().Truth() == nil {
 		return nil
 	}
-	tr := out.Result.Truth
+	tr := rig.VM().Truth()
 	total := tr.SelfTotal()
 	if total <= 0 {
 		return nil
@@ -83,7 +85,7 @@ func interpretedNote(cfg harness.Config, out *harness.Outcome) []string {
 	isCompiled := func(m int32) bool {
 		c, ok := compiled[m]
 		if !ok {
-			c = out.JIT.CompiledCode(m) != nil
+			c = rig.JIT().CompiledCode(m) != nil
 			compiled[m] = c
 		}
 		return c
@@ -115,7 +117,7 @@ func interpretedNote(cfg harness.Config, out *harness.Outcome) []string {
 	var named []string
 	for _, m := range methods[:min(noteMethods, len(methods))] {
 		if s := float64(bySelf[m]) / float64(total); s >= noteMethodMin {
-			named = append(named, fmt.Sprintf("%s %.0f %%", out.Image.Names[m], 100*s))
+			named = append(named, fmt.Sprintf("%s %.0f %%", rig.Image().Names[m], 100*s))
 		}
 	}
 	if more := len(methods) - len(named); more > 0 {

@@ -488,7 +488,24 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 			traceFile.files.abort()
 		}
 	}()
-	out, err := harness.RunContext(ctx, p, cfg)
+	// Nothing after Collect reads the recorder: the report and the files
+	// read the truth profile, and the table's notes are made before.
+	cfg.ReleaseTruth = true
+	var out *harness.Outcome
+	var interpreted []string
+	rig, err := harness.Build(p, cfg)
+	if err == nil {
+		if ctx.Done() != nil {
+			rig.VM().SetContext(ctx)
+		}
+		err = rig.Run()
+	}
+	if err == nil {
+		if f.format == "table" {
+			interpreted = interpretedNote(cfg, rig)
+		}
+		out, err = rig.Collect()
+	}
 	if traceFile != nil {
 		if cerr := traceFile.close(cfg.Trace); err == nil && cerr != nil {
 			err = cerr
@@ -551,7 +568,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		} else {
 			rep.writeTable(w, f.top)
 		}
-		writeNotes(w, p, cfg, out)
+		writeNotes(w, p, interpreted)
 		if f.why {
 			rep.writeWhy(w, f.top)
 		}
