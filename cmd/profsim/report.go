@@ -200,15 +200,21 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 		r.Safepoints.GCs = out.GC.Collections
 	}
 	truth := out.Profiles["truth"]
+	var truthReport profileReport // summarized once: the truth's views cost the most
 	var truthLines []lineReport
 	if truth != nil {
-		if tr := summarize(truth); tr.hasLines() {
-			truthLines = tr.Lines
+		if truthReport = summarize(truth); truthReport.hasLines() {
+			truthLines = truthReport.Lines
 		}
 	}
 	for _, name := range out.Names {
 		p := out.Profiles[name]
-		pr := summarize(p)
+		var pr profileReport
+		if name == "truth" && truth != nil {
+			pr = truthReport
+		} else {
+			pr = summarize(p)
+		}
 		if name == "truth" && out.Result.Truth.PerMethod() {
 			for i := range pr.Methods {
 				pr.Methods[i].TotalShare = nil // the stacks are one frame deep
