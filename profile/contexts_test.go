@@ -193,6 +193,10 @@ func TestContextViewsMatchStacks(t *testing.T) {
 			gx, gy := alignContexts(p, q)
 			assert.Equal(t, x, gx, what)
 			assert.Equal(t, y, gy, what)
+			for _, T := range []float64{0.1, 0.5, 1} {
+				assert.Equal(t, HotEdgeCoverage(x, y, T), HotEdgeCoverageContexts(p, q, T), "%s: T %v", what, T)
+				assert.Equal(t, HotEdgeCoverage(y, x, T), HotEdgeCoverageContexts(q, p, T), "%s: T %v", what, T)
+			}
 			var folded bytes.Buffer
 			require.NoError(t, WriteFolded(&folded, p))
 			assert.Equal(t, refFolded(p), folded.String(), what)

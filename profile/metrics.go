@@ -132,8 +132,20 @@ func HotEdgeCoverage(ref, other []float64, T float64) float64 {
 // HotEdgeCoverageContexts is the hot-edge coverage of two profiles' CCTs:
 // an edge of a CCT is the calling context it leads to, weighted by the
 // self weight of that context.
+//
+// Whether an entry is hot does not depend on the entries' order, so the
+// contexts are not put in their keys' order (alignContexts): the merged
+// tree's nodes serve as they are, a node where neither profile has a
+// sample weighing 0 in both, which is never hot.
 func HotEdgeCoverageContexts(ref, other *Profile, T float64) float64 {
-	x, y := alignContexts(ref, other)
+	if !plainNames(ref) || !plainNames(other) {
+		x, y := alignContexts(ref, other)
+		return HotEdgeCoverage(x, y, T)
+	}
+	t := newNameTree()
+	nr, no := t.add(ref), t.add(other)
+	x, _ := t.weights(ref, nr)
+	y, _ := t.weights(other, no)
 	return HotEdgeCoverage(x, y, T)
 }
 
