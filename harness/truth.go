@@ -230,6 +230,11 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		}
 		walk = walk[:len(walk)-1]
 	}
+	if release {
+		// And the copies and the walk's tables, before the caller's next
+		// phase allocates its own.
+		debug.FreeOSMemory()
+	}
 	return p
 }
 
