@@ -86,18 +86,13 @@ func OverlapEdges(a, b *Profile) float64 {
 	return Overlap(x, y)
 }
 
-// hot marks the entries whose weight is at least T times the vector's
-// maximum (and positive).
-func hot(x []float64, T float64) []bool {
+// maxOf is the largest of 0 and x's entries.
+func maxOf(x []float64) float64 {
 	m := 0.0
 	for _, v := range x {
 		m = math.Max(m, v)
 	}
-	out := make([]bool, len(x))
-	for i, v := range x {
-		out[i] = v > 0 && v >= T*m
-	}
-	return out
+	return m
 }
 
 // HotEdgeCoverage is the share of ref's hot entries that are also hot in
@@ -110,15 +105,22 @@ func hot(x []float64, T float64) []bool {
 // in ref the coverage is 0.
 func HotEdgeCoverage(ref, other []float64, T float64) float64 {
 	sameLen("HotEdgeCoverage", ref, other)
+	return hotCoverage(ref, other, T)
+}
+
+// hotCoverage is HotEdgeCoverage of two vectors that may differ in
+// length, a missing entry being 0 (never hot). An entry is hot if it is
+// positive and ≥ T × the largest of 0 and its vector's entries.
+func hotCoverage(ref, other []float64, T float64) float64 {
 	if !(T > 0 && T <= 1) {
 		panic(fmt.Sprintf("profile: HotEdgeCoverage threshold %v not in (0, 1]", T))
 	}
-	hr, ho := hot(ref, T), hot(other, T)
+	mr, mo := maxOf(ref), maxOf(other)
 	n, both := 0, 0
-	for i := range hr {
-		if hr[i] {
+	for i, v := range ref {
+		if v > 0 && v >= T*mr {
 			n++
-			if ho[i] {
+			if i < len(other) && other[i] > 0 && other[i] >= T*mo {
 				both++
 			}
 		}
@@ -136,17 +138,18 @@ func HotEdgeCoverage(ref, other []float64, T float64) float64 {
 // Whether an entry is hot does not depend on the entries' order, so the
 // contexts are not put in their keys' order (alignContexts): the merged
 // tree's nodes serve as they are, a node where neither profile has a
-// sample weighing 0 in both, which is never hot.
+// sample weighing 0 in both, which is never hot. ref's weights are taken
+// before other is merged in (the nodes other adds weigh 0 in ref), so
+// that ref's table of nodes is dropped first.
 func HotEdgeCoverageContexts(ref, other *Profile, T float64) float64 {
 	if !plainNames(ref) || !plainNames(other) {
 		x, y := alignContexts(ref, other)
 		return HotEdgeCoverage(x, y, T)
 	}
 	t := newNameTree()
-	nr, no := t.add(ref), t.add(other)
-	x, _ := t.weights(ref, nr)
-	y, _ := t.weights(other, no)
-	return HotEdgeCoverage(x, y, T)
+	x, _ := t.weights(ref, t.add(ref))
+	y, _ := t.weights(other, t.add(other))
+	return hotCoverage(x, y, T)
 }
 
 // UnionN is Mytkowicz et al.'s (PLDI 2010) disagreement metric: the size of
