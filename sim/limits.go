@@ -106,9 +106,11 @@ func FormatBytes(n int64) string {
 // rounding. Measured on the javac stand-in (hotspot17) for 1 s, 1.25 M
 // contexts, 3.6 M truth samples and 4.2 M truth-profile contexts:
 // estimated 422 MB before the truth profile is built; BenchmarkWorkloads'
-// peak heap 346 MB (docs/PERFORMANCE.md); peak RSS of profsim run
-// --samplers truth with GOGC=25 515 MB (the live heap plus the
-// collector's headroom and the report's views).
+// peak heap 346 MB (docs/PERFORMANCE.md). profsim run releases the
+// recorder as it builds the truth profile (harness.Config.ReleaseTruth),
+// so the two are never held at once and the estimate is above what it
+// holds: its peak RSS with --samplers truth is 255 MB (GOGC=25, 512 MB
+// when it kept the recorder).
 const (
 	// contextBytes: a calling context's node in the recorder, 40 bytes
 	// in a chunk, and its share of the chunk table.
