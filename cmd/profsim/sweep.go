@@ -552,7 +552,11 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 			return nil, err
 		}
 	}
-	out, err := harness.Run(p, pr.cfg)
+	// As in profsim run, nothing after Collect reads the recorder: the
+	// record and the kept files read the truth profile.
+	cfg := pr.cfg
+	cfg.ReleaseTruth = true
+	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
 	}
