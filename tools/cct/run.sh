@@ -5,11 +5,13 @@
 #   tools/cct/run.sh APP SECONDS [OUT_DIR]
 #   tools/cct/run.sh -- JAVA_ARGS...
 #
-# APP is javac, jython, antlr, xalan, luindex, lusearch, chart, fop or
-# hsqldb: the driver of ../realapps/APP (lucene's for luindex and
-# lusearch) with its classpath as the driver's record.sh gives it (the
-# Debian package is installed with apt if missing), run for SECONDS of
-# wall time (xalan, which has no time argument, is ended after SECONDS),
+# APP is javac, jython, antlr, xalan, luindex, lusearch, chart, fop,
+# hsqldb, scalac or scaladoc: the driver of ../realapps/APP (lucene's for
+# luindex and lusearch; scala's for scalac and scaladoc, over a generated
+# code base of 1 + $SCALA_MODULES files, default 19) with the classpath
+# of the driver's record.sh (scala has none: Debian's Scala 2.11 jars;
+# the Debian package is installed with apt if missing), run for SECONDS
+# of wall time (xalan, which has no time argument, is ended after SECONDS),
 # the agent marking each of the driver's iterations. The report goes to
 # OUT_DIR/APP.txt (OUT_DIR defaults to out/cct), a line every
 # $EVERY million calls (default 10). $CCT_OPTS add agent options
@@ -54,6 +56,10 @@ fop) dir=fop pkg=libfop-java main=FopDriver args=$secs opts=-Djava.awt.headless=
 	mark=org/apache/fop/apps/FopFactory.newFop ;;
 hsqldb) dir=hsqldb pkg=libhsqldb1.8.0-java jars=$j/hsqldb1.8.0.jar main=HsqldbDriver args=$secs
 	mark= ;;
+scalac | scaladoc) dir=scala pkg=scala main=ScalaDriver args="$app $secs ${SCALA_MODULES:-19}"
+	jars=$j/scala-compiler.jar:$j/scala-library.jar:$j/scala-reflect.jar:$j/scala-xml_2.11.jar:$j/scala-parser-combinators_2.11.jar
+	mark=ScalaDriver.compile
+	[ "$app" = scaladoc ] && mark=ScalaDriver.document ;;
 *) echo "run.sh: unknown APP $app" >&2; exit 2 ;;
 esac
 if [ "$pkg" != - ] && [ ! -f "${jars%%:*}" ]; then
