@@ -352,3 +352,18 @@ func (r *Rig) GC() *safepoint.GC { return r.out.GC }
 // Sampler is the attached sampler whose ID is id (a named sampler's NAME
 // or NAME:LABEL, an Extra sampler's Name), or nil.
 func (r *Rig) Sampler(id string) samplers.Sampler { return findSampler(r.attached, id) }
+
+// CollectGCPercent is the collector's GOGC that profsim run sets from
+// the end of the run to the end of its report (unless GOGC is set in the
+// environment), and BenchmarkWorkloads around Collect. Collect and the
+// report make scratch proportional to the truth profile, one table after
+// another, on a heap that is nearly all live; at GOGC's default 100 % the
+// dead scratch stays resident until the heap has doubled, here until it
+// is a tenth of the live heap. That heap is the truth profile's tables,
+// pointer-free arrays a collection marks without scanning: on the scalac
+// stand-in's 60 s run (a 450–810 MB heap) a collection's mark takes
+// 20–130 ms of CPU, the 19 after the run 1.5 s of its 34 s
+// (docs/PERFORMANCE.md, "The 1 GB goal for 60 s"). profsim run's export to
+// --out makes pprof profiles full of pointers, which every collection
+// scans, so it runs at the previous setting again.
+const CollectGCPercent = 10

@@ -3,6 +3,9 @@ package harness
 import (
 	"flag"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,13 +25,16 @@ const benchStep = 10 * sim.Millisecond
 
 // BenchmarkWorkloads runs every built-in workload and stand-in under
 // profsim run's default VM (hotspot17) with the ground truth on and one
-// timer sampler (async), and reports simulated seconds per wall second
+// timer sampler (async), Collect as profsim run makes it (the recorder
+// released as the truth profile is built, Config.ReleaseTruth, at
+// CollectGCPercent), and reports simulated seconds per wall second
 // (sim-s/s: above 1 is faster than the real JVM), the same for the
 // simulation alone (run-sim-s/s: the wall time of RunUntil, without
 // Collect, where the truth profile is built), the peak heap (peak-MB:
-// runtime.MemStats.HeapAlloc read every 10 ms of simulated time and once
-// after Collect, with the Outcome and its truth profile still held, so a
-// lower bound of the peak), the calling contexts of the exact CCT
+// runtime.MemStats.HeapAlloc read every 10 ms of simulated time, every
+// millisecond of Collect (watchHeap) and once after it, with the Outcome
+// and its truth profile still held; a lower bound of the peak, without
+// the report profsim run makes after Collect), the calling contexts of the exact CCT
 // (contexts), the frames of the truth profile's stacks (frames: what the
 // profile would hold with a copied stack per sample; its stacks share one
 // context table) and that table's size (truth-contexts: a context per CCT
@@ -46,6 +52,7 @@ func BenchmarkWorkloads(b *testing.B) {
 			}
 			cfg.Sim.Duration = sim.Time(benchSim.Nanoseconds())
 			cfg.Samplers = []string{"async"}
+			cfg.ReleaseTruth = true
 			var peak uint64
 			var simulated sim.Time
 			var running time.Duration
@@ -67,7 +74,11 @@ func BenchmarkWorkloads(b *testing.B) {
 					runtime.ReadMemStats(&ms)
 					peak = max(peak, ms.HeapAlloc)
 				}
+				gc := debug.SetGCPercent(CollectGCPercent)
+				stop := watchHeap()
 				out, err := rig.Collect()
+				peak = max(peak, stop())
+				debug.SetGCPercent(gc)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -86,5 +97,42 @@ func BenchmarkWorkloads(b *testing.B) {
 			b.ReportMetric(float64(frames), "frames")
 			b.ReportMetric(float64(truthContexts), "truth-contexts")
 		})
+	}
+}
+
+// heapObjects is runtime/metrics' HeapAlloc: the bytes of heap objects,
+// live or not yet swept.
+const heapObjects = "/memory/classes/heap/objects:bytes"
+
+// watchHeap reads the heap's objects every millisecond (runtime/metrics,
+// without stopping the world, as runtime.ReadMemStats would) until the
+// function it returns is called, which returns the largest reading. With
+// GOMAXPROCS=1 the watcher runs when the scheduler preempts the measured
+// goroutine, about every 10 ms.
+func watchHeap() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		sample := []metrics.Sample{{Name: heapObjects}}
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-finished
+		return peak.Load()
 	}
 }

@@ -507,7 +507,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 			interpreted = interpretedNote(cfg, rig)
 		}
 		if os.Getenv("GOGC") == "" {
-			gc := debug.SetGCPercent(afterRunGCPercent)
+			gc := debug.SetGCPercent(harness.CollectGCPercent)
 			restoreGC = func() { debug.SetGCPercent(gc) }
 		}
 		out, err = rig.Collect()
@@ -592,21 +592,6 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	}
 	return w.Flush()
 }
-
-// afterRunGCPercent is the collector's GOGC from the end of the run to
-// the report's end, for Collect and the report: the garbage they make
-// (the truth profile's scratch, then each view's, one after another) may
-// reach this percentage of the live heap before a collection, rather
-// than GOGC's default 100 % that keeps the resident set near twice the
-// live heap. Their heap is the truth profile's tables, pointer-free
-// arrays that a collection marks without scanning: on the scalac
-// stand-in's 60 s run (a 450–810 MB heap) a collection's mark takes
-// 20–130 ms of CPU, and the 19 after the run 1.5 s of its 34 s
-// (docs/PERFORMANCE.md, "The 1 GB goal for 60 s"). The export to --out
-// that follows makes pprof profiles full of pointers, which every
-// collection scans, so it runs at the previous setting again, as does
-// the rest of the process. A GOGC set in the environment is kept.
-const afterRunGCPercent = 10
 
 // loadRun reads the workload, applies the interventions and builds the
 // run's configuration; hash is the workload's before the interventions.
