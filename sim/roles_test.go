@@ -20,7 +20,7 @@ func TestAgentCannotReachTheTruth(t *testing.T) {
 	assert.False(t, isHost, "an Agent must not be a CompilerHost")
 
 	ownerOnly := []string{"Truth", "Result", "Run", "RunUntil", "Done", "Install",
-		"Statements", "Footprint", "NoTruthProfile", "TruthPerMethod", "CheckProfile", "SetContext", "Err"}
+		"Statements", "Footprint", "NoTruthProfile", "TruthPerMethod", "CheckProfile", "SetContext", "Err", "Reached"}
 	for _, role := range []reflect.Type{
 		reflect.TypeFor[Agent](), reflect.TypeFor[CompilerHost](),
 	} {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 )
 
 // Config is one run's configuration. Times are simulated nanoseconds.
@@ -332,6 +333,9 @@ type scheduler struct {
 	// rounds counts the scheduling rounds of RunUntil: the work a run did
 	// besides executing statements.
 	rounds int64
+	// reached is the simulated time of the latest scheduling round whose
+	// number is a multiple of reachedEvery, for Reached.
+	reached atomic.Int64
 	// stepAll turns off fastForwardCalls and runLeaf: tests compare it
 	// with stepping.
 	stepAll bool
@@ -501,6 +505,17 @@ func (vm *VM) Install(c *Code) {
 	vm.code[c.Method] = c
 }
 
+// reachedEvery is how many scheduling rounds pass between two updates of
+// Reached: an atomic store a round would cost the run more than a
+// progress display needs.
+const reachedEvery = 1024
+
+// Reached is about how far the run has got: the simulated time of a
+// recent scheduling round. Unlike Now it may be called from another
+// goroutine while the run goes on (a progress display); it reads one
+// atomic value and changes nothing.
+func (vm *VM) Reached() Time { return Time(vm.reached.Load()) }
+
 // Done reports whether the run has ended.
 func (vm *VM) Done() bool { return vm.done }
 
@@ -524,6 +539,9 @@ func (vm *VM) RunUntil(limit Time) bool {
 			break
 		}
 		vm.rounds++
+		if vm.rounds%reachedEvery == 0 {
+			vm.reached.Store(int64(vm.now))
+		}
 		if vm.ctx != nil {
 			select {
 			case <-vm.ctx.Done():

@@ -372,6 +372,7 @@ func presetNames() string {
 
 func runHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Usage: profsim run --workload NAME|FILE [flags]")
+	fmt.Fprintln(w, "\nOn a terminal, stderr shows how far the run has got (simulated time, elapsed, ETA); elsewhere it stays quiet.")
 	fmt.Fprintln(w, "\nVM presets (--vm):")
 	for _, p := range harness.Presets() {
 		fmt.Fprintf(w, "  %-10s %s\n             stands for: %s\n", p.Name, p.Summary, p.StandsFor)

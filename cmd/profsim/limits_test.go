@@ -227,7 +227,7 @@ func TestRunInterruptedWhileWriting(t *testing.T) {
 	}
 	defer func() { afterWrite = nil }()
 	var stdout bytes.Buffer
-	err := runCommand(ctx, func() os.Signal { return os.Interrupt }, []string{"--workload", "hotcold", "--duration", "10ms", "--samplers", "truth,tprof", "--out", dir}, &stdout)
+	err := runCommand(ctx, func() os.Signal { return os.Interrupt }, []string{"--workload", "hotcold", "--duration", "10ms", "--samplers", "truth,tprof", "--out", dir}, &stdout, io.Discard)
 	var ec exitCodeError
 	require.ErrorAs(t, err, &ec)
 	assert.Equal(t, 130, ec.code)
@@ -240,7 +240,7 @@ func TestRunInterruptedWhileWriting(t *testing.T) {
 	// Interrupted before the run ends: the run stops, nothing written.
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	err = runCommand(ctx, func() os.Signal { return syscall.SIGTERM }, []string{"--workload", "hotcold", "--duration", "1000s", "--out", dir}, io.Discard)
+	err = runCommand(ctx, func() os.Signal { return syscall.SIGTERM }, []string{"--workload", "hotcold", "--duration", "1000s", "--out", dir}, io.Discard, io.Discard)
 	require.ErrorAs(t, err, &ec)
 	assert.Equal(t, 143, ec.code)
 	_, statErr = os.Stat(dir)

@@ -73,7 +73,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func command(args []string, stdout, stderr io.Writer) (err error) {
 	switch args[0] {
 	case "run":
-		err = cmdRun(args[1:], stdout)
+		err = cmdRun(args[1:], stdout, stderr)
 	case "init":
 		err = cmdInit(args[1:], stdout)
 	case "timeline":

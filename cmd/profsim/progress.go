@@ -10,6 +10,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/sweep"
 )
 
@@ -87,4 +89,61 @@ func (pg *progress) finish() {
 	if pg.total > 0 {
 		fmt.Fprintln(pg.w, "profsim sweep: "+pg.state.Line())
 	}
+}
+
+// runTickerPeriod is how often profsim run's bar reads how far the run
+// has got.
+const runTickerPeriod = 200 * time.Millisecond
+
+// runTicker shows a run's progress on a terminal: a bar of simulated time
+// with the time elapsed and the time left (mpb, as the sweep's bar);
+// elsewhere nothing, so logs and pipes get the same bytes as without it.
+// The bar is moved by a goroutine that reads sim.VM.Reached while the run
+// goes on in one call, as without the bar: a run stopped at a limit and
+// continued is the same run only on one CPU (docs/ARCHITECTURE.md), so
+// the run is never divided for the display.
+type runTicker struct {
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	done chan struct{}
+	left chan struct{}
+}
+
+func newRunTicker(stderr io.Writer, workload string, rig *harness.Rig, duration sim.Time) *runTicker {
+	if !isTerminal(stderr) || duration <= 0 {
+		return &runTicker{}
+	}
+	t := &runTicker{done: make(chan struct{}), left: make(chan struct{})}
+	t.p = mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(30), mpb.WithRefreshRate(runTickerPeriod))
+	t.bar = t.p.New(int64(duration), mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name("run "+workload+" "), decor.Any(func(s decor.Statistics) string {
+			return fmt.Sprintf("%v of %v simulated ", time.Duration(s.Current).Round(10*time.Millisecond), sim.Time(s.Total))
+		})),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Name("  ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	vm := rig.VM()
+	go func() {
+		defer close(t.left)
+		tick := time.NewTicker(runTickerPeriod)
+		defer tick.Stop()
+		for {
+			select {
+			case <-t.done:
+				return
+			case <-tick.C:
+				t.bar.SetCurrent(int64(vm.Reached()))
+			}
+		}
+	}()
+	return t
+}
+
+// stop removes the bar; the report on stdout follows.
+func (t *runTicker) stop() {
+	if t.bar == nil {
+		return
+	}
+	close(t.done)
+	<-t.left
+	t.bar.Abort(true)
+	t.p.Wait()
 }

@@ -442,15 +442,15 @@ func buildConfig(f *runFlags) (harness.Config, error) {
 	return cfg, nil
 }
 
-func cmdRun(args []string, stdout io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ctx, sig, stop := signalContext()
 	defer stop()
-	return runCommand(ctx, sig, args, stdout)
+	return runCommand(ctx, sig, args, stdout, stderr)
 }
 
 // runCommand is `profsim run`, stopped by ctx (sig says which signal
-// cancelled it).
-func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout io.Writer) (err error) {
+// cancelled it); on a terminal stderr shows the run's progress.
+func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout, stderr io.Writer) (err error) {
 	f, err := parseRunFlags(args, stdout)
 	if err != nil {
 		return err
@@ -500,7 +500,9 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		if ctx.Done() != nil {
 			rig.VM().SetContext(ctx)
 		}
+		ticker := newRunTicker(stderr, p.Name, rig, cfg.Sim.Duration)
 		err = rig.Run()
+		ticker.stop()
 	}
 	if err == nil {
 		if f.format == "table" {
