@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/profsim/profsim/program"
 )
@@ -563,26 +562,23 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 	if cost >= int64(horizon-*clock) {
 		return false // a statement of it would start at the horizon or beyond
 	}
-	at := func(l int32) *lineCell {
-		return (*lineCell)(unsafe.Add(unsafe.Pointer(cells), uintptr(l)*unsafe.Sizeof(lineCell{})))
-	}
 	now := *clock
 	if real && code.PollEntry {
-		at(ins[0].Line).self += vm.pollNanos
+		lineAt(cells, ins[0].Line).self += vm.pollNanos
 		now += Time(vm.pollNanos)
 	}
 	for pc := 0; pc < len(ins)-1; pc++ {
 		in := &ins[pc]
 		switch in.Op {
 		case OpWork:
-			c := at(in.Line)
+			c := lineAt(cells, in.Line)
 			t.stmts++
 			c.bytecodes += in.Bytecodes
 			c.self += in.Cost
 			now += Time(in.Cost)
 		case OpAlloc:
 			t.stmts++
-			at(in.Line).self += in.Cost
+			lineAt(cells, in.Line).self += in.Cost
 			t.tlabLeft -= in.AllocBytes()
 			nd.allocBytes = satAdd(nd.allocBytes, in.AllocBytes())
 			t.allocBytes = satAdd(t.allocBytes, in.AllocBytes())
@@ -596,21 +592,13 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 				continue
 			}
 			body := ins[pc+1 : bpc]
-			if k := n - 1; k > 0 {
-				// fastForward's iterations: all but the last.
-				rest := in.IterCost
-				for i := range body {
-					c := at(body[i].Line)
-					c.self += k * body[i].Cost
-					c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
-					rest -= body[i].Cost
-				}
-				at(ins[bpc].Line).self += k * rest
+			if k := n - 1; k > 0 { // fastForward's iterations: all but the last
+				chargeIterations(cells, in, body, &ins[bpc], k)
 				t.stmts += k * int64(in.IterStmts)
 				now += Time(k * in.IterCost)
 			}
 			for i := range body { // the last, stepped
-				c := at(body[i].Line)
+				c := lineAt(cells, body[i].Line)
 				t.stmts++
 				c.bytecodes += body[i].Bytecodes
 				c.self += body[i].Cost
@@ -621,7 +609,7 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 	}
 	if real && ret.Flags&FlagPoll != 0 {
 		if code.EpiloguePoll {
-			at(ret.Line).self += vm.pollNanos
+			lineAt(cells, ret.Line).self += vm.pollNanos
 		} else {
 			caller.cell(line).self += vm.pollNanos // after the pop, at the call site
 		}
@@ -644,7 +632,7 @@ func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock *Time, h
 	}
 	ins = ins[:len(ins)-1]
 	for i := range ins {
-		c := (*lineCell)(unsafe.Add(unsafe.Pointer(cells), uintptr(ins[i].Line)*unsafe.Sizeof(lineCell{})))
+		c := lineAt(cells, ins[i].Line)
 		c.bytecodes += ins[i].Bytecodes
 		c.self += ins[i].Cost
 	}
@@ -737,23 +725,29 @@ func (vm *VM) fastForward(t *Thread, f *frame, enter *Instr, clock *Time, horizo
 	if f.code.Counting {
 		vm.backedges[f.code.Method] += k
 	}
-	// The iterations' cost and bytecodes, split by line exactly as running them
-	// statement by statement would: each body Work its own line, the
-	// back-edge (its poll, strip-mined polls) the loop's line.
-	body := f.code.Instrs[back.LoopBackTarget():enter.LoopBackPC()]
-	rest := enter.IterCost
-	for i := range body {
-		c := f.cell(body[i].Line)
-		c.self += k * body[i].Cost
-		c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
-		rest -= body[i].Cost
-	}
-	f.cell(back.Line).self += k*rest + strip*vm.pollNanos
+	chargeIterations(f.cells, enter, f.code.Instrs[back.LoopBackTarget():enter.LoopBackPC()], back, k)
+	f.cell(back.Line).self += strip * vm.pollNanos // the strip-mined polls
 	t.stmts += k * int64(enter.IterStmts)
 	if t.hooks&stopBytecodes != 0 {
 		t.counter -= k * enter.IterBytecodes
 	}
 	*clock += Time(k*enter.IterCost + strip*vm.pollNanos)
+}
+
+// chargeIterations charges k iterations of the pure loop entered at enter
+// (its body, its back-edge back) to the line cells from cells (lineAt),
+// split by line exactly as running them statement by statement would:
+// each body Work its own line, the back-edge (its poll) the loop's line.
+// The statements, the clock and strip-mined polls are the caller's.
+func chargeIterations(cells *lineCell, enter *Instr, body []Instr, back *Instr, k int64) {
+	rest := enter.IterCost
+	for i := range body {
+		c := lineAt(cells, body[i].Line)
+		c.self += k * body[i].Cost
+		c.bytecodes = min(satAdd(c.bytecodes, satMul(k, body[i].Bytecodes)), BytecodeCap)
+		rest -= body[i].Cost
+	}
+	lineAt(cells, back.Line).self += k * rest
 }
 
 // addCost adds two non-negative costs, saturating: a callee of huge

@@ -162,14 +162,19 @@ func (t *Truth) node(i int32) *cctNode { return &t.nodes[i>>nodeBits][i&nodeMask
 func (t *Truth) cell(i int32) *lineCell { return &t.cells[i>>cellBits][i&cellMask] }
 
 // cell returns the frame's line cell for line, an Instr.Line of the
-// frame's code: Truth.cell(lineBase+line) of its node, found without the
-// chunk table. A node's cells are consecutive in one allocation (a chunk,
-// or the chunks of a node with more lines than a chunk holds, allocated
-// together by newCells) that never moves, and every line of the code a
-// frame runs is below its node's line count (Truth.checkLines), so the
-// cell is inside that allocation.
-func (f *frame) cell(line int32) *lineCell {
-	return (*lineCell)(unsafe.Add(unsafe.Pointer(f.cells), uintptr(line)*unsafe.Sizeof(lineCell{})))
+// frame's code: lineAt of its node's first cell.
+func (f *frame) cell(line int32) *lineCell { return lineAt(f.cells, line) }
+
+// lineAt returns the cell of line, an Instr.Line of a code version of the
+// node's method, from cells, the node's first line cell:
+// Truth.cell(lineBase+line), found without the chunk table. A node's
+// cells are consecutive in one allocation (a chunk, or the chunks of a
+// node with more lines than a chunk holds, allocated together by
+// newCells) that never moves, and every line of a code version is below
+// its method's line count (Truth.checkLines), so the cell is inside that
+// allocation.
+func lineAt(cells *lineCell, line int32) *lineCell {
+	return (*lineCell)(unsafe.Add(unsafe.Pointer(cells), uintptr(line)*unsafe.Sizeof(lineCell{})))
 }
 
 // lineCell is one (node, line)'s share of the truth.
