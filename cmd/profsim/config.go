@@ -7,12 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/profsim/profsim"
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/param"
@@ -76,11 +78,16 @@ type runConfig struct {
 	Args []string `json:"args"`
 }
 
+// versionInfo says which profsim made a result. Build is the identity
+// of its code (profsim.BuildID), in every build; the version and the VCS
+// revision are for people, present when the build recorded them.
 type versionInfo struct {
 	Module   string `json:"module"`
 	Version  string `json:"version"`
 	Revision string `json:"revision,omitempty"`
 	Modified bool   `json:"modified,omitempty"`
+	Build    string `json:"build"`
+	Go       string `json:"go"`
 }
 
 type workloadInfo struct {
@@ -101,12 +108,17 @@ type samplerConfig struct {
 }
 
 func version() versionInfo {
-	v := versionInfo{Module: "github.com/profsim/profsim", Version: "(unknown)"}
+	v := versionInfo{Module: "github.com/profsim/profsim", Version: "(unknown)", Build: profsim.BuildID(),
+		Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
+	if profsim.Version != "" {
+		v.Version = profsim.Version
+	} else if ok && bi.Main.Version != "" {
+		v.Version = bi.Main.Version
+	}
 	if !ok {
 		return v
 	}
-	v.Version = bi.Main.Version
 	if bi.Main.Path != "" {
 		v.Module = bi.Main.Path
 	}
@@ -242,7 +254,8 @@ func (rc *runConfig) columns() []setting {
 		}
 		cols = append(cols, setting{name, v})
 	}
-	cols = append(cols, setting{"profsim_version", rc.Profsim.Version}, setting{"profsim_revision", rc.Profsim.Revision})
+	cols = append(cols, setting{"profsim_version", rc.Profsim.Version}, setting{"profsim_revision", rc.Profsim.Revision},
+		setting{"profsim_build", rc.Profsim.Build})
 	return cols
 }
 

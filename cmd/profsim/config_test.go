@@ -158,7 +158,7 @@ func TestCSVIsTidy(t *testing.T) {
 		for _, c := range []string{"workload", "seed", "duration_ns", "vm", "jit_strip_mining_iter", "sim_time_slice_ns", "profile", "method", "self_share", "truth_self_share"} {
 			assert.Contains(t, col, c, by)
 		}
-		text := map[string]bool{"workload": true, "workload_sha256": true, "mode": true, "vm": true, "profile": true, "method": true, "profsim_version": true, "profsim_revision": true}
+		text := map[string]bool{"workload": true, "workload_sha256": true, "mode": true, "vm": true, "profile": true, "method": true, "profsim_version": true, "profsim_revision": true, "profsim_build": true}
 		for _, row := range rows[1:] {
 			require.Len(t, row, len(header))
 			for i, v := range row {

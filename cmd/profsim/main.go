@@ -8,6 +8,7 @@
 //	profsim samplers
 //	profsim study [NAME --out DIR]
 //	profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N] | merge DIR... --out DIR | status DIR
+//	profsim version [--format json]
 //
 // Exit status: 0 on success, 2 on bad input (unknown workload, bad flag
 // value, unreadable or invalid workload file, conflicting flags) or a run
@@ -49,6 +50,7 @@ Usage:
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
   profsim sweep GRID.yaml --out DIR          run a parameter grid (docs/SWEEPS.md)
   profsim import --jfr-json REC.json --out M.yaml   model a recorded Java program (docs/IMPORT.md)
+  profsim version                            the version and the build identity run keys hold
 
 Run 'profsim run -h' for the run flags.
 `
@@ -90,10 +92,12 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "import":
 		err = cmdImport(args[1:], stdout)
+	case "version", "--version":
+		err = cmdVersion(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep or import)", args[0])
+		err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0])
 	}
 	return err
 }
