@@ -29,6 +29,11 @@ const (
 type Manifest struct {
 	Name  string `json:"name"`
 	Shard string `json:"shard"`
+	// Build is the identity of the code that computed the keys (a
+	// sweep's keys hold it); empty in a manifest of a profsim that did
+	// not record it. A merge of several builds' results lists them all,
+	// joined by MixedBuildSep.
+	Build string `json:"build,omitempty"`
 	// Axes are the grid's axis names, the coordinates' columns.
 	Axes   []string        `json:"axes"`
 	Points []ManifestPoint `json:"points"`
@@ -476,6 +481,10 @@ func WriteAtomic(path string, fn func(w io.Writer) error) error {
 	}
 	return nil
 }
+
+// MixedBuildSep joins the builds of a manifest of merged results made
+// by several builds.
+const MixedBuildSep = "+"
 
 // WriteManifest writes dir's manifest atomically.
 func WriteManifest(dir string, m *Manifest) error {

@@ -41,8 +41,8 @@ func (e exitCodeError) Error() string { return e.err.Error() }
 func (e exitCodeError) Unwrap() error { return e.err }
 
 const sweepUsage = `Usage:
-  profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N|auto] [--keep-profiles] [--fail-fast]
-  profsim sweep merge DIR... --out DIR
+  profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N|auto] [--keep-profiles] [--fail-fast] [--allow-mixed-builds]
+  profsim sweep merge DIR... --out DIR [--allow-mixed-builds]
   profsim sweep status DIR
 
 Runs every point of a parameter grid (docs/SWEEPS.md): results append to
@@ -68,6 +68,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	shardCount := fs.Int("shard-count", 0, "with --shard auto: the number of shards (else SLURM_ARRAY_TASK_COUNT or PROFSIM_SHARD_COUNT)")
 	keep := fs.Bool("keep-profiles", false, "also write each run's profiles (pprof and folded) to DIR/profiles/KEY/")
 	failFast := fs.Bool("fail-fast", false, "stop at the first failed run")
+	allowMixed := fs.Bool("allow-mixed-builds", false, "resume a directory whose results another build of profsim made: every point runs again with this build, beside them")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,7 +105,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, sig, stop := signalContext()
 	defer stop()
-	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, shard: shard, keep: *keep, failFast: *failFast}, stderr)
+	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, shard: shard, keep: *keep, failFast: *failFast, allowMixed: *allowMixed}, stderr)
 }
 
 // parseInterleaved parses flags that may come before or after positional
@@ -295,7 +296,7 @@ func planSweep(file string) (*sweepPlan, error) {
 	if g.Name == "" {
 		g.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	plan := &sweepPlan{file: file, grid: g, manifest: &sweep.Manifest{Name: g.Name, Axes: g.AxisNames()}}
+	plan := &sweepPlan{file: file, grid: g, manifest: &sweep.Manifest{Name: g.Name, Axes: g.AxisNames(), Build: version().Build}}
 	loaded := map[string]workloadInfo{}
 	loadErr := map[string]error{}
 	dir := filepath.Dir(file)
@@ -489,13 +490,18 @@ func plannedSamplers(specs []string) (names []string, resolved []*samplers.Resol
 }
 
 // runKey names a run by its resolved config: the SHA-256 of the config's
-// JSON without the two fields that say how it was asked for rather than
+// JSON without the fields that say how it was asked for rather than
 // what ran (args and the workload's path: the workload is its content
-// hash), so that a sweep resumes from another directory. 16 hex digits:
-// 64 bits, a collision chance of about n²/2⁶⁵ for n runs.
+// hash), so that a sweep resumes from another directory, and without
+// the fields that describe profsim to people (version, VCS revision, Go
+// version): its code is its build identity, which is kept, so a build
+// from a checkout with .git and one without share keys and any change
+// of code gives new ones. 16 hex digits: 64 bits, a collision chance of
+// about n²/2⁶⁵ for n runs.
 func runKey(rc *runConfig) string {
 	c := *rc
 	c.Args = nil
+	c.Profsim = versionInfo{Build: rc.Profsim.Build}
 	if c.Workload.SHA256 != "" { // a workload that did not load is named by its path
 		c.Workload.Ref = ""
 	}
@@ -580,6 +586,8 @@ type sweepOptions struct {
 	shard    sweep.Shard
 	keep     bool
 	failFast bool
+	// allowMixed resumes a directory of another build's results.
+	allowMixed bool
 	// now fixes the clock (tests); nil: time.Now.
 	now func() time.Time
 	// stored, if set, is called after each record is stored (tests).
@@ -599,6 +607,9 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	defer store.Close()
 	if store.Repaired > 0 {
 		fmt.Fprintf(stderr, "profsim sweep: discarded a truncated last line of %s (%d bytes); its run is redone\n", filepath.Join(o.out, sweep.ResultsFile), store.Repaired)
+	}
+	if err := checkBuild(o.out, store.Index(), plan.manifest.Build, o.allowMixed); err != nil {
+		return err
 	}
 	plan.manifest.Shard = o.shard.String()
 	if err := sweep.WriteManifest(o.out, plan.manifest); err != nil {

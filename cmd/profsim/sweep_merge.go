@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "directory to write the merged results and tables to")
+	allowMixed := fs.Bool("allow-mixed-builds", false, "merge results that different builds of profsim made (each record keeps its build)")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -36,10 +38,13 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		return usagef("sweep merge: --out DIR is required")
 	}
 	var ref *sweep.Manifest
-	// source is where a point's record is: a directory's index and key.
+	var manifests []*sweep.Manifest
+	// source is where a point's record is: a directory's index and the
+	// point's key there.
 	type source struct {
 		ix  *sweep.Index
 		dir string
+		key string
 	}
 	byPoint := map[int][]source{}
 	failedOnly := map[int]source{}
@@ -53,9 +58,14 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		if ref == nil {
 			ref = m
-		} else if why := sameGrid(ref, m); why != "" {
+		} else if m.Build != ref.Build && !*allowMixed {
+			return usagef("sweep merge: %s holds results of %s and %s of %s: results of different code must not mix "+
+				"(run the shards with one build, or add --allow-mixed-builds to merge them anyway; each record keeps its build)",
+				dirs[0], describeBuild(ref.Build), dir, describeBuild(m.Build))
+		} else if why := sameGrid(ref, m, m.Build != ref.Build); why != "" {
 			return usagef("sweep merge: %s and %s hold different grids (%s)", dirs[0], dir, why)
 		}
+		manifests = append(manifests, m)
 		ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 		if err != nil {
 			return err
@@ -63,9 +73,9 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		got, _ := sweep.Collect(shardOf(m), ix)
 		for _, l := range got {
 			if l.Status == sweep.StatusOK {
-				byPoint[l.Point] = append(byPoint[l.Point], source{ix, dir})
+				byPoint[l.Point] = append(byPoint[l.Point], source{ix, dir, l.Key})
 			} else {
-				failedOnly[l.Point] = source{ix, dir}
+				failedOnly[l.Point] = source{ix, dir, l.Key}
 			}
 		}
 	}
@@ -103,6 +113,11 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	m := *ref
 	m.Shard = sweep.Shard{}.String()
+	m.Build = mergedBuild(manifests)
+	m.Points = slices.Clone(ref.Points)
+	for i := range m.Points {
+		m.Points[i].Key = chosen[i].key // each build's key for its point
+	}
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
@@ -167,7 +182,9 @@ func listSome(items []string) string {
 }
 
 // sameGrid says how two manifests' grids differ ("" if they do not).
-func sameGrid(a, b *sweep.Manifest) string {
+// Manifests of different builds have different keys: byCoords compares
+// their points' coordinates instead.
+func sameGrid(a, b *sweep.Manifest, byCoords bool) string {
 	if !slices.Equal(a.Axes, b.Axes) {
 		return fmt.Sprintf("axes %s vs %s", strings.Join(a.Axes, ","), strings.Join(b.Axes, ","))
 	}
@@ -175,6 +192,14 @@ func sameGrid(a, b *sweep.Manifest) string {
 		return fmt.Sprintf("%d vs %d points", len(a.Points), len(b.Points))
 	}
 	for i := range a.Points {
+		if byCoords {
+			ca, _ := a.Points[i].Coords.MarshalJSON()
+			cb, _ := b.Points[i].Coords.MarshalJSON()
+			if !bytes.Equal(ca, cb) {
+				return fmt.Sprintf("point %d is %s vs %s", i, ca, cb)
+			}
+			continue
+		}
 		if a.Points[i].Key != b.Points[i].Key {
 			return fmt.Sprintf("point %d has key %s vs %s: a different grid, settings or profsim version", i, a.Points[i].Key, b.Points[i].Key)
 		}
@@ -224,6 +249,7 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "grid %s: %d points; this directory runs shard %s: %d points\n", m.Name, len(m.Points), m.Shard, len(mine.Points))
+	fmt.Fprintf(stdout, "results of %s\n", buildNote(m))
 	fmt.Fprintf(stdout, "done %d, failed %d, missing %d\n", ok, failed, len(missing))
 	if len(missing) > 0 {
 		var ms []string
