@@ -51,8 +51,10 @@ type ManifestPoint struct {
 // results.
 type Store struct {
 	dir string
-	f   *os.File
+	f   *os.File // opened O_APPEND
 	ix  *Index
+	// wmu makes a write and the offset after it one step.
+	wmu sync.Mutex
 	// mu guards the sync state: lastSync is when the file was last
 	// synced, dirty says records were appended since, and timer syncs
 	// them within SyncInterval when no later Append does.
@@ -71,6 +73,12 @@ type Store struct {
 // OpenStore opens (creating if needed) dir's results file, indexes the
 // records already there and cuts off a truncated last line — the trace
 // of a sweep killed while writing — so that its run is redone.
+//
+// Records are appended with O_APPEND, each in one write(2): two Stores
+// (two processes) appending to one file at once produce whole lines,
+// never one record inside another. Two sweeps in one directory still run
+// the same points twice and race to cut off a last line: a sweep holds
+// the directory's LockDir while its Store is open.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -80,29 +88,56 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	s := &Store{dir: dir, f: f, ix: ix}
-	if st.Size() > ix.size {
-		s.Repaired = int(st.Size() - ix.size)
-		if err := f.Truncate(ix.size); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: cutting off a truncated last line: %v", path, err)
-		}
-	}
-	if _, err := f.Seek(ix.size, io.SeekStart); err != nil {
+	if err := s.cutTail(); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: cutting off a truncated last line: %v", path, err)
 	}
 	return s, nil
 }
+
+// cutTail cuts off what follows the file's indexed prefix if it is one
+// damaged or unfinished line. More than one line there was appended
+// since ReadIndex by another writer, and is left alone.
+func (s *Store) cutTail() error {
+	st, err := s.f.Stat()
+	if err != nil {
+		return err
+	}
+	n := st.Size() - s.ix.size
+	if n <= 0 {
+		return nil
+	}
+	if n > maxTail {
+		return nil // not one cut-short line: another writer's records
+	}
+	r, err := os.Open(s.ix.path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	tail := make([]byte, n)
+	if _, err := r.ReadAt(tail, s.ix.size); err != nil {
+		return err
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i != len(tail)-1 {
+		return nil // several lines: another writer's
+	}
+	if err := s.f.Truncate(s.ix.size); err != nil {
+		return err
+	}
+	s.Repaired = int(n)
+	return nil
+}
+
+// maxTail bounds the damaged last line OpenStore reads back to check it
+// is one line: a record is rarely over a few MiB (a run's result with
+// every method of a large program).
+const maxTail = 256 << 20
 
 // Done reports whether key has a successful record.
 func (s *Store) Done(key string) bool {
@@ -132,14 +167,24 @@ func (s *Store) Append(r Record) error {
 	}
 	b = append(b, '\n')
 	path := filepath.Join(s.dir, ResultsFile)
-	if _, err := s.f.Write(b); err != nil {
+	s.wmu.Lock()
+	// One write(2) with O_APPEND: the kernel puts the whole record at the
+	// file's end, whoever else appends; the file offset after it is the
+	// record's end, wherever another writer's records put it.
+	_, err = s.f.Write(b)
+	var end int64
+	if err == nil {
+		end, err = s.f.Seek(0, io.SeekCurrent)
+	}
+	s.wmu.Unlock()
+	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := s.appended(); err != nil {
 		return err
 	}
-	s.ix.add(r.Key, r.Status, s.ix.size, len(b)-1)
-	s.ix.size += int64(len(b))
+	s.ix.add(r.Key, r.Status, end-int64(len(b)), len(b)-1)
+	s.ix.size = max(s.ix.size, end)
 	return nil
 }
 
@@ -269,7 +314,8 @@ type Index struct {
 	path  string
 	r     *os.File // opened by Record, closed by Close
 	spans map[string]span
-	// size is the length of the file's well-formed prefix.
+	// size is the length of the file's well-formed prefix when it was
+	// read, then the end of the last record Append wrote.
 	size int64
 }
 
