@@ -600,9 +600,14 @@ type sweepOptions struct {
 // execute runs the plan's points of the shard not yet done in the output
 // directory, then writes the tables.
 func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o sweepOptions, stderr io.Writer) error {
+	lock, err := sweep.LockDir(o.out, "profsim sweep")
+	if err != nil {
+		return lockError("sweep", err)
+	}
+	defer lock.Unlock()
 	store, err := sweep.OpenStore(o.out)
 	if err != nil {
-		return usagef("sweep: --out: %v", err)
+		return usagef("sweep: %v", err)
 	}
 	defer store.Close()
 	if store.Repaired > 0 {
@@ -708,4 +713,15 @@ func readInput(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	return os.ReadFile(path)
+}
+
+// lockError is the error of a command that could not lock its output
+// directory: another sweep holds it (named), or the directory cannot be
+// made.
+func lockError(cmd string, err error) error {
+	var le *sweep.LockedError
+	if errors.As(err, &le) {
+		return usagef("%s: %v", cmd, err)
+	}
+	return usagef("%s: --out: %v", cmd, err)
 }

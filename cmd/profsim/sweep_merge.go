@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -118,9 +117,11 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	for i := range m.Points {
 		m.Points[i].Key = chosen[i].key // each build's key for its point
 	}
-	if err := mkdirOut(*out); err != nil {
-		return err
+	lock, err := sweep.LockDir(*out, "profsim sweep merge")
+	if err != nil {
+		return lockError("sweep merge", err)
 	}
+	defer lock.Unlock()
 	// The merged results: each point's record, in point order.
 	err = sweep.WriteAtomic(filepath.Join(*out, sweep.ResultsFile), func(w io.Writer) error {
 		for i, p := range m.Points {
@@ -260,13 +261,6 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 	}
 	if stale > 0 {
 		fmt.Fprintf(stdout, "%d runs of points not in this grid (an earlier grid's; kept, not in the tables)\n", stale)
-	}
-	return nil
-}
-
-func mkdirOut(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("--out: %v", err)
 	}
 	return nil
 }

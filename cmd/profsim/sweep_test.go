@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -388,4 +390,47 @@ func TestSweepHonoursMaxInputSize(t *testing.T) {
 	require.Len(t, runs, 1, stderr)
 	assert.Equal(t, "failed", runs[0]["status"])
 	assert.Contains(t, runs[0]["error"], "max-input-size")
+}
+
+// A second sweep, or a merge, into a directory a sweep is writing exits 2
+// naming the holder; once the first ends, the directory is free.
+func TestSweepSecondSweepOnOneOutExits2(t *testing.T) {
+	grid := writeGrid(t, "run: {workload: hotcold, duration: 10ms, sampler: [truth]}\ngrid: {seed: 1..2}\n")
+	root := t.TempDir()
+	dir, whole := filepath.Join(root, "out"), filepath.Join(root, "whole")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", whole, "--jobs", "1")
+	require.Equal(t, 0, code, stderr)
+
+	plan, err := planSweep(grid)
+	require.NoError(t, err)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	go func() {
+		var e bytes.Buffer
+		done <- plan.execute(context.Background(), func() os.Signal { return nil }, sweepOptions{out: dir, jobs: 1,
+			run: func(pr *plannedRun, ctx context.Context) (json.RawMessage, error) {
+				once.Do(func() { close(started) })
+				<-release
+				return pr.run(ctx)
+			}}, &e)
+	}()
+	<-started
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("%s is in use by pid %d on host %s since ", dir, os.Getpid(), host)
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir, "--jobs", "1")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "profsim: sweep: "+holder)
+	assert.Contains(t, stderr, "(profsim sweep)")
+	code, _, stderr = sweepMain(t, "sweep", "merge", whole, "--out", dir)
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "profsim: sweep merge: "+holder)
+	close(release)
+	require.NoError(t, <-done)
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir, "--jobs", "1")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "0 run now, 2 already done")
+	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	require.NoError(t, err)
+	assert.Len(t, recs, 2, "each point ran once")
 }

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+)
+
+// flock is not implemented here: a sweep refuses to write rather than
+// risk two sweeps in one directory.
+func flock(f *os.File) error {
+	return fmt.Errorf("locking an output directory is not supported on %s", runtime.GOOS)
+}
