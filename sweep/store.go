@@ -493,39 +493,58 @@ func WriteFileAtomic(path string, data []byte) error {
 	})
 }
 
-// WriteAtomic is WriteFileAtomic with the content written by fn.
+// WriteAtomic is WriteFileAtomic with the content written by fn. An
+// error of fn is returned as it is (an error writing to w names path).
 func WriteAtomic(path string, fn func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	name := tmp.Name()
 	mode := os.FileMode(0o644) // CreateTemp's is 0600; keep an existing file's
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	bw := bufio.NewWriter(tmp)
+	bw := bufio.NewWriter(pathWriter{tmp, path})
 	err = fn(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
+	var ferr error
 	if err == nil {
-		err = tmp.Chmod(mode)
+		ferr = tmp.Chmod(mode)
 	}
-	if err == nil {
-		err = tmp.Sync()
+	if err == nil && ferr == nil {
+		ferr = tmp.Sync()
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	if cerr := tmp.Close(); ferr == nil {
+		ferr = cerr
 	}
-	if err == nil {
-		err = os.Rename(name, path)
+	if err == nil && ferr == nil {
+		ferr = os.Rename(name, path)
+	}
+	if ferr != nil && err == nil {
+		err = fmt.Errorf("writing %s: %w", path, ferr)
 	}
 	if err != nil {
 		os.Remove(name)
-		return fmt.Errorf("writing %s: %v", path, err)
+		return err
 	}
 	return nil
+}
+
+// pathWriter names the file a write failed on.
+type pathWriter struct {
+	w    io.Writer
+	path string
+}
+
+func (p pathWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil {
+		err = fmt.Errorf("writing %s: %w", p.path, err)
+	}
+	return n, err
 }
 
 // MixedBuildSep joins the builds of a manifest of merged results made
@@ -555,5 +574,28 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	return &m, nil
+}
+
+// check checks what merge and status rely on: a shard I/N, and points
+// in increasing order, each with a key.
+func (m *Manifest) check() error {
+	if m.Shard == "auto" {
+		return fmt.Errorf("shard %q: want I/N", m.Shard)
+	}
+	if _, err := ParseShard(m.Shard, 0, nil); err != nil {
+		return fmt.Errorf("shard %q: want I/N", m.Shard)
+	}
+	for i, p := range m.Points {
+		switch {
+		case p.Point < 0 || i > 0 && p.Point <= m.Points[i-1].Point:
+			return fmt.Errorf("points[%d]: point %d out of order", i, p.Point)
+		case p.Key == "":
+			return fmt.Errorf("points[%d]: no key", i)
+		}
+	}
+	return nil
 }

@@ -55,11 +55,35 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "merge":
-			return cmdSweepMerge(args[1:], stdout, stderr)
+			return withCmd("sweep merge", cmdSweepMerge(args[1:], stdout, stderr))
 		case "status":
-			return cmdSweepStatus(args[1:], stdout)
+			return withCmd("sweep status", cmdSweepStatus(args[1:], stdout))
 		}
 	}
+	return withCmd("sweep", sweepRun(args, stdout, stderr))
+}
+
+// withCmd puts the command's name in front of err's message unless it is
+// there already, keeping err's exit status: every error of sweep, sweep
+// merge and sweep status says which command it is from.
+func withCmd(cmd string, err error) error {
+	if err == nil || errors.Is(err, errHelp) || strings.HasPrefix(err.Error(), cmd+": ") {
+		return err
+	}
+	return cmdError{cmd, err}
+}
+
+// cmdError is an error with its command's name.
+type cmdError struct {
+	cmd string
+	err error
+}
+
+func (e cmdError) Error() string { return e.cmd + ": " + e.err.Error() }
+func (e cmdError) Unwrap() error { return e.err }
+
+// sweepRun is profsim sweep GRID.
+func sweepRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "output directory (created; a sweep into a directory that has results resumes)")
@@ -677,7 +701,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 				name = "SIGTERM"
 			}
 		}
-		return interrupted(s, "sweep interrupted (%s) after %d of %d runs; they are in %s: run the same command to resume",
+		return interrupted(s, "interrupted (%s) after %d of %d runs; they are in %s: run the same command to resume",
 			name, sum.Ran, len(todo), filepath.Join(o.out, sweep.ResultsFile))
 	}
 	m := *plan.manifest
@@ -696,7 +720,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		inShard, o.shard, len(plan.jobs), sum.Ran, skipped, failed, o.out)
 	switch {
 	case sum.Interrupted: // --fail-fast
-		return exitCodeError{1, fmt.Errorf("sweep stopped at the first failed run (--fail-fast); see %s", filepath.Join(o.out, "runs.csv"))}
+		return exitCodeError{1, fmt.Errorf("stopped at the first failed run (--fail-fast); see %s", filepath.Join(o.out, "runs.csv"))}
 	case failed > 0:
 		return exitCodeError{1, fmt.Errorf("%d of %d runs failed; see the status and error columns of %s", failed, inShard, filepath.Join(o.out, "runs.csv"))}
 	}

@@ -67,7 +67,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		manifests = append(manifests, m)
 		ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 		if err != nil {
-			return err
+			return usagef("sweep merge: %v", err)
 		}
 		got, _ := sweep.Collect(shardOf(m), ix)
 		for _, l := range got {
@@ -127,7 +127,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 		for i, p := range m.Points {
 			r, err := chosen[i].ix.Record(p.Key)
 			if err != nil {
-				return err
+				return usagef("%v", err) // a record that does not decode
 			}
 			r.Point, r.Coords = p.Point, p.Coords
 			line, err := json.Marshal(r)
@@ -224,10 +224,7 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 	}
 	ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 	if err != nil {
-		return err
-	}
-	if _, err := sweep.ParseShard(m.Shard, 0, nil); err != nil {
-		return fmt.Errorf("%s: shard: %v", dir, err)
+		return usagef("sweep status: %v", err)
 	}
 	mine := shardOf(m)
 	got, missing := sweep.Collect(mine, ix)

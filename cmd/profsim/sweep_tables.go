@@ -340,7 +340,7 @@ func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *s
 				if rr == nil || l.Status != sweep.StatusOK {
 					var t tableRecord
 					if err := ix.Decode(l.Key, &t); err != nil {
-						return err
+						return usagef("%v", err) // a record that does not decode
 					}
 					status, errText = t.Status, t.Error
 					if rr, err = renderRows(t.report()); err != nil {

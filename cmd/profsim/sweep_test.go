@@ -323,7 +323,7 @@ func TestSweepSIGINT(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, stderr.String())
 	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
-	assert.Contains(t, stderr.String(), "sweep interrupted (SIGINT)")
+	assert.Contains(t, stderr.String(), "profsim: sweep: interrupted (SIGINT)")
 	recs, err := sweep.ReadResults(results)
 	require.NoError(t, err)
 	assert.Less(t, len(recs), 60, "interrupted before the end")
@@ -433,4 +433,50 @@ func TestSweepSecondSweepOnOneOutExits2(t *testing.T) {
 	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
 	require.NoError(t, err)
 	assert.Len(t, recs, 2, "each point ran once")
+}
+
+// sweep, sweep status and sweep merge all exit 2 on a damaged directory,
+// each naming itself and the file.
+func TestSweepSubcommandsExit2OnBadDirectories(t *testing.T) {
+	grid := writeGrid(t, "run: {workload: hotcold, duration: 10ms, sampler: [truth]}\ngrid: {seed: 1..3}\n")
+	root := t.TempDir()
+	good := filepath.Join(root, "good")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", good, "--jobs", "1")
+	require.Equal(t, 0, code, stderr)
+	results, err := os.ReadFile(filepath.Join(good, sweep.ResultsFile))
+	require.NoError(t, err)
+	manifest, err := os.ReadFile(filepath.Join(good, sweep.ManifestFile))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(results), "\n")
+	// damaged makes a copy of good with its results or manifest changed.
+	damaged := func(name string, results, manifest string) string {
+		dir := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, sweep.ResultsFile), []byte(results), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, sweep.ManifestFile), []byte(manifest), 0o644))
+		return dir
+	}
+	corrupt := damaged("corrupt", lines[0]+"garbage\n"+lines[2], string(manifest))
+	var first struct{ Key string }
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	// A line whose key and status read but whose record does not decode.
+	undecodable := damaged("undecodable", `{"key":"`+first.Key+`","status":"ok","coords":5}`+"\n"+lines[1]+lines[2], string(manifest))
+	badShard := damaged("badshard", string(results), strings.Replace(string(manifest), `"shard": "1/1"`, `"shard": "0/7"`, 1))
+	require.NotEqual(t, string(manifest), func() string { b, _ := os.ReadFile(filepath.Join(badShard, sweep.ManifestFile)); return string(b) }())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", grid, "--out", corrupt}, "profsim: sweep: " + corrupt + "/results.jsonl:2: a corrupt record"},
+		{[]string{"sweep", "status", corrupt}, "profsim: sweep status: " + corrupt + "/results.jsonl:2: a corrupt record"},
+		{[]string{"sweep", "merge", corrupt, "--out", filepath.Join(root, "m1")}, "profsim: sweep merge: " + corrupt + "/results.jsonl:2: a corrupt record"},
+		{[]string{"sweep", "merge", undecodable, "--out", filepath.Join(root, "m2")}, "profsim: sweep merge: " + undecodable + "/results.jsonl: the record of key " + first.Key},
+		{[]string{"sweep", grid, "--out", undecodable}, "profsim: sweep: " + undecodable + "/results.jsonl: the record of key " + first.Key},
+		{[]string{"sweep", "status", badShard}, "profsim: sweep status: " + badShard + "/sweep.json: shard \"0/7\""},
+		{[]string{"sweep", "merge", badShard, "--out", filepath.Join(root, "m3")}, "profsim: sweep merge: " + badShard + "/sweep.json: shard \"0/7\""},
+	} {
+		code, _, stderr := sweepMain(t, c.args...)
+		assert.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		assert.True(t, strings.HasPrefix(stderr, c.want), "%v:\n got %s\nwant %s", c.args, stderr, c.want)
+	}
 }
