@@ -382,9 +382,12 @@ func ParseShard(s string, count int, getenv func(string) string) (Shard, error) 
 	return Shard{I: i, N: n}, nil
 }
 
-// ShardFromEnv reads the shard from a job array's environment:
-// SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (task IDs counted from
-// SLURM_ARRAY_TASK_MIN, 0 if unset), or a Kubernetes Indexed Job's
+// ShardFromEnv reads the shard from a job array's environment: a Slurm
+// array's SLURM_ARRAY_TASK_ID, its task index (ID − MIN) / STEP counted
+// from SLURM_ARRAY_TASK_MIN (0 if unset) in steps of
+// SLURM_ARRAY_TASK_STEP (1 if unset; --array=0-10:5 has tasks 0, 5 and
+// 10), of SLURM_ARRAY_TASK_COUNT tasks (else (MAX − MIN) / STEP + 1 from
+// SLURM_ARRAY_TASK_MAX); or a Kubernetes Indexed Job's
 // JOB_COMPLETION_INDEX (from 0) with the count from count or
 // PROFSIM_SHARD_COUNT. count, if > 0, overrides the environment's count.
 func ShardFromEnv(count int, getenv func(string) string) (Shard, error) {
@@ -406,18 +409,45 @@ func ShardFromEnv(count int, getenv func(string) string) (Shard, error) {
 	if id, ok, err := num("SLURM_ARRAY_TASK_ID"); err != nil {
 		return Shard{}, err
 	} else if ok {
-		lo, _, err := num("SLURM_ARRAY_TASK_MIN")
-		if err != nil {
-			return Shard{}, err
+		var lo, hi, step, c int
+		var hiOK, stepOK, cOK bool
+		for _, v := range []struct {
+			name string
+			n    *int
+			ok   *bool
+		}{{"SLURM_ARRAY_TASK_MIN", &lo, nil}, {"SLURM_ARRAY_TASK_MAX", &hi, &hiOK}, {"SLURM_ARRAY_TASK_STEP", &step, &stepOK}, {"SLURM_ARRAY_TASK_COUNT", &c, &cOK}} {
+			x, ok, err := num(v.name)
+			if err != nil {
+				return Shard{}, err
+			}
+			*v.n = x
+			if v.ok != nil {
+				*v.ok = ok
+			}
 		}
-		c, cok, err := num("SLURM_ARRAY_TASK_COUNT")
-		if err != nil {
-			return Shard{}, err
+		if !stepOK {
+			step = 1
 		}
-		if !cok && count <= 0 {
-			return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (give --shard-count)")
+		switch {
+		case step < 1:
+			return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_STEP=%d must be ≥ 1", step)
+		case id < lo || (id-lo)%step != 0:
+			return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is not a task of the array SLURM_ARRAY_TASK_MIN=%d + k × SLURM_ARRAY_TASK_STEP=%d (an array given as a list, not a range a-b:s, has no shard numbering: use --shard I/N)", id, lo, step)
+		case hiOK && (hi < lo || id > hi):
+			return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is not in SLURM_ARRAY_TASK_MIN=%d .. SLURM_ARRAY_TASK_MAX=%d", id, lo, hi)
 		}
-		idx, n = id-lo, c
+		idx = (id - lo) / step
+		switch {
+		case cOK:
+			n = c
+			if hiOK && (hi-lo)/step+1 != c {
+				return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_COUNT=%d, but SLURM_ARRAY_TASK_MIN=%d .. SLURM_ARRAY_TASK_MAX=%d in steps of SLURM_ARRAY_TASK_STEP=%d is %d tasks (an array given as a list has no shard numbering: use --shard I/N)", c, lo, hi, step, (hi-lo)/step+1)
+			}
+		case hiOK:
+			n = (hi-lo)/step + 1
+		case count <= 0:
+			return Shard{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is (give --shard-count)")
+		}
 	} else if id, ok, err := num("JOB_COMPLETION_INDEX"); err != nil {
 		return Shard{}, err
 	} else if ok {

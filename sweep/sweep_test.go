@@ -371,3 +371,56 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// --shard auto under a Slurm array with a step: --array=0-10:5 has tasks
+// 0, 5 and 10, the shards 1/3, 2/3 and 3/3.
+func TestShardFromSlurmArrayWithAStep(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	slurm := func(id, min, max, step, count string) map[string]string {
+		m := map[string]string{"SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_MIN": min, "SLURM_ARRAY_TASK_MAX": max,
+			"SLURM_ARRAY_TASK_STEP": step, "SLURM_ARRAY_TASK_COUNT": count}
+		for k, v := range m {
+			if v == "" {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		want Shard
+	}{
+		{slurm("0", "0", "10", "5", "3"), Shard{1, 3}},
+		{slurm("5", "0", "10", "5", "3"), Shard{2, 3}},
+		{slurm("10", "0", "10", "5", "3"), Shard{3, 3}},
+		{slurm("10", "0", "10", "5", ""), Shard{3, 3}}, // the count from MAX
+		{slurm("7", "1", "9", "3", "3"), Shard{3, 3}},  // --array=1-9:3
+		{slurm("9", "1", "", "4", "3"), Shard{3, 3}},   // no MAX
+		{slurm("4", "2", "8", "", "7"), Shard{3, 7}},   // no STEP: 1
+		{slurm("6", "0", "10", "3", ""), Shard{3, 4}},  // 0-10:3 is 0, 3, 6, 9
+		{slurm("9", "0", "9", "3", "4"), Shard{4, 4}},  // Slurm's MAX the last task
+		{slurm("9", "0", "10", "3", "4"), Shard{4, 4}}, // or the range's end
+	} {
+		s, err := ParseShard("auto", 0, env(c.env))
+		if assert.NoError(t, err, "%v", c.env) {
+			assert.Equal(t, c.want, s, "%v", c.env)
+		}
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{slurm("6", "0", "10", "5", "3"), "SLURM_ARRAY_TASK_ID=6 is not a task of the array SLURM_ARRAY_TASK_MIN=0 + k × SLURM_ARRAY_TASK_STEP=5"},
+		{slurm("1", "2", "10", "1", "9"), "SLURM_ARRAY_TASK_ID=1 is not a task of the array SLURM_ARRAY_TASK_MIN=2"},
+		{slurm("15", "0", "10", "5", "3"), "SLURM_ARRAY_TASK_ID=15 is not in SLURM_ARRAY_TASK_MIN=0 .. SLURM_ARRAY_TASK_MAX=10"},
+		{slurm("5", "0", "10", "0", "3"), "SLURM_ARRAY_TASK_STEP=0 must be ≥ 1"},
+		{slurm("5", "0", "10", "x", "3"), `SLURM_ARRAY_TASK_STEP="x" is not an integer`},
+		{slurm("3", "1", "7", "1", "3"), "SLURM_ARRAY_TASK_COUNT=3, but SLURM_ARRAY_TASK_MIN=1 .. SLURM_ARRAY_TASK_MAX=7"}, // --array=1,3,7
+		{slurm("5", "0", "", "5", ""), "neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX"},
+	} {
+		_, err := ParseShard("auto", 0, env(c.env))
+		if assert.Error(t, err, "%v", c.env) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+}
