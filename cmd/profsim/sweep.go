@@ -26,6 +26,7 @@ import (
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/sweep"
 	"github.com/profsim/profsim/workloads"
 )
@@ -261,7 +262,9 @@ type plannedRun struct {
 // names and values fail here, before anything runs, naming the grid path;
 // a workload that does not load is that point's failure.
 func planSweep(file string) (*sweepPlan, error) {
-	data, err := readInput(file)
+	// A grid file has the workloads' input limit: YAML decodes to tens
+	// of times its size.
+	data, err := readInput(file, defaultMaxInput)
 	if err != nil {
 		return nil, usagef("sweep: %v", err)
 	}
@@ -727,16 +730,36 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	return nil
 }
 
-// readInput reads a regular file.
-func readInput(path string) ([]byte, error) {
+// readInput reads a regular file of at most max bytes: the size is
+// checked before anything is read (a 100 GB sparse file is refused at
+// once), and the read stops past max should the file grow meanwhile.
+func readInput(path string, max int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fileKind(st.Mode()))
 	}
-	return os.ReadFile(path)
+	tooBig := func(size int64) error {
+		return fmt.Errorf("%s: %s is over the input limit of %s", path, sim.FormatBytes(size), sim.FormatBytes(max))
+	}
+	if st.Size() > max {
+		return nil, tooBig(st.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, tooBig(int64(len(data)))
+	}
+	return data, nil
 }
 
 // lockError is the error of a command that could not lock its output

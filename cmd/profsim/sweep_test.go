@@ -480,3 +480,26 @@ func TestSweepSubcommandsExit2OnBadDirectories(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr, c.want), "%v:\n got %s\nwant %s", c.args, stderr, c.want)
 	}
 }
+
+// A grid file over the input limit is refused before it is read: a 100 GB
+// sparse file exits 2 at once, naming the file and the limit.
+func TestSweepRefusesAGridFileOverTheInputLimit(t *testing.T) {
+	grid := filepath.Join(t.TempDir(), "huge.yaml")
+	f, err := os.Create(grid)
+	require.NoError(t, err)
+	_, err = f.WriteString("run: {workload: hotcold}\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(100<<30)) // sparse: no disk, no memory
+	require.NoError(t, f.Close())
+	start := time.Now()
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "profsim: sweep: "+grid+": 100GiB is over the input limit of 64MiB\n", stderr)
+	assert.Less(t, time.Since(start), 5*time.Second, "refused without reading")
+
+	// At the limit it is read (and here refused for what it says).
+	require.NoError(t, os.Truncate(grid, defaultMaxInput))
+	code, _, stderr = sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
+	assert.Equal(t, 2, code)
+	assert.NotContains(t, stderr, "input limit")
+}
