@@ -11,7 +11,10 @@
 package sweep
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -47,13 +50,36 @@ type Setting struct {
 type Axis struct {
 	// Names are the settings the axis sets.
 	Names []string
-	// Levels[i][j] is the value of Names[j] at the axis's level i.
-	Levels [][]Value
-	// Paths[j] locates Names[j] in the grid file, LevelPaths[i][j] its
-	// level i, and Lines the same levels' lines.
-	Paths      []string
-	LevelPaths [][]string
-	Lines      [][]int
+	// Paths[j] locates Names[j] in the grid file.
+	Paths []string
+	// members[j] are Names[j]'s levels, all of one length.
+	members []levels
+}
+
+// Len is the axis's number of levels.
+func (a *Axis) Len() int {
+	if len(a.members) == 0 {
+		return 0
+	}
+	return a.members[0].len()
+}
+
+// Setting is Names[j] at the axis's level i (0 ≤ i < Len), with the grid
+// path and line of its value.
+func (a *Axis) Setting(i, j int) Setting {
+	v, path, line := a.members[j].at(i)
+	return Setting{Name: a.Names[j], Value: v, Path: path, NamePath: a.Paths[j], Line: line}
+}
+
+// IsRange says every member's levels are an integer range a..b: single
+// integers, made on demand rather than held.
+func (a *Axis) IsRange() bool {
+	for _, m := range a.members {
+		if !m.isRange {
+			return false
+		}
+	}
+	return len(a.members) > 0
 }
 
 // Grid is a sweep: fixed settings and the axes whose cross product are the
@@ -79,7 +105,7 @@ const maxRange = 1_000_000
 func (g *Grid) Size() int {
 	n := 1
 	for _, a := range g.Axes {
-		n *= len(a.Levels)
+		n *= a.Len()
 	}
 	return n
 }
@@ -113,15 +139,15 @@ func (g *Grid) Point(i int) Point {
 	level := make([]int, len(g.Axes))
 	rest := i
 	for a := len(g.Axes) - 1; a >= 0; a-- {
-		n := len(g.Axes[a].Levels)
+		n := g.Axes[a].Len()
 		level[a], rest = rest%n, rest/n
 	}
-	for a, ax := range g.Axes {
+	for a := range g.Axes {
+		ax := &g.Axes[a]
 		l := level[a]
 		for j, name := range ax.Names {
-			v := ax.Levels[l][j]
-			p.Coords = append(p.Coords, Coord{Name: name, Value: v})
-			s := Setting{Name: name, Value: v, Path: ax.LevelPaths[l][j], NamePath: ax.Paths[j], Line: ax.Lines[l][j]}
+			s := ax.Setting(l, j)
+			p.Coords = append(p.Coords, Coord{Name: name, Value: s.Value})
 			replaced := false
 			for k := range p.Settings {
 				if p.Settings[k].Name == name {
@@ -136,6 +162,16 @@ func (g *Grid) Point(i int) Point {
 	return p
 }
 
+// Stride is how far apart in point index two successive levels of axis
+// a are: the product of the later axes' level counts.
+func (g *Grid) Stride(a int) int {
+	n := 1
+	for _, ax := range g.Axes[a+1:] {
+		n *= ax.Len()
+	}
+	return n
+}
+
 // Points are all the grid's points, in order.
 func (g *Grid) Points() []Point {
 	out := make([]Point, g.Size())
@@ -143,6 +179,46 @@ func (g *Grid) Points() []Point {
 		out[i] = g.Point(i)
 	}
 	return out
+}
+
+// Digest identifies the grid's definition: the SHA-256 (hex) of its run
+// settings and its axes, names and values in order, a range as a..b —
+// not its name, file paths or lines. Two grids of equal digest have the
+// same points with the same settings.
+func (g *Grid) Digest() string {
+	h := sha256.New()
+	w := bufio.NewWriter(h)
+	str := func(s string) { fmt.Fprintf(w, "%d:%s", len(s), s) }
+	val := func(v Value) {
+		fmt.Fprintf(w, "[%d", len(v))
+		for _, s := range v {
+			str(s)
+		}
+	}
+	fmt.Fprintf(w, "run %d", len(g.Run))
+	for _, s := range g.Run {
+		str(s.Name)
+		val(s.Value)
+	}
+	fmt.Fprintf(w, "axes %d", len(g.Axes))
+	for _, a := range g.Axes {
+		fmt.Fprintf(w, "names %d", len(a.Names))
+		for _, n := range a.Names {
+			str(n)
+		}
+		fmt.Fprintf(w, "levels %d", a.Len())
+		for _, m := range a.members {
+			if m.isRange { // as written: a..b, not its levels
+				fmt.Fprintf(w, "range %d %d", m.lo, m.n)
+				continue
+			}
+			for _, v := range m.levels {
+				val(v)
+			}
+		}
+	}
+	w.Flush()
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // AxisNames are the names of every axis setting, in axis order: the
@@ -212,8 +288,7 @@ func Parse(file string, data []byte) (*Grid, error) {
 				if err != nil {
 					return err
 				}
-				g.Axes = append(g.Axes, Axis{Names: []string{name}, Levels: wrap(ax.levels), Paths: []string{fmt.Sprintf("grid[%q]", name)},
-					LevelPaths: wrapStrings(ax.paths), Lines: wrapInts(ax.lines)})
+				g.Axes = append(g.Axes, Axis{Names: []string{name}, Paths: []string{fmt.Sprintf("grid[%q]", name)}, members: []levels{ax}})
 				return nil
 			})
 		case "zip":
@@ -236,36 +311,12 @@ func Parse(file string, data []byte) (*Grid, error) {
 	}
 	size := 1.0
 	for _, a := range g.Axes {
-		size *= float64(len(a.Levels))
+		size *= float64(a.Len())
 	}
 	if size > MaxPoints {
 		return nil, fmt.Errorf("%s: the grid has %.0f points, more than the %d a sweep takes", file, size, MaxPoints)
 	}
 	return g, nil
-}
-
-func wrap(levels []Value) [][]Value {
-	out := make([][]Value, len(levels))
-	for i, l := range levels {
-		out[i] = []Value{l}
-	}
-	return out
-}
-
-func wrapStrings(s []string) [][]string {
-	out := make([][]string, len(s))
-	for i, x := range s {
-		out[i] = []string{x}
-	}
-	return out
-}
-
-func wrapInts(s []int) [][]int {
-	out := make([][]int, len(s))
-	for i, x := range s {
-		out[i] = []int{x}
-	}
-	return out
 }
 
 type parser struct{ file string }
@@ -350,10 +401,34 @@ func (p parser) settings(n *yaml.Node, path string) ([]Setting, error) {
 	return out, err
 }
 
+// levels are one setting's levels along an axis: a list, or a range
+// lo..lo+n-1 at path and line, its levels made on demand (a range of 10⁶
+// seeds holds no 10⁶ strings).
 type levels struct {
 	levels []Value
 	paths  []string
 	lines  []int
+
+	isRange bool
+	lo      int64
+	n       int
+	path    string
+	line    int
+}
+
+func (l *levels) len() int {
+	if l.isRange {
+		return l.n
+	}
+	return len(l.levels)
+}
+
+// at is level i's value, grid path and line.
+func (l *levels) at(i int) (Value, string, int) {
+	if l.isRange {
+		return Value{strconv.FormatInt(l.lo+int64(i), 10)}, fmt.Sprintf("%s[%d]", l.path, i), l.line
+	}
+	return l.levels[i], l.paths[i], l.lines[i]
 }
 
 // axis reads an axis's levels: a list of values, or a range a..b.
@@ -368,11 +443,7 @@ func (p parser) axis(n *yaml.Node, path string) (levels, error) {
 		if !ok {
 			return l, p.errorf(n, path, "want a list of levels or a range a..b, not the single value %q (a fixed setting goes under run)", n.Value)
 		}
-		for x := lo; x <= hi; x++ {
-			l.levels = append(l.levels, Value{strconv.FormatInt(x, 10)})
-			l.paths = append(l.paths, fmt.Sprintf("%s[%d]", path, x-lo))
-			l.lines = append(l.lines, n.Line)
-		}
+		l.isRange, l.lo, l.n, l.path, l.line = true, lo, int(hi-lo+1), path, n.Line
 		return l, nil
 	case yaml.SequenceNode:
 		if len(n.Content) == 0 {
@@ -435,20 +506,13 @@ func (p parser) zip(n *yaml.Node, g *Grid) error {
 				return err
 			}
 			if len(ax.Names) == 0 {
-				ax.Levels = make([][]Value, len(l.levels))
-				ax.LevelPaths = make([][]string, len(l.levels))
-				ax.Lines = make([][]int, len(l.levels))
 				first = name
-			} else if len(l.levels) != len(ax.Levels) {
-				return p.errorf(v, path, "%d levels, but %q has %d: zipped axes vary together and need equal lengths", len(l.levels), first, len(ax.Levels))
+			} else if l.len() != ax.Len() {
+				return p.errorf(v, path, "%d levels, but %q has %d: zipped axes vary together and need equal lengths", l.len(), first, ax.Len())
 			}
 			ax.Names = append(ax.Names, name)
 			ax.Paths = append(ax.Paths, path)
-			for i := range l.levels {
-				ax.Levels[i] = append(ax.Levels[i], l.levels[i])
-				ax.LevelPaths[i] = append(ax.LevelPaths[i], l.paths[i])
-				ax.Lines[i] = append(ax.Lines[i], l.lines[i])
-			}
+			ax.members = append(ax.members, l)
 			return nil
 		})
 		if err != nil {

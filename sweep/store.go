@@ -22,10 +22,13 @@ const (
 	ManifestFile = "sweep.json"
 )
 
-// Manifest describes the grid a directory's results belong to: every
-// point of the whole grid with its key, and the shard this directory ran.
-// merge and status read it; it is rewritten (atomically) at the start of
-// every sweep into the directory.
+// Manifest describes the grid a directory's results belong to and the
+// points of the shard the directory ran, with their keys. It holds no
+// more than the shard's points, so a one-point shard of a huge grid
+// writes (and merge and status read) a small manifest; what identifies
+// the whole grid is Size, Grid and FirstKey. merge and status read it;
+// it is rewritten (atomically) at the start of every sweep into the
+// directory.
 type Manifest struct {
 	Name  string `json:"name"`
 	Shard string `json:"shard"`
@@ -34,9 +37,33 @@ type Manifest struct {
 	// not record it. A merge of several builds' results lists them all,
 	// joined by MixedBuildSep.
 	Build string `json:"build,omitempty"`
+	// Size is the number of points of the whole grid; 0 in a manifest
+	// that lists every point (GridSize).
+	Size int `json:"size,omitempty"`
+	// Grid is the grid's Digest: equal for the same settings and axes.
+	Grid string `json:"grid,omitempty"`
+	// FirstKey is point 0's key, whichever shard runs it: a key hashes
+	// the resolved config, profsim's identity with it, so directories
+	// with equal Grid and FirstKey hold one grid planned alike.
+	FirstKey string `json:"first_key,omitempty"`
 	// Axes are the grid's axis names, the coordinates' columns.
-	Axes   []string        `json:"axes"`
+	Axes []string `json:"axes"`
+	// Durations[i] says every level of Axes[i] is a duration (the
+	// tables add its value in ns); nil: decide from Points.
+	Durations []bool `json:"durations,omitempty"`
+	// Workloads are the content hashes of the workload files the points
+	// load, by the path they are loaded from.
+	Workloads map[string]string `json:"workloads,omitempty"`
+	// Points are the points of the directory's shard, in order.
 	Points []ManifestPoint `json:"points"`
+}
+
+// GridSize is the number of points of the whole grid.
+func (m *Manifest) GridSize() int {
+	if m.Size > 0 {
+		return m.Size
+	}
+	return len(m.Points)
 }
 
 // ManifestPoint is one point of the grid.
@@ -589,9 +616,15 @@ func (m *Manifest) check() error {
 	if _, err := ParseShard(m.Shard, 0, nil); err != nil {
 		return fmt.Errorf("shard %q: want I/N", m.Shard)
 	}
+	if m.Size < 0 {
+		return fmt.Errorf("size %d: want ≥ 0", m.Size)
+	}
+	if m.Durations != nil && len(m.Durations) != len(m.Axes) {
+		return fmt.Errorf("%d durations for %d axes", len(m.Durations), len(m.Axes))
+	}
 	for i, p := range m.Points {
 		switch {
-		case p.Point < 0 || i > 0 && p.Point <= m.Points[i-1].Point:
+		case p.Point < 0 || p.Point >= m.GridSize() || i > 0 && p.Point <= m.Points[i-1].Point:
 			return fmt.Errorf("points[%d]: point %d out of order", i, p.Point)
 		case p.Key == "":
 			return fmt.Errorf("points[%d]: no key", i)

@@ -124,13 +124,13 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 			return usagef("sweep: %v", err)
 		}
 	}
-	plan, err := planSweep(pos[0])
+	plan, err := planSweep(pos[0], shard)
 	if err != nil {
 		return err
 	}
 	ctx, sig, stop := signalContext()
 	defer stop()
-	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, shard: shard, keep: *keep, failFast: *failFast, allowMixed: *allowMixed}, stderr)
+	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, keep: *keep, failFast: *failFast, allowMixed: *allowMixed}, stderr)
 }
 
 // parseInterleaved parses flags that may come before or after positional
@@ -236,10 +236,11 @@ func isSamplerPrefixed(name string) bool {
 	return err == nil
 }
 
-// sweepPlan is a grid resolved into jobs, one per point.
+// sweepPlan is a shard of a grid resolved into jobs, one per point.
 type sweepPlan struct {
 	file     string
 	grid     *sweep.Grid
+	shard    sweep.Shard
 	jobs     []sweep.Job
 	manifest *sweep.Manifest
 	// runs holds each point's resolved run, for --keep-profiles.
@@ -258,10 +259,10 @@ type plannedRun struct {
 	cache *rowCache
 }
 
-// planSweep reads and checks a grid file and resolves every point: bad
-// names and values fail here, before anything runs, naming the grid path;
-// a workload that does not load is that point's failure.
-func planSweep(file string) (*sweepPlan, error) {
+// planSweep reads and checks a grid file and resolves the shard's
+// points: bad names and values fail here, before anything runs, naming
+// the grid path; a workload that does not load is that point's failure.
+func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	// A grid file has the workloads' input limit: YAML decodes to tens
 	// of times its size.
 	data, err := readInput(file, defaultMaxInput)
@@ -306,9 +307,12 @@ func planSweep(file string) (*sweepPlan, error) {
 		}
 	}
 	for _, a := range g.Axes {
-		for i := range a.Levels {
-			for j, name := range a.Names {
-				s := sweep.Setting{Name: name, Value: a.Levels[i][j], Path: a.LevelPaths[i][j], NamePath: a.Paths[j], Line: a.Lines[i][j]}
+		for i := range a.Len() {
+			if i > 0 && a.IsRange() {
+				break // single integers: one value each, names checked at level 0
+			}
+			for j := range a.Names {
+				s := a.Setting(i, j)
 				if i == 0 {
 					if err := checkName(s); err != nil {
 						return nil, usagef("sweep: %v", err)
@@ -323,44 +327,111 @@ func planSweep(file string) (*sweepPlan, error) {
 	if g.Name == "" {
 		g.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	plan := &sweepPlan{file: file, grid: g, manifest: &sweep.Manifest{Name: g.Name, Axes: g.AxisNames(), Build: version().Build}}
+	size := g.Size()
+	plan := &sweepPlan{file: file, grid: g, shard: shard, manifest: &sweep.Manifest{Name: g.Name, Shard: shard.String(), Size: size,
+		Grid: g.Digest(), Axes: g.AxisNames(), Durations: durationAxes(g), Workloads: map[string]string{}, Build: version().Build}}
 	loaded := map[string]workloadInfo{}
 	loadErr := map[string]error{}
 	dir := filepath.Dir(file)
-	for _, pt := range g.Points() {
+	// planJob resolves one point into its job: its run, config and key.
+	planJob := func(pt sweep.Point) (sweep.Job, *plannedRun, error) {
+		job := sweep.Job{Point: pt, Compact: true} // config and results from json.Marshal
 		pr, err := planPoint(file, dir, pt)
 		if err != nil {
-			return nil, err
+			return job, nil, err
 		}
-		job := sweep.Job{Point: pt, Compact: true} // config and results from json.Marshal
 		ref := pr.flags.workload
 		if _, ok := loaded[ref]; !ok && loadErr[ref] == nil {
 			if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
 				loadErr[ref] = err
 			} else {
 				loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
+				if !workloads.IsBuiltin(ref) {
+					plan.manifest.Workloads[ref] = loaded[ref].SHA256
+				}
 			}
 		}
 		w := loaded[ref]
 		names, resolved, err := plannedSamplers(pr.cfg.Samplers)
 		if err != nil {
-			return nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
+			return job, nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
 		}
 		pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
 		job.Config, err = json.Marshal(pr.config)
 		if err != nil {
-			return nil, err
+			return job, nil, err
 		}
 		job.Key = runKey(pr.config)
 		pr.key = job.Key
 		if err := loadErr[ref]; err != nil {
 			job.Err = err
 		}
+		return job, pr, nil
+	}
+	// Only the shard's points are planned and kept: memory grows with the
+	// shard, not the grid. Besides them, point 0 (its key identifies the
+	// plan: FirstKey) and every axis level with the other axes at their
+	// first — a range at its ends — are planned and dropped, so that a
+	// bad value stops every shard before anything runs.
+	check := []int{0}
+	for a, ax := range g.Axes {
+		for l := 1; l < ax.Len(); l++ {
+			if ax.IsRange() && l < ax.Len()-1 {
+				l = ax.Len() - 1
+			}
+			check = append(check, l*g.Stride(a))
+		}
+	}
+	for _, i := range check {
+		if shard.Contains(i) && i != 0 {
+			continue // planned below
+		}
+		job, _, err := planJob(g.Point(i))
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			plan.manifest.FirstKey = job.Key
+		}
+	}
+	first, step := 0, 1
+	if shard.N > 1 {
+		first, step = shard.I-1, shard.N
+	}
+	for i := first; i < size; i += step {
+		pt := g.Point(i)
+		job, pr, err := planJob(pt)
+		if err != nil {
+			return nil, err
+		}
 		plan.jobs = append(plan.jobs, job)
 		plan.runs = append(plan.runs, pr)
 		plan.manifest.Points = append(plan.manifest.Points, sweep.ManifestPoint{Point: pt.Index, Key: job.Key, Coords: pt.Coords})
 	}
 	return plan, nil
+}
+
+// durationAxes says, for each axis setting (Grid.AxisNames), whether all
+// its levels are durations ("1ms"): the tables then add their values in
+// ns.
+func durationAxes(g *sweep.Grid) []bool {
+	var out []bool
+	for _, a := range g.Axes {
+		for j := range a.Names {
+			// An integer is no duration (but 0, which is no duration
+			// column either): a range is not one.
+			isDur := a.Len() > 0 && !a.IsRange()
+			for l := range a.Len() {
+				v := a.Setting(l, j).Value.String()
+				if _, err := time.ParseDuration(v); err != nil || v == "0" {
+					isDur = false
+					break
+				}
+			}
+			out = append(out, isDur)
+		}
+	}
+	return out
 }
 
 func hasSetPrefix(name string) bool {
@@ -610,7 +681,6 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 type sweepOptions struct {
 	out      string
 	jobs     int
-	shard    sweep.Shard
 	keep     bool
 	failFast bool
 	// allowMixed resumes a directory of another build's results.
@@ -643,19 +713,14 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	if err := checkBuild(o.out, store.Index(), plan.manifest.Build, o.allowMixed); err != nil {
 		return err
 	}
-	plan.manifest.Shard = o.shard.String()
 	if err := sweep.WriteManifest(o.out, plan.manifest); err != nil {
 		return err
 	}
 	cache := newRowCache(rowCacheBudget)
 	var todo []sweep.Job
-	inShard, skipped := 0, 0
+	inShard, skipped := len(plan.jobs), 0
 	queued := map[string]bool{}
 	for i, j := range plan.jobs {
-		if !o.shard.Contains(j.Point.Index) {
-			continue
-		}
-		inShard++
 		if store.Done(j.Key) || queued[j.Key] {
 			skipped++ // done before, or the same run as an earlier point
 			continue
@@ -707,9 +772,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		return interrupted(s, "interrupted (%s) after %d of %d runs; they are in %s: run the same command to resume",
 			name, sum.Ran, len(todo), filepath.Join(o.out, sweep.ResultsFile))
 	}
-	m := *plan.manifest
-	m.Points = slices.DeleteFunc(slices.Clone(m.Points), func(p sweep.ManifestPoint) bool { return !o.shard.Contains(p.Point) })
-	got, _ := sweep.Collect(&m, store.Index())
+	got, _ := sweep.Collect(plan.manifest, store.Index())
 	if err := writeSweepTables(o.out, plan.manifest, got, store.Index(), cache); err != nil {
 		return err
 	}
@@ -720,7 +783,7 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 		}
 	}
 	fmt.Fprintf(stderr, "profsim sweep: %d points (shard %s of %d): %d run now, %d already done; %d failed; tables in %s\n",
-		inShard, o.shard, len(plan.jobs), sum.Ran, skipped, failed, o.out)
+		inShard, plan.shard, plan.manifest.Size, sum.Ran, skipped, failed, o.out)
 	switch {
 	case sum.Interrupted: // --fail-fast
 		return exitCodeError{1, fmt.Errorf("stopped at the first failed run (--fail-fast); see %s", filepath.Join(o.out, "runs.csv"))}

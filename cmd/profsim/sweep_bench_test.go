@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profsim/profsim/sweep"
 )
 
 // BenchmarkSweepOverhead measures what the sweep engine adds to the runs
@@ -49,7 +51,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 	raws := map[string]json.RawMessage{}
 	n := 0
 	for b.Loop() {
-		plan, err := planSweep(grid)
+		plan, err := planSweep(grid, sweep.Shard{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 		c1 := cpuTime(b)
 		for range engineRepeats {
 			n++
-			plan, err := planSweep(grid)
+			plan, err := planSweep(grid, sweep.Shard{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -47,6 +47,17 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	byPoint := map[int][]source{}
 	failedOnly := map[int]source{}
+	// The grid's points as the directories' manifests give them, each
+	// with the directory that gave it first, and the workload files'
+	// hashes.
+	type listed struct {
+		p     sweep.ManifestPoint
+		dir   string
+		build string
+	}
+	points := map[int]listed{}
+	workloads := map[string]string{}
+	workloadDir := map[string]string{}
 	for _, dir := range dirs {
 		if abs(dir) == abs(*out) {
 			return usagef("sweep merge: --out %s is also an input", *out)
@@ -65,11 +76,34 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			return usagef("sweep merge: %s and %s hold different grids (%s)", dirs[0], dir, why)
 		}
 		manifests = append(manifests, m)
+		for ref, h := range m.Workloads {
+			if prev, ok := workloads[ref]; ok && prev != h {
+				return usagef("sweep merge: %s and %s hold different grids (workload %s changed between them)", workloadDir[ref], dir, ref)
+			}
+			workloads[ref], workloadDir[ref] = h, dir
+		}
+		mine := shardOf(m)
+		for _, p := range mine.Points {
+			q, ok := points[p.Point]
+			switch {
+			case !ok:
+				points[p.Point] = listed{p, dir, m.Build}
+			case q.build == m.Build && q.p.Key != p.Key:
+				return usagef("sweep merge: %s and %s hold different grids (point %d has key %s vs %s: a different grid or settings)", q.dir, dir, p.Point, q.p.Key, p.Key)
+			case q.build != m.Build:
+				// Other builds' keys differ: the coordinates must not.
+				ca, _ := q.p.Coords.MarshalJSON()
+				cb, _ := p.Coords.MarshalJSON()
+				if !bytes.Equal(ca, cb) {
+					return usagef("sweep merge: %s and %s hold different grids (point %d is %s vs %s)", q.dir, dir, p.Point, ca, cb)
+				}
+			}
+		}
 		ix, err := sweep.ReadIndex(filepath.Join(dir, sweep.ResultsFile))
 		if err != nil {
 			return usagef("sweep merge: %v", err)
 		}
-		got, _ := sweep.Collect(shardOf(m), ix)
+		got, _ := sweep.Collect(mine, ix)
 		for _, l := range got {
 			if l.Status == sweep.StatusOK {
 				byPoint[l.Point] = append(byPoint[l.Point], source{ix, dir, l.Key})
@@ -78,10 +112,15 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	m := *ref
+	m.Shard = sweep.Shard{}.String()
+	m.Size = ref.GridSize()
+	m.Workloads = workloads
+	m.Points = nil
 	var chosen []source
 	var missing, dup []string
-	for _, p := range ref.Points {
-		f := byPoint[p.Point]
+	for i := range m.Size {
+		f := byPoint[i]
 		switch {
 		case len(f) == 1:
 			chosen = append(chosen, f[0])
@@ -90,32 +129,35 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			for _, x := range f {
 				where = append(where, x.dir)
 			}
-			dup = append(dup, fmt.Sprintf("%d (in %s)", p.Point, strings.Join(where, ", ")))
+			dup = append(dup, fmt.Sprintf("%d (in %s)", i, strings.Join(where, ", ")))
+			continue
 		default:
-			if x, ok := failedOnly[p.Point]; ok {
+			if x, ok := failedOnly[i]; ok {
 				chosen = append(chosen, x)
 			} else {
-				missing = append(missing, strconv.Itoa(p.Point))
+				missing = append(missing, strconv.Itoa(i))
+				continue
 			}
 		}
+		m.Points = append(m.Points, points[i].p)
 	}
 	if len(missing) > 0 || len(dup) > 0 {
 		var parts []string
 		if len(missing) > 0 {
 			parts = append(parts, fmt.Sprintf("%d of %d points missing: %s (a shard not run or not finished? 'profsim sweep status DIR')",
-				len(missing), len(ref.Points), listSome(missing)))
+				len(missing), m.Size, listSome(missing)))
 		}
 		if len(dup) > 0 {
 			parts = append(parts, fmt.Sprintf("%d points in more than one directory: %s", len(dup), listSome(dup)))
 		}
 		return exitCodeError{1, fmt.Errorf("sweep merge: %s; nothing written", strings.Join(parts, "; "))}
 	}
-	m := *ref
-	m.Shard = sweep.Shard{}.String()
 	m.Build = mergedBuild(manifests)
-	m.Points = slices.Clone(ref.Points)
 	for i := range m.Points {
 		m.Points[i].Key = chosen[i].key // each build's key for its point
+	}
+	if len(m.Points) > 0 {
+		m.FirstKey = m.Points[0].Key // point 0's as merged (another build's, mixed)
 	}
 	lock, err := sweep.LockDir(*out, "profsim sweep merge")
 	if err != nil {
@@ -182,28 +224,20 @@ func listSome(items []string) string {
 	return strings.Join(items[:20], ", ") + fmt.Sprintf(", … (%d more)", len(items)-20)
 }
 
-// sameGrid says how two manifests' grids differ ("" if they do not).
-// Manifests of different builds have different keys: byCoords compares
-// their points' coordinates instead.
-func sameGrid(a, b *sweep.Manifest, byCoords bool) string {
-	if !slices.Equal(a.Axes, b.Axes) {
+// sameGrid says how two manifests' grids differ ("" if they do not); the
+// keys of the points both list are compared as merge reads them.
+// Manifests of different builds (mixed) have different keys: point 0's
+// is not compared.
+func sameGrid(a, b *sweep.Manifest, mixed bool) string {
+	switch {
+	case !slices.Equal(a.Axes, b.Axes):
 		return fmt.Sprintf("axes %s vs %s", strings.Join(a.Axes, ","), strings.Join(b.Axes, ","))
-	}
-	if len(a.Points) != len(b.Points) {
-		return fmt.Sprintf("%d vs %d points", len(a.Points), len(b.Points))
-	}
-	for i := range a.Points {
-		if byCoords {
-			ca, _ := a.Points[i].Coords.MarshalJSON()
-			cb, _ := b.Points[i].Coords.MarshalJSON()
-			if !bytes.Equal(ca, cb) {
-				return fmt.Sprintf("point %d is %s vs %s", i, ca, cb)
-			}
-			continue
-		}
-		if a.Points[i].Key != b.Points[i].Key {
-			return fmt.Sprintf("point %d has key %s vs %s: a different grid, settings or profsim version", i, a.Points[i].Key, b.Points[i].Key)
-		}
+	case a.GridSize() != b.GridSize():
+		return fmt.Sprintf("%d vs %d points", a.GridSize(), b.GridSize())
+	case a.Grid != b.Grid:
+		return "different settings or levels"
+	case !mixed && a.FirstKey != b.FirstKey:
+		return fmt.Sprintf("point 0 has key %s vs %s: a different grid or settings", a.FirstKey, b.FirstKey)
 	}
 	return ""
 }
@@ -246,7 +280,7 @@ func cmdSweepStatus(args []string, stdout io.Writer) error {
 			stale++
 		}
 	}
-	fmt.Fprintf(stdout, "grid %s: %d points; this directory runs shard %s: %d points\n", m.Name, len(m.Points), m.Shard, len(mine.Points))
+	fmt.Fprintf(stdout, "grid %s: %d points; this directory runs shard %s: %d points\n", m.Name, m.GridSize(), m.Shard, len(mine.Points))
 	fmt.Fprintf(stdout, "results of %s\n", buildNote(m))
 	fmt.Fprintf(stdout, "done %d, failed %d, missing %d\n", ok, failed, len(missing))
 	if len(missing) > 0 {

@@ -23,6 +23,9 @@ import (
 // values as written in the grid; an axis all of whose values are
 // durations ("1ms") also gets NAME_ns, the value in nanoseconds.
 func axisColumns(m *sweep.Manifest) (names []string, ns []bool) {
+	if m.Durations != nil {
+		return m.Axes, m.Durations
+	}
 	for _, a := range m.Axes {
 		isDur := len(m.Points) > 0
 		for _, p := range m.Points {
