@@ -92,6 +92,8 @@ type Store struct {
 	syncErr  error // a timer's sync failed: the next Append or Sync reports it
 	// now is the clock (tests); nil: time.Now.
 	now func() time.Time
+	// fsync syncs the file (tests: a no-op); nil: f.Sync.
+	fsync func() error
 	// Repaired is the number of bytes of a truncated last line that
 	// OpenStore discarded.
 	Repaired int
@@ -139,20 +141,26 @@ func (s *Store) cutTail() error {
 	if n <= 0 {
 		return nil
 	}
-	if n > maxTail {
-		return nil // not one cut-short line: another writer's records
-	}
 	r, err := os.Open(s.ix.path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	tail := make([]byte, n)
-	if _, err := r.ReadAt(tail, s.ix.size); err != nil {
-		return err
-	}
-	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i != len(tail)-1 {
-		return nil // several lines: another writer's
+	// Read the tail in pieces: it may be a long damaged line.
+	br := bufio.NewReaderSize(io.NewSectionReader(r, s.ix.size, n), 1<<16)
+	var read int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		read += int64(len(chunk))
+		if err == nil && read < n {
+			return nil // several lines: another writer's
+		}
+		if err == io.EOF || err == nil {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			return err
+		}
 	}
 	if err := s.f.Truncate(s.ix.size); err != nil {
 		return err
@@ -161,10 +169,14 @@ func (s *Store) cutTail() error {
 	return nil
 }
 
-// maxTail bounds the damaged last line OpenStore reads back to check it
-// is one line: a record is rarely over a few MiB (a run's result with
-// every method of a large program).
-const maxTail = 256 << 20
+// MaxRecordBytes bounds a line of a results file: a longer line is not a
+// record, so that a damaged file (a tail of zeros after a crash, say) is
+// never read whole into memory. A run's record is rarely over a few MiB
+// (its result lists each profile's methods and lines).
+const MaxRecordBytes = 256 << 20
+
+// recordLimit is MaxRecordBytes (tests lower it).
+var recordLimit = MaxRecordBytes
 
 // Done reports whether key has a successful record.
 func (s *Store) Done(key string) bool {
@@ -311,7 +323,11 @@ func (s *Store) syncLocked() error {
 	if !s.dirty {
 		return nil
 	}
-	if err := s.f.Sync(); err != nil {
+	fsync := s.f.Sync
+	if s.fsync != nil {
+		fsync = s.fsync
+	}
+	if err := fsync(); err != nil {
 		return fmt.Errorf("%s: %v", filepath.Join(s.dir, ResultsFile), err)
 	}
 	s.dirty, s.lastSync = false, s.clock()
@@ -433,8 +449,12 @@ func ReadIndex(path string) (*Index, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	var off int64
+	var buf []byte
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, n, err := readLine(br, buf, recordLimit)
+		if b != nil {
+			buf = b
+		}
 		if err == io.EOF { // no newline: a write cut short (or the end)
 			return ix, nil
 		}
@@ -445,18 +465,41 @@ func ReadIndex(path string) (*Index, error) {
 			Key    string `json:"key"`
 			Status string `json:"status"`
 		}
-		if err := json.Unmarshal(b, &head); err != nil || head.Key == "" {
+		if b == nil {
+			err = fmt.Errorf("a line of %d bytes, over the %d a record may have", n, recordLimit)
+		} else if err = json.Unmarshal(b, &head); err == nil && head.Key == "" {
+			err = errors.New("no key")
+		}
+		if err != nil {
 			if _, perr := br.Peek(1); perr == io.EOF {
 				return ix, nil // a damaged last line
-			}
-			if err == nil {
-				err = errors.New("no key")
 			}
 			return nil, fmt.Errorf("%s:%d: a corrupt record before the last line (%v); move the file aside to start over", path, line, err)
 		}
 		ix.add(head.Key, head.Status, off, len(b)-1)
-		off += int64(len(b))
+		off += n
 		ix.size = off
+	}
+}
+
+// readLine reads the next line, with its newline, appending it to buf: n
+// is its length, and line is nil if n is over max (the rest is read but
+// not kept). err is io.EOF if the file ends before a newline.
+func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, n int64, err error) {
+	line = buf[:0]
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if n <= int64(max) {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if n > int64(max) {
+			line = nil
+		}
+		return line, n, err
 	}
 }
 

@@ -70,3 +70,34 @@ func TestStoresAppendingAtOnceWriteWholeLines(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, ix.Keys(), writers*perWriter)
 }
+
+// A line over the record limit is never held: before the last line it is
+// an error naming it, as the last (a damaged tail with no newline, say a
+// crash's zeros) it is cut off like any cut-short line.
+func TestReadIndexBoundsALine(t *testing.T) {
+	defer func(l int) { recordLimit = l }(recordLimit)
+	recordLimit = 1024
+	ok := func(k string) string {
+		return `{"key":"` + k + `","point":0,"coords":{},"status":"ok","wall_ns":0}` + "\n"
+	}
+	long := strings.Repeat("\x00", 5000)
+	dir := t.TempDir()
+	path := filepath.Join(dir, ResultsFile)
+
+	require.NoError(t, os.WriteFile(path, []byte(ok("a")+long+"\n"+ok("b")), 0o644))
+	_, err := ReadIndex(path)
+	assert.ErrorContains(t, err, "results.jsonl:2: a corrupt record before the last line (a line of 5001 bytes, over the 1024 a record may have)")
+
+	for _, tail := range []string{long, long + "\n"} {
+		require.NoError(t, os.WriteFile(path, []byte(ok("a")+tail), 0o644))
+		s, err := OpenStore(dir)
+		require.NoError(t, err)
+		assert.Equal(t, len(tail), s.Repaired)
+		assert.True(t, s.Done("a"))
+		require.NoError(t, s.Append(Record{Key: "c", Status: StatusOK}))
+		require.NoError(t, s.Close())
+		ix, err := ReadIndex(path)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a", "c"}, ix.Keys())
+	}
+}
