@@ -71,6 +71,75 @@ func TestStoresAppendingAtOnceWriteWholeLines(t *testing.T) {
 	assert.Len(t, ix.Keys(), writers*perWriter)
 }
 
+// FuzzReadIndex feeds arbitrary results.jsonl files to the store's
+// readers: ReadIndex, ReadResults and OpenStore return an error or read
+// the file, never panic; every indexed key's record reads back (or is an
+// error); and a store that opens is one a record appends to and a fresh
+// index then finds, whatever damaged tail it cut off.
+func FuzzReadIndex(f *testing.F) {
+	ok := `{"key":"k1","point":0,"coords":{"seed":"1"},"status":"ok","wall_ns":5,"result":{"x":1}}` + "\n"
+	failed := `{"key":"k2","point":1,"coords":{"a":["x","y"]},"status":"failed","error":"boom","wall_ns":0}` + "\n"
+	for _, s := range []string{
+		"", ok, ok + failed, ok + failed + `{"key":"k3","po`, ok + "garbage\n", ok + "garbage\n" + failed,
+		"{}\n" + ok, `{"key":"k1","status":"ok","coords":5}` + "\n", ok + ok + failed + ok, "\n\n", `{"key":""}` + "\n",
+		`{"key":"k","status":"ok","result":` + strings.Repeat("[", 200) + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, ResultsFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ReadResults(path) // an error or records, no panic
+		ix, err := ReadIndex(path)
+		if err != nil {
+			if _, serr := OpenStore(dir); serr == nil {
+				t.Fatalf("ReadIndex failed (%v) but OpenStore did not", err)
+			}
+			return
+		}
+		if ix.size > int64(len(data)) {
+			t.Fatalf("indexed %d bytes of %d", ix.size, len(data))
+		}
+		for _, k := range ix.Keys() {
+			if _, ok := ix.Status(k); !ok {
+				t.Fatalf("key %q listed but without status", k)
+			}
+			ix.Record(k) // an error or the record, no panic
+		}
+		ix.Close()
+		s, err := OpenStore(dir)
+		if err != nil {
+			t.Fatalf("ReadIndex read the file but OpenStore failed: %v", err)
+		}
+		if want := len(data) - int(ix.size); s.Repaired != want {
+			t.Fatalf("repaired %d bytes, want the %d after the indexed prefix", s.Repaired, want)
+		}
+		s.fsync = func() error { return nil } // the disk is not under test
+		const key = "fuzz-appended"
+		if err := s.Append(Record{Key: key, Point: 7, Status: StatusOK}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix2, err := ReadIndex(path)
+		if err != nil {
+			t.Fatalf("after repair and append: %v", err)
+		}
+		defer ix2.Close()
+		if st, _ := ix2.Status(key); st != StatusOK {
+			t.Fatalf("the appended record is not indexed (status %q)", st)
+		}
+		r, err := ix2.Record(key)
+		if err != nil || r.Point != 7 {
+			t.Fatalf("the appended record reads back as %+v, %v", r, err)
+		}
+	})
+}
+
 // A line over the record limit is never held: before the last line it is
 // an error naming it, as the last (a damaged tail with no newline, say a
 // crash's zeros) it is cut off like any cut-short line.

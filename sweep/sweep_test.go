@@ -359,6 +359,9 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if len(g.Digest()) != 64 {
+			t.Fatalf("digest %q", g.Digest())
+		}
 		n := g.Size()
 		if n < 1 || n > MaxPoints {
 			t.Fatalf("a parsed grid of %d points", n)
