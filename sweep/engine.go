@@ -26,6 +26,11 @@ type Job struct {
 	// Err, if set, is why the point cannot run (an invalid workload file,
 	// say): it is recorded as a failed run without running.
 	Err error
+	// Plan, if set, makes the job ready when it is dispatched, on a
+	// worker: it returns the job with Config and Run (or Err) filled in,
+	// so that a long job list holds points and keys rather than every
+	// run's resolved config. An error is recorded as the run's failure.
+	Plan func() (Job, error)
 	// Compact says Config and Run's results are encoding/json's own
 	// output (json.Marshal of a value): valid and compact by
 	// construction, so Store.Append writes them as they are instead of
@@ -327,6 +332,13 @@ func dispatch[T any](ctx context.Context, n, workers int, work func(context.Cont
 }
 
 func runOne(ctx context.Context, j Job, now func() time.Time) (rec Record) {
+	if j.Plan != nil {
+		p, err := j.Plan()
+		if err != nil {
+			return Record{Key: j.Key, Point: j.Point.Index, Coords: j.Point.Coords, Status: StatusFailed, Error: oneLine(err), compact: j.Compact}
+		}
+		j.Config, j.Run, j.Err = p.Config, p.Run, p.Err
+	}
 	rec = Record{Key: j.Key, Point: j.Point.Index, Coords: j.Point.Coords, Config: j.Config, Status: StatusOK, compact: j.Compact}
 	if j.Err != nil {
 		rec.Status, rec.Error = StatusFailed, oneLine(j.Err)

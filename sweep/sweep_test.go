@@ -427,3 +427,27 @@ func TestShardFromSlurmArrayWithAStep(t *testing.T) {
 		}
 	}
 }
+
+// A job's Plan runs when the job is dispatched and gives its config and
+// run; a Plan error is the run's failure.
+func TestExecutePlansJobsWhenDispatched(t *testing.T) {
+	var planned atomic.Int32
+	jobs := []Job{
+		{Point: Point{Index: 0}, Key: "a", Plan: func() (Job, error) {
+			planned.Add(1)
+			return Job{Config: json.RawMessage(`{"c":1}`), Run: func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{"r":1}`), nil }}, nil
+		}},
+		{Point: Point{Index: 1}, Key: "b", Plan: func() (Job, error) { return Job{}, errors.New("no plan") }},
+		{Point: Point{Index: 2}, Key: "c", Plan: func() (Job, error) { return Job{Err: errors.New("no workload")}, nil }},
+	}
+	assert.Equal(t, int32(0), planned.Load())
+	var recs []Record
+	_, err := Execute(context.Background(), jobs, Options{Jobs: 1}, func(r Record) error { recs = append(recs, r); return nil })
+	require.NoError(t, err)
+	slices.SortFunc(recs, func(a, b Record) int { return a.Point - b.Point })
+	require.Len(t, recs, 3)
+	assert.Equal(t, int32(1), planned.Load())
+	assert.Equal(t, Record{Key: "a", Point: 0, Config: json.RawMessage(`{"c":1}`), Status: StatusOK, WallNS: recs[0].WallNS, Result: json.RawMessage(`{"r":1}`)}, recs[0])
+	assert.Equal(t, Record{Key: "b", Point: 1, Status: StatusFailed, Error: "no plan"}, recs[1])
+	assert.Equal(t, Record{Key: "c", Point: 2, Status: StatusFailed, Error: "no workload"}, recs[2])
+}

@@ -237,14 +237,22 @@ func isSamplerPrefixed(name string) bool {
 }
 
 // sweepPlan is a shard of a grid resolved into jobs, one per point.
+//
+// A job holds its point's index, coordinates and key, not its resolved
+// run: that is planned again when the job is dispatched (replan), so a
+// plan's memory is a few hundred bytes per point, not the 14 KB of a
+// resolved run and its config.
 type sweepPlan struct {
 	file     string
 	grid     *sweep.Grid
 	shard    sweep.Shard
 	jobs     []sweep.Job
 	manifest *sweep.Manifest
-	// runs holds each point's resolved run, for --keep-profiles.
-	runs []*plannedRun
+
+	// mu guards the workload cache, which replan reads from the workers.
+	mu      sync.Mutex
+	loaded  map[string]workloadInfo
+	loadErr map[string]error
 }
 
 // plannedRun is one point as a `profsim run`.
@@ -329,45 +337,9 @@ func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	}
 	size := g.Size()
 	plan := &sweepPlan{file: file, grid: g, shard: shard, manifest: &sweep.Manifest{Name: g.Name, Shard: shard.String(), Size: size,
-		Grid: g.Digest(), Axes: g.AxisNames(), Durations: durationAxes(g), Workloads: map[string]string{}, Build: version().Build}}
-	loaded := map[string]workloadInfo{}
-	loadErr := map[string]error{}
-	dir := filepath.Dir(file)
-	// planJob resolves one point into its job: its run, config and key.
-	planJob := func(pt sweep.Point) (sweep.Job, *plannedRun, error) {
-		job := sweep.Job{Point: pt, Compact: true} // config and results from json.Marshal
-		pr, err := planPoint(file, dir, pt)
-		if err != nil {
-			return job, nil, err
-		}
-		ref := pr.flags.workload
-		if _, ok := loaded[ref]; !ok && loadErr[ref] == nil {
-			if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
-				loadErr[ref] = err
-			} else {
-				loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
-				if !workloads.IsBuiltin(ref) {
-					plan.manifest.Workloads[ref] = loaded[ref].SHA256
-				}
-			}
-		}
-		w := loaded[ref]
-		names, resolved, err := plannedSamplers(pr.cfg.Samplers)
-		if err != nil {
-			return job, nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
-		}
-		pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
-		job.Config, err = json.Marshal(pr.config)
-		if err != nil {
-			return job, nil, err
-		}
-		job.Key = runKey(pr.config)
-		pr.key = job.Key
-		if err := loadErr[ref]; err != nil {
-			job.Err = err
-		}
-		return job, pr, nil
-	}
+		Grid: g.Digest(), Axes: g.AxisNames(), Durations: durationAxes(g), Workloads: map[string]string{}, Build: version().Build},
+		loaded: map[string]workloadInfo{}, loadErr: map[string]error{}}
+	planJob := plan.planJob
 	// Only the shard's points are planned and kept: memory grows with the
 	// shard, not the grid. Besides them, point 0 (its key identifies the
 	// plan: FirstKey) and every axis level with the other axes at their
@@ -400,15 +372,62 @@ func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	}
 	for i := first; i < size; i += step {
 		pt := g.Point(i)
-		job, pr, err := planJob(pt)
+		job, _, err := planJob(pt)
 		if err != nil {
 			return nil, err
 		}
-		plan.jobs = append(plan.jobs, job)
-		plan.runs = append(plan.runs, pr)
+		// What replan needs to plan it again, and the record.
+		plan.jobs = append(plan.jobs, sweep.Job{Point: sweep.Point{Index: pt.Index, Coords: pt.Coords}, Key: job.Key, Compact: true})
 		plan.manifest.Points = append(plan.manifest.Points, sweep.ManifestPoint{Point: pt.Index, Key: job.Key, Coords: pt.Coords})
 	}
 	return plan, nil
+}
+
+// planJob resolves one point into its job (its config and key, Err if
+// its workload does not load) and its run. It may be called from several
+// goroutines.
+func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
+	job := sweep.Job{Point: pt, Compact: true} // config and results from json.Marshal
+	pr, err := planPoint(plan.file, filepath.Dir(plan.file), pt)
+	if err != nil {
+		return job, nil, err
+	}
+	ref := pr.flags.workload
+	plan.mu.Lock()
+	if _, ok := plan.loaded[ref]; !ok && plan.loadErr[ref] == nil {
+		if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
+			plan.loadErr[ref] = err
+		} else {
+			plan.loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
+			if !workloads.IsBuiltin(ref) {
+				plan.manifest.Workloads[ref] = plan.loaded[ref].SHA256
+			}
+		}
+	}
+	w, loadErr := plan.loaded[ref], plan.loadErr[ref]
+	plan.mu.Unlock()
+	names, resolved, err := plannedSamplers(pr.cfg.Samplers)
+	if err != nil {
+		return job, nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
+	}
+	pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
+	job.Config, err = json.Marshal(pr.config)
+	if err != nil {
+		return job, nil, err
+	}
+	job.Key = runKey(pr.config)
+	pr.key = job.Key
+	job.Err = loadErr
+	return job, pr, nil
+}
+
+// replan plans job's point again, as planSweep did: its config and run.
+func (plan *sweepPlan) replan(job sweep.Job) (sweep.Job, *plannedRun, error) {
+	j, pr, err := plan.planJob(plan.grid.Point(job.Point.Index))
+	if err == nil && j.Key != job.Key {
+		err = fmt.Errorf("profsim: internal error: point %d planned again has key %s, not %s", job.Point.Index, j.Key, job.Key)
+	}
+	return j, pr, err
 }
 
 // durationAxes says, for each axis setting (Grid.AxisNames), whether all
@@ -720,22 +739,28 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	var todo []sweep.Job
 	inShard, skipped := len(plan.jobs), 0
 	queued := map[string]bool{}
-	for i, j := range plan.jobs {
+	for _, j := range plan.jobs {
 		if store.Done(j.Key) || queued[j.Key] {
 			skipped++ // done before, or the same run as an earlier point
 			continue
 		}
 		queued[j.Key] = true
-		pr := plan.runs[i]
-		if o.keep {
-			pr.keep = filepath.Join(o.out, "profiles", j.Key)
-		}
-		pr.cache = cache
-		if j.Err == nil {
-			j.Run = pr.run
-			if o.run != nil {
-				j.Run = func(ctx context.Context) (json.RawMessage, error) { return o.run(pr, ctx) }
+		j.Plan = func() (sweep.Job, error) {
+			job, pr, err := plan.replan(j)
+			if err != nil {
+				return job, err
 			}
+			if o.keep {
+				pr.keep = filepath.Join(o.out, "profiles", j.Key)
+			}
+			pr.cache = cache
+			if job.Err == nil {
+				job.Run = pr.run
+				if o.run != nil {
+					job.Run = func(ctx context.Context) (json.RawMessage, error) { return o.run(pr, ctx) }
+				}
+			}
+			return job, nil
 		}
 		todo = append(todo, j)
 	}

@@ -56,7 +56,11 @@ func BenchmarkSweepOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		c0 := cpuTime(b)
-		for _, pr := range plan.runs {
+		for _, j := range plan.jobs {
+			_, pr, err := plan.replan(j)
+			if err != nil {
+				b.Fatal(err)
+			}
 			rep, err := pr.report(ctx)
 			if err != nil {
 				b.Fatal(err)

@@ -585,3 +585,35 @@ func TestSweepMergeRefusesAChangedWorkload(t *testing.T) {
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "profsim: sweep merge: "+s1+" and "+s2+" hold different grids (workload "+w+" changed between them)")
 }
+
+// planBytesPerPoint bounds what a plan keeps per point: its index,
+// coordinates and key, and its manifest entry (0.30 KB measured for a
+// one-axis grid); a resolved run with its config, which the plan held
+// for every point before, is 13.7 KB.
+const planBytesPerPoint = 1024
+
+// A plan keeps each point's key and coordinates, not its resolved run,
+// which is planned again when the point is dispatched.
+func TestSweepPlanHoldsNoResolvedRuns(t *testing.T) {
+	const points = 2000
+	grid := writeGrid(t, fmt.Sprintf("run: {workload: hotcold, duration: 5ms, sampler: [truth, safepoint, async]}\ngrid: {seed: 1..%d}\n", points))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	plan, err := planSweep(grid, sweep.Shard{})
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perPoint := float64(after.HeapAlloc-before.HeapAlloc) / points
+	t.Logf("the plan keeps %.0f bytes per point", perPoint)
+	assert.Less(t, perPoint, float64(planBytesPerPoint))
+	require.Len(t, plan.jobs, points)
+	j := plan.jobs[points-1]
+	assert.Nil(t, j.Config)
+	job, pr, err := plan.replan(j)
+	require.NoError(t, err)
+	assert.Equal(t, j.Key, job.Key)
+	assert.Equal(t, j.Key, pr.key)
+	assert.Contains(t, string(job.Config), `"seed":2000`)
+	runtime.KeepAlive(plan)
+}
