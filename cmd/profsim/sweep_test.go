@@ -319,6 +319,13 @@ func TestSweepSIGINT(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// Another process's sweep into the directory is refused, naming this one.
+	second := exec.Command(bin, "sweep", grid, "--out", cut, "--jobs", "1")
+	msg, err := second.CombinedOutput()
+	var se *exec.ExitError
+	require.ErrorAs(t, err, &se, string(msg))
+	assert.Equal(t, 2, se.ExitCode(), string(msg))
+	assert.Contains(t, string(msg), fmt.Sprintf("profsim: sweep: %s is in use by pid %d on host ", cut, cmd.Process.Pid))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err = cmd.Wait()
 	var ee *exec.ExitError
@@ -330,7 +337,7 @@ func TestSweepSIGINT(t *testing.T) {
 	assert.Less(t, len(recs), 60, "interrupted before the end")
 
 	resume := exec.Command(bin, "sweep", grid, "--out", cut, "--jobs", "2")
-	msg, err := resume.CombinedOutput()
+	msg, err = resume.CombinedOutput()
 	require.NoError(t, err, string(msg))
 	assert.Equal(t, tables(t, whole), tables(t, cut))
 }
