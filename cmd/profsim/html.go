@@ -20,6 +20,18 @@ import (
 // reportFlags are `profsim report`'s own flags; the rest are run flags.
 var reportFlags = []string{"html", "from", "window"}
 
+const reportUsage = `Usage: profsim report [run flags] --html FILE [--from T --window D]
+
+Writes one self-contained page: the run's settings, the side-by-side table,
+the bias matrices, flame graphs and the timeline of a window.
+
+Flags of report:
+  --html FILE     the page to write (required)
+  --from T        start of the timeline's window, a duration (default: centred)
+  --window D      length of the timeline's window (default: 1/20 of the run, 1 ms to 10 ms)
+
+`
+
 // cmdReport is `profsim report [run flags] --html FILE [--from T --window
 // D]`: one self-contained page (no network, no external asset) with the
 // run's settings, the side-by-side table, the bias matrices, a flame graph
@@ -27,6 +39,9 @@ var reportFlags = []string{"html", "from", "window"}
 func cmdReport(args []string, stdout io.Writer) (err error) {
 	own, rest, err := takeFlags(args, reportFlags)
 	if err != nil {
+		return err
+	}
+	if err := helpWithRunFlags(rest, stdout, reportUsage); err != nil {
 		return err
 	}
 	path := own["html"]

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +26,9 @@ var timelineFlags = []string{"from", "window", "out", "png", "polls"}
 func cmdTimeline(args []string, stdout io.Writer) (err error) {
 	own, rest, err := takeFlags(args, timelineFlags)
 	if err != nil {
+		return err
+	}
+	if err := helpWithRunFlags(rest, stdout, timelineUsage); err != nil {
 		return err
 	}
 	if own["out"] == "" {
@@ -102,6 +107,38 @@ func cmdTimeline(args []string, stdout io.Writer) (err error) {
 	fmt.Fprintf(stdout, "wrote the timeline of %s from %v to %v (%d threads, %d samples, %d safepoints) to %s\n",
 		p.Name, tl.From, tl.To, len(tl.Lanes), len(tl.Samples), len(tl.Safepoints), strings.Join(nonEmpty(own["out"], own["png"]), " and "))
 	return nil
+}
+
+const timelineUsage = `Usage: profsim timeline [run flags] --from T --window D --out FILE.svg [--png FILE.png] [--polls]
+
+Draws thread lanes, samples and safepoints over a window of a run.
+
+Flags of timeline:
+  --from T        start of the window, a duration such as 20ms (default 0)
+  --window D      length of the window, a duration such as 5ms (required)
+  --out FILE.svg  the drawing as SVG (required)
+  --png FILE.png  the drawing as PNG too
+  --polls         mark every poll executed in the window
+
+`
+
+// helpWithRunFlags prints usage and then the run flags' help, and
+// returns errHelp, when the run flags in rest ask for help (-h, -help,
+// --help) as `profsim run` would read them; otherwise it returns nil.
+func helpWithRunFlags(rest []string, stdout io.Writer, usage string) error {
+	if !slices.ContainsFunc(rest, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }) {
+		return nil
+	}
+	var help bytes.Buffer
+	if _, err := parseRunFlags(rest, &help); !errors.Is(err, errHelp) {
+		return nil // a run flag's value, or an error the command reports in its turn
+	}
+	fmt.Fprint(stdout, usage+"Run flags (as 'profsim run'):\n")
+	_, err := stdout.Write(help.Bytes())
+	if err != nil {
+		return err
+	}
+	return errHelp
 }
 
 // takeFlags removes the flags names (--name V or --name=V) from args.
