@@ -10,8 +10,14 @@
 //	  - key: the key's name (snake_case). A struct-typed field with a key tag
 //	    contributes its own keys prefixed by "NAME."; a struct-typed field
 //	    with no tag contributes them unprefixed (embedding a shared part).
-//	  - check: the valid range, one of ">0", ">=0", ">=1", "0..1" (closed),
-//	    "0..1)" (half-open); enforced by Check.
+//	  - check: the valid range, enforced by Set and Check: an interval
+//	    "LO..HI", closed unless "(" opens it before LO or ")" after HI
+//	    ("0..1)", "(0..1"); either end may be left out ("1us..": at least
+//	    1 us). LO and HI are written as the key's values are (Go durations
+//	    for sim.Time, "_" allowed in integers). "0|LO..HI" also admits 0
+//	    (a setting whose 0 means "off"); "divides:N" admits the positive
+//	    divisors of N. ">0", ">=0" and ">=1" are short for "(0..", "0.."
+//	    and "1..".
 //	  - unit: shown with the value ("bytes", "bytecodes", "cycles"); sim.Time
 //	    fields are durations in Go syntax and need none.
 //	  - doc: one line on what the key does; src: where the default comes from
@@ -60,6 +66,7 @@ type Key struct {
 	// Default is the value in the struct Keys was called on, formatted.
 	Default string
 	index   []int
+	rng     valueRange
 }
 
 var timeType = reflect.TypeOf(sim.Time(0))
@@ -140,6 +147,16 @@ func walk(t reflect.Type, index []int, prefix string, fn func(Key)) {
 			k.Kind = Int
 		default:
 			panic(fmt.Sprintf("param: field %s of %s has unsupported type %s", f.Name, t, f.Type))
+		}
+		if k.Check != "" {
+			if k.Kind == Bool || k.Kind == String {
+				panic("param: check on a non-numeric key " + k.Name)
+			}
+			r, err := parseRange(k.Check, k.Kind)
+			if err != nil {
+				panic(fmt.Sprintf("param: key %s: %v", k.Name, err))
+			}
+			k.rng = r
 		}
 		fn(k)
 	}
@@ -323,47 +340,195 @@ func Check(ptr any) error {
 }
 
 func checkOne(f reflect.Value, k Key) error {
-	if k.Check == "" {
+	if k.Check == "" || k.rng.contains(f, k.Kind) {
 		return nil
 	}
-	x, numeric := number(f, k.Kind)
-	if !numeric || k.Kind == Bool {
-		panic("param: check on a non-numeric key " + k.Name)
-	}
-	ok := true
-	switch k.Check {
-	case ">0":
-		ok = x > 0
-	case ">=0":
-		ok = x >= 0
-	case ">=1":
-		ok = x >= 1
-	case "0..1":
-		ok = x >= 0 && x <= 1
-	case "0..1)":
-		ok = x >= 0 && x < 1
-	default:
-		panic("param: unknown check " + k.Check + " on " + k.Name)
-	}
-	if !ok {
-		return fmt.Errorf("%s: %s must be %s", k.Name, format(f, k.Kind), RangeText(k.Check))
-	}
-	return nil
+	return &RangeError{Key: k.Name, Value: format(f, k.Kind), Range: RangeText(k.Check)}
 }
 
-// RangeText is a check in words ("—" for none).
+// RangeError is a value outside its key's range.
+type RangeError struct {
+	Key, Value string
+	// Range is the key's range in words (RangeText).
+	Range string
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("%s: %s must be %s", e.Key, e.Value, e.Range)
+}
+
+// valueRange is a parsed check.
+type valueRange struct {
+	lo, hi  bound
+	zero    bool  // 0 is valid too
+	divides int64 // > 0: the value must be a positive divisor of it
+}
+
+// bound is one end of an interval; an unset end is unbounded.
+type bound struct {
+	set, open bool
+	i         int64   // Int, Duration
+	x         float64 // Float
+}
+
+// parseRange reads a check (see the package comment) for a key of kind k.
+func parseRange(check string, k Kind) (valueRange, error) {
+	var r valueRange
+	switch check {
+	case ">0":
+		check = "(0.."
+	case ">=0":
+		check = "0.."
+	case ">=1":
+		check = "1.."
+	}
+	if n, ok := strings.CutPrefix(check, "divides:"); ok {
+		d, err := strconv.ParseInt(strings.ReplaceAll(n, "_", ""), 10, 64)
+		if err != nil || d <= 0 || k != Int {
+			return r, fmt.Errorf("check %q: want divides:N with N > 0 on an integer key", check)
+		}
+		r.divides = d
+		return r, nil
+	}
+	if rest, ok := strings.CutPrefix(check, "0|"); ok {
+		r.zero, check = true, rest
+	}
+	lo, hi, ok := strings.Cut(check, "..")
+	if !ok {
+		return r, fmt.Errorf("check %q: want LO..HI, divides:N, >0, >=0 or >=1", check)
+	}
+	var err error
+	lo, r.lo.open = strings.CutPrefix(lo, "(")
+	hi, r.hi.open = strings.CutSuffix(hi, ")")
+	if r.lo, err = parseBound(lo, r.lo.open, k); err != nil {
+		return r, fmt.Errorf("check %q: %w", check, err)
+	}
+	if r.hi, err = parseBound(hi, r.hi.open, k); err != nil {
+		return r, fmt.Errorf("check %q: %w", check, err)
+	}
+	return r, nil
+}
+
+func parseBound(s string, open bool, k Kind) (bound, error) {
+	b := bound{open: open}
+	if s == "" {
+		return b, nil
+	}
+	b.set = true
+	switch k {
+	case Duration:
+		d, err := ParseDuration(s)
+		if err != nil {
+			return b, err
+		}
+		b.i = int64(d)
+	case Int:
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			return b, fmt.Errorf("bound %q is not an integer", s)
+		}
+		b.i = n
+	case Float:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return b, fmt.Errorf("bound %q is not a number", s)
+		}
+		b.x = x
+	}
+	return b, nil
+}
+
+// contains reports whether field f of kind k is in the range.
+func (r valueRange) contains(f reflect.Value, k Kind) bool {
+	if k == Float {
+		x := f.Float()
+		if math.IsNaN(x) {
+			return false
+		}
+		return r.lo.belowOrAt(x, 0, k) && r.hi.aboveOrAt(x, 0, k)
+	}
+	n := f.Int()
+	if r.divides > 0 {
+		return n > 0 && r.divides%n == 0
+	}
+	if r.zero && n == 0 {
+		return true
+	}
+	return r.lo.belowOrAt(0, n, k) && r.hi.aboveOrAt(0, n, k)
+}
+
+// belowOrAt reports whether the lower bound b admits x (Float) or n.
+func (b bound) belowOrAt(x float64, n int64, k Kind) bool {
+	switch {
+	case !b.set:
+		return true
+	case k == Float && b.open:
+		return x > b.x
+	case k == Float:
+		return x >= b.x
+	case b.open:
+		return n > b.i
+	}
+	return n >= b.i
+}
+
+// aboveOrAt reports whether the upper bound b admits x (Float) or n.
+func (b bound) aboveOrAt(x float64, n int64, k Kind) bool {
+	switch {
+	case !b.set:
+		return true
+	case k == Float && b.open:
+		return x < b.x
+	case k == Float:
+		return x <= b.x
+	case b.open:
+		return n < b.i
+	}
+	return n <= b.i
+}
+
+// RangeText is a check in words ("—" for none): "> 0", "in [1, 100]",
+// "0 or in [1us, 1h]", "≥ 1us", "a divisor of 100".
 func RangeText(check string) string {
 	switch check {
+	case "":
+		return "—"
 	case ">0":
 		return "> 0"
 	case ">=0":
 		return "≥ 0"
 	case ">=1":
 		return "≥ 1"
-	case "0..1":
-		return "in [0, 1]"
-	case "0..1)":
-		return "in [0, 1)"
 	}
-	return "—"
+	if n, ok := strings.CutPrefix(check, "divides:"); ok {
+		return "a divisor of " + n
+	}
+	zero := ""
+	if rest, ok := strings.CutPrefix(check, "0|"); ok {
+		zero, check = "0 or ", rest
+	}
+	lo, hi, ok := strings.Cut(check, "..")
+	if !ok {
+		return check
+	}
+	lo, loOpen := strings.CutPrefix(lo, "(")
+	hi, hiOpen := strings.CutSuffix(hi, ")")
+	switch {
+	case hi == "" && loOpen:
+		return zero + "> " + lo
+	case hi == "":
+		return zero + "≥ " + lo
+	case lo == "" && hiOpen:
+		return zero + "< " + hi
+	case lo == "":
+		return zero + "≤ " + hi
+	}
+	l, r := "[", "]"
+	if loOpen {
+		l = "("
+	}
+	if hiOpen {
+		r = ")"
+	}
+	return zero + "in " + l + lo + ", " + hi + r
 }

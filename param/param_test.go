@@ -92,3 +92,88 @@ func TestCheckAndNumbers(t *testing.T) {
 		}
 	}
 }
+
+type ranged struct {
+	Speed  int64    `key:"speed" check:"divides:100"`
+	Factor int64    `key:"factor" check:"1..1_000"`
+	Slice  sim.Time `key:"slice" check:"1us..1h"`
+	Step   sim.Time `key:"step" check:"0|100ns.."`
+	Share  float64  `key:"share" check:"(0..1"`
+	Open   float64  `key:"open" check:"0..1)"`
+	Most   int      `key:"most" check:"..10"`
+}
+
+func TestRangesAdmitExactlyTheirValues(t *testing.T) {
+	for _, tc := range []struct {
+		key, value string
+		want       string // "" when valid
+	}{
+		{"speed", "100", ""},
+		{"speed", "25", ""},
+		{"speed", "1", ""},
+		{"speed", "40", "speed: 40 must be a divisor of 100"},
+		{"speed", "1000", "speed: 1000 must be a divisor of 100"},
+		{"speed", "0", "speed: 0 must be a divisor of 100"},
+		{"speed", "-50", "speed: -50 must be a divisor of 100"},
+		{"factor", "1", ""},
+		{"factor", "1000", ""},
+		{"factor", "1001", "factor: 1001 must be in [1, 1_000]"},
+		{"factor", "0", "factor: 0 must be in [1, 1_000]"},
+		{"slice", "1us", ""},
+		{"slice", "1h", ""},
+		{"slice", "999ns", "slice: 999ns must be in [1us, 1h]"},
+		{"slice", "1h0m0.000000001s", "slice: 1h0m0.000000001s must be in [1us, 1h]"},
+		{"step", "0", ""},
+		{"step", "100ns", ""},
+		{"step", "1000000h", ""},
+		{"step", "99ns", "step: 99ns must be 0 or ≥ 100ns"},
+		{"step", "-1ns", "step: -1ns must be 0 or ≥ 100ns"},
+		{"share", "1", ""},
+		{"share", "1e-300", ""},
+		{"share", "0", "share: 0 must be in (0, 1]"},
+		{"open", "0", ""},
+		{"open", "1", "open: 1 must be in [0, 1)"},
+		{"most", "10", ""},
+		{"most", "-5", ""},
+		{"most", "11", "most: 11 must be ≤ 10"},
+	} {
+		c := ranged{Speed: 100, Factor: 1, Slice: sim.Millisecond, Share: 1}
+		err := param.Set(&c, tc.key, tc.value)
+		if tc.want == "" {
+			assert.NoError(t, err, "%s=%s", tc.key, tc.value)
+			continue
+		}
+		require.Error(t, err, "%s=%s", tc.key, tc.value)
+		assert.Equal(t, tc.want, err.Error())
+		var re *param.RangeError
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, tc.key, re.Key)
+	}
+	c := ranged{Speed: 30, Factor: 1, Slice: sim.Millisecond, Share: 1}
+	assert.EqualError(t, param.Check(&c), "speed: 30 must be a divisor of 100", "Check enforces the same ranges")
+}
+
+func TestMalformedCheckPanicsWhenKeysAreRead(t *testing.T) {
+	type bad struct {
+		X int64 `key:"x" check:"1...2"`
+	}
+	type onBool struct {
+		B bool `key:"b" check:">0"`
+	}
+	type divFloat struct {
+		F float64 `key:"f" check:"divides:10"`
+	}
+	assert.Panics(t, func() { param.Names(&bad{}) })
+	assert.Panics(t, func() { param.Names(&onBool{}) })
+	assert.Panics(t, func() { param.Names(&divFloat{}) })
+}
+
+func TestRangeText(t *testing.T) {
+	for check, want := range map[string]string{
+		"": "—", ">0": "> 0", ">=0": "≥ 0", ">=1": "≥ 1", "0..1": "in [0, 1]", "0..1)": "in [0, 1)",
+		"(0..1": "in (0, 1]", "1us..": "≥ 1us", "(0..": "> 0", "0|1us..1h": "0 or in [1us, 1h]",
+		"divides:100": "a divisor of 100", "..5": "≤ 5",
+	} {
+		assert.Equal(t, want, param.RangeText(check), check)
+	}
+}
