@@ -58,7 +58,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 
 	s := d.Sim
 	s.TimeSlice, s.ContextSwitch, s.MaxStackDepth, s.MaxStep = 3*sim.Millisecond, 1500, 77, 250*sim.Microsecond
-	s.Cost = sim.CostModel{InterpFactor: 3, CallCycles: 5, PollCycles: 6, AllocCycles: 7, ThrowCycles: 8, UnwindCycles: 9, MonitorCycles: 10, SpeedPercent: 250}
+	s.Cost = sim.CostModel{InterpFactor: 3, CallCycles: 5, PollCycles: 6, AllocCycles: 7, ThrowCycles: 8, UnwindCycles: 9, MonitorCycles: 10, SpeedPercent: 20}
 	gotS := sim.Config{Seed: s.Seed, CPUs: s.CPUs, Duration: s.Duration, Limits: s.Limits}
 	roundTrip(t, &s, &gotS)
 	assert.Equal(t, s, gotS)
@@ -72,7 +72,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	roundTrip(t, &g, &gotG)
 	assert.Equal(t, g, gotG)
 
-	assert.EqualError(t, param.Set(&gotS, "cost.speed_percent", "0"), "cost.speed_percent: 0 must be > 0")
+	assert.EqualError(t, param.Set(&gotS, "cost.speed_percent", "0"), "cost.speed_percent: 0 must be a divisor of 100")
 	assert.EqualError(t, param.Set(&gotJ, "strip_mining_iter", "-1"), "strip_mining_iter: -1 must be ≥ 0")
 }
 

@@ -87,7 +87,7 @@ type Config struct {
 	// a receiver seen at least this share of the time (0.9); a site that
 	// saw exactly two receivers inlines both (bimorphic). Validate also
 	// rejects 0.
-	ReceiverDominance float64 `key:"receiver_dominance" check:"0..1" doc:"share of a virtual call site's receivers above which it is inlined with a guard (must be > 0)" src:"HotSpot -XX:TypeProfileMajorReceiverPercent (90)"`
+	ReceiverDominance float64 `key:"receiver_dominance" check:"(0..1" doc:"share of a virtual call site's receivers above which it is inlined with a guard" src:"HotSpot -XX:TypeProfileMajorReceiverPercent (90)"`
 	// StripMiningIter, when > 0, keeps one poll every N iterations in
 	// counted loops (HotSpot's LoopStripMiningIter); 0 removes them
 	// (-XX:-UseCountedLoopSafepoints).
@@ -111,8 +111,9 @@ type Config struct {
 	// boundary, not only at polls and call sites.
 	DebugNonSafepoints bool `key:"debug_non_safepoints" doc:"record debug information at every statement, not only at polls and calls" src:"HotSpot -XX:+DebugNonSafepoints (false; diagnostic)"`
 	// CompileNanosPerBytecode is the compiler thread's CPU time per
-	// bytecode compiled, inlined callees included.
-	CompileNanosPerBytecode int64 `key:"compile_nanos_per_bytecode" check:">=0" unit:"ns" doc:"compiler thread CPU time per bytecode compiled, inlined callees included" src:"2000 (the reproductions' value, unmeasured); --vm hotspot17: 21000, measured by tools/calibrate (OpenJDK 17 C2 compiler threads' CPU per bytecode, -XX:+CITime, javac as the workload)"`
+	// bytecode compiled, inlined callees included; at most
+	// MaxCompileNanosPerBytecode.
+	CompileNanosPerBytecode int64 `key:"compile_nanos_per_bytecode" check:"0..1_000_000" unit:"ns" doc:"compiler thread CPU time per bytecode compiled, inlined callees included" src:"2000 (the reproductions' value, unmeasured); --vm hotspot17: 21000, measured by tools/calibrate (OpenJDK 17 C2 compiler threads' CPU per bytecode, -XX:+CITime, javac as the workload)"`
 	// HotEdgeShare: with a sampled call-graph profile (SetProfile), a call
 	// edge carrying at least this share of the profile's total weight is
 	// hot and may inline callees up to FreqInlineSize; cooler edges get a
@@ -167,6 +168,14 @@ func DefaultConfig() Config {
 	}
 }
 
+// MaxCompileNanosPerBytecode bounds compile_nanos_per_bytecode: 1 ms, 48
+// times the 21 µs tools/calibrate measured for OpenJDK 17's C2. A
+// compilation costs its size × this in int64 ns, exact for every tree of
+// up to 9.2 × 10¹² bytecodes, which no program that fits in memory has
+// (program.MaxStatements is 2³⁰ statements, each inlined copy of a
+// statement a few dozen bytes).
+const MaxCompileNanosPerBytecode = 1_000_000
+
 // Validate names the first invalid field.
 func (c Config) Validate() error {
 	switch {
@@ -192,8 +201,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("jit.loop_unroll_max_body: %d must be ≥ 0", c.LoopUnrollMaxBody)
 	case !(c.HotEdgeShare >= 0 && c.HotEdgeShare <= 1):
 		return fmt.Errorf("jit.hot_edge_share: %v not in [0, 1]", c.HotEdgeShare)
-	case c.CompileNanosPerBytecode < 0:
-		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be ≥ 0", c.CompileNanosPerBytecode)
+	case c.CompileNanosPerBytecode < 0 || c.CompileNanosPerBytecode > MaxCompileNanosPerBytecode:
+		return fmt.Errorf("jit.compile_nanos_per_bytecode: %d must be in [0, %d]", c.CompileNanosPerBytecode, MaxCompileNanosPerBytecode)
 	case c.InterpretOnly && !c.Tiered:
 		return fmt.Errorf("jit.interpret_only=true and jit.tiered=false exclude each other: interpret every method (-Xint) or compile every method up front (-Xcomp)")
 	}

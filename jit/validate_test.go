@@ -32,7 +32,8 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{func(c *Config) { c.HotEdgeShare = -0.01 }, "jit.hot_edge_share: -0.01 not in [0, 1]"},
 		{func(c *Config) { c.HotEdgeShare = 1.5 }, "jit.hot_edge_share: 1.5 not in [0, 1]"},
 		{func(c *Config) { c.HotEdgeShare = math.NaN() }, "jit.hot_edge_share: NaN not in [0, 1]"},
-		{func(c *Config) { c.CompileNanosPerBytecode = -1 }, "jit.compile_nanos_per_bytecode: -1 must be ≥ 0"},
+		{func(c *Config) { c.CompileNanosPerBytecode = -1 }, "jit.compile_nanos_per_bytecode: -1 must be in [0, 1000000]"},
+		{func(c *Config) { c.CompileNanosPerBytecode = MaxCompileNanosPerBytecode + 1 }, "jit.compile_nanos_per_bytecode: 1000001 must be in [0, 1000000]"},
 	} {
 		cfg := DefaultConfig()
 		c.set(&cfg)

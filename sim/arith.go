@@ -33,10 +33,55 @@ const (
 	MaxCostCycles = 1_000_000_000
 	// MaxInterpFactor bounds the cost model's interpreter factor.
 	MaxInterpFactor = 1000
+	// SpeedPercentBase is the speed_percent of a 1 GHz CPU, one cycle per
+	// ns. A cost of c cycles takes ⌈c × SpeedPercentBase / speed⌉ ns
+	// (CostModel.Nanos): whole ns, rounded up so that no cost is free.
+	// That is exact for every c, so that costs keep their ratios and a
+	// truth profile does not depend on the speed, exactly when speed
+	// divides SpeedPercentBase (1, 2, 4, 5, 10, 20, 25, 50 or 100 %): the
+	// only speeds the speed_percent key takes. Above 100 % a 1-cycle cost
+	// (poll_cycles, the smallest statements) rounds up to 1 ns, a whole
+	// cycle at 1 GHz; below it, a speed that does not divide 100 rounds
+	// every cycle count that 100 × c / speed leaves a remainder for.
+	//
+	// Measured: hotcold with jit.tiered=false (no warm-up, which runs at
+	// wall-clock compile speed) and --duration 2 s × 100 / speed (the
+	// same statements at every speed). HotCold.hot's truth share is
+	// 98.04 % (100 cycles of 102, exact) at 1, 4, 25, 50 and 100 %, and at
+	// 40 and 200 % too only because hotcold's two cycle counts, 2 and 100,
+	// are multiples of 2 and 5; it is 97.14 % at 99, 97.56 % at 125 and
+	// 250, 96.15 % at 400, 95.24 % at 500, 90.91 % at 1000 (cold's 2
+	// cycles become 1 ns, hot's 100 become 10) and 50.00 % at 10⁴ %
+	// (both 1 ns). For a CPU faster than 1 GHz, scale the workload's
+	// cycle counts down instead.
+	SpeedPercentBase = 100
 	// BytecodeCap is where a bytecode counter saturates when
 	// fast-forwarded iterations would pass it; statement-by-statement
 	// counting cannot cover the 2⁶² left to int64 in any run's wall time.
 	BytecodeCap = 1 << 62
+)
+
+// Floors of the settings whose small values make a run's cost explode
+// without making the model any more exact. The config's Validate admits
+// smaller values (tests use them); the keys (--set) do not.
+const (
+	// MinTimeSlice is the smallest time_slice: 100 µs, Linux's smallest
+	// sched_min_granularity_ns (kernel/sched/fair.c allows 100 µs to 1 s;
+	// the default is 0.75 ms). Each slice that ends with others waiting is
+	// a dispatch and a context switch (5 µs by default): shorter slices
+	// spend the CPUs on switching, and the scheduler's work grows as
+	// 1/slice. Measured on actors (35 threads, 4 CPUs, 2 s simulated),
+	// wall time of profsim run: 1.15 s at 10 ms, 1.7 s at 1 µs, 3.8 s at
+	// 100 ns, 30 s at 10 ns, over 120 s at 1 ns.
+	MinTimeSlice Time = 100 * Microsecond
+	// MinMaxStep is the smallest max_step but 0 (which means "to the next
+	// event"): 1 µs. Threads run ahead at most max_step between
+	// scheduling rounds, so a run has duration × CPUs / max_step rounds at
+	// least. Measured on avrora (2 s simulated), wall time: 0.43 s at the
+	// default 100 µs, 0.39 s at 1 µs, 1.1 s at 100 ns, 5.8 s at 10 ns,
+	// 43 s at 1 ns. Results depend on max_step only through how late a
+	// GC reaches the threads (Config.MaxStep), at most 1 µs at the floor.
+	MinMaxStep Time = Microsecond
 )
 
 // checkTimes bounds the configuration's times (MaxTime) and CPU time

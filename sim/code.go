@@ -246,23 +246,24 @@ func (c *Code) inlined(pc int32, callee int32) *Code {
 // independent of processor speed" needs a way to change it).
 type CostModel struct {
 	// InterpFactor multiplies Work costs in interpreted code (≥ 1).
-	InterpFactor int64 `key:"interp_factor" check:">=1" doc:"interpreted code runs Work this many times slower" src:"10 (the reproductions' value, unmeasured); --vm hotspot17: 8, measured by tools/calibrate (OpenJDK 17's -Xint over C2 on four loop kernels, geometric mean)"`
+	InterpFactor int64 `key:"interp_factor" check:"1..1000" doc:"interpreted code runs Work this many times slower" src:"10 (the reproductions' value, unmeasured); --vm hotspot17: 8, measured by tools/calibrate (OpenJDK 17's -Xint over C2 on four loop kernels, geometric mean)"`
 	// CallCycles is the cost of a non-inlined call, charged to the caller.
-	CallCycles int64 `key:"call_cycles" check:">=0" unit:"cycles" doc:"cost of a non-inlined call, charged to the caller" src:"our choice (a direct call and frame set-up)"`
+	CallCycles int64 `key:"call_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost of a non-inlined call, charged to the caller" src:"our choice (a direct call and frame set-up)"`
 	// PollCycles is the cost of one executed poll (yield point).
-	PollCycles int64 `key:"poll_cycles" check:">=0" unit:"cycles" doc:"cost of one executed poll (yield point)" src:"our choice (HotSpot's poll: one load of the polling page)"`
+	PollCycles int64 `key:"poll_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost of one executed poll (yield point)" src:"our choice (HotSpot's poll: one load of the polling page)"`
 	// AllocCycles is the cost of one allocation (a TLAB bump).
-	AllocCycles int64 `key:"alloc_cycles" check:">=0" unit:"cycles" doc:"cost of one allocation (a TLAB bump and header set-up)" src:"our choice"`
+	AllocCycles int64 `key:"alloc_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost of one allocation (a TLAB bump and header set-up)" src:"our choice"`
 	// ThrowCycles is the cost of raising an exception, plus
 	// UnwindCycles per frame unwound.
-	ThrowCycles int64 `key:"throw_cycles" check:">=0" unit:"cycles" doc:"cost of raising an exception" src:"our choice (stack-trace filling dominates)"`
+	ThrowCycles int64 `key:"throw_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost of raising an exception" src:"our choice (stack-trace filling dominates)"`
 	// UnwindCycles is the cost per frame an exception unwinds.
-	UnwindCycles int64 `key:"unwind_cycles" check:">=0" unit:"cycles" doc:"cost per frame an exception unwinds" src:"our choice"`
+	UnwindCycles int64 `key:"unwind_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost per frame an exception unwinds" src:"our choice"`
 	// MonitorCycles is the cost of an uncontended monitor enter or exit.
-	MonitorCycles int64 `key:"monitor_cycles" check:">=0" unit:"cycles" doc:"cost of an uncontended monitor enter or exit" src:"our choice (a CAS)"`
+	MonitorCycles int64 `key:"monitor_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"cost of an uncontended monitor enter or exit" src:"our choice (a CAS)"`
 	// SpeedPercent is the simulated CPU speed relative to 1 GHz (100 =
-	// 1 cycle per ns); > 0.
-	SpeedPercent int64 `key:"speed_percent" check:">0" unit:"%" doc:"CPU speed relative to 1 GHz (100: one cycle per ns)" src:"our choice"`
+	// 1 cycle per ns); > 0. As a setting it must divide
+	// SpeedPercentBase, where every cost converts to ns exactly.
+	SpeedPercent int64 `key:"speed_percent" check:"divides:100" unit:"%" doc:"CPU speed relative to 1 GHz (100: one cycle per ns); a divisor of 100, where every cycle count converts to whole ns exactly" src:"our choice"`
 }
 
 // DefaultCostModel is the cost model profsim runs with unless told
@@ -307,10 +308,10 @@ func (c CostModel) Validate() error {
 // Nanos converts cycles to ns at the model's CPU speed, rounding up so that
 // no positive cost becomes free.
 func (c CostModel) Nanos(cycles int64) int64 {
-	if c.SpeedPercent == 100 || cycles == 0 {
+	if c.SpeedPercent == SpeedPercentBase || cycles == 0 {
 		return cycles
 	}
-	return (cycles*100 + c.SpeedPercent - 1) / c.SpeedPercent
+	return (cycles*SpeedPercentBase + c.SpeedPercent - 1) / c.SpeedPercent
 }
 
 // spawnSpec is a resolved program.Spawn.

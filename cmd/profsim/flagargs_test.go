@@ -39,7 +39,7 @@ func TestBadFlagsAndFilesNameTheProblem(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--speedup", "HotCold.hot:1e17"}, "speedup HotCold.hot:1e+17: methods[2].body[0].work.cycles: 100 × 1e+17 = 1e+19 is not in [1, 10^12]"},
 		{[]string{"run", "--workload", "hotcold", "--speedup", "HotCold.hot:NaN"}, "factor must be a finite number > 0"},
 		{[]string{"run", "--workload", "hotcold", "--inject", "HotCold.hot:9223372036854775807"}, "f must be an integer in [1, 10^15]"},
-		{[]string{"run", "--workload", "hotcold", "--set", "sim.cost.poll_cycles=9223372036854775807"}, "cost.poll_cycles: 9223372036854775807 must be in [0, 10^9]"},
+		{[]string{"run", "--workload", "hotcold", "--set", "sim.cost.poll_cycles=9223372036854775807"}, "cost.poll_cycles: 9223372036854775807 must be in [0, 1_000_000_000]"},
 		{[]string{"run", "--workload", "hotcold", "--inline", "nope"}, `unexpected argument "nope"`},
 		{[]string{"run", "--workload", dupJSON}, "dup.json: invalid program: line 2: methods[0].body[0].work.cycles: key repeated (first at line 2)"},
 		{[]string{"run", "--workload", typo}, `typo.yaml: invalid program: line 5: methods[0].body[0].work: unknown key "bytecode"; did you mean "bytecodes"?`},

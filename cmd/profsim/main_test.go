@@ -237,7 +237,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--jvm-flags", "-XX:+UseZGC"}, "-XX:+UseZGC: not an option profsim models (supported: -XX:±Inline"},
 		{[]string{"run", "--workload", "hotcold", "--jvm-flags", "-XX:LoopStripMiningIter=x"}, "-XX:LoopStripMiningIter=x"},
 		{[]string{"run", "--workload", "hotcold", "--set", "jit.inlin=false"}, `unknown key "jit.inlin" (valid: gc.eden_bytes`},
-		{[]string{"run", "--workload", "hotcold", "--set", "sim.time_slice=0"}, "sim.time_slice: 0s must be > 0"},
+		{[]string{"run", "--workload", "hotcold", "--set", "sim.time_slice=0"}, "sim.time_slice: 0s must be in [100us, 277777h46m40s]"},
 		{[]string{"run", "--workload", "hotcold", "--set", "jit.inline"}, `"jit.inline" is not KEY=VALUE`},
 		{[]string{"samplers", "gprof"}, `unknown sampler "gprof"`},
 		{[]string{"run", "--workload", "hotcold", "--seed", "-3"}, `invalid value "-3" for flag -seed`},
