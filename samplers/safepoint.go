@@ -14,11 +14,11 @@ import (
 // were running Java code, each stopped at its next poll.
 type SafepointConfig struct {
 	// Interval is the nominal sampling period. > 0.
-	Interval sim.Time `key:"interval" check:">0" doc:"sampling period"`
+	Interval sim.Time `key:"interval" check:"1us..277777h46m40s" doc:"sampling period"`
 	// Jitter is the mean lateness of a tick (timerJitter): on the fixed
 	// clock ticks stay on their grid; a sampler thread that sleeps
 	// (FromEnd, Paced) oversleeps by the draw.
-	Jitter sim.Time `key:"jitter" check:">=0" doc:"mean lateness of a tick, exponential: on a fixed clock ticks keep their grid, a sleeping sampler thread (from_end, paced) oversleeps (0: exact)" src:"tools/timer-jitter (b): the sampler thread (a JVMTI agent's; HotSpot's WatcherThread waits the same way) sleeps; a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174)"`
+	Jitter sim.Time `key:"jitter" check:"0..1h" doc:"mean lateness of a tick, exponential: on a fixed clock ticks keep their grid, a sleeping sampler thread (from_end, paced) oversleeps (0: exact)" src:"tools/timer-jitter (b): the sampler thread (a JVMTI agent's; HotSpot's WatcherThread waits the same way) sleeps; a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174)"`
 	// FromEnd starts the next interval when the previous sample is
 	// finished (a sampler thread that sleeps between samples, as hprof's
 	// does) instead of on a fixed clock (xprof's WatcherThread).
@@ -41,11 +41,11 @@ type SafepointConfig struct {
 	Flat bool `key:"flat" doc:"record only the leaf compiled method (inlined callees charged to it)"`
 	// WalkPerThread and WalkPerFrame are the VM thread's cost of a stack
 	// walk at the safepoint.
-	WalkPerThread sim.Time `key:"walk_per_thread" check:">=0" doc:"VM thread's cost per stack walked at the safepoint (costed mode)"`
-	WalkPerFrame  sim.Time `key:"walk_per_frame" check:">=0" doc:"VM thread's cost per frame walked (costed mode)"`
+	WalkPerThread sim.Time `key:"walk_per_thread" check:"0..277777h46m40s" doc:"VM thread's cost per stack walked at the safepoint (costed mode)"`
+	WalkPerFrame  sim.Time `key:"walk_per_frame" check:"0..277777h46m40s" doc:"VM thread's cost per frame walked (costed mode)"`
 	// AgentPerSample is the agent thread's CPU per sample (waking,
 	// storing traces); AllocPerSample the bytes it allocates for them.
-	AgentPerSample sim.Time `key:"agent_per_sample" check:">=0" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
+	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..277777h46m40s" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
 	AllocPerSample int64    `key:"alloc_per_sample" check:">=0" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
 }
 

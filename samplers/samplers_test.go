@@ -151,11 +151,11 @@ func TestConfigErrors(t *testing.T) {
 	cfg.Samplers = []string{"tprof", "async"}
 	cfg.Configure = func(s samplers.Sampler) {
 		if tp, ok := s.(*samplers.Tprof); ok {
-			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10, Random: 20})
+			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10 * sim.Microsecond, Random: 20 * sim.Microsecond})
 		}
 	}
 	_, err = harness.Run(p, cfg)
-	assert.ErrorContains(t, err, "sampler tprof: random: 20ns must be < interval 10ns")
+	assert.ErrorContains(t, err, "sampler tprof: random: 20us must be < interval 10us")
 }
 
 // The observer effect is mechanism, not noise: a costed profiler's pauses
