@@ -3,6 +3,7 @@ package jit
 import (
 	"fmt"
 
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -21,20 +22,33 @@ type Instrumentation struct {
 	// Cycles of the inserted code: the counter update per block, the
 	// check, the reified-stack push per method entry, and passing the
 	// three extra arguments per call.
-	CountCycles int64 `key:"count_cycles" check:">=0" unit:"cycles" doc:"inserted counter update per basic block (costed mode)" src:"our choice: ~1 cycle"`
-	CheckCycles int64 `key:"check_cycles" check:">=0" unit:"cycles" doc:"inserted granularity check (costed mode)" src:"our choice: ~1 cycle"`
-	PushCycles  int64 `key:"push_cycles" check:">=0" unit:"cycles" doc:"reified-stack push per method entry (costed mode)" src:"our choice: ~2 cycles"`
-	ArgCycles   int64 `key:"arg_cycles" check:">=0" unit:"cycles" doc:"passing the three extra arguments per call (costed mode)" src:"our choice: ~1 cycle"`
+	CountCycles int64 `key:"count_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"inserted counter update per basic block (costed mode)" src:"our choice: ~1 cycle"`
+	CheckCycles int64 `key:"check_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"inserted granularity check (costed mode)" src:"our choice: ~1 cycle"`
+	PushCycles  int64 `key:"push_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"reified-stack push per method entry (costed mode)" src:"our choice: ~2 cycles"`
+	ArgCycles   int64 `key:"arg_cycles" check:"0..1_000_000_000" unit:"cycles" doc:"passing the three extra arguments per call (costed mode)" src:"our choice: ~1 cycle"`
 	// SizeBytes per inserted update and check, which the inliner sees
-	// (instrumented methods are larger).
-	CountBytes int64 `key:"count_bytes" check:">=0" unit:"bytes" doc:"code size of an inserted counter update, seen by the inliner (costed mode)" src:"our choice"`
-	CheckBytes int64 `key:"check_bytes" check:">=0" unit:"bytes" doc:"code size of an inserted check (costed mode)" src:"our choice"`
+	// (instrumented methods are larger); each at most
+	// program.MaxBlockBytecodes, so that their sum, an instruction's
+	// int32 code size, is exact. The cycles are at most
+	// sim.MaxCostCycles, as the cost model's own.
+	CountBytes int64 `key:"count_bytes" check:"0..65_535" unit:"bytes" doc:"code size of an inserted counter update, seen by the inliner (costed mode)" src:"our choice"`
+	CheckBytes int64 `key:"check_bytes" check:"0..65_535" unit:"bytes" doc:"code size of an inserted check (costed mode)" src:"our choice"`
 }
 
 // Validate names the first invalid field.
 func (c Instrumentation) Validate() error {
 	if c.MaxPath < 0 || c.CountCycles < 0 || c.CheckCycles < 0 || c.PushCycles < 0 || c.ArgCycles < 0 || c.CountBytes < 0 || c.CheckBytes < 0 {
 		return fmt.Errorf("instrumentation: max_path and costs must be ≥ 0")
+	}
+	for _, f := range []struct {
+		name    string
+		v, most int64
+	}{{"count_cycles", c.CountCycles, sim.MaxCostCycles}, {"check_cycles", c.CheckCycles, sim.MaxCostCycles},
+		{"push_cycles", c.PushCycles, sim.MaxCostCycles}, {"arg_cycles", c.ArgCycles, sim.MaxCostCycles},
+		{"count_bytes", c.CountBytes, program.MaxBlockBytecodes}, {"check_bytes", c.CheckBytes, program.MaxBlockBytecodes}} {
+		if f.v > f.most {
+			return fmt.Errorf("instrumentation: %s: %d must be at most %d", f.name, f.v, f.most)
+		}
 	}
 	return nil
 }

@@ -115,3 +115,12 @@ func TestCompilerThread(t *testing.T) {
 	assert.Equal(t, sim.Time(size*nanos), st.CPU())
 	assert.Equal(t, st.CPU(), res.VMCPU(), "the compiler is the only service thread at work")
 }
+
+// The instrumentation's sizes and cycles are bounded however it is
+// configured: an inserted size above 65535 would wrap an instruction's
+// int32 code size, cycles above 10⁹ the cost model's arithmetic.
+func TestInstrumentationValidateBounds(t *testing.T) {
+	assert.NoError(t, Instrumentation{CountBytes: 65535, CheckBytes: 65535, CountCycles: 1_000_000_000}.Validate())
+	assert.EqualError(t, Instrumentation{CheckBytes: 1 << 32}.Validate(), "instrumentation: check_bytes: 4294967296 must be at most 65535")
+	assert.EqualError(t, Instrumentation{ArgCycles: 1_000_000_001}.Validate(), "instrumentation: arg_cycles: 1000000001 must be at most 1000000000")
+}

@@ -23,7 +23,7 @@ type AsyncConfig struct {
 	// HandlerBase + HandlerPerFrame × frames stall the sampled thread (the
 	// signal handler walking its own stack).
 	HandlerBase     sim.Time `key:"handler_base" check:"0..277777h46m40s" doc:"signal handler cost per sample on the sampled thread (costed mode)" src:"our choice: a signal delivery and AsyncGetCallTrace setup, ~2 us"`
-	HandlerPerFrame sim.Time `key:"handler_per_frame" check:"0..277777h46m40s" doc:"handler cost per frame walked (costed mode)" src:"our choice: ~50 ns per frame"`
+	HandlerPerFrame sim.Time `key:"handler_per_frame" check:"0..1s" doc:"handler cost per frame walked (costed mode)" src:"our choice: ~50 ns per frame"`
 }
 
 // DefaultAsyncConfig is async-profiler's default 10 ms cpu interval.

@@ -35,20 +35,20 @@ type HoferConfig struct {
 	// the sampled thread; an intercepted return costs TrampolineCost +
 	// FrameCost.
 	SampleBase     sim.Time `key:"sample_base" check:"0..277777h46m40s" doc:"cost of a sample on the sampled thread (costed mode)" src:"our choice: 1 us"`
-	FrameCost      sim.Time `key:"frame_cost" check:"0..277777h46m40s" doc:"cost per frame decoded (costed mode)" src:"our choice: 100 ns"`
-	TrampolineCost sim.Time `key:"trampoline_cost" check:"0..277777h46m40s" doc:"cost of an intercepted return, plus frame_cost (costed mode)" src:"our choice: 50 ns"`
+	FrameCost      sim.Time `key:"frame_cost" check:"0..1s" doc:"cost per frame decoded (costed mode)" src:"our choice: 100 ns"`
+	TrampolineCost sim.Time `key:"trampoline_cost" check:"0..1s" doc:"cost of an intercepted return, plus frame_cost (costed mode)" src:"our choice: 50 ns"`
 	// RetrieveInterval is how often ISPS retrieves (and completes) its
 	// traces at a full safepoint. ISPS must also retrieve every ending
 	// thread's traces in the ThreadEnd event, and a retrieve "always enters
 	// a full safepoint" (§5.3): RetrievePerThread is the VM thread's work
 	// in that safepoint, on top of bringing every thread to a poll.
 	RetrieveInterval  sim.Time `key:"retrieve_interval" check:"1us..277777h46m40s" doc:"ISPS: how often traces are retrieved at a full safepoint" src:"our choice: 1 s"`
-	RetrievePerThread sim.Time `key:"retrieve_per_thread" check:"0..277777h46m40s" doc:"ISPS: VM thread's work per thread in a retrieve safepoint (costed mode)" src:"our choice: 20 us"`
+	RetrievePerThread sim.Time `key:"retrieve_per_thread" check:"0..1s" doc:"ISPS: VM thread's work per thread in a retrieve safepoint (costed mode)" src:"our choice: 20 us"`
 	// AgentPerSample is the agent thread's CPU to store each request's
 	// traces into its CCT, AllocPerSample the bytes it allocates for them:
 	// the same work as the JVMTI agent's (both agents build a CCT, §7).
 	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..277777h46m40s" doc:"agent thread's CPU to store a request's traces (costed mode)" src:"as jvmti: 20 us (both agents build a CCT, Hofer et al. §7)"`
-	AllocPerSample int64    `key:"alloc_per_sample" check:">=0" unit:"bytes" doc:"bytes the agent allocates per request (costed mode)" src:"as jvmti: 4 KiB"`
+	AllocPerSample int64    `key:"alloc_per_sample" check:"0..1_099_511_627_776" unit:"bytes" doc:"bytes the agent allocates per request (costed mode)" src:"as jvmti: 4 KiB"`
 }
 
 // DefaultSPSConfig is SPS as Hofer et al. evaluated it: 10 ms, K = CPUs,

@@ -25,7 +25,7 @@ type JFRConfig struct {
 	// SuspendCost + WalkPerFrame × frames is how long a sampled thread is
 	// suspended; the sampler thread spends the same.
 	SuspendCost  sim.Time `key:"suspend_cost" check:"0..277777h46m40s" doc:"suspending one thread (costed mode)" src:"tools/calibrate jfr_suspend: a JDK 17 JFR sample stops a running thread 137-243 us (suspend and resume signals; median per run, median of three 143), less its walk"`
-	WalkPerFrame sim.Time `key:"walk_per_frame" check:"0..277777h46m40s" doc:"walking one frame (costed mode)" src:"tools/calibrate jvmti_walk_per_frame: JVMTI GetAllStackTraces walks a compiled frame in 147-154 ns; JFR's walk is costed the same"`
+	WalkPerFrame sim.Time `key:"walk_per_frame" check:"0..1s" doc:"walking one frame (costed mode)" src:"tools/calibrate jvmti_walk_per_frame: JVMTI GetAllStackTraces walks a compiled frame in 147-154 ns; JFR's walk is costed the same"`
 	// RestartEachRound is an ablation, not JFR: every round starts again
 	// at the first running thread instead of where the previous one
 	// stopped, so with more running threads than MaxThreads the later

@@ -15,9 +15,10 @@ import (
 type KomoriumConfig struct {
 	// Granularity is the number of bytecodes between samples; Random, when
 	// > 0, adds U[0, Random) drawn from each thread's own seeded stream
-	// (Binder uses r < 100).
-	Granularity int64 `key:"granularity" check:">=1" unit:"bytecodes" doc:"bytecodes between samples" src:"Binder SPE'06: granularity 10 000"`
-	Random      int64 `key:"random" check:">=0" unit:"bytecodes" doc:"add U[0, random) to each granularity (0: constant)" src:"Binder: r < 100 when randomised; off by default"`
+	// (Binder uses r < 100). Each is at most 10¹⁸, so that their sum is
+	// exact in int64.
+	Granularity int64 `key:"granularity" check:"1..1_000_000_000_000_000_000" unit:"bytecodes" doc:"bytecodes between samples" src:"Binder SPE'06: granularity 10 000"`
+	Random      int64 `key:"random" check:"0..1_000_000_000_000_000_000" unit:"bytecodes" doc:"add U[0, random) to each granularity (0: constant)" src:"Binder: r < 100 when randomised; off by default"`
 	// Instrumentation is the rewriting (MaxPath, leaf optimisation, costs).
 	Instrumentation jit.Instrumentation
 	// CachedPath is §6.2's optimisation: the agent reuses the path of the
@@ -26,7 +27,7 @@ type KomoriumConfig struct {
 	// AgentBase + AgentPerFrame × frames walked is the agent's cost per
 	// sample, on the sampled thread (the agent runs synchronously).
 	AgentBase     sim.Time `key:"agent_base" check:"0..277777h46m40s" doc:"agent's cost per sample on the sampled thread (costed mode)" src:"our choice: 300 ns"`
-	AgentPerFrame sim.Time `key:"agent_per_frame" check:"0..277777h46m40s" doc:"agent's cost per frame walked (costed mode)" src:"our choice: 30 ns"`
+	AgentPerFrame sim.Time `key:"agent_per_frame" check:"0..1s" doc:"agent's cost per frame walked (costed mode)" src:"our choice: 30 ns"`
 }
 
 // DefaultKomoriumConfig is the paper's setting: granularity 10 000,

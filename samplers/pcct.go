@@ -25,10 +25,10 @@ type PCCTConfig struct {
 	// PerSample and PerFrame are the sampler thread's cost of a sample;
 	// the sampled thread is suspended for as long.
 	PerSample sim.Time `key:"per_sample" check:"0..277777h46m40s" doc:"sampler thread's cost per sample; the sampled thread is suspended as long (costed mode)" src:"our choice: 2 us"`
-	PerFrame  sim.Time `key:"per_frame" check:"0..277777h46m40s" doc:"cost per frame examined (costed mode)" src:"our choice: 40 ns"`
+	PerFrame  sim.Time `key:"per_frame" check:"0..1s" doc:"cost per frame examined (costed mode)" src:"our choice: 40 ns"`
 	// NodeBytes is the size of one PCCT node (method, count, parent,
 	// children), for the size the profile occupies.
-	NodeBytes int `key:"node_bytes" check:">=0" unit:"bytes" doc:"size of one PCCT node (method, count, parent, children)" src:"our choice: 32 bytes"`
+	NodeBytes int `key:"node_bytes" check:"0..1_048_576" unit:"bytes" doc:"size of one PCCT node (method, count, parent, children)" src:"our choice: 32 bytes"`
 	// CountFrom and CountUntil, when set, keep in the profile only the
 	// samples taken at CountFrom ≤ t < CountUntil (CountUntil 0: to the
 	// end): one of Whaley's profile data sets, which the controller reads

@@ -41,12 +41,12 @@ type SafepointConfig struct {
 	Flat bool `key:"flat" doc:"record only the leaf compiled method (inlined callees charged to it)"`
 	// WalkPerThread and WalkPerFrame are the VM thread's cost of a stack
 	// walk at the safepoint.
-	WalkPerThread sim.Time `key:"walk_per_thread" check:"0..277777h46m40s" doc:"VM thread's cost per stack walked at the safepoint (costed mode)"`
-	WalkPerFrame  sim.Time `key:"walk_per_frame" check:"0..277777h46m40s" doc:"VM thread's cost per frame walked (costed mode)"`
+	WalkPerThread sim.Time `key:"walk_per_thread" check:"0..1s" doc:"VM thread's cost per stack walked at the safepoint (costed mode)"`
+	WalkPerFrame  sim.Time `key:"walk_per_frame" check:"0..1s" doc:"VM thread's cost per frame walked (costed mode)"`
 	// AgentPerSample is the agent thread's CPU per sample (waking,
 	// storing traces); AllocPerSample the bytes it allocates for them.
 	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..277777h46m40s" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
-	AllocPerSample int64    `key:"alloc_per_sample" check:">=0" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
+	AllocPerSample int64    `key:"alloc_per_sample" check:"0..1_099_511_627_776" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
 }
 
 // Validate names the first invalid field.
