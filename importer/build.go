@@ -79,10 +79,14 @@ const (
 type item struct {
 	kind       itemKind
 	start, end int
-	self       float64     // samples (segments)
-	callees    map[int]int // method index → inclusive samples (sites)
-	loop       int         // region index (loops)
-	line       int         // model line (segments: the work; sites: the call)
+	// bci is a site's call instruction: its key in siteItem and its
+	// callers' incoming.bci. start may move past it when sites overlap
+	// (a mismatched class), so start is no identity.
+	bci     int
+	self    float64     // samples (segments)
+	callees map[int]int // method index → inclusive samples (sites)
+	loop    int         // region index (loops)
+	line    int         // model line (segments: the work; sites: the call)
 }
 
 func (b *builder) build() error {
@@ -106,7 +110,7 @@ func (b *builder) build() error {
 			}
 			for callee, w := range it.callees {
 				c := b.methods[callee]
-				c.callers = append(c.callers, incoming{caller: m, bci: it.start, w: float64(w)})
+				c.callers = append(c.callers, incoming{caller: m, bci: it.bci, w: float64(w)})
 				c.incl += float64(w)
 			}
 		}
@@ -172,7 +176,7 @@ func (b *builder) threadEntries() {
 		// A synthetic entry's structure: one call per root, in order.
 		m.regions = []*region{{head: 0, end: len(th.order), parent: -1}}
 		for i, r := range th.order {
-			it := &item{kind: itemSite, start: i, end: i + 1, callees: map[int]int{r: th.roots[r]}}
+			it := &item{kind: itemSite, start: i, end: i + 1, bci: i, callees: map[int]int{r: th.roots[r]}}
 			m.regions[0].items = append(m.regions[0].items, it)
 			m.siteItem[i] = it
 		}
@@ -270,7 +274,7 @@ func (b *builder) structure(m *mmethod) error {
 					end = k.bci + in.Length
 				}
 			}
-			it = &item{kind: itemSite, start: k.bci, end: min(end, length), callees: map[int]int{}}
+			it = &item{kind: itemSite, start: k.bci, end: min(end, length), bci: k.bci, callees: map[int]int{}}
 			if it.end <= it.start {
 				it.end = it.start + 1
 			}
