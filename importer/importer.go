@@ -14,6 +14,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -109,11 +110,76 @@ type Report struct {
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over all samples.
 	FrameTypes map[jfrjson.FrameType]int
+	// PeriodFrom says where Period comes from: Options.Period, the sample
+	// times, or DefaultPeriod when the times cannot tell (Ticks < 2).
+	PeriodFrom PeriodSource
+	// Ticks counts the sampling ticks: samples less than TickGap apart
+	// are one.
+	Ticks int
+	// NativeOnly counts the samples with no Java frame (every frame
+	// Native): modelled as native code.
+	NativeOnly int
+	// Dropped lists the threads none of whose samples could be used
+	// (every stack empty or truncated): they are not in the model.
+	Dropped []string
+	// Deepest is the most frames of one stack in the model (a synthetic
+	// entry's included).
+	Deepest int
+	// Warnings say, one sentence each, where the model is less than the
+	// recording: a guessed period, dropped threads, stacks deeper than
+	// the simulator's. `profsim import` prints them on stderr.
+	Warnings []string
 }
+
+// PeriodSource is where a Report's Period comes from.
+type PeriodSource uint8
+
+const (
+	PeriodGiven     PeriodSource = iota // Options.Period
+	PeriodEstimated                     // EstimatePeriod over two or more ticks
+	PeriodDefault                       // DefaultPeriod: one tick tells nothing
+)
+
+func (s PeriodSource) String() string {
+	switch s {
+	case PeriodGiven:
+		return "given"
+	case PeriodEstimated:
+		return "estimated"
+	case PeriodDefault:
+		return "default"
+	}
+	return fmt.Sprintf("PeriodSource(%d)", uint8(s))
+}
+
+// DefaultPeriod is the time per sample of a recording whose samples all
+// fall in one sampling tick (one sample, or several threads sampled at
+// one instant), where the times cannot tell it: JDK 17's profile.jfc
+// samples every 10 ms (default.jfc every 20 ms).
+const DefaultPeriod = 10 * time.Millisecond
+
+// MinPeriod is the least time one sample may stand for. The model's
+// segments are whole cycles (1 ns at the simulator's clock) and a call
+// costs 4 of them: below a microsecond per sample the fixed costs would
+// be the model.
+const MinPeriod = time.Microsecond
+
+// MaxRecorded bounds the time a model plays out: the recording's span
+// and its CPU time (samples × period), each. RunToEnd runs a model for
+// twenty times that, and at the simulator's 0.3–2 s of CPU per simulated
+// second (docs/IMPORT.md) a 30-day recording would take years to
+// refine; it also keeps every duration far inside sim.Time's 292 years.
+const MaxRecorded = 30 * 24 * time.Hour
 
 // Import reads a recording's JSON from r, the class files from cp (nil:
 // none) and builds the model.
 func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
+	return ImportContext(context.Background(), r, cp, opt)
+}
+
+// ImportContext is Import that stops, with ctx's error, once ctx is done:
+// between events of the recording and within each refinement run.
+func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 	if opt.Name == "" {
 		opt.Name = "imported"
 	}
@@ -129,7 +195,7 @@ func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 	if opt.Period < 0 {
 		return nil, fmt.Errorf("period: %v must be ≥ 0", opt.Period)
 	}
-	rec, err := aggregate(r)
+	rec, err := aggregate(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -138,33 +204,58 @@ func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 			PrintDepth, rec.atPrintDepth, rec.samples, PrintDepth, PrintDepth)
 	}
 	if rec.samples == 0 {
-		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d empty", rec.truncated, rec.empty)
+		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d with no frames", rec.truncated, rec.empty)
 	}
-	period := opt.Period
-	if period == 0 {
-		period = EstimatePeriod(rec.times)
+	if opt.Period != 0 && opt.Period < MinPeriod {
+		return nil, fmt.Errorf("period: %v is below %v: a model's work is whole cycles of 1 ns and a call costs 4", opt.Period, MinPeriod)
 	}
-	b := &builder{rec: rec, cp: cp, opt: opt, period: float64(period)}
-	b.report = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
-		Period: period, Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes}
-	if len(rec.times) > 0 {
-		b.report.Span = time.Duration(rec.times[len(rec.times)-1] - rec.times[0])
+	cfg := harness.DefaultConfig()
+	if opt.Fit != nil {
+		cfg = *opt.Fit
+	}
+	b := &builder{rec: rec, cp: cp, opt: opt}
+	rp := &b.report
+	*rp = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
+		Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes,
+		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly, Dropped: rec.dropped(), Deepest: rec.maxFrames,
+		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0])}
+	switch {
+	case opt.Period != 0:
+		rp.Period, rp.PeriodFrom = opt.Period, PeriodGiven
+	case rp.Ticks < 2:
+		rp.Period, rp.PeriodFrom = DefaultPeriod, PeriodDefault
+		rp.warnf("all %d samples fall in one sampling tick (%v from first to last): the time per sample cannot be estimated, so each stands for %v (JFR's profile setting); give the period with --period",
+			rec.samples, rp.Span, DefaultPeriod)
+	default:
+		rp.Period, rp.PeriodFrom = EstimatePeriod(rec.times), PeriodEstimated
+	}
+	if rp.Span > MaxRecorded {
+		return nil, fmt.Errorf("the samples span %v (from %s to %s), more than the %v a model may play out",
+			rp.Span, time.Unix(0, rec.times[0]).UTC().Format(time.RFC3339Nano), time.Unix(0, rec.times[len(rec.times)-1]).UTC().Format(time.RFC3339Nano), MaxRecorded)
+	}
+	if cpu := float64(rp.Period) * float64(rp.Samples); cpu > float64(MaxRecorded) {
+		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", rp.Samples, rp.Period, cpu/float64(time.Hour), MaxRecorded)
+	}
+	b.period = float64(rp.Period)
+	if rec.nativeOnly > 0 {
+		rp.warnf("%d of %d samples have no Java frame (every frame Native): modelled as native code", rec.nativeOnly, rec.samples)
+	}
+	for _, th := range rp.Dropped {
+		rp.warnf("thread %q: none of its samples has a usable stack (all empty or truncated): it is not in the model", th)
 	}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	if opt.Refine > 0 {
-		cfg := harness.DefaultConfig()
-		if opt.Fit != nil {
-			cfg = *opt.Fit
+	if rp.Deepest > cfg.Sim.MaxStackDepth {
+		rp.warnf("the deepest stack has %d frames, more than the simulator's max_stack_depth %d: a model thread that calls that deep ends in a stack overflow",
+			rp.Deepest, cfg.Sim.MaxStackDepth)
+	}
+	for i := 0; i < opt.Refine; i++ {
+		o, err := b.refine(ctx, cfg)
+		if err != nil {
+			return nil, err
 		}
-		for i := 0; i < opt.Refine; i++ {
-			o, err := b.refine(cfg)
-			if err != nil {
-				return nil, err
-			}
-			b.report.Refinement = append(b.report.Refinement, o)
-		}
+		rp.Refinement = append(rp.Refinement, o)
 	}
 	b.report.Methods = len(b.methods)
 	return &Model{Program: b.prog, Recorded: b.recorded(), Report: b.report}, nil
@@ -177,9 +268,10 @@ func Import(r io.Reader, cp *classfile.Classpath, opt Options) (*Model, error) {
 // throughout; threads that block or run native code are simply not
 // sampled, which this estimate does not need to know. times are sorted
 // Unix nanoseconds.
+// With fewer than two ticks the times tell nothing: DefaultPeriod.
 func EstimatePeriod(times []int64) time.Duration {
-	if len(times) < 2 {
-		return 10 * time.Millisecond // JFR's default period; one sample tells nothing
+	if Ticks(times) < 2 {
+		return DefaultPeriod
 	}
 	ticks, last := 1, times[0] // last: the first sample of the last tick
 	for i := 1; i < len(times); i++ {
@@ -188,10 +280,27 @@ func EstimatePeriod(times []int64) time.Duration {
 			last = times[i]
 		}
 	}
-	if ticks < 2 {
-		return time.Duration(times[len(times)-1] - times[0])
-	}
 	return time.Duration((last - times[0]) / int64(ticks-1))
+}
+
+// Ticks counts the sampling ticks of sorted sample times: a sample less
+// than TickGap after the previous one is of the same tick.
+func Ticks(times []int64) int {
+	if len(times) == 0 {
+		return 0
+	}
+	ticks := 1
+	for i := 1; i < len(times); i++ {
+		if times[i]-times[i-1] >= int64(TickGap) {
+			ticks++
+		}
+	}
+	return ticks
+}
+
+// warnf adds a warning.
+func (r *Report) warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
 // recording is the aggregate of a recording's samples.
@@ -205,9 +314,14 @@ type recording struct {
 	times    []int64  // sample times, sorted at the end
 
 	samples, truncated, empty int
-	maxFrames, atPrintDepth   int // the deepest stack; stacks of exactly PrintDepth frames
-	compilations, inlinings   int
-	frameTypes                map[jfrjson.FrameType]int
+	nativeOnly                int // samples whose every frame is Native
+	// unusable counts, per thread, the samples that were empty or
+	// truncated; names keeps those threads' names in first-seen order.
+	unusable                map[threadKey]int
+	unusableOrder           []threadKey
+	maxFrames, atPrintDepth int // the deepest stack; stacks of exactly PrintDepth frames
+	compilations, inlinings int
+	frameTypes              map[jfrjson.FrameType]int
 }
 
 type threadKey struct {
@@ -252,13 +366,16 @@ type frameRef struct {
 	method, bci int
 }
 
-func aggregate(r io.Reader) (*recording, error) {
+func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
 	rec := &recording{methods: map[jfrjson.Method]int{}, byThread: map[threadKey]int{}, stacks: map[string]*stackData{},
-		frameTypes: map[jfrjson.FrameType]int{}}
+		frameTypes: map[jfrjson.FrameType]int{}, unusable: map[threadKey]int{}}
 	var key []byte
 	var frames []frameRef
 	depth := map[int]int{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		switch {
 		case e.Compilation != nil:
 			rec.compilations++
@@ -266,12 +383,17 @@ func aggregate(r io.Reader) (*recording, error) {
 			rec.inlinings++
 		case e.Sample != nil:
 			s := e.Sample
-			switch {
-			case s.Truncated:
-				rec.truncated++
-				return nil
-			case len(s.Frames) == 0:
-				rec.empty++
+			if s.Truncated || len(s.Frames) == 0 {
+				if s.Truncated {
+					rec.truncated++
+				} else {
+					rec.empty++
+				}
+				k := threadKey{s.Thread.Name, threadID(s.Thread)}
+				if rec.unusable[k] == 0 {
+					rec.unusableOrder = append(rec.unusableOrder, k)
+				}
+				rec.unusable[k]++
 				return nil
 			}
 			rec.samples++
@@ -283,14 +405,19 @@ func aggregate(r io.Reader) (*recording, error) {
 			th := rec.thread(s.Thread, s.Time.UnixNano())
 			th.samples++
 			frames = frames[:0]
+			native := 0
 			for i := len(s.Frames) - 1; i >= 0; i-- {
 				f := &s.Frames[i]
 				rec.frameTypes[f.Type]++
 				mi := rec.method(f.Method)
 				if f.Type == jfrjson.Native {
 					rec.meths[mi].native = true
+					native++
 				}
 				frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
+			}
+			if native == len(frames) {
+				rec.nativeOnly++
 			}
 			root := frames[0].method
 			rec.meths[root].roots++
@@ -328,6 +455,17 @@ func aggregate(r io.Reader) (*recording, error) {
 	}
 	sort.Slice(rec.times, func(i, j int) bool { return rec.times[i] < rec.times[j] })
 	return rec, nil
+}
+
+// dropped lists the threads with samples none of which was usable.
+func (rec *recording) dropped() []string {
+	var out []string
+	for _, k := range rec.unusableOrder {
+		if _, ok := rec.byThread[k]; !ok {
+			out = append(out, k.name)
+		}
+	}
+	return out
 }
 
 func threadID(t jfrjson.Thread) int64 {

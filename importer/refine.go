@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -25,15 +26,15 @@ func RunToEnd(cfg harness.Config, r *Report) harness.Config {
 // slower code before a method is compiled — land on the same methods
 // again in the next run. It returns the method overlap of that run's
 // truth with the recording.
-func (b *builder) refine(cfg harness.Config) (float64, error) {
+func (b *builder) refine(ctx context.Context, cfg harness.Config) (float64, error) {
 	// Only methods' and lines' self times are read: a truth per method
 	// gives them exactly, in memory bounded by the methods, where a
 	// model's call cycles (javac's recursive tree visitors) would grow
 	// the calling-context tree without bound.
 	cfg.TruthPerMethod = true
-	out, err := harness.Run(b.prog, RunToEnd(cfg, &b.report))
+	out, err := harness.RunContext(ctx, b.prog, RunToEnd(cfg, &b.report))
 	if err != nil {
-		return 0, fmt.Errorf("refinement run: %w", err)
+		return 0, fmt.Errorf("refinement run %d: %w", len(b.report.Refinement)+1, err)
 	}
 	truth := out.Profiles["truth"]
 	overlap := profile.OverlapMethods(truth, b.recorded())

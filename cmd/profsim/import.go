@@ -45,16 +45,17 @@ func (l *listFlag) Set(v string) error {
 // under a percent (docs/IMPORT.md).
 const maxRefine = 100
 
-func cmdImport(args []string, stdout io.Writer) error {
+func cmdImport(args []string, stdout, stderr io.Writer) error {
 	ctx, sig, stop := signalContext()
 	defer stop()
-	return importCommand(ctx, sig, args, stdout)
+	return importCommand(ctx, sig, args, stdout, stderr)
 }
 
 // importCommand is `profsim import`: the model file is written
 // atomically, and nothing is left behind if the command fails or ctx is
-// cancelled (SIGINT, SIGTERM: exit status 130, 143).
-func importCommand(ctx context.Context, sig func() os.Signal, args []string, stdout io.Writer) (err error) {
+// cancelled (SIGINT, SIGTERM: exit status 130, 143), reading the
+// recording or refining the model. The import's warnings go to stderr.
+func importCommand(ctx context.Context, sig func() os.Signal, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	rec := fs.String("jfr-json", "", "the recording: JSON of `jfr print --json` (required)")
@@ -126,12 +127,15 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		}
 		defer cp.Close()
 	}
-	m, err := importer.Import(ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
+	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return usagef("import: %s: %v", *rec, err)
+	}
+	for _, w := range m.Report.Warnings {
+		fmt.Fprintf(stderr, "profsim: import: %s: warning: %s\n", *rec, w)
 	}
 	err = files.write(*out, func(w io.Writer) error {
 		writeImportHeader(w, *rec, cpath, &m.Report)

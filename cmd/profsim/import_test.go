@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/jfrjson"
 	"github.com/profsim/profsim/program"
 )
 
@@ -29,7 +31,7 @@ func TestImportWritesAllOrNothing(t *testing.T) {
 	fresh := filepath.Join(dir, "new", "sub", "m.yaml")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = importCommand(ctx, func() os.Signal { return os.Interrupt }, []string{"--jfr-json", hotColdJSON, "--classpath", hotColdClasses, "--out", fresh}, io.Discard)
+	err = importCommand(ctx, func() os.Signal { return os.Interrupt }, []string{"--jfr-json", hotColdJSON, "--classpath", hotColdClasses, "--out", fresh}, io.Discard, io.Discard)
 	var ec exitCodeError
 	require.ErrorAs(t, err, &ec)
 	assert.Equal(t, 130, ec.code)
@@ -91,4 +93,37 @@ func TestImportCommandErrors(t *testing.T) {
 	code, stdout, _ := runMain("import", "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "Usage: profsim import")
+}
+
+// A recording whose samples share one instant is imported with the
+// default period, and stderr says so; one with no usable sample is
+// refused (exit status 2) naming the recording.
+func TestImportDegenerateRecording(t *testing.T) {
+	dir := t.TempDir()
+	rec := func(name string, samples ...*jfrjson.Sample) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		w := jfrjson.NewWriter(f)
+		for _, s := range samples {
+			require.NoError(t, w.Write(&jfrjson.Event{Type: jfrjson.TypeExecutionSample, Sample: s}))
+		}
+		require.NoError(t, w.Close())
+		require.NoError(t, f.Close())
+		return path
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	main := jfrjson.Thread{Name: "main", JavaID: 1, IsJava: true}
+	frames := []jfrjson.Frame{{Method: jfrjson.Method{Class: "A", Name: "main", Descriptor: "()V"}, BCI: 0, Type: jfrjson.JITCompiled}}
+	instant := rec("instant.json", &jfrjson.Sample{Time: when, Thread: main, Frames: frames}, &jfrjson.Sample{Time: when, Thread: main, Frames: frames})
+	out := filepath.Join(dir, "m.yaml")
+	code, stdout, stderr := runMain("import", "--jfr-json", instant, "--out", out, "--refine", "1")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "per sample")
+	assert.Equal(t, "profsim: import: "+instant+": warning: all 2 samples fall in one sampling tick (0s from first to last): the time per sample cannot be estimated, so each stands for 10ms (JFR's profile setting); give the period with --period\n", stderr)
+
+	none := rec("none.json", &jfrjson.Sample{Time: when, Thread: main})
+	code, _, stderr = runMain("import", "--jfr-json", none, "--out", out)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "profsim: import: "+none+": the recording has no usable execution samples (jdk.ExecutionSample): 0 truncated, 1 with no frames\n", stderr)
 }

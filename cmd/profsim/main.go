@@ -91,7 +91,7 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "import":
-		err = cmdImport(args[1:], stdout)
+		err = cmdImport(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
