@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,3 +130,41 @@ func TestImportDegenerateRecording(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "profsim: import: "+none+": the recording has no usable execution samples (jdk.ExecutionSample): 0 truncated, 1 with no frames\n", stderr)
 }
+
+// A real SIGINT or SIGTERM stops `import --refine` inside a refinement
+// run: exit status 130 or 143 at once, and no model file.
+func TestImportSignals(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
+		out := filepath.Join(t.TempDir(), "m.yaml")
+		// Ten times hsqldb's period: each refinement run takes about 3 s,
+		// a hundred of them minutes.
+		cmd := exec.Command(bin, "import", "--jfr-json", "../../importer/testdata/hsqldb/hsqldb.json",
+			"--classpath", "../../importer/testdata/hsqldb/classes", "--period", "30ms", "--refine", "100", "--out", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		time.Sleep(time.Second) // reading takes 0.1 s: it is refining
+		require.NoError(t, cmd.Process.Signal(c.sig))
+		sent := time.Now()
+		err := cmd.Wait()
+		took := time.Since(sent)
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, stderr.String())
+		assert.Equal(t, c.code, ee.ExitCode(), stderr.String())
+		assert.Equal(t, "profsim: import interrupted ("+c.name+"); nothing written\n", stderr.String())
+		assert.Less(t, took, importCancelLatency)
+		_, err = os.Stat(out)
+		assert.ErrorIs(t, err, os.ErrNotExist)
+	}
+}
+
+// importCancelLatency bounds the time from a signal to the exit: the
+// simulator looks at the context once per scheduling round (a few ms);
+// 5 s allows a loaded machine and is far below one refinement's 3 s
+// times the 99 left.
+const importCancelLatency = 5 * time.Second
