@@ -149,20 +149,200 @@ type Event struct {
 // ErrShape reports JSON that is not `jfr print --json` output.
 var ErrShape = errors.New("not the JSON of `jfr print --json`")
 
+// Limits of what Read holds in memory at once. The document is
+// streamed, so its size has no limit; one event and one string are read
+// whole, so each has one.
+const (
+	// MaxString bounds one JSON string, in bytes as written (escapes
+	// included), and one number or literal. A JVM's names are at most 65535 bytes (MaxName), six
+	// bytes each as \u escapes; the longest other strings of a recording
+	// (a system property holding a class path, a command line) are
+	// hundreds of KiB. 16 MiB refuses only a broken or hostile file.
+	MaxString = 16 << 20
+	// MaxEvent bounds one event, in bytes as written but for runs of
+	// whitespace (each counts one). JFR keeps at most
+	// 2048 frames of a stack (-XX:FlightRecorderOptions:stackdepth's
+	// maximum), about 1.5 MB of jfr print's JSON at its 700 bytes a frame
+	// without the indentation;
+	// 256 MiB holds a 100 000-frame stack of it three times over, and decoding
+	// one event takes about three times its size.
+	MaxEvent = 256 << 20
+	// MaxName bounds a class name, a method name and a descriptor, in
+	// bytes of UTF-8: a CONSTANT_Utf8 holds at most 65535 bytes of
+	// modified UTF-8 (JVMS §4.4.7), never fewer than the UTF-8 of the
+	// same text.
+	MaxName = 65535
+	// MaxBCI is the largest bytecode index: code_length < 65536 (JVMS
+	// §4.7.3).
+	MaxBCI = 65535
+)
+
+// LimitError reports input over one of Read's limits.
+type LimitError struct {
+	What  string // "string", "number" (or literal), "event"
+	Limit int64  // bytes
+	// Offset is the byte of the input where the string or number
+	// starts; -1 for an event (the error names its index).
+	Offset int64
+}
+
+func (e *LimitError) Error() string {
+	if e.What == "event" {
+		return fmt.Sprintf("a JSON event longer than %d bytes, whitespace aside (jfrjson.MaxEvent)", e.Limit)
+	}
+	return fmt.Sprintf("a JSON %s longer than %d bytes (jfrjson.MaxString) at byte %d", e.What, e.Limit, e.Offset)
+}
+
+// guard passes the input to the decoder and fails it, before the
+// decoder has buffered it whole, at a string longer than MaxString or an
+// event longer than MaxEvent. It follows JSON's strings lexically: a '"'
+// outside a string opens one, an unescaped '"' inside closes it. Outside
+// strings it passes each run of whitespace on as one space: the JSON is
+// the same, jfr print's indentation costs the decoder nothing, and the
+// decoder's whitespace skipping (which rescans its buffer on each read)
+// never meets a long run.
+type guard struct {
+	r         io.Reader
+	off       int64 // bytes read from r
+	passed    int64 // bytes passed on (the decoder's InputOffset)
+	inString  bool
+	escape    bool
+	space     bool  // the last byte passed on outside a string was whitespace
+	scalar    int64 // bytes so far of the number or literal being read
+	start     int64 // the open string's first byte in r
+	mark      int64 // the current event's first byte passed on, or noEvent
+	maxString int64
+	maxEvent  int64
+	err       error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	for {
+		n, err := g.read(p)
+		// A chunk of whitespace already passed on gives nothing: read on
+		// rather than return 0, nil (which io.Reader discourages).
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+}
+
+func (g *guard) read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.passed-g.mark > g.maxEvent {
+		g.err = &LimitError{What: "event", Limit: g.maxEvent, Offset: -1}
+		return 0, g.err
+	}
+	// Small reads: the input past a limit is never read, whatever the
+	// decoder's buffer has room for.
+	n, err := g.r.Read(p[:min(len(p), guardChunk)])
+	w := 0
+	for i := 0; i < n; i++ {
+		c := p[i]
+		switch {
+		case !g.inString:
+			switch c {
+			case ' ', '\n', '\t', '\r':
+				g.scalar = 0
+				if g.space {
+					continue
+				}
+				g.space = true
+				c = ' '
+			case '"':
+				g.inString, g.start, g.space, g.scalar = true, g.off+int64(i), false, 0
+			case '{', '}', '[', ']', ',', ':':
+				g.space, g.scalar = false, 0
+			default: // a number's or a literal's
+				if g.scalar == 0 {
+					g.start = g.off + int64(i)
+				}
+				g.space = false
+				g.scalar++
+				if g.scalar > g.maxString {
+					g.err = &LimitError{What: "number", Limit: g.maxString, Offset: g.start}
+					return 0, g.err
+				}
+			}
+			p[w] = c
+			w++
+			continue
+		case g.escape:
+			g.escape = false
+		case c == '\\':
+			g.escape = true
+		case c == '"':
+			g.inString = false
+		}
+		if g.off+int64(i)-g.start > g.maxString {
+			g.err = &LimitError{What: "string", Limit: g.maxString, Offset: g.start}
+			return 0, g.err
+		}
+		p[w] = c
+		w++
+	}
+	g.off += int64(n)
+	g.passed += int64(w)
+	return w, err
+}
+
+// guardChunk is the most a guard reads at once.
+const guardChunk = 64 << 10
+
+// noEvent is guard.mark outside events: no value there is read whole.
+const noEvent = math.MaxInt64 / 2
+
 // Read streams the events of r to fn in file order. It stops at the first
-// error, fn's included (returned as is).
+// error, fn's included (returned as is). A string or an event over its
+// limit (MaxString, MaxEvent) is a *LimitError, found before it is read
+// whole.
 func Read(r io.Reader, fn func(*Event) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	return readLimited(r, fn, MaxString, MaxEvent)
+}
+
+func readLimited(r io.Reader, fn func(*Event) error, maxString, maxEvent int64) error {
+	g := &guard{r: bufio.NewReaderSize(r, 1<<16), maxString: maxString, maxEvent: maxEvent, mark: noEvent}
+	dec := json.NewDecoder(g)
 	dec.UseNumber()
+	// fail reports err at where: the limit's error if the guard stopped
+	// the input, else the shape's.
+	fail := func(where string, err error) error {
+		if g.err != nil {
+			return fmt.Errorf("%s: %w", where, g.err)
+		}
+		return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+	}
 	expect := func(want json.Delim, where string) error {
 		tok, err := dec.Token()
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+			return fail(where, err)
 		}
 		if d, ok := tok.(json.Delim); !ok || d != want {
 			return fmt.Errorf("%w: %s: got %v, want %v", ErrShape, where, tok, want)
 		}
 		return nil
+	}
+	// skip reads the next value token by token: an unknown key's value
+	// of any size, held no more than a string at a time.
+	skip := func(where string) error {
+		depth := 0
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				return fail(where, err)
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				return nil
+			}
+		}
 	}
 	// findKey reads keys of the current object until key, skipping the
 	// values of the others.
@@ -170,15 +350,17 @@ func Read(r io.Reader, fn func(*Event) error) error {
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+				return fail(where, err)
 			}
 			if k, _ := tok.(string); k == key {
 				return nil
 			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return fmt.Errorf("%w: %s: %v", ErrShape, where, err)
+			if err := skip(where); err != nil {
+				return err
 			}
+		}
+		if g.err != nil {
+			return fmt.Errorf("%s: %w", where, g.err)
 		}
 		return fmt.Errorf("%w: %s: no %q", ErrShape, where, key)
 	}
@@ -199,9 +381,14 @@ func Read(r io.Reader, fn func(*Event) error) error {
 	}
 	for i := 0; dec.More(); i++ {
 		var raw wireEvent
+		g.mark = dec.InputOffset()
 		if err := dec.Decode(&raw); err != nil {
+			if g.err != nil {
+				return fmt.Errorf("recording.events[%d]: %w", i, g.err)
+			}
 			return fmt.Errorf("recording.events[%d]: %v", i, err)
 		}
+		g.mark = noEvent
 		ev, err := raw.event()
 		if err != nil {
 			return fmt.Errorf("recording.events[%d] (%s): %w", i, raw.Type, err)
@@ -209,6 +396,9 @@ func Read(r io.Reader, fn func(*Event) error) error {
 		if err := fn(ev); err != nil {
 			return err
 		}
+	}
+	if g.err != nil {
+		return fmt.Errorf("recording.events: %w", g.err)
 	}
 	if err := expect(']', "recording.events"); err != nil {
 		return err
@@ -366,7 +556,21 @@ func (m *wireMethod) method(field string) (Method, error) {
 	if m.Type.Name == "" || m.Name == "" {
 		return Method{}, fmt.Errorf("%s: method without a class or a name", field)
 	}
+	if err := nameLengths(field, m.Type.Name, m.Name, m.Descriptor); err != nil {
+		return Method{}, err
+	}
 	return Method{Class: m.Type.Name, Name: m.Name, Descriptor: m.Descriptor, Hidden: m.Hidden}, nil
+}
+
+// nameLengths refuses a class name, method name or descriptor longer
+// than MaxName.
+func nameLengths(field, class, name, desc string) error {
+	for _, n := range []struct{ what, s string }{{"class name", class}, {"method name", name}, {"descriptor", desc}} {
+		if len(n.s) > MaxName {
+			return fmt.Errorf("%s: a %s of %d bytes, longer than a class file can hold (%d: JVMS §4.4.7)", field, n.what, len(n.s), MaxName)
+		}
+	}
+	return nil
 }
 
 func toWireMethod(m Method) *wireMethod {
@@ -451,6 +655,9 @@ func (v *wireSample) sample() (*Sample, error) {
 		if f.BCI, err = intOf(w.BytecodeIndex, field+".bytecodeIndex", -1); err != nil {
 			return nil, err
 		}
+		if f.BCI < -1 || f.BCI > MaxBCI {
+			return nil, fmt.Errorf("%s.bytecodeIndex: %d is not a bytecode index (-1 or 0 to %d: JVMS §4.7.3)", field, f.BCI, MaxBCI)
+		}
 		f.Type = FrameType(w.Type)
 	}
 	return s, nil
@@ -512,6 +719,9 @@ func (v *wireInlining) inlining() (*Inlining, error) {
 	if v.Callee == nil || v.Callee.Type == "" || v.Callee.Name == "" {
 		return nil, fmt.Errorf("callee: missing class or name")
 	}
+	if err := nameLengths("callee", v.Callee.Type, v.Callee.Name, v.Callee.Descriptor); err != nil {
+		return nil, err
+	}
 	in.Callee = Method{Class: v.Callee.Type, Name: v.Callee.Name, Descriptor: v.Callee.Descriptor}
 	b, err := v.BCI.Int64()
 	if err != nil || b < -1 || b > 65535 {
@@ -550,10 +760,21 @@ func (v *wireRecording) recording() (*Recording, error) {
 	return r, nil
 }
 
+// JFR's timestamps are int64 nanoseconds from 1970: no time outside
+// these is one of them (and time.Time.UnixNano is undefined outside).
+var (
+	minTime = time.Unix(0, math.MinInt64).UTC()
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
 func parseTime(s, field string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return t, fmt.Errorf("%s: %q is not an RFC 3339 time", field, s)
+	}
+	if t.Before(minTime) || t.After(maxTime) {
+		return t, fmt.Errorf("%s: %q is outside JFR's timestamps (nanoseconds from 1970 in 64 bits: %s to %s)",
+			field, s, minTime.Format(time.RFC3339Nano), maxTime.Format(time.RFC3339Nano))
 	}
 	return t, nil
 }
