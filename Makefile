@@ -55,7 +55,8 @@ lint:
 FUZZTIME ?= 30s
 FUZZMINIMIZE ?= 5s
 FUZZ_TARGETS = ./program:FuzzDecodeYAML ./program:FuzzDecodeJSON ./cmd/profsim:FuzzRunFlags \
-	./harness:FuzzParseThenRun ./sweep:FuzzParse ./sweep:FuzzReadIndex ./profile:FuzzReadJSON ./classfile:FuzzParse ./jfrjson:FuzzRead
+	./harness:FuzzParseThenRun ./sweep:FuzzParse ./sweep:FuzzReadIndex ./profile:FuzzReadJSON ./classfile:FuzzParse ./jfrjson:FuzzRead \
+	./importer:FuzzImport
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg)"; \

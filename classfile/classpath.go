@@ -68,6 +68,18 @@ func OpenClasspath(paths ...string) (*Classpath, error) {
 	return cp, nil
 }
 
+// ClasspathOf is a classpath of classes already parsed, held in memory
+// (the first of a name wins, as on a class path).
+func ClasspathOf(classes ...*Class) *Classpath {
+	cp := &Classpath{cache: map[string]*Class{}, errs: map[string]error{}}
+	for _, c := range classes {
+		if _, dup := cp.cache[c.Name]; !dup {
+			cp.cache[c.Name] = c
+		}
+	}
+	return cp
+}
+
 // Close closes the jars.
 func (cp *Classpath) Close() error {
 	var errs []error
