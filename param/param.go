@@ -513,6 +513,9 @@ func RangeText(check string) string {
 	}
 	lo, loOpen := strings.CutPrefix(lo, "(")
 	hi, hiOpen := strings.CutSuffix(hi, ")")
+	if hi == FormatDuration(sim.MaxTime) {
+		hi = "10¹⁸ns" // the model's maximum time, not a period to read in hours
+	}
 	switch {
 	case hi == "" && loOpen:
 		return zero + "> " + lo

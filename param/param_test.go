@@ -172,7 +172,7 @@ func TestRangeText(t *testing.T) {
 	for check, want := range map[string]string{
 		"": "—", ">0": "> 0", ">=0": "≥ 0", ">=1": "≥ 1", "0..1": "in [0, 1]", "0..1)": "in [0, 1)",
 		"(0..1": "in (0, 1]", "1us..": "≥ 1us", "(0..": "> 0", "0|1us..1h": "0 or in [1us, 1h]",
-		"divides:100": "a divisor of 100", "..5": "≤ 5",
+		"divides:100": "a divisor of 100", "..5": "≤ 5", "100us..277777h46m40s": "in [100us, 10¹⁸ns]",
 	} {
 		assert.Equal(t, want, param.RangeText(check), check)
 	}

@@ -33,7 +33,7 @@ func TestSamplerKeyRanges(t *testing.T) {
 				assert.Equal(t, floor, k.Check, "%s.%s", info.Name, k.Name)
 				_, err := samplers.Spec{Name: info.Name, Set: []param.KV{{Key: k.Name, Value: "999ns"}}}.Resolve()
 				require.Error(t, err, "%s.%s=999ns", info.Name, k.Name)
-				assert.Equal(t, "sampler "+info.Name+": "+k.Name+": 999ns must be in [1us, 277777h46m40s]", err.Error())
+				assert.Equal(t, "sampler "+info.Name+": "+k.Name+": 999ns must be in [1us, 10¹⁸ns]", err.Error())
 			case k.Name == "jitter":
 				hi, err := param.ParseDuration(strings.TrimPrefix(k.Check, "0.."))
 				require.NoError(t, err, "%s.%s: %s", info.Name, k.Name, k.Check)

@@ -56,7 +56,7 @@ func TestResolveErrorsNameSamplerAndKey(t *testing.T) {
 	for text, want := range map[string]string{
 		"async:x,intervl=1ms":     `sampler async:x: unknown key "intervl" (valid: debug_info, depth, handler_base, handler_per_frame, interval, jitter)`,
 		"async,interval=fast":     `sampler async: interval: "fast" is not a duration (Go syntax: 10ms, 250us, 1.5s)`,
-		"async,interval=-1ms":     `sampler async: interval: -1ms must be in [1us, 277777h46m40s]`,
+		"async,interval=-1ms":     `sampler async: interval: -1ms must be in [1us, 10¹⁸ns]`,
 		"tprof,random=20ms":       `sampler tprof: random: 20ms must be < interval 10ms`,
 		"jfr,max_threads=0":       `sampler jfr: max_threads: 0 must be ≥ 1`,
 		"cbs,stride=3.5":          `sampler cbs: stride: "3.5" is not an integer in range for 64 bits`,

@@ -64,8 +64,8 @@ func TestSetSafepointKeysReachTheRun(t *testing.T) {
 
 func TestSetSafepointBadValuesExit2NamingTheKey(t *testing.T) {
 	for _, c := range []struct{ set, want string }{
-		{"safepoint.sync_recheck=-10us", "safepoint.sync_recheck: -10us must be in [0, 277777h46m40s]"},
-		{"safepoint.sync_recheck_late=-1ms", "safepoint.sync_recheck_late: -1ms must be in [0, 277777h46m40s]"},
+		{"safepoint.sync_recheck=-10us", "safepoint.sync_recheck: -10us must be in [0, 10¹⁸ns]"},
+		{"safepoint.sync_recheck_late=-1ms", "safepoint.sync_recheck_late: -1ms must be in [0, 10¹⁸ns]"},
 		{"safepoint.operation_overhead=soon", `safepoint.operation_overhead: "soon" is not a duration`},
 		{"safepoint.sync_recheck_late=1ms", "safepoint.sync_recheck_late: 1ms needs safepoint.sync_recheck > 0"},
 		{"safepoint.sync_rechek=1ms", `unknown key "safepoint.sync_rechek"`},
@@ -136,7 +136,7 @@ zip:
 			`grid["safepoint.sync_rechek"]: sampler safepoint has no key "sync_rechek"`},
 		{"run: {workload: hotcold, duration: 10ms, sampler: [safepoint]}\ngrid: {safepoint.sync_rechek: [1us]}",
 			`nor is it a VM setting (did you mean "safepoint.sync_recheck"?)`},
-		{"run: {workload: hotcold, duration: 10ms}\ngrid: {safepoint.sync_recheck: [1us, -1us]}", `point 1: --set: safepoint.sync_recheck: -1us must be in [0, 277777h46m40s]`},
+		{"run: {workload: hotcold, duration: 10ms}\ngrid: {safepoint.sync_recheck: [1us, -1us]}", `point 1: --set: safepoint.sync_recheck: -1us must be in [0, 10¹⁸ns]`},
 	} {
 		grid := writeGrid(t, c.grid)
 		code, _, stderr := sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
