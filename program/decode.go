@@ -49,23 +49,66 @@ func Decode(data []byte, f Format) (*Program, error) {
 // decodeTree decodes data and also returns its document tree, whose lines
 // validation errors are given.
 func decodeTree(data []byte, f Format) (*Program, *node, error) {
-	root, err := parseTree(data, f)
+	ms := newMethodStream()
+	root, err := parseStream(data, f, ms)
 	if err != nil {
-		if errors.Is(err, errEmpty) {
-			return nil, nil, &ValidationError{Errors: []*FieldError{{Problem: err.Error()}}}
-		}
-		var de *docError
-		if errors.As(err, &de) {
-			return nil, nil, &ValidationError{Errors: []*FieldError{{Line: int(de.line), Problem: de.problem}}}
-		}
-		return nil, nil, err
+		return nil, nil, treeError(err)
 	}
-	d := &decoder{}
+	d := &decoder{streamed: ms}
 	p := d.program(root)
 	if len(d.errs) > 0 {
 		return nil, nil, &ValidationError{Errors: d.errs}
 	}
 	return p, root, nil
+}
+
+// treeError is the *ValidationError of a document that did not parse.
+func treeError(err error) error {
+	if errors.Is(err, errEmpty) {
+		return &ValidationError{Errors: []*FieldError{{Problem: err.Error()}}}
+	}
+	var de *docError
+	if errors.As(err, &de) {
+		return &ValidationError{Errors: []*FieldError{{Line: int(de.line), Problem: de.problem}}}
+	}
+	return err
+}
+
+// methodStream is the itemSink that decodes each method as the parser
+// reads it, so that only one method's document tree is held at a time.
+type methodStream struct {
+	d       decoder
+	methods []Method
+}
+
+func newMethodStream() *methodStream {
+	s := &methodStream{}
+	s.d.path.field("methods")
+	return s
+}
+
+func (s *methodStream) item(i int, n *node) {
+	s.methods = append(s.methods, Method{})
+	s.d.path.index(i)
+	s.d.method(n, &s.methods[i])
+	s.d.path.pop()
+}
+
+func (s *methodStream) reset() {
+	s.methods, s.d.errs = nil, nil
+}
+
+// fullTree is the whole document tree of data, for the lines of
+// validation errors: decodeTree's leaves the methods out.
+func fullTree(data []byte, f Format, root *node) *node {
+	if streamedList(root) == nil {
+		return root
+	}
+	full, err := parseTree(data, f)
+	if err != nil {
+		return root
+	}
+	return full
 }
 
 // Parse decodes and validates a program.
@@ -75,7 +118,7 @@ func Parse(data []byte, f Format) (*Program, error) {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return nil, withLines(err, root)
+		return nil, withLines(err, fullTree(data, f, root))
 	}
 	return p, nil
 }
@@ -99,7 +142,7 @@ func Load(path string) (*Program, error) {
 		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, withLines(err, root))
+		return nil, fmt.Errorf("%s: %w", path, withLines(err, fullTree(data, f, root)))
 	}
 	return p, nil
 }
@@ -157,6 +200,9 @@ func lineOf(root *node, path []pathSeg) int32 {
 type decoder struct {
 	path pathStack
 	errs []*FieldError
+	// streamed holds the methods the parser streamed (itemSink), with
+	// their problems, for the list the tree marks streamed.
+	streamed *methodStream
 }
 
 // fail records a problem with the value n at the current path.
@@ -359,6 +405,13 @@ func (d *decoder) program(root *node) *Program {
 		case "description":
 			p.Description = d.str(v)
 		case "methods":
+			if v.streamed {
+				if len(d.streamed.methods) > 0 {
+					p.Methods = d.streamed.methods
+				}
+				d.errs = append(d.errs, d.streamed.d.errs...)
+				break
+			}
 			if v.kind == nSeq && len(v.kids) > 0 {
 				p.Methods = make([]Method, len(v.kids))
 			}

@@ -55,6 +55,38 @@ type node struct {
 	// kids are a list's items, or a map's keys and values alternating
 	// (keys are scalars).
 	kids []node
+	// streamed marks the top-level methods list whose items the parser
+	// gave to an itemSink one at a time instead of keeping them in kids.
+	streamed bool
+}
+
+// itemSink receives the items of the top-level "methods" list, in order,
+// as the parser reads them, so that a large program's document tree never
+// exists whole: each item's tree lives only during the call. reset undoes
+// every item given so far (the parser then reads the document again,
+// keeping the items in the tree).
+type itemSink interface {
+	item(i int, n *node)
+	reset()
+}
+
+// collector is the itemSink that keeps the items, for the whole tree.
+type collector struct{ items []node }
+
+func (c *collector) item(_ int, n *node) { c.items = append(c.items, *n) }
+func (c *collector) reset()              { c.items = nil }
+
+// streamedList returns the value of root's streamed methods list, or nil.
+func streamedList(root *node) *node {
+	if root == nil || root.kind != nMap {
+		return nil
+	}
+	for i := 1; i < len(root.kids); i += 2 {
+		if root.kids[i].streamed {
+			return &root.kids[i]
+		}
+	}
+	return nil
 }
 
 // maxDocDepth bounds how deeply a document may nest: far more than any
@@ -75,11 +107,30 @@ var errEmpty = errors.New("empty workload document")
 
 // parseTree reads data in format f into a document tree.
 func parseTree(data []byte, f Format) (*node, error) {
+	c := &collector{}
+	root, err := parseStream(data, f, c)
+	if err != nil {
+		return nil, err
+	}
+	if l := streamedList(root); l != nil {
+		l.kids, l.streamed = c.items, false
+	}
+	return root, nil
+}
+
+// parseStream reads data in format f into a document tree, giving the
+// items of the top-level methods list to sink when it can: the tree then
+// holds that list as a node with streamed set and no kids.
+func parseStream(data []byte, f Format, sink itemSink) (*node, error) {
 	switch f {
 	case YAML:
+		if root, ok := parseYAMLChunks(data, sink); ok {
+			return root, nil
+		}
+		sink.reset()
 		return parseYAML(data)
 	case JSON:
-		return parseJSON(data)
+		return parseJSONStream(data, sink)
 	}
 	return nil, fmt.Errorf("unknown format %q", f)
 }
@@ -101,6 +152,20 @@ func yamlError(err error) *docError {
 }
 
 func parseYAML(data []byte) (root *node, err error) {
+	doc, err := yamlDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	c := &yamlConverter{budget: aliasBudget}
+	n := &node{}
+	if err := c.piece(doc, n, 0); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// yamlDocument reads data's one YAML document.
+func yamlDocument(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -117,15 +182,152 @@ func parseYAML(data []byte) (root *node, err error) {
 	default:
 		return nil, &docError{int32(extra.Line), "more than one document; a workload file holds exactly one program"}
 	}
-	c := &yamlConverter{budget: 10 * countYAML(&doc, 0)}
-	if c.budget < 100_000 {
-		c.budget = 100_000
+	return &doc, nil
+}
+
+// aliasBudget is how many values aliases may add to a document besides
+// ten per value written: a document of n values converts to at most
+// aliasBudget + 10n nodes, however its aliases nest.
+const aliasBudget = 100_000
+
+// piece converts doc, one document read whole or one piece of it (a
+// chunk), whose first line is line lineOffset+1 of the file, within the
+// budget, which grows by ten nodes per value of doc.
+func (c *yamlConverter) piece(doc *yaml.Node, out *node, lineOffset int32) error {
+	c.budget += 10 * countYAML(doc, 0)
+	c.lineOffset = lineOffset
+	return c.convert(doc, out, 0)
+}
+
+// parseYAMLChunks reads a document whose top level is a block map with a
+// block list of methods ("methods:" alone on its line at column 0, then
+// items "- ..." at one indentation) one method at a time: the methods'
+// lines are cut into one chunk per item, each parsed by itself and given
+// to sink, and the rest of the document (the skeleton: the methods'
+// lines left blank) is parsed as the root. yaml.v3 holds a whole
+// document's tree of yaml.Nodes, 150 bytes a value before its strings,
+// so a document of 10⁶ statements parsed whole holds gigabytes; this
+// way it holds one method's at a time.
+//
+// Cutting by lines is exact only when no construct spans the cuts: a
+// quoted or flow value running past an item's end, an alias to an anchor
+// of another item, a tag handle declared at the top. Each of those makes
+// a chunk or the skeleton fail to parse alone, or leaves the skeleton
+// without the methods key at its line; ok is then false, with whatever
+// was given to sink to be reset, and the document must be read whole.
+func parseYAMLChunks(data []byte, sink itemSink) (root *node, ok bool) {
+	cuts, keyLine, ok := methodChunks(data)
+	if !ok {
+		return nil, false
 	}
-	n := &node{}
-	if err := c.convert(&doc, n, 0); err != nil {
-		return nil, err
+	first, end := cuts[0].start, cuts[len(cuts)-1].end
+	skeleton := make([]byte, 0, first+(len(data)-end)+int(cuts[len(cuts)-1].line-cuts[0].line)+1)
+	skeleton = append(skeleton, data[:first]...)
+	skeleton = append(skeleton, bytes.Repeat([]byte{'\n'}, bytes.Count(data[first:end], []byte{'\n'}))...)
+	skeleton = append(skeleton, data[end:]...)
+	doc, err := yamlDocument(skeleton)
+	if err != nil {
+		return nil, false
 	}
-	return n, nil
+	c := &yamlConverter{budget: aliasBudget}
+	root = &node{}
+	if c.piece(doc, root, 0) != nil || root.kind != nMap {
+		return nil, false
+	}
+	var list *node
+	for i := 0; i < len(root.kids); i += 2 {
+		if k := &root.kids[i]; k.text == "methods" && k.line == keyLine {
+			list = &root.kids[i+1]
+		}
+	}
+	if list == nil || list.kind != nNull {
+		return nil, false
+	}
+	*list = node{kind: nSeq, line: cuts[0].line, streamed: true}
+	for i, cut := range cuts {
+		doc, err := yamlDocument(data[cut.start:cut.end])
+		if err != nil {
+			return nil, false
+		}
+		var seq node
+		if c.piece(doc, &seq, cut.line-1) != nil || seq.kind != nSeq || len(seq.kids) != 1 {
+			return nil, false
+		}
+		sink.item(i, &seq.kids[0])
+	}
+	return root, true
+}
+
+// chunk is one item of the methods list: data[start:end], from line line.
+type chunk struct {
+	start, end int
+	line       int32
+}
+
+// methodChunks finds the items of the methods list of a document laid
+// out as parseYAMLChunks reads, and the line of its "methods:" key.
+func methodChunks(data []byte) (cuts []chunk, keyLine int32, ok bool) {
+	indent := -1 // the items' indentation, once the first is found
+	inList := false
+	line := int32(0)
+	for pos := 0; pos < len(data); {
+		line++
+		next := bytes.IndexByte(data[pos:], '\n')
+		if next < 0 {
+			next = len(data)
+		} else {
+			next += pos + 1
+		}
+		text := bytes.TrimRight(data[pos:next], "\r\n")
+		content := bytes.TrimLeft(text, " ")
+		n := len(text) - len(content)
+		blank := len(bytes.TrimSpace(content)) == 0 || content[0] == '#'
+		switch {
+		case blank:
+		case n == 0 && isMethodsKey(content):
+			if keyLine != 0 {
+				return nil, 0, false // twice: leave it to the whole document
+			}
+			keyLine, inList = line, true
+		case inList && isItem(content) && (indent < 0 || n == indent):
+			if indent < 0 {
+				indent = n
+			}
+			if len(cuts) > 0 {
+				cuts[len(cuts)-1].end = pos
+			}
+			cuts = append(cuts, chunk{start: pos, line: line})
+		case inList && indent >= 0 && n > indent:
+		case inList:
+			// The list ends here (or, before its first item, is not a
+			// block list).
+			if len(cuts) > 0 {
+				cuts[len(cuts)-1].end = pos
+			}
+			inList = false
+		}
+		pos = next
+	}
+	if inList && len(cuts) > 0 {
+		cuts[len(cuts)-1].end = len(data)
+	}
+	return cuts, keyLine, len(cuts) > 0
+}
+
+// isMethodsKey reports whether a line is "methods:" with nothing after
+// it but blanks and a comment.
+func isMethodsKey(content []byte) bool {
+	rest, ok := bytes.CutPrefix(content, []byte("methods:"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " \t")
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// isItem reports whether a line starts a block list's item.
+func isItem(content []byte) bool {
+	return len(content) > 0 && content[0] == '-' && (len(content) == 1 || content[1] == ' ')
 }
 
 // countYAML counts the nodes of a YAML tree, aliases once.
@@ -145,16 +347,22 @@ func countYAML(n *yaml.Node, depth int) int {
 // stand for an exponential number of nodes).
 type yamlConverter struct {
 	budget int
+	// lineOffset is added to every line: the lines before the piece
+	// converted.
+	lineOffset int32
 }
+
+// line is y's line in the file.
+func (c *yamlConverter) line(y *yaml.Node) int32 { return int32(y.Line) + c.lineOffset }
 
 func (c *yamlConverter) convert(y *yaml.Node, out *node, depth int) error {
 	if depth > maxDocDepth {
-		return &docError{int32(y.Line), fmt.Sprintf("nesting deeper than %d levels", maxDocDepth)}
+		return &docError{c.line(y), fmt.Sprintf("nesting deeper than %d levels", maxDocDepth)}
 	}
 	if c.budget--; c.budget < 0 {
-		return &docError{int32(y.Line), "aliases expand to too many values"}
+		return &docError{c.line(y), "aliases expand to too many values"}
 	}
-	out.line = int32(y.Line)
+	out.line = c.line(y)
 	switch y.Kind {
 	case yaml.DocumentNode:
 		if len(y.Content) == 0 {
@@ -194,27 +402,27 @@ func (c *yamlConverter) convert(y *yaml.Node, out *node, depth int) error {
 		out.kind = nMap
 		return c.mapping(y, out, depth)
 	}
-	return &docError{int32(y.Line), "unsupported YAML node"}
+	return &docError{c.line(y), "unsupported YAML node"}
 }
 
 // mapping converts a YAML mapping: keys are scalars and unique; merge keys
 // ("<<: *base") add the merged map's keys that are not given explicitly.
 func (c *yamlConverter) mapping(y *yaml.Node, out *node, depth int) error {
 	if len(y.Content)%2 != 0 {
-		return &docError{int32(y.Line), "malformed mapping"}
+		return &docError{c.line(y), "malformed mapping"}
 	}
 	out.kids = make([]node, 0, len(y.Content))
 	var merges []*yaml.Node
 	for i := 0; i < len(y.Content); i += 2 {
 		k, v := y.Content[i], y.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return &docError{int32(k.Line), "a map key must be a plain value"}
+			return &docError{c.line(k), "a map key must be a plain value"}
 		}
 		if k.ShortTag() == "!!merge" {
 			merges = append(merges, v)
 			continue
 		}
-		out.kids = append(out.kids, node{kind: nScalar, line: int32(k.Line), text: k.Value}, node{})
+		out.kids = append(out.kids, node{kind: nScalar, line: c.line(k), text: k.Value}, node{})
 		if err := c.convert(v, &out.kids[len(out.kids)-1], depth+1); err != nil {
 			return err
 		}
@@ -227,11 +435,11 @@ func (c *yamlConverter) mapping(y *yaml.Node, out *node, depth int) error {
 		case yaml.SequenceNode:
 			srcs = t.Content
 		default:
-			return &docError{int32(m.Line), "a merge key (<<) needs a map or a list of maps"}
+			return &docError{c.line(m), "a merge key (<<) needs a map or a list of maps"}
 		}
 		for _, s := range srcs {
 			if deref(s).Kind != yaml.MappingNode {
-				return &docError{int32(s.Line), "a merge key (<<) needs a map or a list of maps"}
+				return &docError{c.line(s), "a merge key (<<) needs a map or a list of maps"}
 			}
 			var merged node
 			if err := c.convert(s, &merged, depth+1); err != nil {
@@ -272,10 +480,17 @@ type jsonParser struct {
 	data []byte
 	pos  int
 	line int32
+	// sink, when not nil, is given the items of the top-level methods
+	// array one at a time (itemSink).
+	sink itemSink
 }
 
-func parseJSON(data []byte) (*node, error) {
-	p := &jsonParser{data: data, line: 1}
+func parseJSON(data []byte) (*node, error) { return parseJSONStream(data, nil) }
+
+// parseJSONStream is parseJSON giving the items of the top-level methods
+// array (its first, if the key is repeated) to sink, when not nil.
+func parseJSONStream(data []byte, sink itemSink) (*node, error) {
+	p := &jsonParser{data: data, line: 1, sink: sink}
 	p.space()
 	if p.pos == len(data) {
 		return nil, errEmpty
@@ -375,7 +590,12 @@ func (p *jsonParser) object(out *node, depth int) error {
 		}
 		p.pos++
 		out.kids = append(out.kids, node{kind: nScalar, line: line, text: key}, node{})
-		if err := p.value(&out.kids[len(out.kids)-1], depth+1); err != nil {
+		v := &out.kids[len(out.kids)-1]
+		if depth == 0 && key == "methods" && p.sink != nil && p.startsArray() {
+			if err := p.stream(v, depth+1); err != nil {
+				return err
+			}
+		} else if err := p.value(v, depth+1); err != nil {
 			return err
 		}
 		p.space()
@@ -404,6 +624,44 @@ func (p *jsonParser) array(out *node, depth int) error {
 		if err := p.value(&out.kids[len(out.kids)-1], depth+1); err != nil {
 			return err
 		}
+		p.space()
+		if p.pos < len(p.data) && p.data[p.pos] == ',' {
+			p.pos++
+			continue
+		}
+		if p.pos < len(p.data) && p.data[p.pos] == ']' {
+			p.pos++
+			return nil
+		}
+		return p.unexpected("after an array element")
+	}
+}
+
+// startsArray reports whether the next value is an array.
+func (p *jsonParser) startsArray() bool {
+	p.space()
+	return p.pos < len(p.data) && p.data[p.pos] == '['
+}
+
+// stream reads an array like array, giving each item to the sink instead
+// of keeping it in out, which it marks streamed. Only one array is
+// streamed: a repeated key is kept whole, for the decoder to report.
+func (p *jsonParser) stream(out *node, depth int) error {
+	sink := p.sink
+	p.sink = nil
+	out.kind, out.line, out.streamed = nSeq, p.line, true
+	p.pos++ // [
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		var item node
+		if err := p.value(&item, depth+1); err != nil {
+			return err
+		}
+		sink.item(i, &item)
 		p.space()
 		if p.pos < len(p.data) && p.data[p.pos] == ',' {
 			p.pos++
