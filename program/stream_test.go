@@ -68,6 +68,8 @@ func checkChunks(t *testing.T, data []byte) bool {
 func TestChunksReadAsWhole(t *testing.T) {
 	files, _ := filepath.Glob("../workloads/programs/*.yaml")
 	ex, _ := filepath.Glob("../examples/*.yaml")
+	models, _ := filepath.Glob("../workloads/models/*.yaml")
+	ex = append(ex, models...)
 	files = append(files, ex...)
 	if len(files) < 5 {
 		t.Fatalf("found only %d workload files", len(files))

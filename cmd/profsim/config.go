@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -133,14 +134,42 @@ func version() versionInfo {
 	return v
 }
 
-// programHash is the SHA-256 of p's canonical JSON.
+// programHash is the SHA-256 of p's canonical JSON, json.Marshal(p),
+// hashed a method at a time: a large program's JSON is never held whole.
+// The JSON of p without its methods has "methods":[] exactly once (a
+// quote inside a string is escaped), where the methods' JSON, comma
+// separated, goes.
 func programHash(p *program.Program) string {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic("profsim: program does not encode: " + err.Error())
+	must := func(b []byte, err error) []byte {
+		if err != nil {
+			panic("profsim: program does not encode: " + err.Error())
+		}
+		return b
 	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	if p.Methods == nil {
+		b := must(json.Marshal(p))
+		h := sha256.Sum256(b)
+		return hex.EncodeToString(h[:])
+	}
+	shell := *p
+	shell.Methods = []program.Method{}
+	b := must(json.Marshal(&shell))
+	head, tail, ok := bytes.Cut(b, []byte(`"methods":[]`))
+	if !ok {
+		panic("profsim: program JSON without its methods key")
+	}
+	h := sha256.New()
+	h.Write(head)
+	h.Write([]byte(`"methods":[`))
+	for i := range p.Methods {
+		if i > 0 {
+			h.Write([]byte{','})
+		}
+		h.Write(must(json.Marshal(&p.Methods[i])))
+	}
+	h.Write([]byte{']'})
+	h.Write(tail)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, hash string) *runConfig {
