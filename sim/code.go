@@ -401,8 +401,9 @@ func NewImage(p *program.Program, cost CostModel) (*Image, error) {
 		}
 		img.limitSlot = append(img.limitSlot, slot)
 	}
+	fl := &flattener{img: img, res: res, cost: cost}
 	for i := range p.Methods {
-		fl := &flattener{img: img, res: res, methodID: int32(i), cost: cost}
+		fl.methodID, fl.line, fl.depth = int32(i), 0, 0
 		c, err := fl.method(&p.Methods[i])
 		if err != nil {
 			return nil, fmt.Errorf("methods[%d]: %w", i, err)
@@ -480,6 +481,9 @@ type flattener struct {
 	code     *Code
 	line     int32
 	depth    int32
+	// scratch is the instructions' buffer, reused from method to method:
+	// Recost copies a method's to their exact size.
+	scratch []Instr
 }
 
 func (f *flattener) emit(in Instr) int32 {
@@ -490,7 +494,8 @@ func (f *flattener) emit(in Instr) int32 {
 func (f *flattener) pc() int32 { return int32(len(f.code.Instrs)) }
 
 func (f *flattener) method(m *program.Method) (*Code, error) {
-	f.code = &Code{Method: f.methodID, Tier: Compiled}
+	f.code = &Code{Method: f.methodID, Tier: Compiled, Instrs: f.scratch[:0]}
+	defer func() { f.scratch = f.code.Instrs }()
 	var throws []int32
 	if err := f.list(m.Body, &throws); err != nil {
 		return nil, err
