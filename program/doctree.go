@@ -298,13 +298,15 @@ func methodChunks(data []byte) (cuts []chunk, keyLine int32, ok bool) {
 			}
 			cuts = append(cuts, chunk{start: pos, line: line})
 		case inList && indent >= 0 && n > indent:
-		case inList:
-			// The list ends here (or, before its first item, is not a
-			// block list).
-			if len(cuts) > 0 {
-				cuts[len(cuts)-1].end = pos
-			}
+		case inList && indent >= 0 && n == 0:
+			// The list ends at the next top-level key (or document
+			// marker).
+			cuts[len(cuts)-1].end = pos
 			inList = false
+		case inList:
+			// Not a block list, or a line between the list's items and
+			// the top level, which the document read whole reports.
+			return nil, 0, false
 		}
 		pos = next
 	}

@@ -127,6 +127,7 @@ var chunkCases = []struct {
 	{"merge key from an item", "methods:\n  - &m {class: A, name: m}\n  - <<: *m\n    name: n\n", false},
 	{"syntax error in an item", "methods:\n  - class: A\n    name: [\n  - class: B\nthreads: []\n", false},
 	{"empty item", "methods:\n  -\n  - class: B\n    name: m\n", true},
+	{"a line between the items and the top level", "0: 0\nmethods:\n  - 0: 0\n    0: 0\n  !", false},
 	{"block scalar", "methods:\n  - class: A\n    name: |\n      - not an item\n      # nor a comment\n    signature: x\n", true},
 }
 
