@@ -407,6 +407,12 @@ func New(img *Image, cfg Config) (*VM, error) {
 		vm.locks[i].owner = -1
 	}
 	vm.foot.ThreadBytes = vm.threadCost()
+	for _, c := range img.Base {
+		vm.foot.Instrs += int64(len(c.Instrs))
+	}
+	if vm.overMemory() {
+		return nil, vm.err
+	}
 	var total int64
 	for _, spec := range img.Prog.Threads {
 		total += max(int64(spec.Count), 1)

@@ -4,9 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 )
 
@@ -40,4 +47,26 @@ func TestProgramHashIsOfTheJSON(t *testing.T) {
 			t.Errorf("%s: programHash %s, SHA-256 of its JSON %s", p.Name, got, want)
 		}
 	}
+}
+
+// A workload file whose program would not fit --max-memory is refused
+// before it is read, naming the file, the estimate and the limit: here
+// 80 MiB of NUL bytes (a sparse file), which, read, would be a YAML
+// syntax error.
+func TestWorkloadOverMemoryRefusedBeforeRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.yaml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(80<<20))
+	require.NoError(t, f.Close())
+	code, _, errOut := runMain("run", "--workload", path, "--max-input-size", "1GiB", "--max-memory", "1GiB")
+	assert.Equal(t, 2, code)
+	want := fmt.Sprintf("workload %s: its program would take an estimated 1200MiB of memory (%d bytes for each of the file's 80MiB), over --max-memory 1GiB (raise it with --max-memory SIZE)",
+		path, sim.WorkloadBytesPerByte)
+	assert.Contains(t, errOut, want)
+
+	// Within the limit, the file is read (and its NULs refused).
+	code, _, errOut = runMain("run", "--workload", path, "--max-input-size", "1GiB", "--max-memory", "2GiB")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "YAML syntax")
 }

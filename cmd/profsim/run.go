@@ -266,14 +266,17 @@ naming the limit, the value reached and the flag that raises it.
   threads        --max-threads N (default %d): application threads created
                  over the run, the program's and the spawned ones
   memory         --max-memory SIZE (default %s): the run's estimated memory,
-                 counted as it goes: calling contexts with their share of the
-                 truth profile, threads, their deepest stacks, and the export
-                 of the profiles to --out; unless GOMEMLIMIT is set it is also
-                 Go's soft memory limit, which keeps the process near it
+                 counted as it goes: the program and its code (a workload
+                 file is refused before it is read when %d bytes for each of
+                 its bytes are over the limit), calling contexts with their
+                 share of the truth profile, threads, their deepest stacks,
+                 and the export of the profiles to --out; unless GOMEMLIMIT
+                 is set it is also Go's soft memory limit, which keeps the
+                 process near it
   input          --max-input-size SIZE (default %s): the largest workload
                  file read; only regular files (or links to one) are read
   CPUs           --cpus N: at most %d
-`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.FormatBytes(defaultMaxInput), sim.MaxCPUs)
+`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.WorkloadBytesPerByte, sim.FormatBytes(defaultMaxInput), sim.MaxCPUs)
 }
 
 // flagConflicts names flags that contradict each other or that the rest
@@ -386,6 +389,26 @@ func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
 		return nil, usagef("%v", err)
 	}
 	return p, nil
+}
+
+// checkWorkloadMemory refuses, before reading it, a workload file whose
+// program would take more than maxMemory once read and built into the
+// run (sim.WorkloadBytes estimates it from the file's size). A file that
+// loadWorkloadMax refuses anyway (not a regular file, over the input
+// limit maxInput) is left for it to report.
+func checkWorkloadMemory(ref string, maxInput, maxMemory int64) error {
+	if workloads.IsBuiltin(ref) {
+		return nil
+	}
+	st, err := os.Stat(ref)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxInput {
+		return nil
+	}
+	if est := sim.WorkloadBytes(st.Size()); est > maxMemory {
+		return usagef("workload %s: its program would take an estimated %s of memory (%d bytes for each of the file's %s), over --max-memory %s (raise it with --max-memory SIZE)",
+			ref, sim.FormatBytes(est), sim.WorkloadBytesPerByte, sim.FormatBytes(st.Size()), sim.FormatBytes(maxMemory))
+	}
+	return nil
 }
 
 // fileKind names what a non-regular file is.
@@ -598,6 +621,9 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 // loadRun reads the workload, applies the interventions and builds the
 // run's configuration; hash is the workload's before the interventions.
 func loadRun(f *runFlags) (p *program.Program, hash string, cfg harness.Config, err error) {
+	if err := checkWorkloadMemory(f.workload, int64(f.maxInput), int64(f.maxMemory)); err != nil {
+		return nil, "", cfg, err
+	}
 	p, err = loadWorkloadMax(f.workload, int64(f.maxInput))
 	if err != nil {
 		return nil, "", cfg, err
