@@ -18,7 +18,9 @@ import (
 // for YAML and JSON, with the line of every value — and then the program
 // from the tree (decode.go). The tree is what lets every error name the
 // document path and the line, lets duplicate keys be found in both formats,
-// and lets validation errors carry lines.
+// and lets validation errors carry lines. The top-level list of methods is
+// read one method at a time (itemSink), so that a large program's tree is
+// never held whole.
 
 type nodeKind uint8
 
