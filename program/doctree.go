@@ -269,6 +269,9 @@ type chunk struct {
 // methodChunks finds the items of the methods list of a document laid
 // out as parseYAMLChunks reads, and the line of its "methods:" key.
 func methodChunks(data []byte) (cuts []chunk, keyLine int32, ok bool) {
+	if otherBreaks(data) {
+		return nil, 0, false // its lines are not those counted here
+	}
 	indent := -1 // the items' indentation, once the first is found
 	inList := false
 	line := int32(0)
@@ -316,6 +319,27 @@ func methodChunks(data []byte) (cuts []chunk, keyLine int32, ok bool) {
 		cuts[len(cuts)-1].end = len(data)
 	}
 	return cuts, keyLine, len(cuts) > 0
+}
+
+// otherBreaks reports whether data has a line break other than "\n" and
+// "\r\n": a lone "\r" or a Unicode NEL, LS or PS, which YAML counts too.
+func otherBreaks(data []byte) bool {
+	for _, b := range [][]byte{[]byte("\u0085"), []byte("\u2028"), []byte("\u2029")} {
+		if bytes.Contains(data, b) {
+			return true
+		}
+	}
+	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+		if i+1 == len(data) || data[i+1] != '\n' {
+			return true
+		}
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // isMethodsKey reports whether a line is "methods:" with nothing after

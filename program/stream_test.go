@@ -128,6 +128,8 @@ var chunkCases = []struct {
 	{"syntax error in an item", "methods:\n  - class: A\n    name: [\n  - class: B\nthreads: []\n", false},
 	{"empty item", "methods:\n  -\n  - class: B\n    name: m\n", true},
 	{"a line between the items and the top level", "0: 0\nmethods:\n  - 0: 0\n    0: 0\n  !", false},
+	{"a lone carriage return", "methods:\n- {\r}\n0:", false},
+	{"a Unicode line separator", "methods:\n- {\u2028}\n0:", false},
 	{"block scalar", "methods:\n  - class: A\n    name: |\n      - not an item\n      # nor a comment\n    signature: x\n", true},
 }
 
