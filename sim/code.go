@@ -85,6 +85,10 @@ type Instr struct {
 	// source order: the "line number" profiles show and debug info uses.
 	Line    int32
 	A, B, C int32
+	// IterStmts is how many statements one iteration executes (a pure
+	// loop's OpLoopEnter, as IterCost). Here, in what would be padding,
+	// it keeps an instruction at 64 bytes.
+	IterStmts int32
 	// Cycles is the statement's source cost (Work, Native) or its size
 	// (Alloc bytes, Branch threshold); Cost is what this code version
 	// charges in ns, after the cost model (tier, CPU speed) is applied.
@@ -94,8 +98,6 @@ type Instr struct {
 	// IterCost and IterBytecodes are a pure loop's cost per iteration,
 	// back-edge included (OpLoopEnter with FlagPureLoop only).
 	IterCost, IterBytecodes int64
-	// IterStmts is how many statements one iteration executes.
-	IterStmts int32
 }
 
 // Tier is a code version's compilation tier.

@@ -19,6 +19,18 @@ func TestFrameSize(t *testing.T) {
 	assert.Equal(t, uintptr(frameSize), unsafe.Sizeof(frame{}))
 }
 
+// instrSize is Instr's size on a 64-bit platform: a program holds about
+// one per statement in each of its code versions (sim.instrBytes), and
+// the executor reads one per statement executed.
+const instrSize = 64
+
+func TestInstrSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	assert.Equal(t, uintptr(instrSize), unsafe.Sizeof(Instr{}))
+}
+
 func TestBitSetNames(t *testing.T) {
 	assert.Equal(t, "none", stopSet(0).String())
 	assert.Equal(t, "poll|entry", (stopPoll | stopEntry).String())
