@@ -70,3 +70,28 @@ func TestWorkloadOverMemoryRefusedBeforeRead(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "YAML syntax")
 }
+
+// A sweep point whose workload is over its --max-memory fails without
+// the file being read, as its run would; the other points run.
+func TestSweepPointOverMemoryFailsBeforeRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "huge.yaml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(80<<20))
+	require.NoError(t, f.Close())
+	grid := filepath.Join(dir, "grid.yaml")
+	require.NoError(t, os.WriteFile(grid, []byte("run: {duration: 2ms, max-input-size: 1GiB, max-memory: 1GiB}\ngrid: {workload: [hotcold, huge.yaml]}\n"), 0o644))
+	out := filepath.Join(dir, "out")
+	code, _, errOut := runMain("sweep", grid, "--out", out)
+	assert.Equal(t, 1, code, errOut)
+	rows := readCSV(t, filepath.Join(out, "runs.csv"))
+	var failed []string
+	for _, r := range rows {
+		if r["status"] == "failed" {
+			failed = append(failed, r["error"])
+		}
+	}
+	require.Len(t, failed, 1)
+	assert.Contains(t, failed[0], "its program would take an estimated 1200MiB of memory")
+}

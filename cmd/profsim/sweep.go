@@ -393,8 +393,11 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 		return job, nil, err
 	}
 	ref := pr.flags.workload
+	// A workload over the point's --max-memory is not read: the point
+	// fails, as at its run, and its key is of the workload's path.
+	memErr := checkWorkloadMemory(ref, int64(pr.flags.maxInput), int64(pr.flags.maxMemory))
 	plan.mu.Lock()
-	if _, ok := plan.loaded[ref]; !ok && plan.loadErr[ref] == nil {
+	if _, ok := plan.loaded[ref]; !ok && plan.loadErr[ref] == nil && memErr == nil {
 		if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
 			plan.loadErr[ref] = err
 		} else {
@@ -406,6 +409,9 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	}
 	w, loadErr := plan.loaded[ref], plan.loadErr[ref]
 	plan.mu.Unlock()
+	if memErr != nil {
+		w, loadErr = workloadInfo{}, memErr
+	}
 	names, resolved, err := plannedSamplers(pr.cfg.Samplers)
 	if err != nil {
 		return job, nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
@@ -659,6 +665,9 @@ func (pr *plannedRun) cacheRows(rep *report) error {
 // result as `profsim run --format json` prints it.
 func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkWorkloadMemory(pr.flags.workload, int64(pr.flags.maxInput), int64(pr.flags.maxMemory)); err != nil {
 		return nil, err
 	}
 	p, err := loadWorkloadMax(pr.flags.workload, int64(pr.flags.maxInput))
