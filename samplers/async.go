@@ -78,7 +78,7 @@ func (s *Async) Attach(env *Env) error {
 	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
 	s.tick = gridTicker{period: s.cfg.Interval, jitter: newTimerJitter(env, s.name, s.cfg.Jitter)}
-	env.VM.ScheduleTimer(s.timer, s.tick.first(), 0)
+	env.VM.ScheduleTimer(s.timer, s.tick.first(env.VM.Now()), 0)
 	return nil
 }
 

@@ -113,7 +113,7 @@ func (e *edgeSampler) attach(env *Env, name string, interval, jitter sim.Time, h
 	e.hook = id
 	e.timer = env.VM.AddTimer(t)
 	e.period, e.oversleep = interval, newTimerJitter(env, name, jitter)
-	env.VM.ScheduleTimer(e.timer, interval+e.oversleep.late(), 0)
+	env.VM.ScheduleTimer(e.timer, env.VM.Now()+interval+e.oversleep.late(), 0)
 	return nil
 }
 

@@ -161,9 +161,9 @@ func (s *Hofer) Attach(env *Env) error {
 		s.agent = env.VM.NewServiceThread(s.name+" agent", s)
 	}
 	s.jitter = newTimerJitter(env, s.name, s.cfg.Jitter)
-	env.VM.ScheduleTimer(s.timer, s.cfg.Interval+s.jitter.late(), 0)
+	env.VM.ScheduleTimer(s.timer, env.VM.Now()+s.cfg.Interval+s.jitter.late(), 0)
 	if s.cfg.Incremental {
-		env.VM.ScheduleTimer(s.timer, s.cfg.RetrieveInterval, 1)
+		env.VM.ScheduleTimer(s.timer, env.VM.Now()+s.cfg.RetrieveInterval, 1)
 		env.VM.AddThreadEndObserver(s)
 	}
 	return nil

@@ -90,7 +90,7 @@ func (s *JFR) Attach(env *Env) error {
 		s.agent = env.VM.NewServiceThread("JFR Sampler Thread", s)
 	}
 	s.jitter = newTimerJitter(env, s.name, s.cfg.Jitter)
-	env.VM.ScheduleTimer(s.timer, s.cfg.Period+s.jitter.late(), 0)
+	env.VM.ScheduleTimer(s.timer, env.VM.Now()+s.cfg.Period+s.jitter.late(), 0)
 	return nil
 }
 

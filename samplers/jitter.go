@@ -64,9 +64,10 @@ type gridTicker struct {
 	jitter  timerJitter
 }
 
-// first is when the first tick fires.
-func (g *gridTicker) first() sim.Time {
-	g.nominal = g.period
+// first is when the first tick fires, a period after now (the sampler's
+// start).
+func (g *gridTicker) first(now sim.Time) sim.Time {
+	g.nominal = now + g.period
 	return g.nominal + g.jitter.late()
 }
 

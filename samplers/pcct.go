@@ -132,7 +132,7 @@ func (s *PCCT) Attach(env *Env) error {
 		s.agent = env.VM.NewServiceThread(s.name+" sampler", s)
 	}
 	s.jitter = newTimerJitter(env, s.name, s.cfg.Jitter)
-	env.VM.ScheduleTimer(s.timer, s.cfg.Interval+s.jitter.late(), 0)
+	env.VM.ScheduleTimer(s.timer, env.VM.Now()+s.cfg.Interval+s.jitter.late(), 0)
 	return nil
 }
 

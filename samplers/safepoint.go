@@ -162,7 +162,7 @@ func (s *Safepoint) Attach(env *Env) error {
 		s.hook = h
 	}
 	s.tick = gridTicker{period: s.cfg.Interval, jitter: newTimerJitter(env, s.name, s.cfg.Jitter)}
-	env.VM.ScheduleTimer(s.timer, s.tick.first(), 0)
+	env.VM.ScheduleTimer(s.timer, s.tick.first(env.VM.Now()), 0)
 	return nil
 }
 

@@ -76,8 +76,9 @@ type Env struct {
 	// Trace, when not nil, receives every sample's story (trace.go).
 	Trace *Trace
 	// Window, when > 0, also splits each sampler's samples by the time
-	// they were taken into consecutive windows [i·Window, (i+1)·Window)
-	// (Result.Windows): the per-iteration profiles of Hofer et al.'s
+	// they were taken into consecutive windows [s+i·Window,
+	// s+(i+1)·Window) from s, when the sampler attached (Result.Windows):
+	// the per-iteration profiles of Hofer et al.'s
 	// stability analysis. Samplers that aggregate without time (pcct,
 	// hotmethods, cbs, jikes-timer) refuse it at Attach.
 	Window sim.Time
@@ -219,8 +220,10 @@ type recorder struct {
 	costs  Costs
 	source string
 	period sim.Time
-	// window > 0 splits the samples by time into wins (Env.Window).
+	// window > 0 splits the samples by time into wins (Env.Window), from
+	// start, when the sampler attached.
 	window sim.Time
+	start  sim.Time
 	wins   []*profile.Builder
 	// trace, when tracing (Env.Trace), gets each sample's story; reqs
 	// are the outstanding requests by thread.
@@ -233,7 +236,7 @@ type recorder struct {
 
 func newRecorder(env *Env, source string, period sim.Time) *recorder {
 	b := profile.NewBuilder(source, "nanoseconds", int64(period))
-	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window, trace: env.Trace}
+	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window, start: env.VM.Now(), trace: env.Trace}
 }
 
 // Functions adds img's methods to b's function table in method order and
@@ -263,7 +266,7 @@ func (r *recorder) sample(frames []profile.Frame, thread string, count int64, we
 	if r.window <= 0 {
 		return
 	}
-	i := int(at / r.window)
+	i := int((at - r.start) / r.window)
 	for len(r.wins) <= i {
 		r.wins = append(r.wins, profile.NewBuilder(r.source, "nanoseconds", int64(r.period)))
 	}

@@ -81,7 +81,7 @@ func (s *Tprof) Attach(env *Env) error {
 	if env.Mode == Costed {
 		s.agent = env.VM.NewServiceThread("tprof sampler", s)
 	}
-	env.VM.ScheduleTimer(s.timer, s.next(0), 0)
+	env.VM.ScheduleTimer(s.timer, s.next(env.VM.Now()), 0)
 	return nil
 }
 
