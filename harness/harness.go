@@ -86,6 +86,16 @@ type Config struct {
 	// the profile as it is then (jit.RecompileAll): profile-directed
 	// re-optimization once the call graph has matured.
 	RecompileAt sim.Time
+	// ProfileFrom, when > 0, is where every profile starts (profsim run
+	// --skip): the run executes from 0 as without it (the JIT warms up,
+	// threads start), the truth counts only what happens from then on
+	// (Outcome.Result is the window's: sim.Result.Since), and the samplers
+	// attach then, as a profiler started then would: no sample, no cost
+	// and no agent thread before it. Config.Window's windows start there.
+	// Instrumenting samplers (komorium), which rewrite the program before
+	// it runs, and InlineFrom a sampler, which the JIT would read before
+	// it started, refuse it.
+	ProfileFrom sim.Time
 	// Trace, when not nil, receives every traceable sampler's samples
 	// with where each thread truly was when the sample was requested
 	// (samplers.Trace: the --trace file, the bias matrices of --why).
@@ -198,6 +208,10 @@ type Rig struct {
 	// fills in the rest once.
 	out       *Outcome
 	collected bool
+	// mark is the run's counts at Config.ProfileFrom (profileStart);
+	// startErr is a sampler's refusal to attach then.
+	mark     *sim.Counts
+	startErr error
 }
 
 // Build checks cfg as Config.Validate does and then builds the run of p
@@ -256,10 +270,13 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 		}
 	}
 	env := &samplers.Env{VM: vm.Agent(), Mode: cfg.Mode, Safepoints: out.Safepoints, GC: out.GC, Seed: cfg.Sim.Seed, Window: cfg.Window, Trace: cfg.Trace}
-	for _, s := range pl.attached {
-		if err := s.Attach(env); err != nil {
-			return nil, err
-		}
+	r := &Rig{cfg: cfg, vm: vm, names: pl.names, resolved: pl.resolved, attached: pl.attached, out: out}
+	if cfg.ProfileFrom > 0 {
+		// A timer is a horizon: every running thread's charges are up to
+		// date when it fires, so the mark splits the truth exactly there.
+		vm.ScheduleTimer(vm.AddTimer(profileStart{r, env}), cfg.ProfileFrom, 0)
+	} else if err := attachAll(pl.attached, env); err != nil {
+		return nil, err
 	}
 	switch cfg.InlineFrom {
 	case "":
@@ -280,7 +297,32 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	if cfg.RecompileAt > 0 {
 		vm.ScheduleTimer(vm.AddTimer(recompiler{out.JIT}), cfg.RecompileAt, 0)
 	}
-	return &Rig{cfg: cfg, vm: vm, names: pl.names, resolved: pl.resolved, attached: pl.attached, out: out}, nil
+	return r, nil
+}
+
+// attachAll attaches the samplers in order.
+func attachAll(ss []samplers.Sampler, env *samplers.Env) error {
+	for _, s := range ss {
+		if err := s.Attach(env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// profileStart opens the profiled window (Config.ProfileFrom) when its
+// timer fires: it marks the truth and the threads' counts, which Collect
+// takes away (sim.VM.ResultSince), and attaches the samplers.
+type profileStart struct {
+	r   *Rig
+	env *samplers.Env
+}
+
+func (p profileStart) OnTimer(sim.Agent, sim.Time, int64) {
+	p.r.mark = p.r.vm.MarkCounts()
+	if err := attachAll(p.r.attached, p.env); err != nil {
+		p.r.startErr = fmt.Errorf("at --skip %v: %w", p.r.cfg.ProfileFrom, err)
+	}
 }
 
 // RunUntil executes the run up to simulated time t (or its end),
@@ -291,19 +333,25 @@ func (r *Rig) RunUntil(t sim.Time) bool { return r.vm.RunUntil(t) }
 // Run executes the rest of the run and returns Err.
 func (r *Rig) Run() error {
 	r.vm.RunUntil(r.cfg.Sim.Duration)
-	return r.vm.Err()
+	return r.Err()
 }
 
 // Err is why the run stopped early: a *sim.LimitError, a context's error
-// (RunContext), or nil.
-func (r *Rig) Err() error { return r.vm.Err() }
+// (RunContext), or nil; or a sampler's refusal to attach at
+// Config.ProfileFrom.
+func (r *Rig) Err() error {
+	if err := r.vm.Err(); err != nil {
+		return err
+	}
+	return r.startErr
+}
 
 // Collect returns the finished run's Outcome: the result, every profile
 // and cost, the windows, the footprint. It is an error before the run is
 // over, and the run's error if it stopped early. Collecting again returns
 // the same Outcome.
 func (r *Rig) Collect() (*Outcome, error) {
-	if err := r.vm.Err(); err != nil {
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	if r.collected {
@@ -313,7 +361,12 @@ func (r *Rig) Collect() (*Outcome, error) {
 		return nil, fmt.Errorf("harness: the run is not over (at %v of %v): Run it to the end before Collect", r.vm.Now(), r.cfg.Sim.Duration)
 	}
 	out := r.out
-	out.Result = r.vm.Result()
+	if r.mark != nil {
+		out.Result = r.vm.ResultSince(r.mark)
+		r.mark = nil
+	} else {
+		out.Result = r.vm.Result()
+	}
 	out.Names, out.Samplers = r.names, r.resolved
 	out.Footprint = r.vm.Footprint()
 	if !r.cfg.NoTruthProfile {

@@ -82,6 +82,20 @@ func (cfg Config) resolve() (*plan, error) {
 		return nil, fmt.Errorf("recompile_at: %v must be ≥ 0", cfg.RecompileAt)
 	case cfg.RecompileAt > 0 && cfg.NoJIT:
 		return nil, fmt.Errorf("recompile_at: needs the JIT")
+	case cfg.ProfileFrom < 0:
+		return nil, fmt.Errorf("profile_from: %v must be ≥ 0", cfg.ProfileFrom)
+	case cfg.ProfileFrom > 0 && cfg.ProfileFrom >= cfg.Sim.Duration:
+		return nil, fmt.Errorf("profile_from: %v must be before the end of the run (duration %v)", cfg.ProfileFrom, cfg.Sim.Duration)
+	}
+	if cfg.ProfileFrom > 0 {
+		for _, s := range pl.attached {
+			if _, ok := s.(samplers.Instrumenter); ok {
+				return nil, fmt.Errorf("profile_from: sampler %s instruments the program before it runs and cannot start at %v", s.Name(), cfg.ProfileFrom)
+			}
+		}
+		if cfg.InlineFrom != "" && cfg.InlineFrom != "none" && cfg.InlineFrom != "exact" {
+			return nil, fmt.Errorf("profile_from: the JIT's inlining reads sampler %s (inline_from), which would start only at %v", cfg.InlineFrom, cfg.ProfileFrom)
+		}
 	}
 	return pl, nil
 }

@@ -284,10 +284,17 @@ type Summary struct {
 }
 
 // Summarize aggregates c's records.
-func (c *Coordinator) Summarize() Summary {
+func (c *Coordinator) Summarize() Summary { return c.SummarizeFrom(0) }
+
+// SummarizeFrom is Summarize of the safepoints requested at or after
+// from (a profiled window's: harness.Config.ProfileFrom).
+func (c *Coordinator) SummarizeFrom(from sim.Time) Summary {
 	var s Summary
 	for i := range c.records {
 		r := &c.records[i]
+		if r.Requested < from {
+			continue
+		}
 		s.Count++
 		s.TotalTTSP += r.TTSP()
 		s.MaxTTSP = max(s.MaxTTSP, r.TTSP())

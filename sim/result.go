@@ -30,7 +30,10 @@ type Result struct {
 	Seed  uint64
 	// End is when the run stopped: the configured duration, or when the
 	// last non-daemon thread finished.
-	End     Time
+	End Time
+	// From is where the run's counts start (Result.Since): 0, or the
+	// start of the profiled window.
+	From    Time
 	Truth   *Truth
 	Threads []ThreadStats
 	// Statements is how many source statements the threads executed.
