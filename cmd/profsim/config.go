@@ -58,8 +58,11 @@ type runConfig struct {
 	Workload workloadInfo `json:"workload"`
 	Seed     uint64       `json:"seed"`
 	Duration string       `json:"duration"`
-	CPUs     int          `json:"cpus"`
-	Mode     string       `json:"mode"`
+	// Skip is where the profiles start (--skip), absent for 0: the
+	// report's profiles, times and counts are those of [Skip, the end).
+	Skip string `json:"skip,omitempty"`
+	CPUs int    `json:"cpus"`
+	Mode string `json:"mode"`
 	// VM is the preset the settings started from; Settings are what
 	// the preset, shorthand flags, --jvm-flags and --set resolved to (how
 	// a setting was given is not recorded: equal settings, equal runs).
@@ -187,6 +190,9 @@ func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*sa
 		Settings: map[string]string{}, Injections: []string{}, Speedups: []string{}, Samplers: []samplerConfig{},
 	}
 	rc.Workload.Name = name
+	if cfg.ProfileFrom > 0 {
+		rc.Skip = param.FormatDuration(cfg.ProfileFrom)
+	}
 	if cfg.TruthPerMethod {
 		rc.Truth = "methods"
 	}
@@ -215,6 +221,9 @@ func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*sa
 func (rc *runConfig) args(order []string) []string {
 	a := []string{"run", "--workload", rc.Workload.Ref, "--seed", strconv.FormatUint(rc.Seed, 10),
 		"--duration", rc.Duration, "--cpus", strconv.Itoa(rc.CPUs), "--mode", rc.Mode, "--vm", rc.VM}
+	if rc.Skip != "" {
+		a = append(a, "--skip", rc.Skip)
+	}
 	if rc.BaselineOnly {
 		a = append(a, "--baseline-only")
 	}
@@ -260,9 +269,14 @@ func sortedKeys(m map[string]string) []string {
 // numbers (durations in ns, booleans 0/1).
 func (rc *runConfig) columns() []setting {
 	dur, _ := param.ParseDuration(rc.Duration)
+	var skip sim.Time
+	if rc.Skip != "" {
+		skip, _ = param.ParseDuration(rc.Skip)
+	}
 	cols := []setting{
 		{"workload", rc.Workload.Name}, {"workload_sha256", rc.Workload.SHA256},
 		{"seed", strconv.FormatUint(rc.Seed, 10)}, {"duration_ns", strconv.FormatInt(int64(dur), 10)},
+		{"skip_ns", strconv.FormatInt(int64(skip), 10)},
 		{"cpus", strconv.Itoa(rc.CPUs)}, {"mode", rc.Mode}, {"vm", rc.VM},
 		{"baseline_only", boolNum(rc.BaselineOnly)}, {"gc", boolNum(rc.GC)},
 	}
@@ -305,6 +319,9 @@ func (rc *runConfig) writeHeader(w io.Writer) {
 		fmt.Fprintf(w, "   inline %s   counted-loop polls %s   debug-non-safepoints %s",
 			rc.Settings["jit.inline"], stripText(rc.Settings["jit.strip_mining_iter"], rc.Settings["jit.loop_unroll"]), rc.Settings["jit.debug_non_safepoints"])
 		fmt.Fprintf(w, "%s\n", safepointText(rc.Settings))
+	}
+	if rc.Skip != "" {
+		fmt.Fprintf(w, "profiled from %s on (--skip): every profile (the truth too) and the run's times and counts are that window's\n", rc.Skip)
 	}
 	if rc.Truth != "" {
 		fmt.Fprint(w, "truth per method (--truth methods): its contexts are the methods, its stacks one frame deep\n")

@@ -44,8 +44,11 @@ var tickSynchronous = []string{"async", "hotmethods", "jfr", "pcct", "tprof"}
 // report is the JSON contract of `profsim run --format json`; the table
 // prints the same data.
 type report struct {
-	Workload    string `json:"workload"`
-	Seed        uint64 `json:"seed"`
+	Workload string `json:"workload"`
+	Seed     uint64 `json:"seed"`
+	// SimulatedNS is the profiled window's length: the run's, less
+	// config.skip (--skip). The CPU times, statements, threads' states
+	// and every profile count the same window.
 	SimulatedNS int64  `json:"simulated_ns"`
 	CPUs        int    `json:"cpus"`
 	Mode        string `json:"mode"`
@@ -179,7 +182,7 @@ func edgeOnly(p *profile.Profile) bool { return len(p.Samples) == 0 && len(p.Edg
 func newReport(workload string, cfg harness.Config, out *harness.Outcome) *report {
 	res := out.Result
 	r := &report{
-		Workload: workload, Seed: cfg.Sim.Seed, SimulatedNS: int64(res.End), CPUs: cfg.Sim.CPUs, Mode: cfg.Mode.String(),
+		Workload: workload, Seed: cfg.Sim.Seed, SimulatedNS: int64(res.End - res.From), CPUs: cfg.Sim.CPUs, Mode: cfg.Mode.String(),
 		AppCPUNS: int64(res.AppCPU()), VMCPUNS: int64(res.VMCPU()), Statements: res.Statements,
 		Incidents: append([]string{}, res.Incidents...), Profiles: map[string]profileReport{},
 		Order: out.Names, names: out.Names,
@@ -194,10 +197,20 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 		}
 		r.Threads = append(r.Threads, tr)
 	}
-	sum := out.Safepoints.Summarize()
+	// The safepoints requested in the profiled window (all without
+	// --skip), and the collections among them.
+	sum := out.Safepoints.SummarizeFrom(res.From)
 	r.Safepoints = safepointReport{Count: sum.Count, MeanTTSPNS: int64(sum.MeanTTSP), MaxTTSPNS: int64(sum.MaxTTSP), TotalPauseNS: int64(sum.TotalPause)}
 	if out.GC != nil {
 		r.Safepoints.GCs = out.GC.Collections
+		if res.From > 0 {
+			r.Safepoints.GCs = 0
+			for _, rec := range out.Safepoints.Records() {
+				if rec.Reason == "gc" && rec.Requested >= res.From {
+					r.Safepoints.GCs++
+				}
+			}
+		}
 	}
 	truth := out.Profiles["truth"]
 	var truthReport profileReport // summarized once: the truth's views cost the most

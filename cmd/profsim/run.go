@@ -30,9 +30,11 @@ import (
 )
 
 type runFlags struct {
-	workload   string
-	seed       uint64
-	duration   time.Duration
+	workload string
+	seed     uint64
+	duration time.Duration
+	// skip is --skip: where the profiles start.
+	skip       time.Duration
 	cpus       int
 	format     string
 	by         string
@@ -82,6 +84,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.workload, "workload", "", "built-in workload NAME (see 'profsim workloads') or a .yaml/.json FILE")
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "master seed: same seed, same output")
 	fs.DurationVar(&f.duration, "duration", time.Duration(def.Duration), "simulated time limit (the run ends earlier if the program does)")
+	fs.DurationVar(&f.skip, "skip", 0, "profile from this simulated time on: the run starts at 0 as without it (the JIT warms up, threads start), but the truth and every sampler count only what happens from then on, as a profiler started then would (no samples and no costs before it); the report's times are the window's")
 	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs, 1 to 1024")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, csv (tidy, one row per profile and method) or jsonl (the csv rows as JSON lines)")
 	fs.StringVar(&f.by, "by", "method", "attribution in the table and csv/jsonl: method, or line (each sample's top frame by source line)")
@@ -180,6 +183,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --workload is required (paper programs: %s; stand-ins: see 'profsim workloads')", strings.Join(workloads.Programs(), ", "))
 	case f.duration <= 0 || f.duration > time.Duration(sim.MaxTime):
 		return nil, usagef("run: --duration %v must be > 0 and at most %v (10^18 ns)", f.duration, time.Duration(sim.MaxTime))
+	case f.skip < 0 || f.skip >= f.duration:
+		return nil, usagef("run: --skip %v must be ≥ 0 and before --duration %v", f.skip, f.duration)
 	case f.cpus < 1 || f.cpus > sim.MaxCPUs:
 		return nil, usagef("run: --cpus %d must be in [1, %d]", f.cpus, sim.MaxCPUs)
 	case f.maxThreads < 1 || f.maxThreads > sim.MaxThreadsLimit:
@@ -461,6 +466,7 @@ func buildConfig(f *runFlags) (harness.Config, error) {
 	}
 	cfg.Samplers, cfg.Mode = f.specs, f.mode
 	cfg.TruthPerMethod = f.truth == "methods"
+	cfg.ProfileFrom = sim.Time(f.skip)
 	cfg.Sim.Limits = sim.Limits{MaxThreads: f.maxThreads, MaxMemory: int64(f.maxMemory)}
 	return cfg, nil
 }
