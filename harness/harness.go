@@ -10,6 +10,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
@@ -235,6 +237,9 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkProfileThreads(cfg.Sim.ProfileThreads, img.ThreadNames(), true); err != nil {
+		return nil, err
+	}
 	for _, s := range pl.attached {
 		// Instrumenting samplers (komorium) rewrite the program first.
 		if in, ok := s.(samplers.Instrumenter); ok {
@@ -310,6 +315,47 @@ func attachAll(ss []samplers.Sampler, env *samplers.Env) error {
 	return nil
 }
 
+// maxListedThreads is how many thread names an error about
+// ProfileThreads lists.
+const maxListedThreads = 20
+
+// checkProfileThreads reports a ProfileThreads pattern that matches none
+// of names, the application threads' (a spawn statement's as NAME-*,
+// Image.ThreadNames, when spawned: whose numbers are known only once they
+// run, so that such a pattern is left for the run's end).
+func checkProfileThreads(pattern string, names []string, spawned bool) error {
+	if pattern == "" {
+		return nil
+	}
+	for _, n := range names {
+		if sim.MatchThreads(pattern, n) || spawned && strings.HasSuffix(n, "-*") {
+			return nil
+		}
+	}
+	return &ThreadsError{Pattern: pattern, Names: names}
+}
+
+// ThreadsError is a sim.Config.ProfileThreads pattern that matches none
+// of the application threads, Names (a numbered family beyond its first
+// 64, or a spawn statement's threads before the run, as NAME-*).
+type ThreadsError struct {
+	Pattern string
+	Names   []string
+}
+
+func (e *ThreadsError) Error() string {
+	return fmt.Sprintf("profile_threads: %q matches none of the application threads: %s", e.Pattern, e.List())
+}
+
+// List is Names, comma-separated, the first 20 and how many more.
+func (e *ThreadsError) List() string {
+	list := e.Names
+	if len(list) > maxListedThreads {
+		list = append(slices.Clone(list[:maxListedThreads]), fmt.Sprintf("… and %d more", len(e.Names)-maxListedThreads))
+	}
+	return strings.Join(list, ", ")
+}
+
 // profileStart opens the profiled window (Config.ProfileFrom) when its
 // timer fires: it marks the truth and the threads' counts, which Collect
 // takes away (sim.VM.ResultSince), and attaches the samplers.
@@ -361,6 +407,17 @@ func (r *Rig) Collect() (*Outcome, error) {
 		return nil, fmt.Errorf("harness: the run is not over (at %v of %v): Run it to the end before Collect", r.vm.Now(), r.cfg.Sim.Duration)
 	}
 	out := r.out
+	if pat := r.cfg.Sim.ProfileThreads; pat != "" {
+		var names []string
+		for _, th := range r.vm.Result().Threads {
+			if !th.Service {
+				names = append(names, th.Name)
+			}
+		}
+		if err := checkProfileThreads(pat, names, false); err != nil {
+			return nil, err
+		}
+	}
 	if r.mark != nil {
 		out.Result = r.vm.ResultSince(r.mark)
 		r.mark = nil

@@ -87,6 +87,13 @@ func (cfg Config) resolve() (*plan, error) {
 	case cfg.ProfileFrom > 0 && cfg.ProfileFrom >= cfg.Sim.Duration:
 		return nil, fmt.Errorf("profile_from: %v must be before the end of the run (duration %v)", cfg.ProfileFrom, cfg.Sim.Duration)
 	}
+	if cfg.Sim.ProfileThreads != "" {
+		for _, s := range pl.attached {
+			if _, ok := s.(samplers.Instrumenter); ok {
+				return nil, fmt.Errorf("profile_threads: sampler %s counts every thread's bytecodes and cannot be restricted to some threads", s.Name())
+			}
+		}
+	}
 	if cfg.ProfileFrom > 0 {
 		for _, s := range pl.attached {
 			if _, ok := s.(samplers.Instrumenter); ok {

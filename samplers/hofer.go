@@ -200,8 +200,13 @@ func (s *Hofer) request() {
 	s.sampleReqs[s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)] = true
 }
 
-// SelfSample is the sampled thread walking its own stack at its poll.
+// SelfSample is the sampled thread walking its own stack at its poll; a
+// thread the run does not profile (sim.View.Profiled) takes no sample
+// and costs nothing, though it took one of the K places.
 func (s *Hofer) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
+	if !vm.Profiled(id) {
+		return 0
+	}
 	s.samples++
 	s.rec.costs.Taken++
 	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))
@@ -227,8 +232,12 @@ func (s *Hofer) costOf(d sim.Time) sim.Time {
 	return d
 }
 
-// SampleWaiting is the VM thread walking a waiting thread.
+// SampleWaiting is the VM thread walking a waiting thread (not one the
+// run does not profile).
 func (s *Hofer) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
+	if !vm.Profiled(id) {
+		return 0
+	}
 	s.samples++ // a sample like a self-sample: frames per sample counts it
 	s.rec.costs.Taken++
 	s.rec.costs.SampleTimes = append(s.rec.costs.SampleTimes, int64(vm.Now()))

@@ -252,8 +252,13 @@ func Functions(b *profile.Builder, img *sim.Image) []int {
 }
 
 // add records one sample taken now, of weight period, with frames (root
-// first).
+// first), unless the run does not profile the thread (sim.View.Profiled:
+// a global safepoint stops every thread, and the samplers that walk the
+// stopped ones leave the others out here).
 func (r *recorder) add(frames []profile.Frame, thread sim.ThreadID, weight sim.Time) {
+	if !r.vm.Profiled(thread) {
+		return
+	}
 	r.sample(frames, r.vm.ThreadName(thread), 1, weight, r.vm.Now())
 	r.costs.Taken++
 	r.costs.SampleTimes = append(r.costs.SampleTimes, int64(r.vm.Now()))
@@ -301,11 +306,13 @@ func (r *recorder) result() *Result {
 	return res
 }
 
-// appThreads lists the application threads in a state, in ID order.
+// appThreads lists the profiled application threads (sim.View.Profiled:
+// all of them unless the run restricts its profiles to some, as
+// async-profiler's thread filter does) in a state, in ID order.
 func appThreads(vm sim.Agent, states ...sim.ThreadState) []sim.ThreadID {
 	var out []sim.ThreadID
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
-		if vm.IsService(id) {
+		if !vm.Profiled(id) {
 			continue
 		}
 		s := vm.State(id)

@@ -17,7 +17,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 		return stopExit // held at its end by a ThreadEnd observer, now let go
 	}
 	clock := t.clock
-	tr := vm.truth
+	tr := t.truth
 	// The top frame and its code stay in registers between statements;
 	// they are reloaded where the stack changes (a call, a return, a
 	// throw). Reloading them for every statement was a chain of four
@@ -383,7 +383,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		}
 		return stopExit
 	}
-	tr := vm.truth
+	tr := t.truth
 	code, flags := inl, fInlined
 	if inl == nil {
 		callLine := caller.cell(line)
@@ -804,7 +804,7 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 		len(t.frames)+1 > t.peakFrames || len(t.frames) >= vm.cfg.MaxStackDepth {
 		return lc, false
 	}
-	if lc.node = vm.truth.known(f.node, callee); lc.node < 0 {
+	if lc.node = t.truth.known(f.node, callee); lc.node < 0 {
 		return lc, false
 	}
 	if inl == nil {
@@ -829,8 +829,7 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 // would: the caller's call sequence and return poll, the callee's lines,
 // the edge's and the context's call counts. The statements, the caller's
 // pc and bcp and the clock are the caller's to advance.
-func (vm *VM) chargeLeaf(f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
-	tr := vm.truth
+func (vm *VM) chargeLeaf(tr *Truth, f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
 	c := f.cell(in.Line)
 	code := lc.code
 	if inl == nil {
@@ -996,7 +995,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 		}
 		inl := f.code.inlined(pc, in.Callee())
 		lc, _ := vm.leaf(t, f, in.Callee(), inl)
-		vm.chargeLeaf(f, in, in.CallEdge(), inl, &lc, k)
+		vm.chargeLeaf(t.truth, f, in, in.CallEdge(), inl, &lc, k)
 	}
 	var backPoll int64
 	if back.Flags&FlagPoll != 0 {

@@ -418,6 +418,13 @@ func (vm *VM) ThreadName(id ThreadID) string { return vm.thread(id).Name }
 // 0 … NumThreads-1).
 func (vm *VM) NumThreads() int { return len(vm.threads) }
 
+// Profiled reports whether thread id is an application thread that
+// Config.ProfileThreads selects (every application thread without it).
+func (vm *VM) Profiled(id ThreadID) bool {
+	t := vm.thread(id)
+	return t.service == nil && !t.unprofiled
+}
+
 // IsService reports whether thread id is one of the VM's service threads.
 func (vm *VM) IsService(id ThreadID) bool { return vm.thread(id).service != nil }
 

@@ -272,18 +272,24 @@ func (vm *VM) NoTruthProfile() {
 // (docs/PERFORMANCE.md). Call it before Run; it fails once a context below
 // the root exists.
 func (vm *VM) TruthPerMethod() error {
-	t := vm.truth
-	if t.perMethod != nil {
-		return nil
-	}
-	for i := int32(1); i < t.count; i++ {
-		if t.node(i).parent != 0 {
-			return fmt.Errorf("sim: TruthPerMethod after the run has started")
+	for _, t := range []*Truth{vm.truth, vm.unprofiled} {
+		if t == nil || t.perMethod != nil {
+			continue
+		}
+		for i := int32(1); i < t.count; i++ {
+			if t.node(i).parent != 0 {
+				return fmt.Errorf("sim: TruthPerMethod after the run has started")
+			}
 		}
 	}
-	t.perMethod = make([]methodContext, len(t.lineCount))
-	for i := int32(1); i < t.count; i++ {
-		t.setMethodContext(t.node(i).method, i)
+	for _, t := range []*Truth{vm.truth, vm.unprofiled} {
+		if t == nil || t.perMethod != nil {
+			continue
+		}
+		t.perMethod = make([]methodContext, len(t.lineCount))
+		for i := int32(1); i < t.count; i++ {
+			t.setMethodContext(t.node(i).method, i)
+		}
 	}
 	return nil
 }

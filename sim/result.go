@@ -16,6 +16,9 @@ type ThreadStats struct {
 	States     [numStates]Time
 	Statements int64
 	AllocBytes int64
+	// Unprofiled: Config.ProfileThreads leaves the thread out of the
+	// truth (and of AppCPU).
+	Unprofiled bool
 	// Uncaught reports an exception that ended the thread; StackOverflow a
 	// call beyond Config.MaxStackDepth.
 	Uncaught, StackOverflow bool
@@ -45,12 +48,13 @@ type Result struct {
 	Incidents []string
 }
 
-// AppCPU is the CPU time of all application threads: by the ground-truth
-// invariant, it equals Truth.SelfTotal().
+// AppCPU is the CPU time of the profiled application threads (all of
+// them without Config.ProfileThreads): by the ground-truth invariant, it
+// equals Truth.SelfTotal().
 func (r *Result) AppCPU() Time {
 	var s Time
 	for i := range r.Threads {
-		if !r.Threads[i].Service {
+		if !r.Threads[i].Service && !r.Threads[i].Unprofiled {
 			s += r.Threads[i].CPU()
 		}
 	}
@@ -82,7 +86,7 @@ func (vm *VM) Result() *Result {
 	for _, t := range vm.threads {
 		st := ThreadStats{Name: t.Name, Daemon: t.Daemon, Service: t.service != nil, Start: t.start, End: t.end,
 			States: t.stateTime, Statements: t.stmts, AllocBytes: t.allocBytes,
-			Uncaught: t.uncaught, StackOverflow: t.overflow}
+			Unprofiled: t.unprofiled, Uncaught: t.uncaught, StackOverflow: t.overflow}
 		r.Statements += t.stmts
 		r.Threads = append(r.Threads, st)
 	}

@@ -35,6 +35,9 @@ type View interface {
 	// IsService reports whether id is a service thread (VM, compiler,
 	// agent), not an application thread.
 	IsService(id ThreadID) bool
+	// Profiled reports whether id is an application thread the run
+	// profiles (Config.ProfileThreads): samplers sample only those.
+	Profiled(id ThreadID) bool
 	State(id ThreadID) ThreadState
 	// InNative reports whether id's top frame is a native method.
 	InNative(id ThreadID) bool

@@ -56,7 +56,12 @@ func (vm *VM) Code(method int32) *Code { return vm.code[method] }
 
 // EdgeCount returns how often static call edge i (Image.Edges) has run so
 // far: the VM's call-site profile, which inlining decisions read.
-func (vm *VM) EdgeCount(i int) int64 { return vm.truth.edgeCounts[i] }
+func (vm *VM) EdgeCount(i int) int64 {
+	if vm.unprofiled != nil {
+		return vm.truth.edgeCounts[i] + vm.unprofiled.edgeCounts[i]
+	}
+	return vm.truth.edgeCounts[i]
+}
 
 // ReplaceCode installs c and moves every running, non-inlined activation of
 // c's method that runs a different version onto it: on-stack replacement.
@@ -148,6 +153,7 @@ func (vm *VM) NewServiceThread(name string, s Service) ThreadID {
 	}
 	t := vm.newThread(name, -1, true, vm.now)
 	t.service = s
+	t.truth = vm.truth // the root's cell only: a service frame never charges
 	t.frames = append(t.frames, frame{code: serviceCode, cells: vm.truth.cell(0)})
 	t.setState(Blocked, vm.now) // idle until it has a job
 	return t.ID

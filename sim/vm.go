@@ -41,6 +41,17 @@ type Config struct {
 	// Limits bound the run's threads and memory. They are not settings
 	// of the model: a run within them does not depend on them.
 	Limits Limits
+	// ProfileThreads, when not "", restricts the ground truth to the
+	// application threads whose names match it (MatchThreads: shell
+	// patterns, comma-separated), as async-profiler's thread filter or
+	// JFR's per-thread views restrict a profile: the others run as
+	// before, but charge a recorder of their own that no profile reads
+	// (the JIT's counts still add both: the run is the one without it),
+	// and Result.AppCPU leaves them out. Samplers sample only the
+	// profiled threads (View.Profiled). harness.Build refuses a pattern
+	// that matches none of the program's threads and Collect one that
+	// matched none of the run's (profsim run --threads).
+	ProfileThreads string
 }
 
 // DefaultConfig is what `profsim run` uses unless told otherwise.
@@ -71,6 +82,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("context_switch: %v must be ≥ 0", c.ContextSwitch)
 	case c.MaxStackDepth < 1:
 		return fmt.Errorf("max_stack_depth: %d must be ≥ 1", c.MaxStackDepth)
+	case c.ProfileThreads != "" && CheckThreadPattern(c.ProfileThreads) != nil:
+		return fmt.Errorf("profile_threads: %v", CheckThreadPattern(c.ProfileThreads))
 	case c.MaxStep < 0:
 		return fmt.Errorf("max_step: %v must be ≥ 0", c.MaxStep)
 	}
@@ -157,6 +170,7 @@ type Thread struct {
 	Daemon bool
 
 	execState
+	recState
 	stopState
 	schedState
 	serviceState
@@ -210,6 +224,14 @@ type stopState struct {
 	// (stopCounter).
 	counterMethod int32
 	counterKind   CounterKind
+}
+
+// recState is where a thread's execution is recorded: the ground truth
+// (VM.truth), or, for a thread Config.ProfileThreads leaves out, the
+// recorder no profile reads.
+type recState struct {
+	truth      *Truth
+	unprofiled bool
 }
 
 // schedState is the scheduler's view of a thread: its state and the time
@@ -294,6 +316,9 @@ type VM struct {
 	img   *Image
 	code  []*Code // installed code per method
 	truth *Truth
+	// unprofiled records the threads Config.ProfileThreads leaves out
+	// (nil until one starts).
+	unprofiled *Truth
 
 	scheduler
 	execCosts
@@ -466,21 +491,26 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 		return t // a service thread: the caller gives it its code
 	}
 	vm.appThreads++
+	t.truth = vm.truth
+	if vm.cfg.ProfileThreads != "" && !MatchThreads(vm.cfg.ProfileThreads, name) {
+		t.truth, t.unprofiled = vm.unprofiledTruth(), true
+	}
 	defer func() {
 		for _, o := range vm.observers {
 			o.OnThreadStart(vm.agent, id)
 		}
 	}()
 	// The entry frame: a call from the CCT root, no caller to charge.
-	n := vm.truth.count
-	node := vm.truth.child(0, entry, 0)
-	nd := vm.truth.node(node)
-	if vm.truth.count > n {
+	tr := t.truth
+	n := tr.count
+	node := tr.child(0, entry, 0)
+	nd := tr.node(node)
+	if tr.count > n {
 		vm.newContext(nd.lines, 1)
 	}
 	nd.calls++
 	code := vm.code[entry]
-	t.frames = append(t.frames, frame{code: code, cells: vm.truth.cell(nd.lineBase), node: node})
+	t.frames = append(t.frames, frame{code: code, cells: tr.cell(nd.lineBase), node: node})
 	t.loops = append(t.loops, make([]int64, code.LoopSlots)...)
 	if s := vm.img.limitSlot[entry]; s >= 0 {
 		t.active[s]++
@@ -907,7 +937,7 @@ func (vm *VM) release(t *Thread, l int32) {
 // throw raises an exception caught depth frames up. It reports whether the
 // exception was uncaught and the thread must end.
 func (vm *VM) throw(t *Thread, depth int) bool {
-	vm.truth.Exceptions++
+	t.truth.Exceptions++
 	vm.charge(t, vm.throwNanos+int64(min(depth, len(t.frames)))*vm.unwindNanos) // frames unwound
 	f := &t.frames[len(t.frames)-1]
 	if depth == 0 {
@@ -927,7 +957,7 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		vm.pop(t)
 	}
 	if keep == 0 {
-		vm.truth.Uncaught++
+		t.truth.Uncaught++
 		t.uncaught = true
 		return true
 	}

@@ -1,5 +1,12 @@
 package sim
 
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+)
+
 // TruthMark is the ground truth's counts at one moment of a run
 // (Truth.Mark): what Truth.Subtract takes away so that the truth counts
 // only what happened since (harness.Config.ProfileFrom, profsim run
@@ -115,4 +122,79 @@ func (vm *VM) ResultSince(m *Counts) *Result {
 		th.AllocBytes -= b.AllocBytes
 	}
 	return r
+}
+
+// unprofiledTruth is the recorder of the threads Config.ProfileThreads
+// leaves out, made when the first one starts: the truth's twin (per
+// method if it is), which no profile reads; the JIT's call-edge counts
+// (VM.EdgeCount) add its own, so that the run is the one without the
+// filter.
+func (vm *VM) unprofiledTruth() *Truth {
+	if vm.unprofiled == nil {
+		vm.unprofiled = newTruth(len(vm.img.Edges), vm.truth.lineCount)
+		if vm.truth.perMethod != nil {
+			vm.unprofiled.perMethod = make([]methodContext, len(vm.truth.lineCount))
+		}
+	}
+	return vm.unprofiled
+}
+
+// MatchThreads reports whether a thread named name matches pattern, a
+// comma-separated list of shell patterns (path.Match: * any run of
+// characters, ? one, [a-z] a class): "worker-*,main".
+func MatchThreads(pattern, name string) bool {
+	for p := range strings.SplitSeq(pattern, ",") {
+		if ok, err := path.Match(strings.TrimSpace(p), name); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckThreadPattern reports a ProfileThreads pattern that is empty or
+// not a list of valid shell patterns.
+func CheckThreadPattern(pattern string) error {
+	for p := range strings.SplitSeq(pattern, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return fmt.Errorf("%q: an empty pattern", pattern)
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("%q: %q is not a pattern (* any run of characters, ? one, [a-z] a class)", pattern, p)
+		}
+	}
+	return nil
+}
+
+// namedThreads is how many of a thread spec's numbered threads
+// ThreadNames lists before it gives the rest as a pattern: a count may
+// be 2³¹ − 1.
+const namedThreads = 64
+
+// ThreadNames lists the names the program's application threads can
+// have: its threads' (NAME, or NAME-0 … NAME-(n-1) for a count n > 1,
+// beyond the first 64 as a pattern NAME-*), then, for each spawn
+// statement, its threads' as a pattern NAME-*.
+func (img *Image) ThreadNames() []string {
+	var out []string
+	for _, spec := range img.Prog.Threads {
+		if spec.Count <= 1 {
+			out = append(out, spec.Name)
+			continue
+		}
+		for k := range min(spec.Count, namedThreads) {
+			out = append(out, spec.Name+"-"+strconv.Itoa(k))
+		}
+		if spec.Count > namedThreads {
+			out = append(out, spec.Name+"-*")
+		}
+	}
+	seen := map[string]bool{}
+	for _, sp := range img.spawns {
+		if n := sp.name + "-*"; !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
