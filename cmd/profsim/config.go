@@ -61,8 +61,11 @@ type runConfig struct {
 	// Skip is where the profiles start (--skip), absent for 0: the
 	// report's profiles, times and counts are those of [Skip, the end).
 	Skip string `json:"skip,omitempty"`
-	CPUs int    `json:"cpus"`
-	Mode string `json:"mode"`
+	// Threads is --threads, the patterns of the threads profiled, absent
+	// for all of them.
+	Threads string `json:"threads,omitempty"`
+	CPUs    int    `json:"cpus"`
+	Mode    string `json:"mode"`
 	// VM is the preset the settings started from; Settings are what
 	// the preset, shorthand flags, --jvm-flags and --set resolved to (how
 	// a setting was given is not recorded: equal settings, equal runs).
@@ -193,6 +196,7 @@ func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*sa
 	if cfg.ProfileFrom > 0 {
 		rc.Skip = param.FormatDuration(cfg.ProfileFrom)
 	}
+	rc.Threads = cfg.Sim.ProfileThreads
 	if cfg.TruthPerMethod {
 		rc.Truth = "methods"
 	}
@@ -223,6 +227,9 @@ func (rc *runConfig) args(order []string) []string {
 		"--duration", rc.Duration, "--cpus", strconv.Itoa(rc.CPUs), "--mode", rc.Mode, "--vm", rc.VM}
 	if rc.Skip != "" {
 		a = append(a, "--skip", rc.Skip)
+	}
+	if rc.Threads != "" {
+		a = append(a, "--threads", rc.Threads)
 	}
 	if rc.BaselineOnly {
 		a = append(a, "--baseline-only")
@@ -276,7 +283,7 @@ func (rc *runConfig) columns() []setting {
 	cols := []setting{
 		{"workload", rc.Workload.Name}, {"workload_sha256", rc.Workload.SHA256},
 		{"seed", strconv.FormatUint(rc.Seed, 10)}, {"duration_ns", strconv.FormatInt(int64(dur), 10)},
-		{"skip_ns", strconv.FormatInt(int64(skip), 10)},
+		{"skip_ns", strconv.FormatInt(int64(skip), 10)}, {"threads", rc.Threads},
 		{"cpus", strconv.Itoa(rc.CPUs)}, {"mode", rc.Mode}, {"vm", rc.VM},
 		{"baseline_only", boolNum(rc.BaselineOnly)}, {"gc", boolNum(rc.GC)},
 	}
@@ -322,6 +329,9 @@ func (rc *runConfig) writeHeader(w io.Writer) {
 	}
 	if rc.Skip != "" {
 		fmt.Fprintf(w, "profiled from %s on (--skip): every profile (the truth too) and the run's times and counts are that window's\n", rc.Skip)
+	}
+	if rc.Threads != "" {
+		fmt.Fprintf(w, "threads %s only (--threads): every profile (the truth too) and the application CPU are theirs\n", rc.Threads)
 	}
 	if rc.Truth != "" {
 		fmt.Fprint(w, "truth per method (--truth methods): its contexts are the methods, its stacks one frame deep\n")

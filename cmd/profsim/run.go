@@ -33,8 +33,10 @@ type runFlags struct {
 	workload string
 	seed     uint64
 	duration time.Duration
-	// skip is --skip: where the profiles start.
+	// skip is --skip: where the profiles start; threads is --threads,
+	// the threads they are of.
 	skip       time.Duration
+	threads    string
 	cpus       int
 	format     string
 	by         string
@@ -85,6 +87,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.Uint64Var(&f.seed, "seed", def.Seed, "master seed: same seed, same output")
 	fs.DurationVar(&f.duration, "duration", time.Duration(def.Duration), "simulated time limit (the run ends earlier if the program does)")
 	fs.DurationVar(&f.skip, "skip", 0, "profile from this simulated time on: the run starts at 0 as without it (the JIT warms up, threads start), but the truth and every sampler count only what happens from then on, as a profiler started then would (no samples and no costs before it); the report's times are the window's")
+	fs.StringVar(&f.threads, "threads", "", "profile only the application threads whose names match `PATTERNS`, comma-separated shell patterns (e.g. 'worker-*,main'), as async-profiler's thread filter or JFR's per-thread views: the truth and every sampler see only them; the others still run")
 	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs, 1 to 1024")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, csv (tidy, one row per profile and method) or jsonl (the csv rows as JSON lines)")
 	fs.StringVar(&f.by, "by", "method", "attribution in the table and csv/jsonl: method, or line (each sample's top frame by source line)")
@@ -185,6 +188,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --duration %v must be > 0 and at most %v (10^18 ns)", f.duration, time.Duration(sim.MaxTime))
 	case f.skip < 0 || f.skip >= f.duration:
 		return nil, usagef("run: --skip %v must be ≥ 0 and before --duration %v", f.skip, f.duration)
+	case given["threads"] && sim.CheckThreadPattern(f.threads) != nil:
+		return nil, usagef("run: --threads %v", sim.CheckThreadPattern(f.threads))
 	case f.cpus < 1 || f.cpus > sim.MaxCPUs:
 		return nil, usagef("run: --cpus %d must be in [1, %d]", f.cpus, sim.MaxCPUs)
 	case f.maxThreads < 1 || f.maxThreads > sim.MaxThreadsLimit:
@@ -249,6 +254,9 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		r, err := spec.Resolve()
 		if err != nil {
 			return nil, usagef("run: --sampler: %v", err)
+		}
+		if _, ok := r.New().(samplers.Instrumenter); ok && (f.skip > 0 || f.threads != "") {
+			return nil, usagef("run: --sampler %s instruments the program for every thread before it runs: it cannot start at --skip or watch only --threads", spec.ID())
 		}
 		if np, ok := r.New().(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() && f.baseline {
 			return nil, usagef("run: --sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), f.baselineFlag)
@@ -467,6 +475,7 @@ func buildConfig(f *runFlags) (harness.Config, error) {
 	cfg.Samplers, cfg.Mode = f.specs, f.mode
 	cfg.TruthPerMethod = f.truth == "methods"
 	cfg.ProfileFrom = sim.Time(f.skip)
+	cfg.Sim.ProfileThreads = f.threads
 	cfg.Sim.Limits = sim.Limits{MaxThreads: f.maxThreads, MaxMemory: int64(f.maxMemory)}
 	return cfg, nil
 }
@@ -656,6 +665,10 @@ func runFailed(ctx context.Context, err error) error {
 	var le *sim.LimitError
 	if errors.As(err, &le) {
 		return limitError(le)
+	}
+	var te *harness.ThreadsError
+	if errors.As(err, &te) {
+		return usagef("run: --threads %q matches none of the application threads: %s", te.Pattern, te.List())
 	}
 	if ctx.Err() != nil {
 		return err

@@ -71,7 +71,7 @@ func TestRunSkipRefused(t *testing.T) {
 	}
 	code, _, errOut := runMain("run", "--workload", "hotcold", "--duration", "100ms", "--skip", "10ms", "--samplers", "komorium")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "komorium instruments the program before it runs")
+	assert.Contains(t, errOut, "--sampler komorium instruments the program for every thread before it runs")
 }
 
 func TestSweepGridSetsSkip(t *testing.T) {
@@ -106,4 +106,86 @@ grid:
 		got[r["skip_ns"]+"/"+r["simulated_ns"]] = true
 	}
 	assert.Equal(t, map[string]bool{"0/20000000": true, "15000000/5000000": true}, got)
+}
+
+func TestRunThreadsRestrictsTheReport(t *testing.T) {
+	args := []string{"run", "--workload", "lusearch", "--duration", "100ms", "--samplers", "async,jfr", "--format", "json"}
+	code, whole, errOut := runMain(args...)
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := runMain(append(args, "--threads", "worker-0,worker-1")...)
+	require.Equal(t, 0, code, errOut)
+	type th struct {
+		Name     string           `json:"name"`
+		StatesNS map[string]int64 `json:"states_ns"`
+	}
+	var w, s struct {
+		AppCPUNS int64 `json:"app_cpu_ns"`
+		Threads  []th  `json:"threads"`
+		Profiles map[string]struct {
+			Samples int64 `json:"samples"`
+		} `json:"profiles"`
+		Config struct {
+			Threads *string  `json:"threads"`
+			Args    []string `json:"args"`
+		} `json:"config"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(whole), &w))
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	assert.Nil(t, w.Config.Threads)
+	require.NotNil(t, s.Config.Threads)
+	assert.Equal(t, "worker-0,worker-1", *s.Config.Threads)
+	var two int64
+	for _, x := range s.Threads {
+		if x.Name == "worker-0" || x.Name == "worker-1" {
+			two += x.StatesNS["running"]
+		}
+	}
+	assert.Equal(t, two, s.AppCPUNS, "the application CPU is the two workers'")
+	assert.Equal(t, two, s.Profiles["truth"].Samples)
+	assert.Less(t, s.AppCPUNS, w.AppCPUNS/2)
+	assert.Less(t, s.Profiles["async"].Samples, w.Profiles["async"].Samples/2)
+
+	code, again, errOut := runMain(append(args, "--threads", "worker-0,worker-1")...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, out, again, "same seed, same output")
+	code, replay, errOut := runMain(append(s.Config.Args[:len(s.Config.Args):len(s.Config.Args)], "--format", "json")...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, out, replay, "config.args reproduce the run, --threads included")
+}
+
+func TestRunThreadsRefused(t *testing.T) {
+	code, _, errOut := runMain("run", "--workload", "lusearch", "--duration", "10ms", "--threads", "nobody")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `--threads "nobody" matches none of the application threads: main, worker-0, worker-1`)
+	for _, bad := range []string{"", "[x", "a,,b"} {
+		code, _, errOut = runMain("run", "--workload", "lusearch", "--duration", "10ms", "--threads", bad)
+		assert.Equal(t, 2, code, bad)
+		assert.Contains(t, errOut, "--threads", bad)
+	}
+	code, _, errOut = runMain("run", "--workload", "lusearch", "--duration", "10ms", "--threads", "main", "--samplers", "komorium")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "cannot start at --skip or watch only --threads")
+}
+
+func TestSweepGridSetsThreads(t *testing.T) {
+	grid := writeGrid(t, `run:
+  workload: lusearch
+  duration: 20ms
+  samplers: truth,async
+grid:
+  threads: ["worker-*", "worker-0"]
+`)
+	dir := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	recs, err := sweep.ReadResults(filepath.Join(dir, sweep.ResultsFile))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.NotEqual(t, recs[0].Key, recs[1].Key)
+	rows := readCSV(t, filepath.Join(dir, "runs.csv"))
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[r["threads"]] = true
+	}
+	assert.Equal(t, map[string]bool{"worker-*": true, "worker-0": true}, got)
 }
