@@ -220,3 +220,32 @@ func TestProfileFromRefused(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want)
 	}
 }
+
+// The window's copy of the counts is in the run's memory estimate from
+// when it is made, and a run it takes over --max-memory stops there.
+func TestProfileFromCountsItsMark(t *testing.T) {
+	p, err := workloads.Get("jython")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration, cfg.ProfileFrom = 100*sim.Millisecond, 50*sim.Millisecond
+	// Without a truth profile the estimate is what the run checks as it
+	// goes (the profile's share is counted at its end).
+	cfg.NoTruthProfile = true
+	r, err := Build(p, cfg)
+	require.NoError(t, err)
+	r.RunUntil(cfg.ProfileFrom - 1)
+	before := r.VM().Footprint()
+	assert.Zero(t, before.MarkBytes)
+	r.RunUntil(cfg.ProfileFrom + 1)
+	after := r.VM().Footprint()
+	// A line cell is 16 bytes: the mark holds at least the truth's.
+	assert.Greater(t, after.MarkBytes, 16*before.Lines)
+	assert.GreaterOrEqual(t, after.Bytes()-before.Bytes(), after.MarkBytes)
+
+	cfg.Sim.Limits.MaxMemory = before.Bytes() + after.MarkBytes/2
+	_, err = Run(p, cfg)
+	var le *sim.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "memory", le.Limit)
+	assert.Equal(t, cfg.ProfileFrom, le.At)
+}

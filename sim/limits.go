@@ -176,18 +176,25 @@ type Footprint struct {
 	// Instrs is the instructions of the program's base code: the
 	// program and its code, held from the start.
 	Instrs int64
+	// MarkBytes is the copy of the run's counts a profiled window keeps
+	// (VM.MarkCounts) until the run is over.
+	MarkBytes int64
 }
 
 // Bytes is the estimate.
 func (f Footprint) Bytes() int64 {
 	return satAdd(satMul(f.Contexts, contextBytes), satMul(f.Lines, lineBytes), satMul(f.ProfileContexts, profileContextBytes),
 		satMul(f.Samples, sampleBytes), satMul(f.Threads, f.ThreadBytes), satMul(f.Frames, frameBytes),
-		satMul(f.Instrs, instrBytes))
+		satMul(f.Instrs, instrBytes), f.MarkBytes)
 }
 
 func (f Footprint) String() string {
-	return fmt.Sprintf("%d calling contexts, %d samples in the truth profile, %d threads, %d frames on their stacks, a program of %d instructions",
+	s := fmt.Sprintf("%d calling contexts, %d samples in the truth profile, %d threads, %d frames on their stacks, a program of %d instructions",
 		f.Contexts, f.Samples, f.Threads, f.Frames, f.Instrs)
+	if f.MarkBytes > 0 {
+		s += fmt.Sprintf(", %s of counts kept at the profiled window's start", FormatBytes(f.MarkBytes))
+	}
+	return s
 }
 
 func satMul(a, b int64) int64 {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // TruthMark is the ground truth's counts at one moment of a run
@@ -97,7 +98,16 @@ func (vm *VM) MarkCounts() *Counts {
 		m.statements += t.stmts
 		m.threads = append(m.threads, st)
 	}
+	vm.foot.MarkBytes = m.bytes()
+	vm.overMemory()
 	return m
+}
+
+// bytes is what m holds.
+func (m *Counts) bytes() int64 {
+	t := m.truth
+	return int64(len(t.cells))*int64(unsafe.Sizeof(lineCell{})) + 8*int64(len(t.calls)+len(t.allocBytes)+len(t.edges)) +
+		int64(len(m.threads))*int64(unsafe.Sizeof(ThreadStats{}))
 }
 
 // ResultSince is Result less m, counts of this run marked earlier: the truth (which it

@@ -71,12 +71,14 @@ type report struct {
 }
 
 type threadReport struct {
-	Name     string           `json:"name"`
-	Daemon   bool             `json:"daemon,omitempty"`
-	Service  bool             `json:"service,omitempty"`
-	StartNS  int64            `json:"start_ns"`
-	EndNS    int64            `json:"end_ns,omitempty"`
-	StatesNS map[string]int64 `json:"states_ns"`
+	Name    string `json:"name"`
+	Daemon  bool   `json:"daemon,omitempty"`
+	Service bool   `json:"service,omitempty"`
+	// Unprofiled: --threads leaves the thread out of every profile.
+	Unprofiled bool             `json:"unprofiled,omitempty"`
+	StartNS    int64            `json:"start_ns"`
+	EndNS      int64            `json:"end_ns,omitempty"`
+	StatesNS   map[string]int64 `json:"states_ns"`
 }
 
 type safepointReport struct {
@@ -189,7 +191,7 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 	}
 	for i := range res.Threads {
 		th := &res.Threads[i]
-		tr := threadReport{Name: th.Name, Daemon: th.Daemon, Service: th.Service, StartNS: int64(th.Start), EndNS: int64(th.End), StatesNS: map[string]int64{}}
+		tr := threadReport{Name: th.Name, Daemon: th.Daemon, Service: th.Service, Unprofiled: th.Unprofiled, StartNS: int64(th.Start), EndNS: int64(th.End), StatesNS: map[string]int64{}}
 		for s := sim.ThreadState(0); int(s) < len(th.States); s++ {
 			if th.States[s] > 0 {
 				tr.StatesNS[s.String()] = int64(th.States[s])

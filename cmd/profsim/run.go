@@ -283,7 +283,8 @@ naming the limit, the value reached and the flag that raises it.
                  file is refused before it is read when %d bytes for each of
                  its bytes are over the limit), calling contexts with their
                  share of the truth profile, threads, their deepest stacks,
-                 and the export of the profiles to --out; unless GOMEMLIMIT
+                 the run's counts copied at --skip, and the export of the
+                 profiles to --out; unless GOMEMLIMIT
                  is set it is also Go's soft memory limit, which keeps the
                  process near it
   input          --max-input-size SIZE (default %s): the largest workload
