@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,9 +239,21 @@ func ParseDuration(s string) (sim.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
+		if DurationOverflows(s) {
+			return 0, fmt.Errorf("%q is beyond the model's maximum time (10¹⁸ns, %s)", s, FormatDuration(sim.MaxTime))
+		}
 		return 0, fmt.Errorf("%q is not a duration (Go syntax: 10ms, 250us, 1.5s)", s)
 	}
 	return sim.Time(d), nil
+}
+
+// durationSyntax is Go's duration syntax (time.ParseDuration).
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// DurationOverflows reports whether s, which time.ParseDuration refused,
+// is written as a duration and refused for its size: beyond 2⁶³ ns.
+func DurationOverflows(s string) bool {
+	return durationSyntax.MatchString(s)
 }
 
 // Get formats the field named key.

@@ -57,7 +57,7 @@ func TestSetErrorsNameKeyAndProblem(t *testing.T) {
 		{"interval", "1", `interval: "1" is not a duration (Go syntax: 10ms, 250us, 1.5s)`},
 		{"interval", "-1ms", "interval: -1ms must be > 0"},
 		{"interval", "0", "interval: 0s must be > 0"},
-		{"interval", "3000000h", `interval: "3000000h" is not a duration (Go syntax: 10ms, 250us, 1.5s)`},
+		{"interval", "3000000h", `interval: "3000000h" is beyond the model's maximum time (10¹⁸ns, 277777h46m40s)`},
 		{"share", "1", "share: 1 must be in [0, 1)"},
 		{"share", "NaN", `share: "NaN" is not a finite number`},
 		{"depth", "4294967396", `depth: "4294967396" is not an integer in range for 64 bits`},

@@ -3,9 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/sim"
 )
 
 // joinBoolValues turns "--name true" and "--name false" into
@@ -45,8 +49,9 @@ func isBoolFlag(fs *flag.FlagSet, name string) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// explainFlagError rewrites the flag package's "parse error" for a
-// duration flag given a bare number: a duration needs a unit.
+// explainFlagError rewrites the flag package's "parse error": a duration
+// flag given a bare number needs a unit, one beyond the model's time is
+// too long, and an integer flag says which integers it takes.
 func explainFlagError(fs *flag.FlagSet, err error) error {
 	msg := err.Error()
 	rest, ok := strings.CutPrefix(msg, "invalid value ")
@@ -63,13 +68,24 @@ func explainFlagError(fs *flag.FlagSet, err error) error {
 	if uerr != nil || f == nil {
 		return err
 	}
-	if g, ok := f.Value.(flag.Getter); !ok {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
 		return err
-	} else if _, isDuration := g.Get().(time.Duration); !isDuration {
+	}
+	switch g.Get().(type) {
+	case uint64:
+		return fmt.Errorf("--%s %q: want a whole number in [0, %d]", name, value, uint64(math.MaxUint64))
+	case int:
+		return fmt.Errorf("--%s %q: want a whole number", name, value)
+	case time.Duration:
+	default:
 		return err
 	}
 	if _, numErr := strconv.ParseFloat(value, 64); numErr == nil {
 		return fmt.Errorf("--%s %s: a duration needs a unit: %ss (or %sms, %sus, %sns)", name, value, value, value, value, value)
+	}
+	if param.DurationOverflows(value) {
+		return fmt.Errorf("--%s %s: beyond the model's maximum time (10¹⁸ns, %s)", name, value, param.FormatDuration(sim.MaxTime))
 	}
 	return fmt.Errorf("--%s %q: not a duration; write a number and a unit: 500ms, 2s, 1m30s", name, value)
 }

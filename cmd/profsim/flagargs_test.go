@@ -32,7 +32,7 @@ func TestBadFlagsAndFilesNameTheProblem(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--duration", "5"}, "--duration 5: a duration needs a unit: 5s (or 5ms, 5us, 5ns)"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "2.5"}, "--duration 2.5: a duration needs a unit: 2.5s"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "2562047h47m16.854775807s"}, "--duration 2562047h47m16.854775807s must be > 0 and at most 277777h46m40s"},
-		{[]string{"run", "--workload", "hotcold", "--duration", "9999999999h"}, `--duration "9999999999h": not a duration`},
+		{[]string{"run", "--workload", "hotcold", "--duration", "9999999999h"}, `--duration 9999999999h: beyond the model's maximum time (10¹⁸ns, 277777h46m40s)`},
 		{[]string{"run", "--workload", "hotcold", "--strip-mining", "4294967396"}, "--strip-mining 4294967396 must be in [0, 4294967295]"},
 		{[]string{"run", "--workload", "hotcold", "--strip-mining", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -strip-mining`},
 		{[]string{"run", "--workload", "hotcold", "--set", "jit.strip_mining_iter=4294967396"}, "jit.strip_mining_iter: 4294967396 is beyond HotSpot's -XX:LoopStripMiningIter range"},

@@ -271,7 +271,7 @@ func TestSweepBadGridsExit2NamingThePath(t *testing.T) {
 		{"grid: {jit.inlin: [true]}", `grid["jit.inlin"]: unknown VM setting (did you mean "jit.inline"?)`},
 		{"run: {sampler: [async]}\ngrid: {exact.interval: [1ms]}", `grid["exact.interval"]: no sampler labelled "exact" at point 0, whose samplers are async`},
 		{"run: {sampler: [async:x, jfr:x]}\ngrid: {x.interval: [1ms]}", `"x" names several samplers at point 0 (async:x, jfr:x)`},
-		{"run: {workload: hotcold}\ngrid: {seed: [1, x]}", `point 1: invalid value "x" for flag -seed`},
+		{"run: {workload: hotcold}\ngrid: {seed: [1, x]}", `point 1: --seed "x": want a whole number in [0, 18446744073709551615]`},
 		{"run: {workload: [hotcold, callpair]}", `run["workload"]: workload takes one value, not a list`},
 		{"run: {workload: hotcold}\ngrid: {sim.time_slice: [1ms, 0s]}", `point 1: --set: sim.time_slice`},
 		{"grid: {seed: 1..2}\nzip: {cpus: [1, 2], seed: [1, 2]}", `axis "seed" is also grid["seed"]`},
