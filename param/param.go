@@ -14,7 +14,8 @@
 //	    "LO..HI", closed unless "(" opens it before LO or ")" after HI
 //	    ("0..1)", "(0..1"); either end may be left out ("1us..": at least
 //	    1 us). LO and HI are written as the key's values are (Go durations
-//	    for sim.Time, "_" allowed in integers). "0|LO..HI" also admits 0
+//	    for sim.Time, "_" allowed in integers); a sim.Time's HI may be
+//	    "max", the model's maximum time (sim.MaxTime). "0|LO..HI" also admits 0
 //	    (a setting whose 0 means "off"); "divides:N" admits the positive
 //	    divisors of N. ">0", ">=0" and ">=1" are short for "(0..", "0.."
 //	    and "1..".
@@ -384,6 +385,9 @@ type bound struct {
 	x         float64 // Float
 }
 
+// maxTimeBound names sim.MaxTime as a check's upper bound: "0..max".
+const maxTimeBound = "max"
+
 // parseRange reads a check (see the package comment) for a key of kind k.
 func parseRange(check string, k Kind) (valueRange, error) {
 	var r valueRange
@@ -430,6 +434,10 @@ func parseBound(s string, open bool, k Kind) (bound, error) {
 	b.set = true
 	switch k {
 	case Duration:
+		if s == maxTimeBound {
+			b.i = int64(sim.MaxTime)
+			return b, nil
+		}
 		d, err := ParseDuration(s)
 		if err != nil {
 			return b, err
@@ -526,8 +534,8 @@ func RangeText(check string) string {
 	}
 	lo, loOpen := strings.CutPrefix(lo, "(")
 	hi, hiOpen := strings.CutSuffix(hi, ")")
-	if hi == FormatDuration(sim.MaxTime) {
-		hi = "10¹⁸ns" // the model's maximum time, not a period to read in hours
+	if hi == maxTimeBound {
+		hi = "10¹⁸ns"
 	}
 	switch {
 	case hi == "" && loOpen:

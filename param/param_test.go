@@ -101,6 +101,7 @@ type ranged struct {
 	Share  float64  `key:"share" check:"(0..1"`
 	Open   float64  `key:"open" check:"0..1)"`
 	Most   int      `key:"most" check:"..10"`
+	Late   sim.Time `key:"late" check:"0..max"`
 }
 
 func TestRangesAdmitExactlyTheirValues(t *testing.T) {
@@ -136,6 +137,8 @@ func TestRangesAdmitExactlyTheirValues(t *testing.T) {
 		{"most", "10", ""},
 		{"most", "-5", ""},
 		{"most", "11", "most: 11 must be ≤ 10"},
+		{"late", "277777h46m40s", ""}, // sim.MaxTime
+		{"late", "277777h46m40.000000001s", "late: 277777h46m40.000000001s must be in [0, 10¹⁸ns]"},
 	} {
 		c := ranged{Speed: 100, Factor: 1, Slice: sim.Millisecond, Share: 1}
 		err := param.Set(&c, tc.key, tc.value)
@@ -172,7 +175,7 @@ func TestRangeText(t *testing.T) {
 	for check, want := range map[string]string{
 		"": "—", ">0": "> 0", ">=0": "≥ 0", ">=1": "≥ 1", "0..1": "in [0, 1]", "0..1)": "in [0, 1)",
 		"(0..1": "in (0, 1]", "1us..": "≥ 1us", "(0..": "> 0", "0|1us..1h": "0 or in [1us, 1h]",
-		"divides:100": "a divisor of 100", "..5": "≤ 5", "100us..277777h46m40s": "in [100us, 10¹⁸ns]",
+		"divides:100": "a divisor of 100", "..5": "≤ 5", "100us..max": "in [100us, 10¹⁸ns]",
 	} {
 		assert.Equal(t, want, param.RangeText(check), check)
 	}

@@ -43,14 +43,14 @@ type Config struct {
 	// SyncRecheck is the VM thread's re-check period while threads run to
 	// their polls, during the first SyncEarlyPhase; 0: it sees every
 	// arrival at once.
-	SyncRecheck sim.Time `key:"sync_recheck" check:"0..277777h46m40s" doc:"VM thread's re-check period while threads run to their polls, during the first 1 ms (0: it sees the last arrival at once); TTSP includes the wait for the next re-check" src:"0 (off; the reproductions' value); --vm hotspot17: 100 us, a 10 us timed wait measured by tools/calibrate (backoff_10us); HotSpot 17 back_off nanosleeps 10 us (runtime/safepoint.cpp SafepointSynchronize::synchronize_threads)"`
+	SyncRecheck sim.Time `key:"sync_recheck" check:"0..max" doc:"VM thread's re-check period while threads run to their polls, during the first 1 ms (0: it sees the last arrival at once); TTSP includes the wait for the next re-check" src:"0 (off; the reproductions' value); --vm hotspot17: 100 us, a 10 us timed wait measured by tools/calibrate (backoff_10us); HotSpot 17 back_off nanosleeps 10 us (runtime/safepoint.cpp SafepointSynchronize::synchronize_threads)"`
 	// SyncRecheckLate is the re-check period once a re-check comes
 	// SyncEarlyPhase or more after the start; 0: SyncRecheck. Needs
 	// SyncRecheck > 0.
-	SyncRecheckLate sim.Time `key:"sync_recheck_late" check:"0..277777h46m40s" doc:"re-check period after the first 1 ms of reaching a safepoint (0: sync_recheck); needs sync_recheck > 0" src:"0 (same as sync_recheck); --vm hotspot17: 1.1 ms, a 1 ms timed wait measured by tools/calibrate (backoff_1ms); HotSpot 17 back_off sleeps 1 ms past the first millisecond (runtime/safepoint.cpp)"`
+	SyncRecheckLate sim.Time `key:"sync_recheck_late" check:"0..max" doc:"re-check period after the first 1 ms of reaching a safepoint (0: sync_recheck); needs sync_recheck > 0" src:"0 (same as sync_recheck); --vm hotspot17: 1.1 ms, a 1 ms timed wait measured by tools/calibrate (backoff_1ms); HotSpot 17 back_off sleeps 1 ms past the first millisecond (runtime/safepoint.cpp)"`
 	// OperationOverhead is the VM thread's CPU per global safepoint
 	// beyond the operation: begin, cleanup and end.
-	OperationOverhead sim.Time `key:"operation_overhead" check:"0..277777h46m40s" doc:"VM thread's CPU per global safepoint beyond its operation (arming, Threads_lock, cleanup, disarming, waking threads); lengthens every pause" src:"0 (off; the reproductions' value); --vm hotspot17: 53 us, measured by tools/calibrate (pause_beyond: a running thread's pause less Reaching and At safepoint); HotSpot 17 VMThread::inner_execute: SafepointSynchronize::begin and end around the operation"`
+	OperationOverhead sim.Time `key:"operation_overhead" check:"0..max" doc:"VM thread's CPU per global safepoint beyond its operation (arming, Threads_lock, cleanup, disarming, waking threads); lengthens every pause" src:"0 (off; the reproductions' value); --vm hotspot17: 53 us, measured by tools/calibrate (pause_beyond: a running thread's pause less Reaching and At safepoint); HotSpot 17 VMThread::inner_execute: SafepointSynchronize::begin and end around the operation"`
 }
 
 // SyncEarlyPhase is how long after the start of a safepoint the VM thread
