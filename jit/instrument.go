@@ -3,7 +3,7 @@ package jit
 import (
 	"fmt"
 
-	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -35,20 +35,12 @@ type Instrumentation struct {
 	CheckBytes int64 `key:"check_bytes" check:"0..65_535" unit:"bytes" doc:"code size of an inserted check (costed mode)" src:"our choice"`
 }
 
-// Validate names the first invalid field.
+// Validate names the first key outside its range (the check tags:
+// MaxPath ≥ 0, the cycles at most sim.MaxCostCycles, the sizes at most
+// program.MaxBlockBytecodes).
 func (c Instrumentation) Validate() error {
-	if c.MaxPath < 0 || c.CountCycles < 0 || c.CheckCycles < 0 || c.PushCycles < 0 || c.ArgCycles < 0 || c.CountBytes < 0 || c.CheckBytes < 0 {
-		return fmt.Errorf("instrumentation: max_path and costs must be ≥ 0")
-	}
-	for _, f := range []struct {
-		name    string
-		v, most int64
-	}{{"count_cycles", c.CountCycles, sim.MaxCostCycles}, {"check_cycles", c.CheckCycles, sim.MaxCostCycles},
-		{"push_cycles", c.PushCycles, sim.MaxCostCycles}, {"arg_cycles", c.ArgCycles, sim.MaxCostCycles},
-		{"count_bytes", c.CountBytes, program.MaxBlockBytecodes}, {"check_bytes", c.CheckBytes, program.MaxBlockBytecodes}} {
-		if f.v > f.most {
-			return fmt.Errorf("instrumentation: %s: %d must be at most %d", f.name, f.v, f.most)
-		}
+	if err := param.Check(&c); err != nil {
+		return fmt.Errorf("instrumentation: %w", err)
 	}
 	return nil
 }

@@ -446,7 +446,7 @@ func TestInstrumentRejects(t *testing.T) {
 		"count_bytes":  {CountBytes: -1},
 		"check_bytes":  {CheckBytes: -1},
 	} {
-		assert.ErrorContains(t, in.Validate(), "max_path and costs must be ≥ 0", name)
+		assert.ErrorContains(t, in.Validate(), "instrumentation: "+name+": -1 must be", name)
 		img, err := sim.NewImage(parse(t, blocky), sim.DefaultConfig().Cost)
 		require.NoError(t, err)
 		assert.Error(t, Instrument(img, in, sim.DefaultConfig().Cost), name)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,7 +121,10 @@ func TestCompilerThread(t *testing.T) {
 // configured: an inserted size above 65535 would wrap an instruction's
 // int32 code size, cycles above 10⁹ the cost model's arithmetic.
 func TestInstrumentationValidateBounds(t *testing.T) {
-	assert.NoError(t, Instrumentation{CountBytes: 65535, CheckBytes: 65535, CountCycles: 1_000_000_000}.Validate())
-	assert.EqualError(t, Instrumentation{CheckBytes: 1 << 32}.Validate(), "instrumentation: check_bytes: 4294967296 must be at most 65535")
-	assert.EqualError(t, Instrumentation{ArgCycles: 1_000_000_001}.Validate(), "instrumentation: arg_cycles: 1000000001 must be at most 1000000000")
+	// The tags' bounds are the code size an instruction holds and the
+	// cost model's largest cycle count.
+	assert.NoError(t, Instrumentation{CountBytes: program.MaxBlockBytecodes, CheckBytes: program.MaxBlockBytecodes, CountCycles: sim.MaxCostCycles}.Validate())
+	assert.EqualError(t, Instrumentation{CheckBytes: program.MaxBlockBytecodes + 1}.Validate(), "instrumentation: check_bytes: 65536 must be in [0, 65_535]")
+	assert.EqualError(t, Instrumentation{CheckBytes: 1 << 32}.Validate(), "instrumentation: check_bytes: 4294967296 must be in [0, 65_535]")
+	assert.EqualError(t, Instrumentation{ArgCycles: sim.MaxCostCycles + 1}.Validate(), "instrumentation: arg_cycles: 1000000001 must be in [0, 1_000_000_000]")
 }
