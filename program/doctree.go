@@ -639,31 +639,7 @@ func (p *jsonParser) object(out *node, depth int) error {
 	}
 }
 
-func (p *jsonParser) array(out *node, depth int) error {
-	out.kind = nSeq
-	p.pos++ // [
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return nil
-	}
-	for {
-		out.kids = append(out.kids, node{})
-		if err := p.value(&out.kids[len(out.kids)-1], depth+1); err != nil {
-			return err
-		}
-		p.space()
-		if p.pos < len(p.data) && p.data[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.pos < len(p.data) && p.data[p.pos] == ']' {
-			p.pos++
-			return nil
-		}
-		return p.unexpected("after an array element")
-	}
-}
+func (p *jsonParser) array(out *node, depth int) error { return p.items(out, depth, nil) }
 
 // startsArray reports whether the next value is an array.
 func (p *jsonParser) startsArray() bool {
@@ -677,7 +653,14 @@ func (p *jsonParser) startsArray() bool {
 func (p *jsonParser) stream(out *node, depth int) error {
 	sink := p.sink
 	p.sink = nil
-	out.kind, out.line, out.streamed = nSeq, p.line, true
+	out.line, out.streamed = p.line, true
+	return p.items(out, depth, sink)
+}
+
+// items reads the array at pos into out, keeping its items in out.kids,
+// or, when sink is not nil, giving each to sink instead.
+func (p *jsonParser) items(out *node, depth int, sink itemSink) error {
+	out.kind = nSeq
 	p.pos++ // [
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -689,7 +672,11 @@ func (p *jsonParser) stream(out *node, depth int) error {
 		if err := p.value(&item, depth+1); err != nil {
 			return err
 		}
-		sink.item(i, &item)
+		if sink != nil {
+			sink.item(i, &item)
+		} else {
+			out.kids = append(out.kids, item)
+		}
 		p.space()
 		if p.pos < len(p.data) && p.data[p.pos] == ',' {
 			p.pos++
