@@ -495,6 +495,9 @@ func (f *flattener) emit(in Instr) int32 {
 
 func (f *flattener) pc() int32 { return int32(len(f.code.Instrs)) }
 
+// method flattens m into the flattener's scratch buffer, which the next
+// method reuses: the Code it returns must own its instructions, as
+// Recost's copy does (never return f.code itself).
 func (f *flattener) method(m *program.Method) (*Code, error) {
 	f.code = &Code{Method: f.methodID, Tier: Compiled, Instrs: f.scratch[:0]}
 	defer func() { f.scratch = f.code.Instrs }()
