@@ -674,6 +674,11 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The key holds the content planned; a file edited since would put
+	// another program's results under it.
+	if h := programHash(p); h != pr.config.Workload.SHA256 {
+		return nil, fmt.Errorf("workload %s changed since the sweep planned its runs (SHA-256 %.16s…, planned %.16s…); run the sweep again to plan it anew", pr.flags.workload, h, pr.config.Workload.SHA256)
+	}
 	for _, in := range pr.flags.injections {
 		if err := workloads.Inject(p, in); err != nil {
 			return nil, err

@@ -624,3 +624,33 @@ func TestSweepPlanHoldsNoResolvedRuns(t *testing.T) {
 	assert.Contains(t, string(job.Config), `"seed":2000`)
 	runtime.KeepAlive(plan)
 }
+
+// A workload file edited after the sweep planned its points (its key
+// holds the planned content's hash) fails those points' runs rather
+// than recording the new content's results under the old content's key.
+func TestSweepRefusesAWorkloadEditedAfterPlanning(t *testing.T) {
+	dir := t.TempDir()
+	threads, err := os.ReadFile("testdata/threads.yaml")
+	require.NoError(t, err)
+	w := filepath.Join(dir, "w.yaml")
+	require.NoError(t, os.WriteFile(w, threads, 0o644))
+	grid := filepath.Join(dir, "g.yaml")
+	require.NoError(t, os.WriteFile(grid, []byte("run: {workload: w.yaml, duration: 5ms, sampler: [truth]}\ngrid: {seed: 1..2}\n"), 0o644))
+	plan, err := planSweep(grid, sweep.Shard{})
+	require.NoError(t, err)
+	edited := strings.Replace(string(threads), "cycles: 20000", "cycles: 20001", 1)
+	require.NotEqual(t, string(threads), edited)
+	require.NoError(t, os.WriteFile(w, []byte(edited), 0o644))
+	out := filepath.Join(dir, "out")
+	var stderr bytes.Buffer
+	err = plan.execute(context.Background(), func() os.Signal { return nil }, sweepOptions{out: out, jobs: 1}, &stderr)
+	var ec exitCodeError
+	require.ErrorAs(t, err, &ec, stderr.String())
+	assert.Equal(t, 1, ec.code)
+	runs := readCSV(t, filepath.Join(out, "runs.csv"))
+	require.Len(t, runs, 2)
+	for _, r := range runs {
+		assert.Equal(t, "failed", r["status"])
+		assert.Contains(t, r["error"], w+" changed since the sweep planned its runs")
+	}
+}
