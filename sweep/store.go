@@ -52,7 +52,8 @@ type Manifest struct {
 	// tables add its value in ns); nil: decide from Points.
 	Durations []bool `json:"durations,omitempty"`
 	// Workloads are the content hashes of the workload files the points
-	// load, by the path they are loaded from.
+	// load, by their names as the grid writes them (a relative one is
+	// loaded from the grid file's directory).
 	Workloads map[string]string `json:"workloads,omitempty"`
 	// Points are the points of the directory's shard, in order.
 	Points []ManifestPoint `json:"points"`

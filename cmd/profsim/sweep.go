@@ -403,7 +403,7 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 		} else {
 			plan.loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
 			if !workloads.IsBuiltin(ref) {
-				plan.manifest.Workloads[ref] = plan.loaded[ref].SHA256
+				plan.manifest.Workloads[gridWorkload(pt)] = plan.loaded[ref].SHA256
 			}
 		}
 	}
@@ -425,6 +425,19 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	pr.key = job.Key
 	job.Err = loadErr
 	return job, pr, nil
+}
+
+// gridWorkload is the point's workload as its grid writes it: the
+// manifest's name for it, equal in every shard of one grid text wherever
+// the grid file lies and whatever the directory the sweep ran from (the
+// path it is loaded from is relative to both).
+func gridWorkload(pt sweep.Point) string {
+	for _, s := range pt.Settings {
+		if s.Name == "workload" {
+			return s.Value[0]
+		}
+	}
+	return ""
 }
 
 // replan plans job's point again, as planSweep did: its config and run.

@@ -590,7 +590,7 @@ func TestSweepMergeRefusesAChangedWorkload(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, _, stderr = sweepMain(t, "sweep", "merge", s1, s2, "--out", filepath.Join(dir, "m"))
 	assert.Equal(t, 2, code, stderr)
-	assert.Contains(t, stderr, "profsim: sweep merge: "+s1+" and "+s2+" hold different grids (workload "+w+" changed between them)")
+	assert.Contains(t, stderr, "profsim: sweep merge: "+s1+" and "+s2+" hold different grids (workload w.yaml changed between them)")
 }
 
 // planBytesPerPoint bounds what a plan keeps per point: its index,
@@ -653,4 +653,32 @@ func TestSweepRefusesAWorkloadEditedAfterPlanning(t *testing.T) {
 		assert.Equal(t, "failed", r["status"])
 		assert.Contains(t, r["error"], w+" changed since the sweep planned its runs")
 	}
+}
+
+// Shards of one grid text, planned from two copies of the grid whose
+// workload files (relative to each copy) differ, do not merge: the
+// manifests name a workload as the grid does, not by the path it was
+// loaded from, which differs between the copies.
+func TestSweepMergeRefusesAnotherCopysWorkload(t *testing.T) {
+	threads, err := os.ReadFile("testdata/threads.yaml")
+	require.NoError(t, err)
+	edited := strings.Replace(string(threads), "cycles: 20000", "cycles: 20001", 1)
+	require.NotEqual(t, string(threads), edited)
+	text := "run: {duration: 5ms, sampler: [truth]}\ngrid: {workload: [hotcold, w.yaml], seed: 1..2}\n"
+	dir := t.TempDir()
+	var outs []string
+	for i, content := range []string{string(threads), edited} {
+		copyDir := filepath.Join(dir, fmt.Sprintf("copy%d", i+1))
+		require.NoError(t, os.MkdirAll(copyDir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(copyDir, "w.yaml"), []byte(content), 0o644))
+		grid := filepath.Join(copyDir, "g.yaml")
+		require.NoError(t, os.WriteFile(grid, []byte(text), 0o644))
+		out := filepath.Join(dir, fmt.Sprintf("s%d", i+1))
+		code, _, stderr := sweepMain(t, "sweep", grid, "--out", out, "--shard", fmt.Sprintf("%d/2", i+1))
+		require.Equal(t, 0, code, stderr)
+		outs = append(outs, out)
+	}
+	code, _, stderr := sweepMain(t, "sweep", "merge", outs[0], outs[1], "--out", filepath.Join(dir, "m"))
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "profsim: sweep merge: "+outs[0]+" and "+outs[1]+" hold different grids (workload w.yaml changed between them)")
 }
