@@ -42,7 +42,7 @@ func (e exitCodeError) Error() string { return e.err.Error() }
 func (e exitCodeError) Unwrap() error { return e.err }
 
 const sweepUsage = `Usage:
-  profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N|auto] [--keep-profiles] [--fail-fast] [--allow-mixed-builds]
+  profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N|auto] [--shard-count N] [--keep-profiles] [--fail-fast] [--allow-mixed-builds]
   profsim sweep merge DIR... --out DIR [--allow-mixed-builds]
   profsim sweep status DIR
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -681,4 +682,41 @@ func TestSweepMergeRefusesAnotherCopysWorkload(t *testing.T) {
 	code, _, stderr := sweepMain(t, "sweep", "merge", outs[0], outs[1], "--out", filepath.Join(dir, "m"))
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "profsim: sweep merge: "+outs[0]+" and "+outs[1]+" hold different grids (workload w.yaml changed between them)")
+}
+
+// The synopses of 'profsim sweep --help' and docs/SWEEPS.md name every
+// flag sweep takes.
+func TestSweepSynopsesNameEveryFlag(t *testing.T) {
+	code, help, _ := sweepMain(t, "sweep", "--help")
+	require.Equal(t, 0, code)
+	usage, flags, ok := strings.Cut(help, "\nFlags:\n")
+	require.True(t, ok, help)
+	doc, err := os.ReadFile("../../docs/SWEEPS.md")
+	require.NoError(t, err)
+	var docSynopsis string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "profsim sweep GRID.yaml --out DIR") {
+			docSynopsis = line
+		}
+	}
+	require.NotEmpty(t, docSynopsis)
+	var helpSynopsis string
+	for _, line := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(line, "  profsim sweep GRID.yaml") {
+			helpSynopsis = line
+		}
+	}
+	require.NotEmpty(t, helpSynopsis)
+	n := 0
+	for _, line := range strings.Split(flags, "\n") {
+		if !strings.HasPrefix(line, "  -") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+		n++
+		flag := regexp.MustCompile(`[ \[]--` + regexp.QuoteMeta(name) + `[ \]]`)
+		assert.Regexp(t, flag, helpSynopsis, "sweep --help's synopsis")
+		assert.Regexp(t, flag, docSynopsis, "docs/SWEEPS.md's synopsis")
+	}
+	assert.Equal(t, 7, n, "sweep's flags")
 }
