@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !(android || darwin || dragonfly || freebsd || illumos || ios || linux || netbsd || openbsd)
 
 package sweep
 
@@ -8,8 +8,9 @@ import (
 	"runtime"
 )
 
-// flock is not implemented here: a sweep refuses to write rather than
-// risk two sweeps in one directory.
+// flock is not implemented where syscall has no Flock (Windows, Solaris,
+// AIX, …): a sweep refuses to write rather than risk two sweeps in one
+// directory.
 func flock(f *os.File) error {
 	return fmt.Errorf("locking an output directory is not supported on %s", runtime.GOOS)
 }

@@ -3,8 +3,10 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"go/build"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,4 +31,27 @@ func TestLockDirRefusesASecondHolder(t *testing.T) {
 	l2, err := LockDir(dir, "profsim sweep merge")
 	require.NoError(t, err, "a released lock is free")
 	require.NoError(t, l2.Unlock())
+}
+
+// flockSystems are the systems whose syscall package has Flock
+// (go doc syscall.Flock, GOOS=each).
+var flockSystems = []string{"android", "darwin", "dragonfly", "freebsd", "illumos", "ios", "linux", "netbsd", "openbsd"}
+
+// Exactly one of lock_flock.go and lock_other.go builds on each system,
+// and lock_flock.go, which calls syscall.Flock, only where there is one:
+// Solaris and AIX are Unix but have no flock(2).
+func TestLockFileBuildsWhereFlockIs(t *testing.T) {
+	for _, goos := range []string{"aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
+		"linux", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos"} {
+		ctx := build.Default
+		ctx.GOOS, ctx.GOARCH = goos, "amd64"
+		match := func(name string) bool {
+			ok, err := ctx.MatchFile(".", name)
+			require.NoError(t, err)
+			return ok
+		}
+		unix, other := match("lock_flock.go"), match("lock_other.go")
+		assert.NotEqual(t, unix, other, "%s: exactly one of lock_flock.go and lock_other.go", goos)
+		assert.Equal(t, slices.Contains(flockSystems, goos), unix, "%s: lock_flock.go builds where syscall.Flock is", goos)
+	}
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build android || darwin || dragonfly || freebsd || illumos || ios || linux || netbsd || openbsd
 
 package sweep
 
