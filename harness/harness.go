@@ -214,6 +214,9 @@ type Rig struct {
 	// startErr is a sampler's refusal to attach then.
 	mark     *sim.Counts
 	startErr error
+	// started: the profiled window opened (Config.ProfileFrom's timer
+	// fired before the run ended).
+	started bool
 }
 
 // Build checks cfg as Config.Validate does and then builds the run of p
@@ -365,6 +368,7 @@ type profileStart struct {
 }
 
 func (p profileStart) OnTimer(sim.Agent, sim.Time, int64) {
+	p.r.started = true
 	p.r.mark = p.r.vm.MarkCounts()
 	if err := attachAll(p.r.attached, p.env); err != nil {
 		p.r.startErr = fmt.Errorf("at --skip %v: %w", p.r.cfg.ProfileFrom, err)
@@ -406,6 +410,9 @@ func (r *Rig) Collect() (*Outcome, error) {
 	if !r.vm.Done() {
 		return nil, fmt.Errorf("harness: the run is not over (at %v of %v): Run it to the end before Collect", r.vm.Now(), r.cfg.Sim.Duration)
 	}
+	if r.cfg.ProfileFrom > 0 && !r.started {
+		return nil, &EmptyWindowError{From: r.cfg.ProfileFrom, End: r.vm.Now()}
+	}
 	out := r.out
 	if pat := r.cfg.Sim.ProfileThreads; pat != "" {
 		var names []string
@@ -442,6 +449,17 @@ func (r *Rig) Collect() (*Outcome, error) {
 	}
 	r.collected = true
 	return out, nil
+}
+
+// EmptyWindowError is Collect's error for a run whose program ended
+// (at End) before its profiled window opened (Config.ProfileFrom): no
+// sampler ever attached and the truth has nothing in the window.
+type EmptyWindowError struct {
+	From, End sim.Time
+}
+
+func (e *EmptyWindowError) Error() string {
+	return fmt.Sprintf("profile_from: the program ended at %v, before the profiled window opens at %v: nothing was profiled", e.End, e.From)
 }
 
 // VM is the run's VM: its clock, threads, stacks and truth so far.

@@ -249,3 +249,25 @@ func TestProfileFromCountsItsMark(t *testing.T) {
 	assert.Equal(t, "memory", le.Limit)
 	assert.Equal(t, cfg.ProfileFrom, le.At)
 }
+
+// A program that ends before ProfileFrom leaves nothing to profile:
+// Collect says so with an EmptyWindowError (it dereferenced the samplers
+// that never attached), for samplers of every kind.
+func TestProfileFromAfterTheProgramEnds(t *testing.T) {
+	const short = `
+name: short
+methods:
+  - {class: A, name: main, body: [{loop: {trips: 10, body: [{work: {cycles: 100000, bytecodes: 10}}]}}]}
+threads: [{name: main, entry: A.main}]
+`
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 100 * sim.Millisecond
+	cfg.ProfileFrom = 50 * sim.Millisecond
+	cfg.Samplers = []string{"async", "jfr", "safepoint", "sps", "hprof"}
+	_, err := Run(parse(t, short), cfg)
+	var we *EmptyWindowError
+	require.ErrorAs(t, err, &we)
+	assert.Equal(t, cfg.ProfileFrom, we.From)
+	assert.Less(t, we.End, cfg.ProfileFrom, "the program ended first")
+	assert.Contains(t, err.Error(), "profile_from")
+}

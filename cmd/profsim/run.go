@@ -667,6 +667,11 @@ func runFailed(ctx context.Context, err error) error {
 	if errors.As(err, &le) {
 		return limitError(le)
 	}
+	var we *harness.EmptyWindowError
+	if errors.As(err, &we) {
+		return usagef("run: --skip %v: the program ended at %v simulated, before the window opens: nothing was profiled (give a --skip before the end)",
+			param.FormatDuration(we.From), param.FormatDuration(we.End))
+	}
 	var te *harness.ThreadsError
 	if errors.As(err, &te) {
 		return usagef("run: --threads %q matches none of the application threads: %s", te.Pattern, te.List())

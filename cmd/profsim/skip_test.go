@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -188,4 +189,19 @@ grid:
 		got[r["threads"]] = true
 	}
 	assert.Equal(t, map[string]bool{"worker-*": true, "worker-0": true}, got)
+}
+
+// A --skip past the program's end is bad input (exit 2, naming the
+// flag and where the program ended), not a crash.
+func TestRunSkipPastTheProgramsEnd(t *testing.T) {
+	short := filepath.Join(t.TempDir(), "short.yaml")
+	require.NoError(t, os.WriteFile(short, []byte(`name: short
+methods:
+  - {class: A, name: main, body: [{loop: {trips: 10, body: [{work: {cycles: 100000, bytecodes: 10}}]}}]}
+threads: [{name: main, entry: A.main}]
+`), 0o644))
+	code, _, errOut := runMain("run", "--workload", short, "--duration", "1s", "--skip", "500ms", "--samplers", "safepoint,jfr")
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, "--skip 500ms: the program ended at")
+	assert.NotContains(t, errOut, "panic")
 }
