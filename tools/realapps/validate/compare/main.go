@@ -1,0 +1,218 @@
+// Command compare is the model side of tools/realapps/validate: it reads
+// the real profilers' runs (data/<app>/<profiler>/<rep>/self.tsv and
+// meta.json, spec in docs/VALIDATION.md), runs each application's model
+// (<app>-real) under the matching simulated profilers over several seeds,
+// and prints the overlaps, noise floors, nulls, top-1 and top-5 agreement,
+// predicted vs real disagreement and issue 32's "Done when" criteria as
+// Markdown (and, with --csv, as tidy CSV).
+//
+//	go run ./tools/realapps/validate/compare [--data DIR] [--apps a,b] [--profilers p,q]
+//	    [--seeds N] [--jobs N] [--warmup D] [--window D] [--duration D]
+//	    [--csv FILE] [--per-method APP]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// usageError is bad input or flags: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+type options struct {
+	data           string
+	apps           []string
+	profilers      []string
+	seeds, jobs    int
+	warmup, window time.Duration
+	duration       time.Duration
+	csv            string
+	perMethod      string
+}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.data, "data", "tools/realapps/validate/data", "the real runs: `DIR`/<app>/<profiler>/<rep>/{self.tsv,meta.json}")
+	apps := fs.String("apps", strings.Join(allApps, ","), "comma-separated applications (model <app>-real)")
+	profs := fs.String("profilers", strings.Join(allProfilers, ","), "comma-separated profilers: "+strings.Join(allProfilers, ", "))
+	fs.IntVar(&o.seeds, "seeds", 3, "model seeds 1..N")
+	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "simulated runs at once")
+	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "the real runs' warm-up (meta warmup_ns): the models' --skip")
+	fs.DurationVar(&o.window, "window", 10*time.Second, "the real runs' profiled window (meta window_ns)")
+	fs.DurationVar(&o.duration, "duration", 0, "the models' simulated duration (default warm-up + window; shorter for quick trials)")
+	fs.StringVar(&o.csv, "csv", "", "also write one tidy row per (app, profiler, metric) to `FILE`")
+	fs.StringVar(&o.perMethod, "per-method", "", "also list `APP`'s top 15 methods, real vs profsim shares, per profiler")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	var err error
+	if o.apps, err = list("--apps", *apps, allApps); err != nil {
+		return nil, err
+	}
+	if o.profilers, err = list("--profilers", *profs, allProfilers); err != nil {
+		return nil, err
+	}
+	if o.duration == 0 {
+		o.duration = o.warmup + o.window
+	}
+	switch {
+	case o.seeds < 1:
+		return nil, usagef("--seeds %d must be ≥ 1", o.seeds)
+	case o.jobs < 1:
+		return nil, usagef("--jobs %d must be ≥ 1", o.jobs)
+	case o.warmup <= 0:
+		return nil, usagef("--warmup %v must be > 0", o.warmup)
+	case o.window <= 0:
+		return nil, usagef("--window %v must be > 0", o.window)
+	case o.duration <= o.warmup:
+		return nil, usagef("--duration %v must be after --warmup %v", o.duration, o.warmup)
+	case o.perMethod != "" && !slices.Contains(o.apps, o.perMethod):
+		return nil, usagef("--per-method %q is not one of --apps %s", o.perMethod, strings.Join(o.apps, ","))
+	}
+	return o, nil
+}
+
+// list splits a comma-separated flag, each item one of valid, in valid's
+// order, each once.
+func list(flagName, v string, valid []string) ([]string, error) {
+	var got []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(valid, s) {
+			return nil, usagef("%s: %q is not one of %s", flagName, s, strings.Join(valid, ", "))
+		}
+		if slices.Contains(got, s) {
+			return nil, usagef("%s: %q listed twice", flagName, s)
+		}
+		got = append(got, s)
+	}
+	var out []string
+	for _, s := range valid {
+		if slices.Contains(got, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	real, err := readReal(o.data, o.apps, o.profilers, window{o.warmup, o.window})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	// The nulls and the disagreement read the real jfr-dns runs even when
+	// jfr-dns itself is not compared, if they are there.
+	realDNS := map[string][]dist{}
+	for _, app := range o.apps {
+		runs, ok := real[app][profJFRDNS]
+		if _, err := os.Stat(filepath.Join(o.data, app, profJFRDNS)); !ok && err == nil {
+			extra, err := readReal(o.data, []string{app}, []string{profJFRDNS}, window{o.warmup, o.window})
+			if err != nil {
+				return usagef("%v", err)
+			}
+			runs = extra[app][profJFRDNS]
+		}
+		for _, r := range runs {
+			realDNS[app] = append(realDNS[app], r.Self)
+		}
+	}
+	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs}
+	sims, err := runModels(ctx, o.apps, o.profilers, ms, stderr)
+	if err != nil {
+		return err
+	}
+	res := analyse(o.apps, o.profilers, real, realDNS, sims)
+	res.Settings = ms
+	writeMarkdown(stdout, res)
+	if o.perMethod != "" {
+		writePerMethod(stdout, o.perMethod, o.profilers, real[o.perMethod], sims[o.perMethod])
+	}
+	if o.csv != "" {
+		f, err := os.Create(o.csv)
+		if err != nil {
+			return usagef("--csv: %v", err)
+		}
+		if err := writeCSV(f, res); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// analyse computes every cell, disagreement and criterion.
+func analyse(apps, profilers []string, real map[string]map[string][]realRun, realDNS map[string][]dist, sims map[string]*simResult) *results {
+	res := &results{Apps: apps, Profilers: profilers, Real: real}
+	selfs := func(runs []realRun) []dist {
+		var ds []dist
+		for _, r := range runs {
+			ds = append(ds, r.Self)
+		}
+		return ds
+	}
+	for _, app := range apps {
+		for _, prof := range profilers {
+			res.Cells = append(res.Cells, compareCell(app, prof, selfs(real[app][prof]), realDNS[app],
+				sims[app].Profiles[prof], sims[app].Truth[prof]))
+		}
+	}
+	for _, app := range apps {
+		simDNS, ok := sims[app].Profiles[profJFRDNS]
+		if !ok {
+			continue
+		}
+		for _, prof := range []string{profSafepoint, profJFR} {
+			if !slices.Contains(profilers, prof) {
+				continue
+			}
+			res.Dis = append(res.Dis, compareDisagreement(app, prof, selfs(real[app][prof]), realDNS[app],
+				sims[app].Profiles[prof], simDNS))
+		}
+	}
+	res.Criteria = evaluate(profilers, res.Cells, res.Dis)
+	return res
+}

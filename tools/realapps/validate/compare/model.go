@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+// The profilers of the contract (spec/VALIDATE-FORMAT.md), in table order.
+const (
+	profSafepoint = "safepoint"
+	profJFR       = "jfr"
+	profJFRDNS    = "jfr-dns"
+	profAsync     = "async"
+)
+
+var allProfilers = []string{profSafepoint, profJFR, profJFRDNS, profAsync}
+
+// allApps are the contract's nine applications; each has the model
+// <app>-real (workloads.Models).
+var allApps = []string{"antlr", "chart", "fop", "hsqldb", "javac", "jython", "luindex", "lusearch", "xalan"}
+
+// modelVM is the VM preset every model run uses (the contract: OpenJDK 17).
+const modelVM = "hotspot17"
+
+// simRun is one of the two simulated runs per (model, seed): without
+// DebugNonSafepoints (safepoint, jfr) or with it (jfr-dns, async;
+// async-profiler turns DNS on itself). Each maps the profiler ids it
+// serves to the sampler spec that plays it.
+type simRun struct {
+	Name string
+	DNS  bool
+	// Samplers maps the contract's profiler id to the sampler spec.
+	Samplers []simSampler
+}
+
+type simSampler struct {
+	Profiler string // contract id: safepoint, jfr, jfr-dns, async
+	Spec     string // samplers.ParseSpec text
+	ID       string // the profile's name in harness.Outcome.Profiles
+}
+
+var simRuns = []simRun{
+	{Name: "nodns", DNS: false, Samplers: []simSampler{
+		{profSafepoint, "safepoint,interval=10ms", "safepoint"},
+		{profJFR, "jfr,period=10ms", "jfr"},
+	}},
+	{Name: "dns", DNS: true, Samplers: []simSampler{
+		{profJFRDNS, "jfr,period=10ms", "jfr"},
+		{profAsync, "async,interval=10ms", "async"},
+	}},
+}
+
+// modelSettings are the simulated runs' window and threads.
+type modelSettings struct {
+	Skip, Duration time.Duration
+	Seeds          int
+	Jobs           int
+}
+
+// simResult is one model's profiles over the seeds: Profiles[profiler]
+// and Truth[profiler] (the truth of the run that played the profiler)
+// hold one dist per seed, seed 1 first.
+type simResult struct {
+	Profiles map[string][]dist
+	Truth    map[string][]dist
+}
+
+// modelConfig is the harness configuration of one simulated run.
+func modelConfig(r simRun, seed uint64, ms modelSettings) (harness.Config, error) {
+	cfg := harness.DefaultConfig()
+	if err := harness.ApplyPreset(&cfg, modelVM); err != nil {
+		return cfg, err
+	}
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, sim.Time(ms.Duration)
+	// profsim run --debug-non-safepoints: -XX:+DebugNonSafepoints.
+	cfg.JIT.DebugNonSafepoints = r.DNS
+	cfg.ProfileFrom = sim.Time(ms.Skip)
+	cfg.Sim.ProfileThreads = mainThread
+	// Only self time by method is read: the per-method truth is exact
+	// for it and much cheaper on context-rich models (javac).
+	cfg.TruthPerMethod = true
+	cfg.Samplers = []string{"truth"}
+	for _, s := range r.Samplers {
+		cfg.Samplers = append(cfg.Samplers, s.Spec)
+	}
+	return cfg, nil
+}
+
+// selfByMethod is p's self weight on thread main by normalised method:
+// samples (Count) for a sampler, nanoseconds for the truth. The truth
+// profile names no threads: the run's ProfileThreads (main) already
+// restricts it to thread main, so its samples of no thread are main's.
+func selfByMethod(p *profile.Profile, truth bool) dist {
+	d := dist{}
+	for i, s := range p.Samples {
+		if th := p.ThreadName(i); th != mainThread && !(truth && th == "") {
+			continue
+		}
+		leaf, ok := p.Leaf(i)
+		if !ok {
+			continue
+		}
+		f := p.Functions[leaf.Func]
+		w := float64(s.Count)
+		if truth {
+			w = float64(s.Weight)
+		}
+		if w > 0 {
+			d[modelMethodName(f.Class, f.Method, f.Name)] += w
+		}
+	}
+	return d
+}
+
+// job is one simulated run of one model and seed.
+type job struct {
+	App  string
+	Run  simRun
+	Seed int
+}
+
+// runModels runs every app's model under the runs the profilers need,
+// seeds 1..ms.Seeds, ms.Jobs at a time. Results land in fixed slots, so
+// the output does not depend on the order runs finish in.
+func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, progress io.Writer) (map[string]*simResult, error) {
+	var runs []simRun
+	for _, r := range simRuns {
+		for _, s := range r.Samplers {
+			if contains(profilers, s.Profiler) {
+				runs = append(runs, r)
+				break
+			}
+		}
+	}
+	var jobs []job
+	out := map[string]*simResult{}
+	for _, app := range apps {
+		res := &simResult{Profiles: map[string][]dist{}, Truth: map[string][]dist{}}
+		for _, r := range runs {
+			for _, s := range r.Samplers {
+				res.Profiles[s.Profiler] = make([]dist, ms.Seeds)
+				res.Truth[s.Profiler] = make([]dist, ms.Seeds)
+			}
+			for seed := 1; seed <= ms.Seeds; seed++ {
+				jobs = append(jobs, job{app, r, seed})
+			}
+		}
+		out[app] = res
+	}
+	var mu sync.Mutex
+	done := 0
+	start := time.Now()
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(ms.Jobs)
+	for _, j := range jobs {
+		res := out[j.App]
+		g.Go(func() error {
+			t0 := time.Now()
+			profiles, truth, err := runOne(ctx, j, ms)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range j.Run.Samplers {
+				res.Profiles[s.Profiler][j.Seed-1] = profiles[s.Profiler]
+				res.Truth[s.Profiler][j.Seed-1] = truth
+			}
+			done++
+			fmt.Fprintf(progress, "[%d/%d] %s-real seed %d %s: %.1fs (elapsed %.0fs)\n",
+				done, len(jobs), j.App, j.Seed, j.Run.Name, time.Since(t0).Seconds(), time.Since(start).Seconds())
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runOne runs one model and seed and returns each profiler's self time
+// on thread main and the truth's.
+func runOne(ctx context.Context, j job, ms modelSettings) (map[string]dist, dist, error) {
+	name := j.App + "-real"
+	p, err := workloads.Get(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	cfg, err := modelConfig(j.Run, uint64(j.Seed), ms)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	out, err := harness.RunContext(ctx, p, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+	}
+	profiles := map[string]dist{}
+	for _, s := range j.Run.Samplers {
+		pr, ok := out.Profiles[s.ID]
+		if !ok {
+			return nil, nil, fmt.Errorf("model %s: no %s profile", name, s.ID)
+		}
+		profiles[s.Profiler] = selfByMethod(pr, false)
+	}
+	return profiles, selfByMethod(out.Profiles["truth"], true), nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
