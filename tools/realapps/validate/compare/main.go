@@ -186,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // analyse computes every cell, disagreement and criterion.
 func analyse(apps, profilers []string, real map[string]map[string][]realRun, realDNS map[string][]dist, sims map[string]*simResult) *results {
-	res := &results{Apps: apps, Profilers: profilers, Real: real}
+	res := &results{Apps: apps, Profilers: profilers, Real: real, Ends: map[string][]time.Duration{}}
 	selfs := func(runs []realRun) []dist {
 		var ds []dist
 		for _, r := range runs {
@@ -195,6 +195,7 @@ func analyse(apps, profilers []string, real map[string]map[string][]realRun, rea
 		return ds
 	}
 	for _, app := range apps {
+		res.Ends[app] = sims[app].Ends
 		for _, prof := range profilers {
 			res.Cells = append(res.Cells, compareCell(app, prof, selfs(real[app][prof]), realDNS[app],
 				sims[app].Profiles[prof], sims[app].Truth[prof]))

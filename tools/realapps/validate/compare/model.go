@@ -73,6 +73,18 @@ type modelSettings struct {
 type simResult struct {
 	Profiles map[string][]dist
 	Truth    map[string][]dist
+	// Ends holds, per seed, when the model's program ended if it ended
+	// inside the window (its window is shorter than the real runs'), 0
+	// if it ran to the end.
+	Ends []time.Duration
+}
+
+// endNote is the progress line's note of a program that ended early.
+func endNote(end time.Duration, ms modelSettings) string {
+	if end >= ms.Duration {
+		return ""
+	}
+	return fmt.Sprintf("; the program ended at %v, inside the window", end.Round(time.Millisecond))
 }
 
 // modelConfig is the harness configuration of one simulated run.
@@ -122,6 +134,9 @@ func selfByMethod(p *profile.Profile, truth bool) dist {
 	return d
 }
 
+// getModel returns a model's program (tests substitute small programs).
+var getModel = workloads.Get
+
 // job is one simulated run of one model and seed.
 type job struct {
 	App  string
@@ -145,7 +160,7 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 	var jobs []job
 	out := map[string]*simResult{}
 	for _, app := range apps {
-		res := &simResult{Profiles: map[string][]dist{}, Truth: map[string][]dist{}}
+		res := &simResult{Profiles: map[string][]dist{}, Truth: map[string][]dist{}, Ends: make([]time.Duration, ms.Seeds)}
 		for _, r := range runs {
 			for _, s := range r.Samplers {
 				res.Profiles[s.Profiler] = make([]dist, ms.Seeds)
@@ -166,7 +181,7 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 		res := out[j.App]
 		g.Go(func() error {
 			t0 := time.Now()
-			profiles, truth, err := runOne(ctx, j, ms)
+			profiles, truth, end, err := runOne(ctx, j, ms)
 			if err != nil {
 				return err
 			}
@@ -176,9 +191,12 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 				res.Profiles[s.Profiler][j.Seed-1] = profiles[s.Profiler]
 				res.Truth[s.Profiler][j.Seed-1] = truth
 			}
+			if end < ms.Duration {
+				res.Ends[j.Seed-1] = max(res.Ends[j.Seed-1], end)
+			}
 			done++
-			fmt.Fprintf(progress, "[%d/%d] %s-real seed %d %s: %.1fs (elapsed %.0fs)\n",
-				done, len(jobs), j.App, j.Seed, j.Run.Name, time.Since(t0).Seconds(), time.Since(start).Seconds())
+			fmt.Fprintf(progress, "[%d/%d] %s-real seed %d %s: %.1fs (elapsed %.0fs)%s\n",
+				done, len(jobs), j.App, j.Seed, j.Run.Name, time.Since(t0).Seconds(), time.Since(start).Seconds(), endNote(end, ms))
 			return nil
 		})
 	}
@@ -189,30 +207,46 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 }
 
 // runOne runs one model and seed and returns each profiler's self time
-// on thread main and the truth's.
-func runOne(ctx context.Context, j job, ms modelSettings) (map[string]dist, dist, error) {
+// on thread main, the truth's, and when the program ended (ms.Duration if
+// it ran to the end of the run).
+func runOne(ctx context.Context, j job, ms modelSettings) (map[string]dist, dist, time.Duration, error) {
 	name := j.App + "-real"
-	p, err := workloads.Get(name)
+	p, err := getModel(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model %s: %w", name, err)
+		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}
 	cfg, err := modelConfig(j.Run, uint64(j.Seed), ms)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model %s: %w", name, err)
+		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}
-	out, err := harness.RunContext(ctx, p, cfg)
+	rig, err := harness.Build(p, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+	}
+	rig.VM().SetContext(ctx)
+	if err := rig.Run(); err != nil {
+		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+	}
+	// A program may end before the run's duration; one that ends before
+	// the window opens has no profile to compare (and its samplers never
+	// attached).
+	end := time.Duration(rig.VM().Now())
+	if end <= ms.Skip {
+		return nil, nil, 0, &usageError{fmt.Sprintf("model %s seed %d ends at %v simulated, before the window starts at --warmup %v: its program is shorter than the real runs' warm-up", name, j.Seed, end.Round(time.Millisecond), ms.Skip)}
+	}
+	out, err := rig.Collect()
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
 	}
 	profiles := map[string]dist{}
 	for _, s := range j.Run.Samplers {
 		pr, ok := out.Profiles[s.ID]
 		if !ok {
-			return nil, nil, fmt.Errorf("model %s: no %s profile", name, s.ID)
+			return nil, nil, 0, fmt.Errorf("model %s: no %s profile", name, s.ID)
 		}
 		profiles[s.Profiler] = selfByMethod(pr, false)
 	}
-	return profiles, selfByMethod(out.Profiles["truth"], true), nil
+	return profiles, selfByMethod(out.Profiles["truth"], true), end, nil
 }
 
 func contains(xs []string, x string) bool {

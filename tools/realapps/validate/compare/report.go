@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // results is everything the report prints.
@@ -18,6 +19,9 @@ type results struct {
 	Dis             []disagreement
 	Criteria        []criterion
 	Settings        modelSettings
+	// Ends holds, per app, the seeds' program ends inside the window
+	// (simResult.Ends).
+	Ends map[string][]time.Duration
 }
 
 // pct prints an overlap fraction as a percentage, "—" for NaN.
@@ -57,6 +61,7 @@ func writeMarkdown(w io.Writer, r *results) {
 	fmt.Fprintf(w, "Models: `--vm %s`, `--skip %v`, duration %v, thread `main`, seeds 1..%d; self time by method, overlap = Σ min(share).\n\n",
 		modelVM, r.Settings.Skip, r.Settings.Duration, r.Settings.Seeds)
 	writeMachine(w, r)
+	writeEnds(w, r)
 
 	fmt.Fprintf(w, "## Per application and profiler\n\n")
 	fmt.Fprintf(w, "| app | profiler | reps | seeds | noise floor | real vs profsim | null: model's truth | null: real jfr-dns | top-1 real | top-1 profsim | top-1 match | top-5 agreement |\n")
@@ -132,6 +137,23 @@ func meanOf(xs []float64) float64 {
 		}
 	}
 	return mean(s, n)
+}
+
+// writeEnds names the models whose program ended inside the window: their
+// profiles cover less than the real runs' window.
+func writeEnds(w io.Writer, r *results) {
+	var notes []string
+	for _, app := range r.Apps {
+		for i, end := range r.Ends[app] {
+			if end > 0 {
+				notes = append(notes, fmt.Sprintf("%s-real seed %d ended at %v", app, i+1, end.Round(time.Millisecond)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "Models whose program ended inside the window (%v to %v), so that their profiles cover less of it: %s.\n\n",
+			r.Settings.Skip, r.Settings.Duration, strings.Join(notes, "; "))
+	}
 }
 
 // writeMachine reports the real runs' Java versions and machine load.
