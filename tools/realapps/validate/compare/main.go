@@ -43,6 +43,8 @@ type options struct {
 	duration       time.Duration
 	csv            string
 	perMethod      string
+	loopScale      float64
+	cpus           int
 }
 
 func main() {
@@ -68,6 +70,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "the real runs' warm-up (meta warmup_ns): the models' --skip")
 	fs.DurationVar(&o.window, "window", 10*time.Second, "the real runs' profiled window (meta window_ns)")
 	fs.DurationVar(&o.duration, "duration", 0, "the models' simulated duration (default warm-up + window; shorter for quick trials)")
+	fs.Float64Var(&o.loopScale, "loop-scale", defaultLoopScale, "scale each model's driver loops by `F` (workloads.ScaleEntryLoops) so that it outlasts warm-up and window")
+	fs.IntVar(&o.cpus, "cpus", defaultCPUs, "simulated CPUs: the cores of the machine the real runs were measured on")
 	fs.StringVar(&o.csv, "csv", "", "also write one tidy row per (app, profiler, metric) to `FILE`")
 	fs.StringVar(&o.perMethod, "per-method", "", "also list `APP`'s top 15 methods, real vs profsim shares, per profiler")
 	if err := fs.Parse(args); err != nil {
@@ -90,6 +94,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.duration = o.warmup + o.window
 	}
 	switch {
+	case !(o.loopScale > 0) || o.loopScale > 1000:
+		return nil, usagef("--loop-scale %v must be in (0, 1000]", o.loopScale)
+	case o.cpus < 1 || o.cpus > 1024:
+		return nil, usagef("--cpus %d must be in [1, 1024]", o.cpus)
 	case o.seeds < 1:
 		return nil, usagef("--seeds %d must be ≥ 1", o.seeds)
 	case o.jobs < 1:
@@ -157,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			realDNS[app] = append(realDNS[app], r.Self)
 		}
 	}
-	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs}
+	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs, LoopScale: o.loopScale, CPUs: o.cpus}
 	sims, err := runModels(ctx, o.apps, o.profilers, ms, stderr)
 	if err != nil {
 		return err
