@@ -1,7 +1,8 @@
 // Package jfrjson streams the JSON that the JDK's `jfr print --json`
 // writes for a Java Flight Recorder recording, and turns the events a
-// profile is made of into Go values: execution samples (thread, stack of
-// method, line, bytecode index and frame type), compilations and inlining
+// profile is made of into Go values: execution samples and native method
+// samples (thread, stack of method, line, bytecode index and frame type),
+// compilations and inlining
 // decisions, thread starts and the recording's own extent.
 //
 // The shape read is JDK 17's (jdk.jfr.tool.PrettyWriter's JSON mode):
@@ -33,6 +34,7 @@ import (
 // Event type names (JDK 17's jdk.jfr event metadata).
 const (
 	TypeExecutionSample = "jdk.ExecutionSample"
+	TypeNativeSample    = "jdk.NativeMethodSample"
 	TypeCompilation     = "jdk.Compilation"
 	TypeInlining        = "jdk.CompilerInlining"
 	TypeThreadStart     = "jdk.ThreadStart"
@@ -83,7 +85,11 @@ type Thread struct {
 	IsJava bool // JavaID is set (a Java thread)
 }
 
-// Sample is a jdk.ExecutionSample: a thread seen running Java code.
+// Sample is a jdk.ExecutionSample: a thread seen running Java code
+// (_thread_in_Java), or a jdk.NativeMethodSample: a thread seen in native
+// code (_thread_in_native), its native method the leaf frame. Both have
+// the same fields (JDK 17's jfrThreadSampler.cpp writes both from one
+// walk, JfrStackTrace::record_thread).
 type Sample struct {
 	Time   time.Time
 	Thread Thread
@@ -138,12 +144,14 @@ type Recording struct {
 // Event is one event; exactly one pointer is set, or none for a type this
 // package does not decode (Type says which).
 type Event struct {
-	Type        string
-	Sample      *Sample
-	Compilation *Compilation
-	Inlining    *Inlining
-	ThreadStart *ThreadStart
-	Recording   *Recording
+	Type   string
+	Sample *Sample
+	// NativeSample is a jdk.NativeMethodSample.
+	NativeSample *Sample
+	Compilation  *Compilation
+	Inlining     *Inlining
+	ThreadStart  *ThreadStart
+	Recording    *Recording
 }
 
 // ErrShape reports JSON that is not `jfr print --json` output.
@@ -520,6 +528,11 @@ func (w *wireEvent) event() (*Event, error) {
 		if err = json.Unmarshal(w.Values, &v); err == nil {
 			ev.Sample, err = v.sample()
 		}
+	case TypeNativeSample:
+		var v wireSample
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.NativeSample, err = v.sample()
+		}
 	case TypeCompilation:
 		var v wireCompilation
 		if err = json.Unmarshal(w.Values, &v); err == nil {
@@ -886,9 +899,17 @@ func (wr *Writer) Write(e *Event) error {
 		return wr.err
 	}
 	var values any
+	typ := e.Type
 	switch {
-	case e.Sample != nil:
-		s := e.Sample
+	case e.Sample != nil || e.NativeSample != nil:
+		s, native := e.Sample, false
+		if s == nil {
+			s, native = e.NativeSample, true
+		}
+		typ = TypeExecutionSample
+		if native {
+			typ = TypeNativeSample
+		}
 		v := wireSample{StartTime: s.Time.Format(time.RFC3339Nano), SampledThread: toWireThread(s.Thread), State: s.State,
 			StackTrace: &wireStack{Truncated: s.Truncated, Frames: make([]wireFrame, len(s.Frames))}}
 		for i, f := range s.Frames {
@@ -918,7 +939,7 @@ func (wr *Writer) Write(e *Event) error {
 	b, err := json.Marshal(struct {
 		Type   string `json:"type"`
 		Values any    `json:"values"`
-	}{e.Type, values})
+	}{typ, values})
 	if err != nil {
 		wr.err = err
 		return err

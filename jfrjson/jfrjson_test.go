@@ -197,3 +197,37 @@ func FuzzRead(f *testing.F) {
 		})
 	})
 }
+
+// testdata/native.json is verbatim output of OpenJDK 17.0.15's `jfr print
+// --json` (tools/realapps/record.sh) for one jdk.NativeMethodSample of
+// tools/realapps/antlr: the main thread in FileOutputStream.open0.
+func TestNativeMethodSample(t *testing.T) {
+	data, err := os.ReadFile("testdata/native.json")
+	require.NoError(t, err)
+	events, err := ReadAll(bytes.NewReader(data))
+	require.NoError(t, err)
+	require.Len(t, events, 1)
+	e := events[0]
+	assert.Equal(t, TypeNativeSample, e.Type)
+	assert.Nil(t, e.Sample, "a native sample is not an execution sample")
+	s := e.NativeSample
+	require.NotNil(t, s)
+	assert.Equal(t, time.Date(2026, 11, 28, 17, 29, 36, 297554370, time.UTC), s.Time)
+	assert.Equal(t, "main", s.Thread.Name)
+	assert.Equal(t, "STATE_RUNNABLE", s.State)
+	require.Len(t, s.Frames, 11)
+	assert.Equal(t, Frame{Method: Method{Class: "java/io/FileOutputStream", Name: "open0", Descriptor: "(Ljava/lang/String;Z)V"}, Line: -1, BCI: 0, Type: Native}, s.Frames[0])
+	assert.Equal(t, Frame{Method: Method{Class: "java/io/FileOutputStream", Name: "open", Descriptor: "(Ljava/lang/String;Z)V"}, Line: 293, BCI: 3, Type: Inlined}, s.Frames[1])
+
+	// Write keeps it a native sample.
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	require.NoError(t, w.Write(e))
+	require.NoError(t, w.Close())
+	back, err := ReadAll(&buf)
+	require.NoError(t, err)
+	require.Len(t, back, 1)
+	assert.Equal(t, TypeNativeSample, back[0].Type)
+	assert.Nil(t, back[0].Sample)
+	assert.Equal(t, s, back[0].NativeSample)
+}

@@ -7,8 +7,8 @@
 # The JVM runs with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 # (JFR then reports inlined frames at their own bytecode index, not at the
 # nearest safepoint), stack depth 2048 (the default 64 truncates deep
-# stacks), and profsim.jfc (execution samples every 1 ms, compilations,
-# inlining). jfr print gets --stack-depth 2048 too: it prints 5 frames
+# stacks), and profsim.jfc (execution and native method samples every
+# 1 ms, compilations, inlining). jfr print gets --stack-depth 2048 too: it prints 5 frames
 # of each stack unless told otherwise. The recording starts DELAY after the JVM (past start-up and
 # most of the warm-up) and lasts DURATION; the JVM is then ended, so a
 # program that runs longer is fine. Needs OpenJDK 17 (java, jfr).
@@ -38,6 +38,6 @@ if [ ! -s "$tmp/rec.jfr" ]; then
 	echo "record.sh: no recording written (did the program end before DELAY + DURATION?)" >&2
 	exit 1
 fi
-jfr summary "$tmp/rec.jfr" | grep -E 'jdk\.(ExecutionSample|Compilation|CompilerInlining) ' >&2 || true
-jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadStart,jdk.ActiveRecording \
+jfr summary "$tmp/rec.jfr" | grep -E 'jdk\.(ExecutionSample|NativeMethodSample|Compilation|CompilerInlining) ' >&2 || true
+jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadStart,jdk.ActiveRecording \
 	"$tmp/rec.jfr" >"$out"

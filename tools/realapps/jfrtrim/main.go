@@ -5,7 +5,8 @@
 //	jfrtrim [--skip 500ms] [--samples 300] < full.json > small.json
 //
 // It keeps the execution samples from --skip after the first one on, at
-// most --samples of them (0: all); the compilations and inlining decisions
+// most --samples of them (0: all); the native method samples of the same
+// window (from --skip to the last execution sample kept); the compilations and inlining decisions
 // of the methods those samples show; the thread starts; and the
 // recording's extent. The output has the JDK's shape with only the fields
 // jfrjson reads (jfrjson.Writer).
@@ -31,7 +32,7 @@ func main() {
 }
 
 func run(skip time.Duration, max int) error {
-	var kept, other []*jfrjson.Event
+	var kept, native, other []*jfrjson.Event
 	var first time.Time
 	methods := map[jfrjson.Method]bool{}
 	err := jfrjson.Read(os.Stdin, func(e *jfrjson.Event) error {
@@ -41,6 +42,8 @@ func run(skip time.Duration, max int) error {
 				first = e.Sample.Time // the JDK prints events per chunk, roughly in time order
 			}
 			kept = append(kept, e)
+		case e.NativeSample != nil:
+			native = append(native, e)
 		case e.Type != "":
 			other = append(other, e)
 		}
@@ -51,12 +54,27 @@ func run(skip time.Duration, max int) error {
 	}
 	w := jfrjson.NewWriter(os.Stdout)
 	n := 0
+	var last time.Time
 	for _, e := range kept {
 		if e.Sample.Time.Sub(first) < skip || (max > 0 && n >= max) {
 			continue
 		}
 		n++
+		if e.Sample.Time.After(last) {
+			last = e.Sample.Time
+		}
 		for _, f := range e.Sample.Frames {
+			methods[f.Method] = true
+		}
+		if err := w.Write(e); err != nil {
+			return err
+		}
+	}
+	for _, e := range native {
+		if t := e.NativeSample.Time; t.Sub(first) < skip || t.After(last) {
+			continue
+		}
+		for _, f := range e.NativeSample.Frames {
 			methods[f.Method] = true
 		}
 		if err := w.Write(e); err != nil {
