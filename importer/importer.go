@@ -116,6 +116,14 @@ type Report struct {
 	// Ticks counts the sampling ticks: samples less than TickGap apart
 	// are one.
 	Ticks int
+	// NativeSamples counts the jdk.NativeMethodSample events of the
+	// model's threads (those with execution samples): each stands for
+	// Period of the native method on top (a native statement's time).
+	// NativeOther counts those of other threads (NativeOtherThreads),
+	// which are not in the model; NativeUnusable the truncated or empty
+	// ones.
+	NativeSamples, NativeOther, NativeUnusable int
+	NativeOtherThreads                         []string
 	// NativeOnly counts the samples with no Java frame (every frame
 	// Native): modelled as native code.
 	NativeOnly int
@@ -217,7 +225,9 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	rp := &b.report
 	*rp = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
 		Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes,
-		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly, Dropped: rec.dropped(), Deepest: rec.maxFrames,
+		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly,
+		NativeSamples: rec.nativeUsed, NativeOther: rec.nativeOther, NativeOtherThreads: rec.nativeOtherThreads,
+		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(), Deepest: rec.maxFrames,
 		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0])}
 	switch {
 	case opt.Period != 0:
@@ -233,12 +243,18 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		return nil, fmt.Errorf("the samples span %v (from %s to %s), more than the %v a model may play out",
 			rp.Span, time.Unix(0, rec.times[0]).UTC().Format(time.RFC3339Nano), time.Unix(0, rec.times[len(rec.times)-1]).UTC().Format(time.RFC3339Nano), MaxRecorded)
 	}
-	if cpu := float64(rp.Period) * float64(rp.Samples); cpu > float64(MaxRecorded) {
-		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", rp.Samples, rp.Period, cpu/float64(time.Hour), MaxRecorded)
+	if cpu := float64(rp.Period) * float64(rp.Samples+rp.NativeSamples); cpu > float64(MaxRecorded) {
+		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", rp.Samples+rp.NativeSamples, rp.Period, cpu/float64(time.Hour), MaxRecorded)
 	}
 	b.period = float64(rp.Period)
 	if rec.nativeOnly > 0 {
 		rp.warnf("%d of %d samples have no Java frame (every frame Native): modelled as native code", rec.nativeOnly, rec.samples)
+	}
+	if rec.nativeThreads > 1 {
+		rp.warnf("%d threads have native method samples: JFR takes one native sample per tick (MAX_NR_OF_NATIVE_SAMPLES, jfrThreadSampler.cpp), so where threads were in native code at once each sample stands for more than the %v modelled", rec.nativeThreads, rp.Period)
+	}
+	if rp.NativeOther > 0 {
+		rp.warnf("%d native method samples of %d threads without execution samples (%s) are not in the model: a thread seen only in native code may be waiting there", rp.NativeOther, len(rp.NativeOtherThreads), strings.Join(rp.NativeOtherThreads, ", "))
 	}
 	for _, th := range rp.Dropped {
 		rp.warnf("thread %q: none of its samples has a usable stack (all empty or truncated): it is not in the model", th)
@@ -322,6 +338,97 @@ type recording struct {
 	maxFrames, atPrintDepth int // the deepest stack; stacks of exactly PrintDepth frames
 	compilations, inlinings int
 	frameTypes              map[jfrjson.FrameType]int
+
+	// native holds the jdk.NativeMethodSample events until the stream
+	// has told which threads have execution samples (addNative).
+	native nativeSamples
+	// nativeUsed counts the native samples added to the model's threads;
+	// nativeOther those of threads without execution samples, by thread
+	// in first-seen order; nativeThreads the model threads with native
+	// samples.
+	nativeUsed, nativeOther int
+	nativeOtherThreads      []string
+	nativeThreads           int
+
+	// sample's buffers.
+	key    []byte
+	frames []frameRef
+	depth  map[int]int
+}
+
+// nativeSamples aggregates native method samples by thread and stack.
+type nativeSamples struct {
+	stacks map[string]*nativeStack
+	order  []string
+	// times are every native sample's time, of any thread: each is a
+	// tick of JFR's sampler thread (EstimatePeriod).
+	times            []int64
+	truncated, empty int
+	key              strings.Builder
+}
+
+type nativeStack struct {
+	s     *jfrjson.Sample // the first sample of the stack, Time the earliest
+	count int
+}
+
+// add aggregates one native method sample.
+func (ns *nativeSamples) add(s *jfrjson.Sample) {
+	ns.times = append(ns.times, s.Time.UnixNano())
+	if s.Truncated || len(s.Frames) == 0 {
+		if s.Truncated {
+			ns.truncated++
+		} else {
+			ns.empty++
+		}
+		return
+	}
+	k := &ns.key
+	k.Reset()
+	fmt.Fprintf(k, "%q %d", s.Thread.Name, threadID(s.Thread))
+	for _, f := range s.Frames {
+		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
+	}
+	st, ok := ns.stacks[k.String()]
+	if !ok {
+		st = &nativeStack{s: s}
+		ns.stacks[k.String()] = st
+		ns.order = append(ns.order, k.String())
+	}
+	if s.Time.Before(st.s.Time) {
+		st.s.Time = s.Time
+	}
+	st.count++
+}
+
+// addNative adds the native samples of threads that have execution
+// samples — the model's threads — to the aggregate: a native method's
+// samples become its self time, as execution samples are a Java method's.
+// The native samples of other threads (idle in native code, or native
+// all along: JFR cannot tell running from waiting there) are counted,
+// not modelled. Every native sample's time is a sampling tick.
+func (rec *recording) addNative() {
+	ns := &rec.native
+	rec.times = append(rec.times, ns.times...)
+	with := map[int]bool{}
+	other := map[string]bool{}
+	for _, k := range ns.order {
+		st := ns.stacks[k]
+		ti, ok := rec.byThread[threadKey{st.s.Thread.Name, threadID(st.s.Thread)}]
+		if !ok {
+			rec.nativeOther += st.count
+			if !other[st.s.Thread.Name] {
+				other[st.s.Thread.Name] = true
+				rec.nativeOtherThreads = append(rec.nativeOtherThreads, st.s.Thread.Name)
+			}
+			continue
+		}
+		with[ti] = true
+		rec.sample(st.s, st.count)
+		rec.nativeUsed += st.count
+	}
+	rec.nativeThreads = len(with)
+	ns.stacks, ns.order, ns.times = nil, nil, nil
 }
 
 type threadKey struct {
@@ -369,9 +476,8 @@ type frameRef struct {
 func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
 	rec := &recording{methods: map[jfrjson.Method]int{}, byThread: map[threadKey]int{}, stacks: map[string]*stackData{},
 		frameTypes: map[jfrjson.FrameType]int{}, unusable: map[threadKey]int{}}
-	var key []byte
-	var frames []frameRef
-	depth := map[int]int{}
+	rec.depth = map[int]int{}
+	rec.native.stacks = map[string]*nativeStack{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -381,6 +487,8 @@ func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
 			rec.compilations++
 		case e.Inlining != nil:
 			rec.inlinings++
+		case e.NativeSample != nil:
+			rec.native.add(e.NativeSample)
 		case e.Sample != nil:
 			s := e.Sample
 			if s.Truncated || len(s.Frames) == 0 {
@@ -397,64 +505,74 @@ func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
 				return nil
 			}
 			rec.samples++
-			rec.maxFrames = max(rec.maxFrames, len(s.Frames))
-			if len(s.Frames) == PrintDepth {
-				rec.atPrintDepth++
-			}
 			rec.times = append(rec.times, s.Time.UnixNano())
-			th := rec.thread(s.Thread, s.Time.UnixNano())
-			th.samples++
-			frames = frames[:0]
-			native := 0
-			for i := len(s.Frames) - 1; i >= 0; i-- {
-				f := &s.Frames[i]
-				rec.frameTypes[f.Type]++
-				mi := rec.method(f.Method)
-				if f.Type == jfrjson.Native {
-					rec.meths[mi].native = true
-					native++
-				}
-				frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
-			}
-			if native == len(frames) {
+			if rec.sample(s, 1) == len(s.Frames) {
 				rec.nativeOnly++
 			}
-			root := frames[0].method
-			rec.meths[root].roots++
-			if _, ok := th.roots[root]; !ok {
-				th.order = append(th.order, root)
-			}
-			th.roots[root]++
-			clear(depth)
-			for i, f := range frames {
-				depth[f.method]++
-				md := rec.meths[f.method]
-				md.maxDepth = max(md.maxDepth, depth[f.method])
-				if i+1 < len(frames) {
-					md.sites[siteKey{bci: f.bci, callee: frames[i+1].method}]++
-				} else {
-					md.self[f.bci]++
-				}
-			}
-			key = fmt.Appendf(key[:0], "%d", rec.byThread[threadKey{s.Thread.Name, threadID(s.Thread)}])
-			for _, f := range frames {
-				key = fmt.Appendf(key, ";%d@%d", f.method, f.bci)
-			}
-			sd, ok := rec.stacks[string(key)]
-			if !ok {
-				sd = &stackData{thread: rec.byThread[threadKey{s.Thread.Name, threadID(s.Thread)}], frames: append([]frameRef(nil), frames...)}
-				rec.stacks[string(key)] = sd
-				rec.order = append(rec.order, string(key))
-			}
-			sd.count++
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	rec.addNative()
 	sort.Slice(rec.times, func(i, j int) bool { return rec.times[i] < rec.times[j] })
 	return rec, nil
+}
+
+// sample adds n samples of stack s to the aggregate (s has frames and is
+// not truncated) and returns how many of its frames are Native.
+func (rec *recording) sample(s *jfrjson.Sample, n int) int {
+	rec.maxFrames = max(rec.maxFrames, len(s.Frames))
+	if len(s.Frames) == PrintDepth {
+		rec.atPrintDepth += n
+	}
+	th := rec.thread(s.Thread, s.Time.UnixNano())
+	th.samples += n
+	frames := rec.frames[:0]
+	native := 0
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		f := &s.Frames[i]
+		rec.frameTypes[f.Type] += n
+		mi := rec.method(f.Method)
+		if f.Type == jfrjson.Native {
+			rec.meths[mi].native = true
+			native++
+		}
+		frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
+	}
+	rec.frames = frames
+	root := frames[0].method
+	rec.meths[root].roots += n
+	if _, ok := th.roots[root]; !ok {
+		th.order = append(th.order, root)
+	}
+	th.roots[root] += n
+	clear(rec.depth)
+	for i, f := range frames {
+		rec.depth[f.method]++
+		md := rec.meths[f.method]
+		md.maxDepth = max(md.maxDepth, rec.depth[f.method])
+		if i+1 < len(frames) {
+			md.sites[siteKey{bci: f.bci, callee: frames[i+1].method}] += n
+		} else {
+			md.self[f.bci] += n
+		}
+	}
+	ti := rec.byThread[threadKey{s.Thread.Name, threadID(s.Thread)}]
+	key := fmt.Appendf(rec.key[:0], "%d", ti)
+	for _, f := range frames {
+		key = fmt.Appendf(key, ";%d@%d", f.method, f.bci)
+	}
+	rec.key = key
+	sd, ok := rec.stacks[string(key)]
+	if !ok {
+		sd = &stackData{thread: ti, frames: append([]frameRef(nil), frames...)}
+		rec.stacks[string(key)] = sd
+		rec.order = append(rec.order, string(key))
+	}
+	sd.count += n
+	return native
 }
 
 // dropped lists the threads with samples none of which was usable.

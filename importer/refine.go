@@ -13,10 +13,11 @@ import (
 )
 
 // RunToEnd is a configuration that runs a model until its threads end:
-// cfg with a duration of twenty times the recorded CPU time and span, and
+// cfg with a duration of twenty times the recorded CPU time (execution and
+// native samples) and span, and
 // a second more (room for the interpreter and contention).
 func RunToEnd(cfg harness.Config, r *Report) harness.Config {
-	cfg.Sim.Duration = sim.Time(20*(r.Span+time.Duration(r.Samples)*r.Period)) + sim.Second
+	cfg.Sim.Duration = sim.Time(20*(r.Span+time.Duration(r.Samples+r.NativeSamples)*r.Period)) + sim.Second
 	return cfg
 }
 

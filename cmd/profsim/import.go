@@ -187,6 +187,9 @@ func writeImportHeader(w io.Writer, rec string, cp []string, r *importer.Report)
 	}
 	fmt.Fprintf(w, "# %d samples (%d truncated, not used) of %d threads over %v, %v of CPU each\n",
 		r.Samples, r.Truncated, r.Threads, r.Span.Round(time.Millisecond), r.Period)
+	if r.NativeSamples > 0 {
+		fmt.Fprintf(w, "# %d native method samples of the same threads, %v each: native statements\n", r.NativeSamples, r.Period)
+	}
 	fmt.Fprintf(w, "# %d methods, %d without a class file; %d inferred loops\n", r.Methods, len(r.NoClassFile), r.InferredLoops)
 }
 
@@ -195,6 +198,10 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 	fmt.Fprintf(w, "wrote %s: %d methods, %d threads\n", out, len(m.Program.Methods), len(m.Program.Threads))
 	fmt.Fprintf(w, "recording: %d samples over %v, %v per sample; %d truncated (not used), %d compilations, %d inlining decisions\n",
 		r.Samples, r.Span.Round(time.Millisecond), r.Period, r.Truncated, r.Compilations, r.Inlinings)
+	if r.NativeSamples+r.NativeOther+r.NativeUnusable > 0 {
+		fmt.Fprintf(w, "native: %d native method samples modelled as native statements, %d of threads without execution samples and %d truncated or empty (not used)\n",
+			r.NativeSamples, r.NativeOther, r.NativeUnusable)
+	}
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
 	for i, o := range r.Refinement {
