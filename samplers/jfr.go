@@ -49,7 +49,9 @@ func init() {
 		Build:  func(label string, cfg any) Sampler { return NewJFR(label, *cfg.(*JFRConfig)) }})
 }
 
-// JFR suspends up to MaxThreads running threads per period, continuing
+// JFR suspends up to MaxThreads threads running Java code per period
+// (a thread in a native statement is not one: JFR's execution sampler
+// leaves it to its native sampler), continuing
 // round-robin through the thread list where the previous round stopped, and
 // walks them at their exact position; like async it resolves compiled
 // frames through debug information (ResolveDebugInfo), but a thread whose
@@ -112,6 +114,16 @@ func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	for i := 0; i < len(running) && taken < s.cfg.MaxThreads; i++ {
 		id := running[(start+i)%len(running)]
 		s.next = id + 1
+		if vm.InNative(id) {
+			// JfrThreadSampleClosure::do_sample_thread takes an
+			// execution sample only of a thread in _thread_in_Java
+			// (thread_state_in_java, jfrThreadSampler.cpp); a thread in
+			// native code is left to the native sampler
+			// (jdk.NativeMethodSample, not modelled) and does not count
+			// toward MaxThreads.
+			s.rec.skip(id, SkipNative)
+			continue
+		}
 		s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 		if len(s.rec.buf) == 0 {
 			continue

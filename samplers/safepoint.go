@@ -207,6 +207,22 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	}
 	armed := false
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
+		if vm.InNative(id) {
+			// Safe in native code: the VM operation walks it at once
+			// from its last Java frame, the native method on top
+			// (a safepoint counts a _thread_in_native thread as safe:
+			// safepoint_safe_with, runtime/safepoint.cpp; JVMTI
+			// GetAllStackTraces reports it RUNNABLE). A request still
+			// pending from an earlier tick was met when it entered the
+			// native call, in the same method.
+			if s.pending[id] {
+				delete(s.pending, id)
+				vm.Disarm(s.hook, id, sim.HookPoll)
+				s.sample(vm, id, howWaiting)
+			}
+			s.sample(vm, id, howWaiting)
+			continue
+		}
 		vm.Arm(s.hook, id, sim.HookPoll)
 		s.pending[id] = true
 		armed = true

@@ -99,6 +99,7 @@ const (
 	SkipTransition     = "the thread blocked, parked or ended before it reached a poll"
 	SkipSuperseded     = "the thread reached no poll before the next request"
 	SkipUndecipherable = "the stack walk failed: no debug record at or after the top frame's pc"
+	SkipNative         = "the thread was in native code, which JFR's execution sampler does not sample"
 )
 
 // Bias is one sampler's bias matrix: how its samples were charged against
