@@ -108,7 +108,7 @@ type Report struct {
 	Compilations int // jdk.Compilation events seen
 	Inlinings    int // jdk.CompilerInlining events seen
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
-	// Native) over all samples.
+	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int
 	// PeriodFrom says where Period comes from: Options.Period, the sample
 	// times, or DefaultPeriod when the times cannot tell (Ticks < 2).
