@@ -44,6 +44,7 @@ func FuzzImport(f *testing.F) {
 		f.Add(jfrJSON(f, s), class)
 	}
 	f.Add(recordingOf(f, sample(at(0), "main", jfrjson.Native, "N.root@0", "N.leaf@0"), sample(at(0), "t", jfrjson.Interpreted, "HotCold.main@0")), class)
+	f.Add(nativeRecording(f, true, true), class) // native method samples, of a model thread and another
 	f.Add([]byte(`{"recording": {"events": []}}`), []byte{})
 	f.Fuzz(func(t *testing.T, rec, class []byte) {
 		var cp *classfile.Classpath

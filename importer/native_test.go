@@ -17,7 +17,7 @@ import (
 // execution sample), at the other two it is in the native method
 // App.nat called at App.main@9 (a native method sample). withIdle adds a
 // thread "idle" seen only in native code, at main's native ticks.
-func nativeRecording(t *testing.T, withNative, withIdle bool) []byte {
+func nativeRecording(t testing.TB, withNative, withIdle bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := jfrjson.NewWriter(&buf)
