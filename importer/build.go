@@ -440,15 +440,30 @@ func (m *mmethod) regionOf(bci int) int {
 }
 
 // fitRegions plans each loop's executions: enough for its own samples at
-// NanosPerByte per byte, for the calls made in it, and at least one trip
-// per entry.
+// NanosPerByte per byte and, per pass of the code that encloses it, at
+// least as many trips as the loop's own code has samples per byte over
+// that code's (each pass runs the enclosing code once, each trip the
+// loop's); enough for the calls made in it; and at least one trip per
+// pass.
 func (b *builder) fitRegions(m *mmethod) {
 	m.regions[0].x = m.calls
 	for i := 1; i < len(m.regions); i++ {
 		r := m.regions[i]
-		x := m.regions[r.parent].x
+		parent := m.regions[r.parent]
+		x := parent.x
 		if self, bytes := regionSelf(r); self > 0 {
-			x = math.Max(x, self*b.period/(b.opt.NanosPerByte*float64(max(bytes, 1))))
+			// Samples per byte of the loop's own code, over two
+			// estimates of what a byte of it costs per trip: the fit's
+			// NanosPerByte, and the time per byte per pass of the
+			// enclosing code (run once per pass). Both overstate a
+			// loop's cost (code outside loops holds allocations and
+			// the samples its loops' compiled code leaves on it), so
+			// the cheaper one, the more trips, is taken.
+			d := self / float64(max(bytes, 1))
+			x = math.Max(x, d*b.period/b.opt.NanosPerByte)
+			if ps, pb := regionSelf(parent); ps > 0 {
+				x = math.Max(x, parent.x*d/(ps/float64(max(pb, 1))))
+			}
 		}
 		for _, it := range r.items {
 			if it.kind == itemSite {

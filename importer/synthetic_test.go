@@ -22,6 +22,17 @@ func jfrJSON(t testing.TB, samples []struct {
 	n      int
 }) []byte {
 	t.Helper()
+	return jfrJSONDesc(t, samples, nil)
+}
+
+// jfrJSONDesc is jfrJSON with the descriptors of methods by name ("()V"
+// for the others).
+func jfrJSONDesc(t testing.TB, samples []struct {
+	thread string
+	stack  []string
+	n      int
+}, desc map[string]string) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	w := jfrjson.NewWriter(&buf)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -35,7 +46,11 @@ func jfrJSON(t testing.TB, samples []struct {
 				for _, c := range bci {
 					b = 10*b + int(c-'0')
 				}
-				smp.Frames = append(smp.Frames, jfrjson.Frame{Method: jfrjson.Method{Class: class, Name: name, Descriptor: "()V"}, BCI: b, Type: jfrjson.JITCompiled})
+				d := desc[name]
+				if d == "" {
+					d = "()V"
+				}
+				smp.Frames = append(smp.Frames, jfrjson.Frame{Method: jfrjson.Method{Class: class, Name: name, Descriptor: d}, BCI: b, Type: jfrjson.JITCompiled})
 			}
 			require.NoError(t, w.Write(&jfrjson.Event{Type: jfrjson.TypeExecutionSample, Sample: smp}))
 			at = at.Add(time.Millisecond)

@@ -1,0 +1,139 @@
+package importer
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/program"
+)
+
+// testdata/loops/Loops.class: phrase(II)I has 6 bytes outside its loops
+// ([0,4) and [60,62)), an outer loop [4,60) with 25 bytes of its own
+// ([4,23) and [54,60)) and an inner loop [23,54) of 31 bytes; main calls
+// it at bytecode index 17, inside main's own loop; once(I)I calls it at 3,
+// outside any loop.
+const (
+	loopsTopBCI                                     = 60 // iload_2 before ireturn: outside the loops
+	loopsOuterBCI                                   = 9  // the outer loop's own code
+	loopsInnerBCI                                   = 29 // the inner loop's body
+	loopsTopBytes, loopsOuterBytes, loopsInnerBytes = 6, 25, 31
+)
+
+// mainCaller and onceCaller are the frames below phrase: a caller whose
+// call sits in a loop, or a thread's root that calls phrase once.
+var (
+	mainCaller = "Loops.main@17"
+	onceCaller = "Loops.once@3"
+)
+
+func importLoops(t *testing.T, caller string, top, outer, inner int) *program.Program {
+	t.Helper()
+	var samples []struct {
+		thread string
+		stack  []string
+		n      int
+	}
+	add := func(bci, n int) {
+		if n > 0 {
+			samples = append(samples, struct {
+				thread string
+				stack  []string
+				n      int
+			}{"main", []string{caller, "Loops.phrase@" + strconv.Itoa(bci)}, n})
+		}
+	}
+	add(loopsTopBCI, top)
+	add(loopsOuterBCI, outer)
+	add(loopsInnerBCI, inner)
+	data := jfrJSONDesc(t, samples, map[string]string{"main": "([Ljava/lang/String;)V", "phrase": "(II)I", "once": "(I)I"})
+	cp, err := classfile.OpenClasspath("testdata/loops")
+	require.NoError(t, err)
+	defer cp.Close()
+	m, err := Import(bytes.NewReader(data), cp, Options{})
+	require.NoError(t, err)
+	require.Empty(t, m.Report.NoClassFile)
+	return m.Program
+}
+
+// loopsOf lists the loop statements of stmts, outer before inner.
+func loopsOf(stmts []program.Stmt) []*program.Loop {
+	var out []*program.Loop
+	for i := range stmts {
+		s := &stmts[i]
+		switch {
+		case s.Loop != nil:
+			out = append(out, s.Loop)
+			out = append(out, loopsOf(s.Loop.Body)...)
+		case s.Branch != nil:
+			out = append(out, loopsOf(s.Branch.Then)...)
+			out = append(out, loopsOf(s.Branch.Else)...)
+		}
+	}
+	return out
+}
+
+func phraseLoops(t *testing.T, p *program.Program) (outer, inner *program.Loop) {
+	t.Helper()
+	for i := range p.Methods {
+		if p.Methods[i].Name == "phrase" {
+			ls := loopsOf(p.Methods[i].Body)
+			require.Len(t, ls, 2)
+			return ls[0], ls[1]
+		}
+	}
+	t.Fatal("no phrase in the model")
+	return nil, nil
+}
+
+// A loop sampled inside runs, per pass of the code that encloses it, as
+// many trips as its samples per byte over that code's: here the method's
+// own code outside the loops is as densely sampled as the inner loop
+// (phraseFreq's shape in lusearch, where its return path holds many
+// samples), so measuring the inner loop against the method's calls gave
+// it one trip; against the outer loop's own code it has ten.
+func TestLoopTripsFromSamples(t *testing.T) {
+	const top, outer, inner = 60, 25, 310
+	p := importLoops(t, mainCaller, top, outer, inner)
+	lo, li := phraseLoops(t, p)
+	want := (float64(inner) / loopsInnerBytes) / (float64(outer) / loopsOuterBytes)
+	require.Equal(t, 10.0, want)
+	assert.Equal(t, *program.Const(1), *lo.Trips, "outer: sampled less densely than the method's own code")
+	assert.Equal(t, *program.Const(10), *li.Trips, "inner: its samples per byte over the outer loop's")
+}
+
+// When the enclosing code has no samples the loop's trips come from its
+// own samples at NanosPerByte per byte against the enclosing region's
+// planned passes.
+func TestLoopTripsUnsampledParent(t *testing.T) {
+	// phrase's calls: half a sample's time (no top-level samples) at
+	// 1 ns per byte over 6 bytes; the outer loop: 25 samples of 25 bytes.
+	p := importLoops(t, mainCaller, 0, 25, 0)
+	lo, li := phraseLoops(t, p)
+	calls := 0.5 * 1e6 / loopsTopBytes
+	passes := 25 * 1e6 / loopsOuterBytes
+	tr, _ := realizeTrips(passes / calls)
+	assert.Equal(t, *tr, *lo.Trips)
+	assert.Equal(t, *program.Const(1), *li.Trips, "inner: never sampled")
+}
+
+// When the method's calls are bounded by its callers (once calls phrase
+// once), its own code outside loops costs more per byte than the fit's
+// NanosPerByte, as code outside loops does (allocations, the samples its
+// loops' compiled code leaves on it); a loop is then not measured by that
+// code alone: its own samples at NanosPerByte per byte still set its
+// trips. Measuring loops only against the enclosing code would give the
+// outer loop one trip here.
+func TestLoopTripsBoundedCalls(t *testing.T) {
+	const top, outer, inner = 60, 25, 310
+	p := importLoops(t, onceCaller, top, outer, inner)
+	lo, li := phraseLoops(t, p)
+	passes := float64(outer) * 1e6 / loopsOuterBytes // one call
+	tr, _ := realizeTrips(passes)
+	assert.Equal(t, *tr, *lo.Trips)
+	assert.Equal(t, *program.Const(10), *li.Trips)
+}
