@@ -47,6 +47,34 @@ type Options struct {
 	// Fit is the configuration the refinement runs use; nil:
 	// harness.DefaultConfig(). The model is fitted for it.
 	Fit *harness.Config
+	// KeepRecorderThreads models the JDK Flight Recorder's own threads
+	// (IsRecorderThread) too; by default their samples are left out.
+	KeepRecorderThreads bool
+}
+
+// recorderThreads are the names JDK 17 gives the Flight Recorder's own
+// Java threads: jdk.jfr.internal.PlatformRecorder starts "JFR Periodic
+// Tasks", "JFR Recording Scheduler" (its timer) and "JFR Shutdown Hook";
+// SecuritySupport starts "JFR Recorder Thread". The sampler itself ("JFR
+// Thread Sampler") is a VM thread that JFR never samples.
+var recorderThreads = map[string]bool{
+	"JFR Periodic Tasks":      true,
+	"JFR Recording Scheduler": true,
+	"JFR Shutdown Hook":       true,
+	"JFR Recorder Thread":     true,
+}
+
+// recorderStreamPrefix starts the names of the threads JDK 17's
+// jdk.jfr.internal.consumer.AbstractEventStream starts for an event
+// stream: the prefix and a counter ("JFR Event Stream 1").
+const recorderStreamPrefix = "JFR Event Stream "
+
+// IsRecorderThread reports whether a thread of that name is one of the
+// JDK Flight Recorder's own threads: the recorder's work, not the
+// application's. Names are compared exactly (recorderThreads), so an
+// application thread named "JFR something else" is kept.
+func IsRecorderThread(name string) bool {
+	return recorderThreads[name] || strings.HasPrefix(name, recorderStreamPrefix)
 }
 
 // DefaultNanosPerByte is one cycle per byte of bytecode, the scale of
@@ -130,6 +158,12 @@ type Report struct {
 	// Dropped lists the threads none of whose samples could be used
 	// (every stack empty or truncated): they are not in the model.
 	Dropped []string
+	// Recorder lists the Flight Recorder's own threads that were sampled
+	// (IsRecorderThread), in first-seen order, and RecorderSamples counts
+	// their samples: left out of the model unless
+	// Options.KeepRecorderThreads.
+	Recorder        []string
+	RecorderSamples int
 	// Deepest is the most frames of one stack in the model (a synthetic
 	// entry's included).
 	Deepest int
@@ -203,7 +237,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	if opt.Period < 0 {
 		return nil, fmt.Errorf("period: %v must be ≥ 0", opt.Period)
 	}
-	rec, err := aggregate(ctx, r)
+	rec, err := aggregate(ctx, r, opt.KeepRecorderThreads)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +246,11 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 			PrintDepth, rec.atPrintDepth, rec.samples, PrintDepth, PrintDepth)
 	}
 	if rec.samples == 0 {
-		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d with no frames", rec.truncated, rec.empty)
+		recorder := ""
+		if rec.recorderSamples > 0 {
+			recorder = fmt.Sprintf(", %d of the recorder's own threads (%s: --keep-recorder-threads models them)", rec.recorderSamples, strings.Join(rec.recorder, ", "))
+		}
+		return nil, fmt.Errorf("the recording has no usable execution samples (jdk.ExecutionSample): %d truncated, %d with no frames%s", rec.truncated, rec.empty, recorder)
 	}
 	if opt.Period != 0 && opt.Period < MinPeriod {
 		return nil, fmt.Errorf("period: %v is below %v: a model's work is whole cycles of 1 ns and a call costs 4", opt.Period, MinPeriod)
@@ -228,6 +266,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly,
 		NativeSamples: rec.nativeUsed, NativeOther: rec.nativeOther, NativeOtherThreads: rec.nativeOtherThreads,
 		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(), Deepest: rec.maxFrames,
+		Recorder: rec.recorder, RecorderSamples: rec.recorderSamples,
 		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0])}
 	switch {
 	case opt.Period != 0:
@@ -349,6 +388,11 @@ type recording struct {
 	nativeUsed, nativeOther int
 	nativeOtherThreads      []string
 	nativeThreads           int
+
+	// recorder names the recorder's threads whose samples were left out
+	// (first-seen order); recorderSamples counts those samples.
+	recorder        []string
+	recorderSamples int
 
 	// sample's buffers.
 	key    []byte
@@ -473,11 +517,12 @@ type frameRef struct {
 	method, bci int
 }
 
-func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
+func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording, error) {
 	rec := &recording{methods: map[jfrjson.Method]int{}, byThread: map[threadKey]int{}, stacks: map[string]*stackData{},
 		frameTypes: map[jfrjson.FrameType]int{}, unusable: map[threadKey]int{}}
 	rec.depth = map[int]int{}
 	rec.native.stacks = map[string]*nativeStack{}
+	recorder := map[string]bool{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -488,9 +533,25 @@ func aggregate(ctx context.Context, r io.Reader) (*recording, error) {
 		case e.Inlining != nil:
 			rec.inlinings++
 		case e.NativeSample != nil:
+			if s := e.NativeSample; !keepRecorder && IsRecorderThread(s.Thread.Name) {
+				rec.native.times = append(rec.native.times, s.Time.UnixNano())
+				rec.recorderSamples++
+				return nil
+			}
 			rec.native.add(e.NativeSample)
 		case e.Sample != nil:
 			s := e.Sample
+			if !keepRecorder && IsRecorderThread(s.Thread.Name) {
+				// Its tick still counts (EstimatePeriod): the sampler
+				// walked this thread in it.
+				rec.times = append(rec.times, s.Time.UnixNano())
+				rec.recorderSamples++
+				if !recorder[s.Thread.Name] {
+					recorder[s.Thread.Name] = true
+					rec.recorder = append(rec.recorder, s.Thread.Name)
+				}
+				return nil
+			}
 			if s.Truncated || len(s.Frames) == 0 {
 				if s.Truncated {
 					rec.truncated++

@@ -159,3 +159,52 @@ func TestRealizeTrips(t *testing.T) {
 func TestSyntheticClassIsWorkloads(t *testing.T) {
 	assert.Equal(t, SyntheticClass, workloads.SyntheticEntryClass)
 }
+
+// The recorder's own threads (IsRecorderThread: JDK 17's exact names and
+// the event streams' prefix) are left out by default and counted in the
+// report; an application thread whose name merely starts with "JFR" is
+// kept; KeepRecorderThreads models them all.
+func TestRecorderThreadsDropped(t *testing.T) {
+	data := jfrJSON(t, []struct {
+		thread string
+		stack  []string
+		n      int
+	}{
+		{"main", []string{"App.main@4", "App.work@10"}, 40},
+		{"JFR Periodic Tasks", []string{"jdk.jfr.internal.PlatformRecorder.periodicTask@7"}, 6},
+		{"JFR Recording Scheduler", []string{"java.util.TimerThread.run@1"}, 3},
+		{"JFR Event Stream 2", []string{"jdk.jfr.internal.consumer.EventDirectoryStream.process@5"}, 2},
+		{"JFR exporter", []string{"App.export@3"}, 4}, // the application's
+	})
+	m, err := Import(bytes.NewReader(data), nil, Options{})
+	require.NoError(t, err)
+	var names []string
+	for _, th := range m.Program.Threads {
+		names = append(names, th.Name)
+	}
+	assert.Equal(t, []string{"main", "JFR exporter"}, names)
+	assert.Equal(t, []string{"JFR Periodic Tasks", "JFR Recording Scheduler", "JFR Event Stream 2"}, m.Report.Recorder)
+	assert.Equal(t, 11, m.Report.RecorderSamples)
+	assert.Equal(t, 44, m.Report.Samples)
+	assert.Equal(t, 2, m.Report.Threads)
+	assert.Equal(t, time.Millisecond, m.Report.Period, "the recorder's samples still mark sampling ticks")
+	for _, pm := range m.Program.Methods {
+		assert.NotContains(t, pm.Class, "jdk.jfr", "a recorder thread's method is in the model")
+	}
+	assert.Equal(t, 44*int64(time.Millisecond), m.Recorded.TotalWeight())
+
+	m, err = Import(bytes.NewReader(data), nil, Options{KeepRecorderThreads: true})
+	require.NoError(t, err)
+	assert.Len(t, m.Program.Threads, 5)
+	assert.Empty(t, m.Report.Recorder)
+	assert.Equal(t, 55, m.Report.Samples)
+
+	// A recording of the recorder alone has nothing to model.
+	only := jfrJSON(t, []struct {
+		thread string
+		stack  []string
+		n      int
+	}{{"JFR Periodic Tasks", []string{"jdk.jfr.internal.PlatformRecorder.periodicTask@7"}, 6}})
+	_, err = Import(bytes.NewReader(only), nil, Options{})
+	require.ErrorContains(t, err, "6 of the recorder's own threads (JFR Periodic Tasks: --keep-recorder-threads models them)")
+}

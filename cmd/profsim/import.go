@@ -68,6 +68,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	refine := fs.Int("refine", 3, "refinement runs: after each run of the model, rescale each method's work to the recording")
 	check := fs.Bool("check", false, "run the model to its end and print its truth against the recording")
 	seed := fs.Uint64("seed", 1, "seed of the --check run")
+	keepRecorder := fs.Bool("keep-recorder-threads", false, "model the JDK Flight Recorder's own threads too (JFR Periodic Tasks, ...; left out by default)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, importUsage)
@@ -127,7 +128,8 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		}
 		defer cp.Close()
 	}
-	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine})
+	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine,
+		KeepRecorderThreads: *keepRecorder})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -204,6 +206,10 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 	}
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
+	if len(r.Recorder) > 0 {
+		fmt.Fprintf(w, "recorder threads: %d samples of %s left out (--keep-recorder-threads keeps them)\n",
+			r.RecorderSamples, strings.Join(r.Recorder, ", "))
+	}
 	for i, o := range r.Refinement {
 		fmt.Fprintf(w, "refinement run %d: method overlap %.3f before rescaling\n", i+1, o)
 	}
