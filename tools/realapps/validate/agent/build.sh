@@ -1,9 +1,10 @@
 #!/bin/sh
-# build.sh: build the safepoint-biased JVMTI sampler (safepoint.c).
+# build.sh: build the safepoint-biased JVMTI sampler (safepoint.c) and
+# engine-probe (which engine async-profiler's cpu event uses here).
 #
 #   tools/realapps/validate/agent/build.sh [OUT_DIR]
 #
-# Writes OUT_DIR/libsafepoint.so (default out/validate/bin in the
+# Writes OUT_DIR/libsafepoint.so and OUT_DIR/engine-probe (default out/validate/bin in the
 # repository; out/ is not tracked) with gcc against the JDK's JVMTI headers
 # ($JAVA_HOME/include and include/linux, JAVA_HOME being where javac is).
 set -eu
@@ -19,4 +20,5 @@ mkdir -p "$out"
 gcc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -shared -fPIC \
 	-I"$java_home/include" -I"$java_home/include/linux" \
 	-o "$out/libsafepoint.so" "$here/safepoint.c"
+gcc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$out/engine-probe" "$here/engine-probe.c"
 echo "$out/libsafepoint.so"

@@ -23,7 +23,8 @@
  * at once; the JNI local references it makes are freed by a local frame).
  * After DURATION the methods are named (GetMethodDeclaringClass,
  * GetClassSignature, GetMethodName; a native method gets the suffix
- * "_[n]") and FILE is written in folded form, root first:
+ * "_[n]") and FILE is written in folded form, root first (to FILE.part,
+ * then renamed, so FILE's presence means it is complete):
  *
  *   # safepoint-agent interval_ns=... ticks=... samples=... overruns=... dropped=... mean_tick_ns=...
  *   THREAD;pkg.Class.method;...;leaf COUNT
@@ -268,9 +269,11 @@ static void put_method(FILE *f, jmethodID m) {
 }
 
 static void write_profile(JNIEnv *env, int64_t window_ns) {
-	FILE *f = fopen(opt_file, "w");
+	char part[sizeof opt_file + 8];
+	snprintf(part, sizeof part, "%s.part", opt_file);
+	FILE *f = fopen(part, "w");
 	if (f == NULL) {
-		fprintf(stderr, "safepoint agent: cannot write %s: %s\n", opt_file, strerror(errno));
+		fprintf(stderr, "safepoint agent: cannot write %s: %s\n", part, strerror(errno));
 		return;
 	}
 	fprintf(f,
@@ -292,7 +295,11 @@ static void write_profile(JNIEnv *env, int64_t window_ns) {
 		fprintf(f, " %llu\n", (unsigned long long)e->count);
 		(*env)->PopLocalFrame(env, NULL);
 	}
-	if (fclose(f) != 0) fprintf(stderr, "safepoint agent: writing %s: %s\n", opt_file, strerror(errno));
+	if (fclose(f) != 0) {
+		fprintf(stderr, "safepoint agent: writing %s: %s\n", part, strerror(errno));
+		return;
+	}
+	if (rename(part, opt_file) != 0) fprintf(stderr, "safepoint agent: renaming %s: %s\n", part, strerror(errno));
 }
 
 static void JNICALL sampler(jvmtiEnv *jv, JNIEnv *env, void *arg) {

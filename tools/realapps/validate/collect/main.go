@@ -7,7 +7,7 @@
 //	    [--interval D] [--warmup D] [--window D] [--started T] \
 //	    [--load-before "1m 5m 15m"] [--load-after "..."] [--engine E] [--tool T]
 //
-// RAW is the safepoint agent's folded file (agent), async-profiler's
+// RAW ("-": standard input) is the safepoint agent's folded file (agent), async-profiler's
 // collapsed output with thread names and annotations (async: `-t -a -o
 // collapsed`) or `jfr print --json --events jdk.ExecutionSample` (jfr). A
 // run without a sample is an error: exit status 1, nothing written.
@@ -57,9 +57,15 @@ type Stack struct {
 // Profile is the stacks of one run.
 type Profile struct {
 	Stacks []Stack
+	// Note is what the profiler said of itself (the agent's ticks,
+	// overruns and mean tick time), for the progress line.
+	Note string
 }
 
-// Totals are the counts meta.json reports.
+// Totals are the counts meta.json reports: samples_total (all threads),
+// samples_main and samples_native_leaf (thread main's samples with a
+// native leaf: the other threads' are mostly threads waiting in native
+// code, which only the safepoint sampler sees).
 type Totals struct {
 	Total, Main, NativeLeaf int64
 }
@@ -72,7 +78,7 @@ func (p *Profile) Totals() Totals {
 		if s.Thread == MainThread {
 			t.Main += s.Count
 		}
-		if s.NativeLeaf {
+		if s.NativeLeaf && s.Thread == MainThread {
 			t.NativeLeaf += s.Count
 		}
 	}
@@ -180,6 +186,17 @@ func ReadAgent(r io.Reader) (*Profile, error) {
 			if !strings.HasPrefix(text, "# safepoint-agent ") {
 				return nil, fmt.Errorf("line 1: want the \"# safepoint-agent\" header, got %.60q", text)
 			}
+			h := map[string]string{}
+			for _, kv := range strings.Fields(text)[2:] {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					h[k] = v
+				}
+			}
+			if h["dropped"] != "0" {
+				return nil, fmt.Errorf("line 1: the agent dropped %s samples (its stack table overflowed, or the header has no dropped=)", h["dropped"])
+			}
+			tick, _ := strconv.ParseFloat(h["mean_tick_ns"], 64)
+			p.Note = fmt.Sprintf("agent: ticks %s, overruns %s, mean tick %.2f ms", h["ticks"], h["overruns"], tick/1e6)
 			continue
 		}
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -398,7 +415,7 @@ func run(args []string, stderr io.Writer) error {
 		loadBefore, loadAfter  string
 		opts                   listFlag
 	)
-	fs.StringVar(&in, "in", "", "raw profiler output")
+	fs.StringVar(&in, "in", "", "raw profiler output (- for standard input)")
 	fs.StringVar(&out, "out", "", "directory for stacks.folded, self.tsv, meta.json")
 	fs.StringVar(&format, "format", "", "raw format: agent, async or jfr (default: the profiler's)")
 	fs.StringVar(&m.App, "app", "", "application")
@@ -457,11 +474,13 @@ func run(args []string, stderr io.Writer) error {
 	}
 	m.JVMOptions = append([]string{}, opts...)
 
-	f, err := os.Open(in)
-	if err != nil {
-		return err
+	f := os.Stdin
+	if in != "-" {
+		if f, err = os.Open(in); err != nil {
+			return err
+		}
+		defer f.Close()
 	}
-	defer f.Close()
 	var p *Profile
 	switch format {
 	case FormatAgent:
@@ -485,7 +504,11 @@ func run(args []string, stderr io.Writer) error {
 	if err := Write(out, p, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%d samples (main %d, native leaf %d)\n", t.Total, t.Main, t.NativeLeaf)
+	note := ""
+	if p.Note != "" {
+		note = "; " + p.Note
+	}
+	fmt.Fprintf(stderr, "%d samples (main %d, native leaf on main %d)%s\n", t.Total, t.Main, t.NativeLeaf, note)
 	return nil
 }
 

@@ -38,7 +38,8 @@ func TestJavaName(t *testing.T) {
 
 func TestReadAgent(t *testing.T) {
 	p := read(t, "agent.folded", func(f *os.File) (*Profile, error) { return ReadAgent(f) })
-	assert.Equal(t, Totals{Total: 13, Main: 10, NativeLeaf: 5}, p.Totals())
+	assert.Equal(t, Totals{Total: 13, Main: 10, NativeLeaf: 2}, p.Totals())
+	assert.Equal(t, "agent: ticks 1000, overruns 0, mean tick 0.60 ms", p.Note)
 	assert.Equal(t, []SelfRow{
 		{"Reference Handler", "java.lang.ref.Reference.waitForReferencePendingList", 3},
 		{"main", "a.B.loop", 4},
@@ -52,9 +53,11 @@ func TestReadAgentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "empty file"},
 		{"main;a.B.c 1\n", "line 1: want the \"# safepoint-agent\" header"},
-		{"# safepoint-agent x=1\nmain;a.B.c\n", "line 2: no count"},
-		{"# safepoint-agent x=1\nmain;a.B.c x\n", "line 2: count \"x\""},
-		{"# safepoint-agent x=1\nmain 3\n", "line 2: want THREAD;frame"},
+		{"# safepoint-agent dropped=3\nmain;a.B.c 1\n", "line 1: the agent dropped 3 samples"},
+		{"# safepoint-agent ticks=3\nmain;a.B.c 1\n", "line 1: the agent dropped  samples"},
+		{"# safepoint-agent x=1 dropped=0\nmain;a.B.c\n", "line 2: no count"},
+		{"# safepoint-agent dropped=0\nmain;a.B.c x\n", "line 2: count \"x\""},
+		{"# safepoint-agent dropped=0\nmain 3\n", "line 2: want THREAD;frame"},
 	} {
 		_, err := ReadAgent(strings.NewReader(tc.in))
 		require.Error(t, err, tc.in)
@@ -64,9 +67,9 @@ func TestReadAgentErrors(t *testing.T) {
 
 func TestReadAsync(t *testing.T) {
 	p := read(t, "async.collapsed", func(f *os.File) (*Profile, error) { return ReadAsync(f) })
-	// Native leaves: the write below FileOutputStream.writeBytes (2), the
-	// compiler thread without a Java frame (3).
-	assert.Equal(t, Totals{Total: 12, Main: 8, NativeLeaf: 5}, p.Totals())
+	// Native leaves on main: the write below FileOutputStream.writeBytes
+	// (2); the compiler thread's (3) are not main's.
+	assert.Equal(t, Totals{Total: 12, Main: 8, NativeLeaf: 2}, p.Totals())
 	assert.Equal(t, []SelfRow{
 		{"C2 CompilerThread0", "C2Compiler::compile_method", 3},
 		{"main", "a.B.loop", 5},
@@ -128,7 +131,7 @@ func TestRunWrites(t *testing.T) {
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	require.NoError(t, run(args(dir, "testdata/async.collapsed", "async", "--engine", "ctimer"), &stderr))
-	assert.Equal(t, "12 samples (main 8, native leaf 5)\n", stderr.String())
+	assert.Equal(t, "12 samples (main 8, native leaf on main 2)\n", stderr.String())
 	self, err := os.ReadFile(filepath.Join(dir, "self.tsv"))
 	require.NoError(t, err)
 	assert.Equal(t, "thread\tmethod\tsamples\nC2 CompilerThread0\tC2Compiler::compile_method\t3\n"+
@@ -140,7 +143,7 @@ func TestRunWrites(t *testing.T) {
 	assert.Equal(t, Meta{App: "lusearch", Profiler: "async", Rep: 1, JavaVersion: "17.0.15",
 		JVMOptions: []string{"-Xss2m", "-agentpath:x"}, IntervalNS: 10e6, WarmupNS: 8e9, WindowNS: 10e9,
 		Started: "2026-11-28T18:00:00Z", LoadBefore: [3]float64{0.5, 0.4, 0.3}, LoadAfter: [3]float64{1, 0.5, 0.3},
-		SamplesTotal: 12, SamplesMain: 8, SamplesNativeLeaf: 5, Engine: "ctimer", Tool: "test"}, m)
+		SamplesTotal: 12, SamplesMain: 8, SamplesNativeLeaf: 2, Engine: "ctimer", Tool: "test"}, m)
 	var keys map[string]any
 	require.NoError(t, json.Unmarshal(raw, &keys))
 	assert.Len(t, keys, 16)
