@@ -92,6 +92,11 @@ done
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# The JVM of the run under way (its timeout's pid) is ended if run.sh is.
+pid=""
+trap 'if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; fi' EXIT
+trap 'exit 130' INT TERM
+
 # wait_for FILE PID LIMIT: wait until FILE exists or PID ends, at most LIMIT s.
 wait_for() {
 	local i=0
@@ -205,6 +210,7 @@ for rep in $(seq 1 "$reps"); do
 				;;
 			esac
 			stop_jvm "$pid"
+			pid=""
 			load_after=$(load)
 			[ -s "$raw" ] || fail_run "$dir" "$a $p rep $rep: no samples: $raw was not written"
 			collect=("$bin/collect" --out "$dir" --app "$a" --profiler "$p" --rep "$rep"
