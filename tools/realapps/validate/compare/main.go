@@ -45,6 +45,7 @@ type options struct {
 	perMethod      string
 	loopScale      float64
 	cpus           int
+	models         string
 }
 
 func main() {
@@ -71,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.window, "window", 10*time.Second, "the real runs' profiled window (meta window_ns)")
 	fs.DurationVar(&o.duration, "duration", 0, "the models' simulated duration (default warm-up + window; shorter for quick trials)")
 	fs.Float64Var(&o.loopScale, "loop-scale", defaultLoopScale, "scale each model's driver loops by `F` (workloads.ScaleEntryLoops) so that it outlasts warm-up and window")
+	fs.StringVar(&o.models, "models", "", "read each model from `DIR`/<app>-real.yaml instead of the built-in one (a re-import to try)")
 	fs.IntVar(&o.cpus, "cpus", defaultCPUs, "simulated CPUs: the cores of the machine the real runs were measured on")
 	fs.StringVar(&o.csv, "csv", "", "also write one tidy row per (app, profiler, metric) to `FILE`")
 	fs.StringVar(&o.perMethod, "per-method", "", "also list `APP`'s top 15 methods, real vs profsim shares, per profiler")
@@ -165,7 +167,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			realDNS[app] = append(realDNS[app], r.Self)
 		}
 	}
-	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs, LoopScale: o.loopScale, CPUs: o.cpus}
+	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs, LoopScale: o.loopScale, CPUs: o.cpus, Models: o.models}
 	sims, err := runModels(ctx, o.apps, o.profilers, ms, stderr)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 )
@@ -70,6 +72,9 @@ type modelSettings struct {
 	LoopScale float64
 	// CPUs is the simulated machine's CPU count (0: the preset's).
 	CPUs int
+	// Models, when set, is a directory whose <app>-real.yaml replace the
+	// built-in models (a re-import to try before it is embedded).
+	Models string
 }
 
 // defaultLoopScale lengthens the models to outlast the real runs' warm-up
@@ -232,7 +237,13 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 // it ran to the end of the run).
 func runOne(ctx context.Context, j job, ms modelSettings) (map[string]dist, dist, time.Duration, error) {
 	name := j.App + "-real"
-	p, err := getModel(name)
+	var p *program.Program
+	var err error
+	if ms.Models != "" {
+		p, err = program.Load(filepath.Join(ms.Models, name+".yaml"))
+	} else {
+		p, err = getModel(name)
+	}
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +78,34 @@ func TestModelEndingBeforeWindowRefused(t *testing.T) {
 	}
 	if len(res["lusearch"].Profiles[profSafepoint][0]) == 0 {
 		t.Error("no safepoint samples in the 30 ms the window held")
+	}
+}
+
+// TestLoopScaleAndModelsDir: --models reads <app>-real.yaml from a
+// directory, and --loop-scale lengthens its driver loop: the short
+// program (80 ms) ends inside a 300 ms run unscaled and runs past it ×5.
+func TestLoopScaleAndModelsDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lusearch-real.yaml"), []byte(shortProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ms := modelSettings{Skip: 50 * time.Millisecond, Duration: 300 * time.Millisecond, Seeds: 1, Jobs: 1, Models: dir}
+	res, err := runModels(t.Context(), []string{"lusearch"}, []string{profSafepoint}, ms, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["lusearch"].Ends[0]; got == 0 || got > 100*time.Millisecond {
+		t.Errorf("unscaled: Ends[0] = %v, want the program's end at about 80ms", got)
+	}
+	ms.LoopScale = 5
+	if res, err = runModels(t.Context(), []string{"lusearch"}, []string{profSafepoint}, ms, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := res["lusearch"].Ends[0]; got != 0 {
+		t.Errorf("×5: the program ended at %v, want it to outlast the 300 ms run", got)
+	}
+	ms.Models = filepath.Join(dir, "missing")
+	if _, err := runModels(t.Context(), []string{"lusearch"}, []string{profSafepoint}, ms, io.Discard); err == nil || !strings.Contains(err.Error(), "lusearch-real.yaml") {
+		t.Errorf("a missing model file: error %v, want one naming the file", err)
 	}
 }

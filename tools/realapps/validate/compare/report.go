@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,8 +59,12 @@ func code(m string) string {
 // writeMarkdown writes the report's tables.
 func writeMarkdown(w io.Writer, r *results) {
 	fmt.Fprintf(w, "# profsim models vs real profilers\n\n")
-	fmt.Fprintf(w, "Models: `--vm %s`, `--skip %v`, duration %v, thread `main`, seeds 1..%d; self time by method, overlap = Σ min(share).\n\n",
-		modelVM, r.Settings.Skip, r.Settings.Duration, r.Settings.Seeds)
+	from := "the built-in `<app>-real`"
+	if r.Settings.Models != "" {
+		from = "`" + filepath.ToSlash(filepath.Join(r.Settings.Models, "<app>-real.yaml")) + "`"
+	}
+	fmt.Fprintf(w, "Models: %s, driver loops ×%v, `--vm %s`, %d CPUs, `--skip %v`, duration %v, thread `main`, seeds 1..%d; self time by method, overlap = Σ min(share).\n\n",
+		from, r.Settings.LoopScale, modelVM, r.Settings.CPUs, r.Settings.Skip, r.Settings.Duration, r.Settings.Seeds)
 	writeMachine(w, r)
 	writeEnds(w, r)
 
