@@ -74,7 +74,9 @@ func (p *Profile) walk(visit func(f Frame, outer bool, c int32)) {
 }
 
 // A nameTree is contexts merged by function name: lines, inlining and
-// threads ignored, the form of ContextWeights' keys. Node 0 is the root.
+// threads ignored, the form of ContextWeights' keys (names: Function.Name,
+// sep: FrameSep) and of folded output's lines (names: FoldedName, sep:
+// ';'). Node 0 is the root.
 // Names are interned (names, by nameID), so a node and its index entry
 // hold no pointer: the tree of a profile with millions of contexts costs
 // a few int32s per node and is nothing for the collector to scan.
@@ -84,25 +86,42 @@ type nameTree struct {
 	names  []string
 	nameID map[string]int32
 	index  map[[2]int32]int32 // (parent, name) → node
+	// sep separates the names of a path; no name holds it.
+	sep byte
 }
 
-func newNameTree() *nameTree {
+// newNameTree is an empty tree whose paths join names with sep.
+func newNameTree(sep byte) *nameTree {
 	return &nameTree{parent: []int32{-1}, name: []int32{0}, names: []string{""},
-		nameID: map[string]int32{"": 0}, index: map[[2]int32]int32{}}
+		nameID: map[string]int32{"": 0}, index: map[[2]int32]int32{}, sep: sep}
 }
+
+// newContextTree is the tree of ContextWeights' keys.
+func newContextTree() *nameTree { return newNameTree(FrameSep[0]) }
 
 // nameOf is node u's function name.
 func (t *nameTree) nameOf(u int32) string { return t.names[t.name[u]] }
 
-// add merges p's contexts into the tree and returns each context's node.
+// add merges p's contexts into the tree, by function Name, and returns
+// each context's node.
 func (t *nameTree) add(p *Profile) []int32 {
+	names := make([]string, len(p.Functions))
+	for i := range p.Functions {
+		names[i] = p.Functions[i].Name
+	}
+	return t.addAs(p, names)
+}
+
+// addAs is add with function i named names[i]: functions of one name
+// share their nodes.
+func (t *nameTree) addAs(p *Profile, names []string) []int32 {
 	ids := make([]int32, len(p.Functions))
-	for i, f := range p.Functions {
-		id, ok := t.nameID[f.Name]
+	for i, name := range names {
+		id, ok := t.nameID[name]
 		if !ok {
 			id = int32(len(t.names))
-			t.names = append(t.names, f.Name)
-			t.nameID[f.Name] = id
+			t.names = append(t.names, name)
+			t.nameID[name] = id
 		}
 		ids[i] = id
 	}
@@ -136,7 +155,7 @@ func (t *nameTree) weights(p *Profile, node []int32) (w []float64, has []bool) {
 	return w, has
 }
 
-// paths is each needed node's path, names root first joined by ";".
+// paths is each needed node's path, names root first joined by t.sep.
 // Strings are shared: a node's path is a prefix of its descendants', so
 // ancestors take theirs from a descendant's.
 func (t *nameTree) paths(need []bool) []string {
@@ -167,7 +186,7 @@ func (t *nameTree) paths(need []bool) []string {
 		sb.Grow(size[u])
 		for k := len(path) - 1; k >= 0; k-- {
 			if k < len(path)-1 {
-				sb.WriteByte(';')
+				sb.WriteByte(t.sep)
 			}
 			sb.WriteString(t.nameOf(path[k]))
 		}
@@ -183,10 +202,10 @@ func (t *nameTree) paths(need []bool) []string {
 }
 
 // sorted is the nodes with need set in the order of their paths (paths)
-// as strings, without making them. It holds when no name contains ';'
+// as strings, without making them. It holds when no name contains t.sep
 // (plainNames): a node's path is then a prefix of its descendants', and
 // below a node the order of its children's names decides, each child
-// name standing for the child itself and, as name+";", for the child's
+// name standing for the child itself and, as name+sep, for the child's
 // descendants.
 func (t *nameTree) sorted(need []bool) []int32 {
 	n := len(t.parent)
@@ -221,7 +240,7 @@ func (t *nameTree) sorted(need []bool) []int32 {
 		es := entries[first[u]:first[u+1]]
 		if len(es) > 2 {
 			slices.SortFunc(es, func(a, b int32) int {
-				return compareEntry(t.nameOf(a/2), a%2 == 1, t.nameOf(b/2), b%2 == 1)
+				return compareEntry(t.nameOf(a/2), a%2 == 1, t.nameOf(b/2), b%2 == 1, t.sep)
 			})
 		}
 	}
@@ -255,8 +274,8 @@ func (t *nameTree) sorted(need []bool) []int32 {
 	return out
 }
 
-// compareEntry compares a+";" (if as) with b+";" (if bs) as strings.
-func compareEntry(a string, as bool, b string, bs bool) int {
+// compareEntry compares a+sep (if as) with b+sep (if bs) as strings.
+func compareEntry(a string, as bool, b string, bs bool, sep byte) int {
 	m := min(len(a), len(b))
 	if c := strings.Compare(a[:m], b[:m]); c != 0 {
 		return c
@@ -267,7 +286,7 @@ func compareEntry(a string, as bool, b string, bs bool) int {
 			return int(s[i])
 		}
 		if i == len(s) && semi {
-			return ';'
+			return int(sep)
 		}
 		return -1 // the string has ended
 	}
@@ -285,11 +304,11 @@ func compareEntry(a string, as bool, b string, bs bool) int {
 	}
 }
 
-// plainNames reports whether no function name of p contains ';', the
-// separator of ContextWeights' keys.
+// plainNames reports whether no function name of p contains FrameSep,
+// the separator of ContextWeights' keys (Validate rejects such a name).
 func plainNames(p *Profile) bool {
 	for _, f := range p.Functions {
-		if strings.IndexByte(f.Name, ';') >= 0 {
+		if strings.Contains(f.Name, FrameSep) {
 			return false
 		}
 	}
@@ -303,7 +322,7 @@ func alignContexts(a, b *Profile) (x, y []float64) {
 		_, x, y = Align(a.ContextWeights(), b.ContextWeights())
 		return x, y
 	}
-	t := newNameTree()
+	t := newContextTree()
 	return t.align(a, t.add(a), b, t.add(b))
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -18,7 +19,8 @@ import (
 // The views below are computed on the context tree; these tests compare
 // them with their definitions over whole stacks (ref*), on random
 // profiles whose names are prefixes of one another and hold bytes that
-// sort before and after ';' (the separator of context keys).
+// sort before and after the separators of context keys (FrameSep) and of
+// folded lines (';').
 
 // randomProfile adds n random samples over funcs functions to a builder.
 // Stacks are up to depth deep, share callers, recurse, and some are
@@ -27,7 +29,11 @@ func randomProfile(r *rand.Rand, names []string, n, depth int) *Profile {
 	b := NewBuilder("rand", "nanoseconds", 7)
 	var fn []int
 	for _, name := range names {
-		fn = append(fn, b.Func(Function{Name: name}))
+		f := Function{Name: name}
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			f.Signature = name[i:] // an overload: its name ends with its descriptor
+		}
+		fn = append(fn, b.Func(f))
 	}
 	var stacks [][]Frame
 	for range n {
@@ -62,6 +68,20 @@ func refContextWeights(p *Profile) map[string]float64 {
 		var names []string
 		for _, f := range st {
 			names = append(names, p.Functions[f.Func].Name)
+		}
+		out[strings.Join(names, "\x1f")] += float64(p.Samples[i].Weight)
+	}
+	return out
+}
+
+// refFoldedWeights is refContextWeights by folded frame names
+// (FoldedName: overloads merged) joined by ';'.
+func refFoldedWeights(p *Profile) map[string]float64 {
+	out := map[string]float64{}
+	for i, st := range refStacks(p) {
+		var names []string
+		for _, f := range st {
+			names = append(names, p.Functions[f.Func].FoldedName())
 		}
 		out[strings.Join(names, ";")] += float64(p.Samples[i].Weight)
 	}
@@ -138,7 +158,7 @@ func refLess(p *Profile, a, b int, sa, sb []Frame) bool {
 }
 
 func refFolded(p *Profile) string {
-	ctx := refContextWeights(p)
+	ctx := refFoldedWeights(p)
 	var sb strings.Builder
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range ctx {
@@ -156,10 +176,10 @@ func refFolded(p *Profile) string {
 
 var nameSets = map[string][]string{
 	// Prefixes of one another, with bytes below ';' ('$', '.', '1', '(')
-	// and above it ('<', 'a').
+	// and above it ('<', 'a'), all above FrameSep.
 	"plain": {"A.a", "A.a1", "A.a$x", "A.a<init>", "A.ab", "A.a(I)V", "B", "B.b"},
-	// Names with ';' take the keys' path (and may share keys).
-	"semicolons": {"A.a", "A.a;B", "B", "A", "A.a(LX;)V"},
+	// Overloads whose JVM descriptors hold ';', merged in folded lines.
+	"descriptors": {"A.a", "A.a(LX;)V", "A.a(LX;LY;)V", "A.a([LX;)LY;", "B", "A", "A.a1(LX;)V"},
 }
 
 func TestContextViewsMatchStacks(t *testing.T) {
@@ -304,4 +324,88 @@ func TestOverlapContextsWithIsOverlapContexts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestContextKeysKeepDescriptors: a JVM descriptor's ';' is part of a
+// frame's name, never a frame boundary, in context keys and the views on
+// them.
+func TestContextKeysKeepDescriptors(t *testing.T) {
+	one := func(names ...string) *Profile {
+		b := NewBuilder("x", "nanoseconds", 0)
+		var st []Frame
+		for _, n := range names {
+			f := Function{Name: n}
+			if i := strings.IndexByte(n, '('); i >= 0 {
+				f.Signature = n[i:]
+			}
+			st = append(st, Frame{Func: int32(b.Func(f))})
+		}
+		b.AddSample(st, 1, 10, "")
+		return b.Build()
+	}
+	p := one("A.m(LX;)V")
+	q := one("A.m(LX", ")V") // two frames whose ';'-joined names read as p's one
+	require.NoError(t, p.Validate())
+	require.NoError(t, q.Validate())
+	assert.Equal(t, map[string]float64{"A.m(LX;)V": 10}, p.ContextWeights())
+	assert.Equal(t, map[string]float64{"A.m(LX" + FrameSep + ")V": 10}, q.ContextWeights())
+	assert.Equal(t, []string{"A.m(LX", ")V"}, SplitFrames(JoinFrames([]string{"A.m(LX", ")V"})))
+	assert.Zero(t, OverlapContexts(p, q))
+	assert.Zero(t, HotEdgeCoverageContexts(p, q, 0.5))
+	assert.Equal(t, []float64{0}, OverlapContextsWith([]*Profile{q}, p))
+	assert.Equal(t, []string{"A.m(LX;)V"}, p.CCT().Frames(1))
+}
+
+// TestFoldedFramesAreJavaNames: folded lines name frames "pkg.Class.method"
+// without descriptors, overloads merged, and read back (weight after the
+// last space, frames split on ';') as the stacks they came from.
+func TestFoldedFramesAreJavaNames(t *testing.T) {
+	b := NewBuilder("x", "nanoseconds", 0)
+	mainF := b.Func(Function{Name: "app.Main.main", Class: "app.Main", Method: "main", Signature: "([Ljava/lang/String;)V"})
+	s := b.Func(Function{Name: "app.Util.fmt(Ljava/lang/String;I)Ljava/lang/String;", Class: "app.Util", Method: "fmt", Signature: "(Ljava/lang/String;I)Ljava/lang/String;"})
+	o := b.Func(Function{Name: "app.Util.fmt(Ljava/lang/Object;)V", Class: "app.Util", Method: "fmt", Signature: "(Ljava/lang/Object;)V"})
+	b.AddSample([]Frame{{Func: int32(mainF)}, {Func: int32(s)}}, 1, 30, "")
+	b.AddSample([]Frame{{Func: int32(mainF)}, {Func: int32(o)}}, 1, 12, "")
+	b.AddSample([]Frame{{Func: int32(mainF)}}, 1, 5, "")
+	var buf bytes.Buffer
+	require.NoError(t, WriteFolded(&buf, b.Build()))
+	type line struct {
+		frames []string
+		weight int64
+	}
+	var got []line
+	for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		i := strings.LastIndexByte(l, ' ')
+		require.Positive(t, i, l)
+		w, err := strconv.ParseInt(l[i+1:], 10, 64)
+		require.NoError(t, err, l)
+		got = append(got, line{strings.Split(l[:i], ";"), w})
+	}
+	assert.Equal(t, []line{
+		{[]string{"app.Main.main"}, 5},
+		{[]string{"app.Main.main", "app.Util.fmt"}, 42},
+	}, got)
+
+	for _, bad := range []Function{{Name: "A.a;B"}, {Name: "A.m\n", Class: "A", Method: "m\n"}, {Name: "A.m" + FrameSep + "B.n"}, {Name: "(I)V", Signature: "(I)V"}} {
+		b := NewBuilder("x", "nanoseconds", 0)
+		b.AddSample([]Frame{{Func: int32(b.Func(bad))}}, 1, 1, "")
+		p := b.Build()
+		assert.Error(t, p.Validate(), "%q", bad.Name)
+		assert.Error(t, WriteFolded(io.Discard, p), "%q", bad.Name)
+	}
+}
+
+// TestEdgeKeysKeepNames: a '|' in a JVM class name is part of the name,
+// never a boundary of an edge's key.
+func TestEdgeKeysKeepNames(t *testing.T) {
+	edge := func(caller string, site int, callee string) *Profile {
+		b := NewBuilder("x", "nanoseconds", 0)
+		b.AddEdge(b.Func(Function{Name: caller}), site, b.Func(Function{Name: callee}), 5)
+		return b.Build()
+	}
+	p := edge("A|1|B", 2, "C")
+	q := edge("A", 1, "B|2|C")
+	assert.Len(t, p.EdgeWeights(), 1)
+	assert.NotEqual(t, p.EdgeWeights(), q.EdgeWeights())
+	assert.Zero(t, OverlapEdges(p, q))
 }

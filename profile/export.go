@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -87,41 +86,27 @@ func WritePprof(w io.Writer, p *Profile) error {
 }
 
 // WriteFolded writes p in the folded-stack format of flame-graph tools:
-// one "root;…;leaf weight" line per calling context, sorted.
+// one "root;…;leaf weight" line per calling context, sorted, each frame
+// its function's FoldedName ("pkg.Class.method", no descriptor, as
+// async-profiler's collapsed output writes Java frames): overloads share
+// a frame, their contexts merged. Validate makes sure no frame holds ';'
+// (the separator) or a line break, which flame-graph tools would misread.
 func WriteFolded(w io.Writer, p *Profile) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if !plainNames(p) {
-		return writeFoldedKeys(w, p.ContextWeights())
+	names := make([]string, len(p.Functions))
+	for i := range p.Functions {
+		names[i] = p.Functions[i].FoldedName()
 	}
-	t := newNameTree()
-	weight, has := t.weights(p, t.add(p))
+	t := newNameTree(';')
+	weight, has := t.weights(p, t.addAs(p, names))
 	keys := t.paths(has)
 	for _, u := range t.sorted(has) {
 		if u == 0 {
 			continue // the empty stack
 		}
 		if _, err := fmt.Fprintf(w, "%s %d\n", keys[u], int64(weight[u])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeFoldedKeys is WriteFolded from the context weights' keys, sorted:
-// for names with ';', whose keys may coincide.
-func writeFoldedKeys(w io.Writer, ctx map[string]float64) error {
-	keys := make([]string, 0, len(ctx))
-	for k := range ctx {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if k == "" {
-			continue
-		}
-		if _, err := fmt.Fprintf(w, "%s %d\n", k, int64(ctx[k])); err != nil {
 			return err
 		}
 	}
@@ -315,6 +300,12 @@ func (p *Profile) validateHead() error {
 	for i, f := range p.Functions {
 		if f.Name == "" {
 			return fmt.Errorf("profile: functions[%d].name: missing", i)
+		}
+		if strings.Contains(f.Name, FrameSep) {
+			return fmt.Errorf("profile: functions[%d].name: %q holds U+001F, the separator of context keys", i, f.Name)
+		}
+		if fr := f.FoldedName(); fr == "" || strings.ContainsAny(fr, ";\n\r") {
+			return fmt.Errorf("profile: functions[%d]: folded frame %q (class and method of %q) is empty or holds ';' or a line break, which folded output cannot carry", i, fr, f.Name)
 		}
 		if j, dup := names[f.Name]; dup {
 			return fmt.Errorf("profile: functions[%d].name: %q duplicates functions[%d]", i, f.Name, j)

@@ -61,7 +61,7 @@ func OverlapContextsWith(ps []*Profile, ref *Profile) []float64 {
 		}
 		return out
 	}
-	t := newNameTree()
+	t := newContextTree()
 	nr := t.add(ref)
 	for i, p := range ps {
 		if !plainNames(p) {
@@ -146,7 +146,7 @@ func HotEdgeCoverageContexts(ref, other *Profile, T float64) float64 {
 		x, y := alignContexts(ref, other)
 		return HotEdgeCoverage(x, y, T)
 	}
-	t := newNameTree()
+	t := newContextTree()
 	x, _ := t.weights(ref, t.add(ref))
 	y, _ := t.weights(other, t.add(other))
 	return hotCoverage(x, y, T)

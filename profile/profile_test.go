@@ -74,11 +74,12 @@ func TestCCT(t *testing.T) {
 	c := sample().CCT()
 	paths := map[string][2]int64{}
 	for i := range c.Nodes {
-		paths[c.Path(i)] = [2]int64{c.Nodes[i].Self, c.Nodes[i].Total}
+		paths[strings.Join(c.Frames(i), " ")] = [2]int64{c.Nodes[i].Self, c.Nodes[i].Total}
+		assert.Equal(t, JoinFrames(c.Frames(i)), c.Path(i))
 	}
 	assert.Equal(t, map[string][2]int64{
-		"": {0, 110}, "M.main": {10, 110}, "M.main;M.a": {0, 100},
-		"M.main;M.a;M.b": {70, 70}, "M.main;M.a;M.a": {30, 30},
+		"": {0, 110}, "M.main": {10, 110}, "M.main M.a": {0, 100},
+		"M.main M.a M.b": {70, 70}, "M.main M.a M.a": {30, 30},
 	}, paths)
 }
 

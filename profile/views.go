@@ -3,7 +3,6 @@ package profile
 import (
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // TotalWeight is the sum of all sample weights.
@@ -173,8 +172,12 @@ func (p *Profile) CCT() *CCT {
 	return t
 }
 
-// Path is node i's calling context, root first, names joined by ";".
-func (t *CCT) Path(i int) string {
+// Path is node i's calling context's key: its names root first, joined
+// by FrameSep (JoinFrames), as ContextWeights keys it.
+func (t *CCT) Path(i int) string { return JoinFrames(t.Frames(i)) }
+
+// Frames is node i's calling context: its names, root first.
+func (t *CCT) Frames(i int) []string {
 	var parts []string
 	for n := i; n > 0; n = t.Nodes[n].Parent {
 		parts = append(parts, t.Nodes[n].Name)
@@ -182,13 +185,14 @@ func (t *CCT) Path(i int) string {
 	for a, b := 0, len(parts)-1; a < b; a, b = a+1, b-1 {
 		parts[a], parts[b] = parts[b], parts[a]
 	}
-	return strings.Join(parts, ";")
+	return parts
 }
 
 // ContextWeights maps each calling context (function names root first,
-// joined by ";") to the self weight of the samples ending in it.
+// joined by FrameSep: JoinFrames) to the self weight of the samples
+// ending in it.
 func (p *Profile) ContextWeights() map[string]float64 {
-	t := newNameTree()
+	t := newContextTree()
 	w, has := t.weights(p, t.add(p))
 	keys := t.paths(has)
 	n := 0
@@ -218,12 +222,13 @@ func (p *Profile) MethodWeights() map[string]float64 {
 	return out
 }
 
-// EdgeWeights maps each call edge, keyed "caller|site|callee", to its
-// weight: the dynamic call graph.
+// EdgeWeights maps each call edge, keyed caller, site and callee joined
+// by FrameSep (which no function name holds, where '|' may be in a JVM
+// class name), to its weight: the dynamic call graph.
 func (p *Profile) EdgeWeights() map[string]float64 {
 	out := map[string]float64{}
 	for _, e := range p.Edges {
-		out[p.Functions[e.Caller].Name+"|"+strconv.Itoa(e.Site)+"|"+p.Functions[e.Callee].Name] += float64(e.Weight)
+		out[p.Functions[e.Caller].Name+FrameSep+strconv.Itoa(e.Site)+FrameSep+p.Functions[e.Callee].Name] += float64(e.Weight)
 	}
 	return out
 }

@@ -233,8 +233,8 @@ func (s *PCCT) sample(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame, cou
 
 // PCCTContext is one node of the tree, keyed by its calling context.
 type PCCTContext struct {
-	// Path is the method names root first, joined by ";" (the keys of
-	// profile.ContextWeights).
+	// Path is the method names root first, joined by profile.FrameSep
+	// (the keys of profile.ContextWeights).
 	Path string
 	// Count is the samples taken in this context (the node's time);
 	// Edge the weight of the edge into it (see pcctNode.edge).
@@ -253,7 +253,7 @@ func (s *PCCT) Contexts() []PCCTContext {
 		// A parent is created before its children, so its path is known.
 		paths[i] = names[n.method]
 		if n.parent > 0 {
-			paths[i] = paths[n.parent] + ";" + paths[i]
+			paths[i] = paths[n.parent] + profile.FrameSep + paths[i]
 		}
 		out = append(out, PCCTContext{Path: paths[i], Count: n.count, Edge: n.edge})
 	}

@@ -1046,7 +1046,7 @@ func h6Of(d HoferAccuracyData) *H6Result {
 		}
 		deepest := 0
 		for k := range avg["isps"] {
-			deepest = max(deepest, strings.Count(k, ";")+1)
+			deepest = max(deepest, strings.Count(k, profile.FrameSep)+1)
 		}
 		for _, pair := range hoferPairs {
 			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * overlapOf(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})

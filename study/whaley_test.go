@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -203,7 +204,7 @@ func TestWhaleyDataSetsAndEdgeWeights(t *testing.T) {
 	inclusive := map[string]int64{}
 	for _, c := range full.(*samplers.PCCT).Contexts() {
 		for i := range c.Path {
-			if i == len(c.Path)-1 || c.Path[i+1] == ';' {
+			if i == len(c.Path)-1 || c.Path[i+1] == profile.FrameSep[0] {
 				inclusive[c.Path[:i+1]] += c.Count
 			}
 		}

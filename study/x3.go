@@ -411,7 +411,7 @@ func truncated(p *profile.Profile, d int) map[string]float64 {
 		for i, f := range st {
 			names[i] = p.Functions[f.Func].Name
 		}
-		out[strings.Join(names, ";")] += float64(s.Weight)
+		out[profile.JoinFrames(names)] += float64(s.Weight)
 	}
 	return out
 }

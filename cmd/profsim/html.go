@@ -223,7 +223,7 @@ func flameSVG(p *profile.Profile) string {
 			col := fmt.Sprintf("rgb(%d,%d,%d)", 205+v%50, 80+(v>>8)%120, 40+(v>>16)%40)
 			share := 100 * float64(node.Total) / float64(root)
 			fmt.Fprintf(&body, `<g><title>%s (%.2f %%)</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" stroke="white" stroke-width="0.5"/>`,
-				template.HTMLEscapeString(t.Path(n)), share, x, y, w, flameRow-1, col)
+				template.HTMLEscapeString(strings.Join(t.Frames(n), " → ")), share, x, y, w, flameRow-1, col)
 			if w > 40 {
 				label := node.Name
 				if max := int(w / 7); len(label) > max {
