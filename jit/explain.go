@@ -132,7 +132,8 @@ func (j *JIT) CompiledCode(m int32) *sim.Code {
 	return nil
 }
 
-// Method returns the index of the method named name ("Class.method").
+// Method returns the index of the method whose display name is name
+// ("Class.method", or "Class.method(Ljava/lang/String;)V" for an overload).
 func (j *JIT) Method(name string) (int32, bool) {
 	for i, n := range j.img.Names {
 		if n == name {

@@ -246,12 +246,12 @@ func (r *Resolver) Resolve(ref string) (int, error) {
 // Overloaded reports whether more than one method shares m's "Class.name".
 func (r *Resolver) Overloaded(m *Method) bool { return len(r.byName[m.FullName()]) > 1 }
 
-// DisplayName is the name profiles show: "Class.name", with the signature
-// appended when the name is overloaded. The signature's ';' separators
-// become ',' because ';' separates frames in folded stacks.
+// DisplayName is the name profiles show, as Java shows a method:
+// "pkg.Class.name", with the JVM descriptor appended when the name is
+// overloaded ("pkg.Class.name(Ljava/lang/String;I)V").
 func (r *Resolver) DisplayName(m *Method) string {
 	if r.Overloaded(m) {
-		return m.FullName() + strings.ReplaceAll(m.Signature, ";", ",")
+		return m.Key()
 	}
 	return m.FullName()
 }

@@ -137,6 +137,29 @@ func TestOverloadsAreDistinct(t *testing.T) {
 	assert.Equal(t, "A.a()V", r.DisplayName(&p.Methods[1]))
 }
 
+// An overload's name carries its JVM descriptor as Java writes it, ';'
+// and all; a method that is not overloaded shows no descriptor.
+func TestDisplayNameIsJavas(t *testing.T) {
+	src := `name: x
+methods:
+  - {class: p.A, name: a, signature: "(Ljava/lang/String;I)[Ljava/lang/Object;", body: []}
+  - {class: p.A, name: a, signature: "(Lp/B;)V", body: []}
+  - {class: p.A, name: main, signature: "([Ljava/lang/String;)V", body: [{call: {method: "p.A.a(Lp/B;)V"}}, {call: {method: "p.A.a(Ljava/lang/String;I)[Ljava/lang/Object;"}}]}
+threads: [{name: m, entry: p.A.main}]
+`
+	p, err := Parse([]byte(src), YAML)
+	require.NoError(t, err)
+	r := NewResolver(p)
+	assert.Equal(t, "p.A.a(Ljava/lang/String;I)[Ljava/lang/Object;", r.DisplayName(&p.Methods[0]))
+	assert.Equal(t, "p.A.a(Lp/B;)V", r.DisplayName(&p.Methods[1]))
+	assert.Equal(t, "p.A.main", r.DisplayName(&p.Methods[2]))
+	for i := range p.Methods {
+		j, err := r.Resolve(r.DisplayName(&p.Methods[i]))
+		require.NoError(t, err)
+		assert.Equal(t, i, j, "a display name resolves to its method")
+	}
+}
+
 func TestDecodeRejectsUnknownFields(t *testing.T) {
 	_, err := Parse([]byte("name: x\nmethods: [{class: A, name: a, body: [], colour: red}]\nthreads: [{name: m, entry: A.a}]\n"), YAML)
 	require.Error(t, err)

@@ -102,7 +102,7 @@ func modelNote(scale float64) string {
 
 // methodRef is the reference (program.Method.Key) of the method a
 // profile shows as name (program.Resolver.DisplayName: an overload's
-// signature with ',' for ';'), or name itself when no method shows so.
+// name with its JVM descriptor), or name itself when no method shows so.
 func methodRef(p *program.Program, name string) string {
 	r := program.NewResolver(p)
 	for i := range p.Methods {
