@@ -27,6 +27,6 @@ func SplitFrames(key string) []string {
 
 // FoldedName is f's frame in folded output: its Name without the
 // descriptor (Signature) an overload's name ends with — "pkg.Class.method",
-// as async-profiler's collapsed output prints a Java frame — so overloads
-// share a frame there.
+// as async-profiler's collapsed output prints a Java frame with its "dot"
+// option and without "sig" — so overloads share a frame there.
 func (f *Function) FoldedName() string { return strings.TrimSuffix(f.Name, f.Signature) }
