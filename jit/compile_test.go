@@ -92,3 +92,53 @@ func TestQueuedOnce(t *testing.T) {
 	require.Len(t, j.Events(), 1)
 	assert.Equal(t, "invocations", j.Events()[0].Reason)
 }
+
+// recorded: R.hot is marked compiled (the recording saw it run compiled),
+// R.cold is not; main calls hot through a loop often enough to pass the
+// invocation threshold.
+const recorded = `
+name: recorded
+methods:
+  - class: R
+    name: main
+    body: [{loop: {trips: 20000, body: [{call: {method: R.hot}}, {call: {method: R.cold}}]}}]
+  - {class: R, name: hot, compiled: true, body: [{work: {cycles: 10, bytecodes: 40}}, {call: {method: R.leaf}}]}
+  - {class: R, name: cold, body: [{work: {cycles: 10, bytecodes: 40}}]}
+  - {class: R, name: leaf, body: [{work: {cycles: 10, bytecodes: 100}}]}
+threads: [{name: main, entry: R.main}]
+`
+
+// TestRecordedCompiledMethodStartsCompiled: a method marked compiled runs
+// compiled code from the run's start, inlining by size alone (leaf, 101
+// bytecodes, is above MaxInlineSize), while the others start interpreted;
+// its counters still run, so the invocation threshold compiles it again
+// with the call-site profile (leaf's site is hot: inlined up to
+// FreqInlineSize).
+func TestRecordedCompiledMethodStartsCompiled(t *testing.T) {
+	vm, j := setup(t, parse(t, recorded), func(c *Config) { c.Tiered = true })
+	hot, cold := method(t, vm, "R.hot"), method(t, vm, "R.cold")
+	assert.Equal(t, sim.Compiled, vm.Code(hot).Tier)
+	assert.True(t, vm.Code(hot).Counting)
+	assert.Nil(t, vm.Code(hot).Inline, "no profile at the start: leaf is above MaxInlineSize")
+	assert.Equal(t, sim.Interpreted, vm.Code(cold).Tier)
+	assert.Equal(t, sim.Interpreted, vm.Code(method(t, vm, "R.main")).Tier)
+	require.NotEmpty(t, j.Events())
+	assert.Equal(t, Event{Method: hot, Reason: "recorded compiled", Size: vm.Code(hot).Size}, j.Events()[0])
+
+	vm.Run()
+	var reasons []string
+	for _, e := range j.Events() {
+		if e.Method == hot {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	assert.Equal(t, []string{"recorded compiled", "invocations"}, reasons)
+	c := vm.Code(hot)
+	assert.False(t, c.Counting, "the profiled compilation keeps no counters")
+	require.NotNil(t, c.Inline)
+	assert.Len(t, c.Inline[1], 1, "leaf inlined at the hot site")
+
+	// -Xint compiles nothing, marked or not.
+	vmi, _ := setup(t, parse(t, recorded), func(c *Config) { c.Tiered, c.InterpretOnly = true, true })
+	assert.Equal(t, sim.Interpreted, vmi.Code(hot).Tier)
+}

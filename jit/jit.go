@@ -215,7 +215,7 @@ func (c Config) Validate() error {
 // Event is one compilation, for logs and --explain-jit.
 type Event struct {
 	Method  int32
-	Reason  string   // "invocations", "backedges (OSR)", "startup" or "recompile"
+	Reason  string   // "invocations", "backedges (OSR)", "startup", "recorded compiled" or "recompile"
 	Queued  sim.Time // when the counter fired
 	Started sim.Time // when the compiler began (and read the profile)
 	Done    sim.Time // when the code was installed
@@ -288,7 +288,20 @@ func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 			j.queued[m] = true
 			continue
 		}
-		if cfg.Tiered {
+		if cfg.Tiered && img.Methods[m].Compiled {
+			// Compiled before the run, as the recording saw it: no
+			// profile yet, so inlining by size alone (as Tiered=false),
+			// and the counters still kept, so that the thresholds
+			// compile it again with the call-site profile, as C2
+			// recompiles a method first compiled by C1 with
+			// profiling (HotSpot 17's tier 3).
+			c := j.compile(int32(m))
+			c.Counting = true
+			vm.ReplaceCode(c)
+			j.events = append(j.events, Event{Method: int32(m), Reason: "recorded compiled", Size: c.Size, Inlined: countInlined(c)})
+			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
+			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)
+		} else if cfg.Tiered {
 			vm.ReplaceCode(j.interpreted(int32(m))) // entry frames too
 			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
 			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)

@@ -40,8 +40,15 @@ type Method struct {
 	// have active at once. A call that would exceed it is skipped, which
 	// models the recursion's base case. Every cycle in the call graph must
 	// pass through a method with a limit, or validation rejects the program.
-	RecursionLimit int    `json:"recursion_limit,omitempty" yaml:"recursion_limit,omitempty"`
-	Body           []Stmt `json:"body" yaml:"body"`
+	RecursionLimit int `json:"recursion_limit,omitempty" yaml:"recursion_limit,omitempty"`
+	// Compiled says the method ran compiled code when the program's
+	// recording began (profsim import sets it from the recording's frame
+	// types): the HotSpot-mode JIT installs a compiled version before the
+	// run starts instead of the interpreter's, as a JVM well past its
+	// warm-up has, and compiles it again, with the call-site profile, when
+	// its counters pass the thresholds (docs/WORKLOADS.md).
+	Compiled bool   `json:"compiled,omitempty" yaml:"compiled,omitempty"`
+	Body     []Stmt `json:"body" yaml:"body"`
 }
 
 // FullName is "Class.name", the name profiles show when it is unambiguous.
