@@ -553,7 +553,8 @@ func (b *builder) realize() error {
 		m.line = 1
 		m.segLines = map[int]bool{}
 		body := b.region(m, 0, m.calls)
-		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit, Body: body})
+		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit,
+			Compiled: m.ranCompiled(), Body: body})
 	}
 	var first int64 = math.MaxInt64
 	for _, th := range b.rec.threads {
@@ -818,4 +819,17 @@ func rootIndex(th *threadData, root int) int {
 		}
 	}
 	return -1
+}
+
+// ranCompiled says whether the recording saw m run compiled: more of its
+// frames are JIT compiled or Inlined than Interpreted. JFR's stack walk
+// (jfr/recorder/stacktrace/jfrStackTrace.cpp) types each frame by the
+// code it walks: an interpreted frame is Interpreted, a compiled frame's
+// outermost scope JIT compiled and the scopes inlined into it Inlined
+// (as jfrjson's test recording shows), so a method mostly seen
+// compiled had been compiled by the time the recording began, which is
+// where the model's run starts (program.Method.Compiled). A method never
+// sampled, or seen only native, is not marked.
+func (m *mmethod) ranCompiled() bool {
+	return m.data != nil && !m.native && m.data.compiled > m.data.interpreted
 }

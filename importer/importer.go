@@ -500,6 +500,10 @@ type methodData struct {
 	roots    int
 	maxDepth int // most frames of this method on one stack
 	native   bool
+	// compiled and interpreted count the method's frames whose type is
+	// JIT compiled or Inlined (running in compiled code), and
+	// Interpreted.
+	compiled, interpreted int
 }
 
 type siteKey struct {
@@ -596,9 +600,14 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		f := &s.Frames[i]
 		rec.frameTypes[f.Type] += n
 		mi := rec.method(f.Method)
-		if f.Type == jfrjson.Native {
+		switch f.Type {
+		case jfrjson.Native:
 			rec.meths[mi].native = true
 			native++
+		case jfrjson.JITCompiled, jfrjson.Inlined:
+			rec.meths[mi].compiled += n
+		case jfrjson.Interpreted:
+			rec.meths[mi].interpreted += n
 		}
 		frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
 	}

@@ -1,0 +1,55 @@
+package importer
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/jfrjson"
+)
+
+// TestMarksMethodsTheRecordingSawCompiled: a method whose frames are
+// mostly JIT compiled or Inlined is marked compiled (it had been compiled
+// when the recording began); one mostly Interpreted, or seen only as a
+// native frame, is not.
+func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
+	type frame struct {
+		name string
+		bci  int
+		typ  jfrjson.FrameType
+	}
+	var buf bytes.Buffer
+	w := jfrjson.NewWriter(&buf)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	add := func(n int, stack ...frame) { // root first
+		for k := 0; k < n; k++ {
+			s := &jfrjson.Sample{Time: at, Thread: jfrjson.Thread{Name: "main", JavaID: 1, IsJava: true}}
+			for i := len(stack) - 1; i >= 0; i-- {
+				f := stack[i]
+				s.Frames = append(s.Frames, jfrjson.Frame{Method: jfrjson.Method{Class: "App", Name: f.name, Descriptor: "()V"}, BCI: f.bci, Type: f.typ})
+			}
+			require.NoError(t, w.Write(&jfrjson.Event{Type: jfrjson.TypeExecutionSample, Sample: s}))
+			at = at.Add(time.Millisecond)
+		}
+	}
+	I, C, In, N := jfrjson.Interpreted, jfrjson.JITCompiled, jfrjson.Inlined, jfrjson.Native
+	// main: interpreted throughout; hot: compiled, its leaf inlined into
+	// it; warm: compiled in 30 samples, interpreted in 70; open0 native.
+	add(60, frame{"main", 4, I}, frame{"hot", 7, C}, frame{"leaf", 2, In})
+	add(30, frame{"main", 9, I}, frame{"warm", 3, C})
+	add(70, frame{"main", 9, I}, frame{"warm", 3, I})
+	add(20, frame{"main", 12, I}, frame{"open0", 0, N})
+	require.NoError(t, w.Close())
+
+	m, err := Import(bytes.NewReader(buf.Bytes()), nil, Options{})
+	require.NoError(t, err)
+	compiled := map[string]bool{}
+	for _, meth := range m.Program.Methods {
+		compiled[meth.Name] = meth.Compiled
+	}
+	assert.Equal(t, map[string]bool{"main": false, "hot": true, "leaf": true, "warm": false, "open0": false}, compiled)
+	assert.Equal(t, map[jfrjson.FrameType]int{I: 250, C: 90, In: 60, N: 20}, m.Report.FrameTypes)
+}
