@@ -133,6 +133,7 @@ func TestRecordedCompiledMethodStartsCompiled(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"recorded compiled", "invocations"}, reasons)
+	assert.Contains(t, j.Explain(), "R.hot: recorded compiled, installed before the run, ")
 	c := vm.Code(hot)
 	assert.False(t, c.Counting, "the profiled compilation keeps no counters")
 	require.NotNil(t, c.Inline)

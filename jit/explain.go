@@ -16,8 +16,13 @@ func (j *JIT) Explain() string {
 		b.WriteString("no method was compiled (everything stayed interpreted)\n")
 	}
 	for _, e := range j.events {
-		fmt.Fprintf(&b, "%s: %s, queued %v, installed %v, %d bytecodes, %d inlined\n",
-			j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)
+		if e.Reason == reasonRecorded {
+			fmt.Fprintf(&b, "%s: %s, installed before the run, %d bytecodes, %d inlined\n",
+				j.img.Names[e.Method], e.Reason, e.Size, e.Inlined)
+		} else {
+			fmt.Fprintf(&b, "%s: %s, queued %v, installed %v, %d bytecodes, %d inlined\n",
+				j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)
+		}
 		j.explainCode(&b, j.vm.Code(e.Method), "    ", false)
 	}
 	for _, c := range j.cmds {

@@ -223,6 +223,10 @@ type Event struct {
 	Inlined int      // inlined call sites in the tree
 }
 
+// reasonRecorded is Event.Reason of a method compiled before the run
+// because the program marks it compiled (program.Method.Compiled).
+const reasonRecorded = "recorded compiled"
+
 // JIT is one VM's compiler: attached before the run, driven by counters.
 type JIT struct {
 	cfg      Config
@@ -298,7 +302,7 @@ func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 			c := j.compile(int32(m))
 			c.Counting = true
 			vm.ReplaceCode(c)
-			j.events = append(j.events, Event{Method: int32(m), Reason: "recorded compiled", Size: c.Size, Inlined: countInlined(c)})
+			j.events = append(j.events, Event{Method: int32(m), Reason: reasonRecorded, Size: c.Size, Inlined: countInlined(c)})
 			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
 			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)
 		} else if cfg.Tiered {
