@@ -14,6 +14,7 @@ import (
 	"github.com/profsim/profsim/classfile"
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/importer"
+	"github.com/profsim/profsim/jfrjson"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
 )
@@ -206,6 +207,14 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 	}
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
+	compiled := 0
+	for i := range m.Program.Methods {
+		if m.Program.Methods[i].Compiled {
+			compiled++
+		}
+	}
+	fmt.Fprintf(w, "compiled: %d of %d methods ran compiled in the recording (compiled: true; frame types %s)\n",
+		compiled, len(m.Program.Methods), frameTypes(r.FrameTypes))
 	if len(r.Recorder) > 0 {
 		fmt.Fprintf(w, "recorder threads: %d samples of %s left out (--keep-recorder-threads keeps them)\n",
 			r.RecorderSamples, strings.Join(r.Recorder, ", "))
@@ -238,4 +247,13 @@ func checkImport(ctx context.Context, w io.Writer, m *importer.Model, seed uint6
 		fmt.Fprintf(w, "  %-60s %8.2f%% %8.2f%%\n", s.Name, 100*rec[s.Name]/recTotal, 100*tru[s.Name]/truTotal)
 	}
 	return nil
+}
+
+// frameTypes lists the recording's frames by type, in JFR's order.
+func frameTypes(n map[jfrjson.FrameType]int) string {
+	var parts []string
+	for _, t := range []jfrjson.FrameType{jfrjson.Interpreted, jfrjson.JITCompiled, jfrjson.Inlined, jfrjson.Native} {
+		parts = append(parts, fmt.Sprintf("%d %s", n[t], t))
+	}
+	return strings.Join(parts, ", ")
 }
