@@ -556,6 +556,7 @@ func (b *builder) realize() error {
 		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit,
 			Compiled: m.ranCompiled(), Body: body})
 	}
+	p.CompileCommands = b.inliningCommands(p)
 	var first int64 = math.MaxInt64
 	for _, th := range b.rec.threads {
 		first = min(first, th.first)
@@ -832,4 +833,46 @@ func rootIndex(th *threadData, root int) int {
 // sampled, or seen only native, is not marked.
 func (m *mmethod) ranCompiled() bool {
 	return m.data != nil && !m.native && m.data.compiled > m.data.interpreted
+}
+
+// inliningCommands replays the recording's inlining decisions as compile
+// commands: a method every one of whose sampled frames below compiled
+// code is Inlined gets "inline" (C2 inlined it at every sampled call
+// site), one none of whose such frames is gets "dontinline" (compiled
+// callers called it at every sampled site); methods with both, or never
+// sampled below compiled code, are left to the model's JIT. Natives are
+// not candidates (C2 does not inline a native method: "native method",
+// InlineTree::check_can_parse), and a method whose name no pattern can
+// match alone (a hidden class's name, say) is left out. p.Methods are
+// the realized methods, in b.methods' order.
+func (b *builder) inliningCommands(p *program.Program) []string {
+	var out []string
+	for i, m := range b.methods {
+		d := m.data
+		if d == nil || m.native || m.entry || (d.inlined > 0) == (d.called > 0) {
+			continue
+		}
+		kind := program.DontInline
+		if d.inlined > 0 {
+			kind = program.Inline
+		}
+		meth := &p.Methods[i]
+		cmd := program.CompileCommand{Kind: kind, Class: strings.ReplaceAll(meth.Class, ".", "/"), Method: meth.Name,
+			Signature: meth.Signature, Value: true}
+		text := cmd.String()
+		parsed, err := program.ParseCompileCommand(text)
+		if err != nil || parsed != cmd {
+			continue
+		}
+		matches := 0
+		for j := range p.Methods {
+			if parsed.Matches(&p.Methods[j]) {
+				matches++
+			}
+		}
+		if matches == 1 {
+			out = append(out, text)
+		}
+	}
+	return out
 }

@@ -14,7 +14,8 @@ import (
 // TestMarksMethodsTheRecordingSawCompiled: a method whose frames are
 // mostly JIT compiled or Inlined is marked compiled (it had been compiled
 // when the recording began); one mostly Interpreted, or seen only as a
-// native frame, is not.
+// native frame, is not. The call sites below compiled frames give the
+// recorded inlining decisions.
 func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 	type frame struct {
 		name string
@@ -42,6 +43,12 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 	add(30, frame{"main", 9, I}, frame{"warm", 3, C})
 	add(70, frame{"main", 9, I}, frame{"warm", 3, I})
 	add(20, frame{"main", 12, I}, frame{"open0", 0, N})
+	// Below compiled hot: big called (not inlined), mixed inlined at one
+	// site and called at another, open0 native.
+	add(10, frame{"main", 4, I}, frame{"hot", 11, C}, frame{"big", 1, C})
+	add(10, frame{"main", 4, I}, frame{"hot", 15, C}, frame{"mixed", 1, In})
+	add(10, frame{"main", 4, I}, frame{"hot", 19, C}, frame{"mixed", 1, C})
+	add(10, frame{"main", 4, I}, frame{"hot", 23, C}, frame{"open0", 0, N})
 	require.NoError(t, w.Close())
 
 	m, err := Import(bytes.NewReader(buf.Bytes()), nil, Options{})
@@ -50,6 +57,11 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 	for _, meth := range m.Program.Methods {
 		compiled[meth.Name] = meth.Compiled
 	}
-	assert.Equal(t, map[string]bool{"main": false, "hot": true, "leaf": true, "warm": false, "open0": false}, compiled)
-	assert.Equal(t, map[jfrjson.FrameType]int{I: 250, C: 90, In: 60, N: 20}, m.Report.FrameTypes)
+	assert.Equal(t, map[string]bool{"main": false, "hot": true, "leaf": true, "warm": false, "open0": false,
+		"big": true, "mixed": true}, compiled)
+	assert.Equal(t, map[jfrjson.FrameType]int{I: 290, C: 150, In: 70, N: 30}, m.Report.FrameTypes)
+	// The recording's inlining decisions, replayed: leaf was inlined into
+	// compiled hot at every sampled site, big at none; mixed, warm (below
+	// interpreted code only) and the native open0 are left to the JIT.
+	assert.Equal(t, []string{"inline,App.leaf()V", "dontinline,App.big()V"}, m.Program.CompileCommands)
 }

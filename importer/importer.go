@@ -504,6 +504,10 @@ type methodData struct {
 	// JIT compiled or Inlined (running in compiled code), and
 	// Interpreted.
 	compiled, interpreted int
+	// inlined and called count the method's frames below a compiled
+	// caller frame (JIT compiled or Inlined) that were Inlined into it,
+	// and that were not (a real call from compiled code).
+	inlined, called int
 }
 
 type siteKey struct {
@@ -612,6 +616,19 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		frames = append(frames, frameRef{method: mi, bci: max(f.BCI, 0)})
 	}
 	rec.frames = frames
+	for i := 0; i+1 < len(s.Frames); i++ { // s.Frames[i+1] calls s.Frames[i]
+		callee, caller := &s.Frames[i], &s.Frames[i+1]
+		if caller.Type != jfrjson.JITCompiled && caller.Type != jfrjson.Inlined {
+			continue
+		}
+		md := rec.meths[frames[len(frames)-1-i].method]
+		switch callee.Type {
+		case jfrjson.Inlined:
+			md.inlined += n
+		case jfrjson.JITCompiled, jfrjson.Interpreted:
+			md.called += n
+		}
+	}
 	root := frames[0].method
 	rec.meths[root].roots += n
 	if _, ok := th.roots[root]; !ok {
