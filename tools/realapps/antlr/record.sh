@@ -5,4 +5,4 @@
 #   tools/realapps/antlr/record.sh [OUT_DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-OUT_DIR=${1:-} exec "$here/../app.sh" antlr "$here" antlr /usr/share/java/antlr.jar java.base AntlrDriver
+OUT_DIR=${1:-${OUT_DIR:-}} exec "$here/../app.sh" antlr "$here" antlr /usr/share/java/antlr.jar java.base AntlrDriver

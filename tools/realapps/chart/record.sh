@@ -7,5 +7,5 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 j=/usr/share/java
-OUT_DIR=${1:-} JVM_OPTS=-Djava.awt.headless=true exec "$here/../app.sh" chart "$here" libjfreechart-java \
+OUT_DIR=${1:-${OUT_DIR:-}} JVM_OPTS=-Djava.awt.headless=true exec "$here/../app.sh" chart "$here" libjfreechart-java \
 	"$j/jfreechart.jar:$j/jcommon.jar" "java.base java.desktop" ChartDriver

@@ -6,5 +6,5 @@
 #   tools/realapps/hsqldb/record.sh [OUT_DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-OUT_DIR=${1:-} exec "$here/../app.sh" hsqldb "$here" libhsqldb1.8.0-java /usr/share/java/hsqldb1.8.0.jar \
+OUT_DIR=${1:-${OUT_DIR:-}} exec "$here/../app.sh" hsqldb "$here" libhsqldb1.8.0-java /usr/share/java/hsqldb1.8.0.jar \
 	"java.base java.sql" HsqldbDriver

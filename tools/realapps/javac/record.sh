@@ -6,4 +6,4 @@
 #   tools/realapps/javac/record.sh [OUT_DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-OUT_DIR=${1:-} exec "$here/../app.sh" javac "$here" - "" "jdk.compiler java.compiler java.base" JavacDriver
+OUT_DIR=${1:-${OUT_DIR:-}} exec "$here/../app.sh" javac "$here" - "" "jdk.compiler java.compiler java.base" JavacDriver

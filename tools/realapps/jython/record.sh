@@ -5,4 +5,4 @@
 #   tools/realapps/jython/record.sh [OUT_DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-OUT_DIR=${1:-} exec "$here/../app.sh" jython "$here" jython /usr/share/java/jython.jar java.base JythonDriver
+OUT_DIR=${1:-${OUT_DIR:-}} exec "$here/../app.sh" jython "$here" jython /usr/share/java/jython.jar java.base JythonDriver

@@ -7,5 +7,5 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 j=/usr/share/java
-OUT_DIR=${1:-} exec "$here/../app.sh" xalan "$here" libxalan2-java "$j/xalan2.jar:$j/serializer.jar:$j/xercesImpl.jar" \
+OUT_DIR=${1:-${OUT_DIR:-}} exec "$here/../app.sh" xalan "$here" libxalan2-java "$j/xalan2.jar:$j/serializer.jar:$j/xercesImpl.jar" \
 	"java.base java.xml" XalanDriver
