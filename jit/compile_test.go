@@ -143,3 +143,40 @@ func TestRecordedCompiledMethodStartsCompiled(t *testing.T) {
 	vmi, _ := setup(t, parse(t, recorded), func(c *Config) { c.Tiered, c.InterpretOnly = true, true })
 	assert.Equal(t, sim.Interpreted, vmi.Code(hot).Tier)
 }
+
+// clipped calls four 3000-bytecode callees that a compile command forces
+// inline (CompileCommand inline does not lift the bound: only @ForceInline
+// does, under IncrementalInline).
+const clipped = `
+name: clipped
+compile_commands: ["inline,D.*"]
+methods:
+  - {class: D, name: main, body: [{call: {method: D.a}}, {call: {method: D.b}}, {call: {method: D.c}}, {call: {method: D.d}}]}
+  - {class: D, name: a, body: [{work: {cycles: 10, bytecodes: 3000}}]}
+  - {class: D, name: b, body: [{work: {cycles: 10, bytecodes: 3000}}]}
+  - {class: D, name: c, body: [{work: {cycles: 10, bytecodes: 3000}}]}
+  - {class: D, name: d, body: [{work: {cycles: 10, bytecodes: 3000}}]}
+threads: [{name: main, entry: D.main}]
+`
+
+// TestInliningStopsAtDesiredMethodLimit: C2 refuses a callee once the
+// caller's inlined bytecodes plus the callee's would reach 8000, so main
+// (13 bytecodes) inlines a and b (3001 each with the return: 6015), as
+// 6015 + 3001 ≥ 8000 keeps c and d as calls;
+// Jikes has no such bound.
+func TestInliningStopsAtDesiredMethodLimit(t *testing.T) {
+	vm, _ := setup(t, parse(t, clipped), nil)
+	main := vm.Code(method(t, vm, "D.main"))
+	var inlined []string
+	for _, vs := range main.Inline {
+		for _, v := range vs {
+			inlined = append(inlined, vm.Image().Names[v.Method])
+		}
+	}
+	assert.Equal(t, []string{"D.a", "D.b"}, inlined)
+	assert.Equal(t, int64(6015), main.Size)
+	assert.Less(t, main.Size, int64(DesiredMethodLimit))
+
+	vmj, _ := setup(t, parse(t, clipped), func(c *Config) { c.Flavour = Jikes })
+	assert.Equal(t, int64(12017), vmj.Code(method(t, vmj, "D.main")).Size)
+}
