@@ -60,11 +60,11 @@ func Inject(p *program.Program, in Injection) error {
 	return p.Validate()
 }
 
-// SpeedUp scales the cycles of Method's own Work statements by Factor
-// (0.5 makes its own code twice as fast; callees are untouched): the
-// "virtual speed-up" that tells how much optimizing a method would gain.
-// A scaled Work keeps at least one cycle and must stay within
-// program.MaxCycles.
+// SpeedUp scales the cycles of Method's own Work and Native statements
+// by Factor (0.5 makes its own code twice as fast, a native method's
+// included; callees are untouched): the "virtual speed-up" that tells how
+// much optimizing a method would gain. A scaled statement keeps at least
+// one cycle and must stay within program.MaxCycles.
 type SpeedUp struct {
 	Method string
 	Factor float64
@@ -90,8 +90,8 @@ func ApplySpeedUp(p *program.Program, s SpeedUp) error {
 	return p.Validate()
 }
 
-// scaleWork returns a copy of body with every Work's cycles scaled by f,
-// rounded, at least 1; path names body in errors.
+// scaleWork returns a copy of body with every Work's and Native's cycles
+// scaled by f, rounded, at least 1; path names body in errors.
 func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, error) {
 	out := append([]program.Stmt(nil), body...)
 	var err error
@@ -107,6 +107,14 @@ func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, err
 			}
 			w.Cycles = max(1, int64(scaled))
 			st.Work = &w
+		case st.Native != nil:
+			nt := *st.Native
+			scaled := math.Round(float64(nt.Cycles) * f)
+			if !(scaled <= program.MaxCycles) {
+				return nil, fmt.Errorf("%s.native.cycles: %d × %v = %v is not in [1, 10^12]", at, nt.Cycles, f, scaled)
+			}
+			nt.Cycles = max(1, int64(scaled))
+			st.Native = &nt
 		case st.Loop != nil:
 			l := *st.Loop
 			if l.Body, err = scaleWork(l.Body, f, at+".loop.body"); err != nil {

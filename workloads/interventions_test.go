@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/profsim/profsim/program"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,4 +64,30 @@ func TestInterventionExtremes(t *testing.T) {
 		_, err := ParseSpeedUp(bad)
 		assert.ErrorContains(t, err, "factor must be a finite number > 0", bad)
 	}
+}
+
+// A native method's own work is its native code: a speed-up of it
+// scales its Native statements' cycles, as a Java method's Work.
+func TestSpeedUpScalesNativeCode(t *testing.T) {
+	p, err := program.Parse([]byte(`
+name: native-speedup
+methods:
+  - class: A
+    name: main
+    body:
+      - call: {method: A.open0}
+      - work: {cycles: 10}
+  - class: A
+    name: open0
+    body:
+      - native: {cycles: 1001}
+threads:
+  - name: main
+    entry: A.main
+`), program.YAML)
+	require.NoError(t, err)
+	require.NoError(t, ApplySpeedUp(p, SpeedUp{Method: "A.open0", Factor: 0.5}))
+	assert.Equal(t, int64(501), p.Methods[1].Body[0].Native.Cycles, "1001 × 0.5 rounded")
+	assert.Equal(t, int64(10), p.Methods[0].Body[1].Work.Cycles, "the caller is untouched")
+	assert.ErrorContains(t, ApplySpeedUp(p, SpeedUp{Method: "A.open0", Factor: 1e12}), "methods[1].body[0].native.cycles: 501 × 1e+12")
 }
