@@ -156,9 +156,36 @@ func toEndSet(o Options) []toEnd {
 // causalitySizes are the injected Fibonacci sizes f.
 var causalitySizes = []int64{0, 200, 400}
 
+// causalityModelSlowdown is the share of a model's uninjected run that
+// its largest injection adds at least: the paper's injections slow a
+// program down visibly (its Fig. 6 spans seconds), and a model's hottest
+// methods are called so few times that f = 400 can add less than 1 % to
+// a run (fop's StringBuffer.append: 3 ms in 1.04 s), less than one
+// sample's worth at 10 ms, so a slope would measure sampling noise.
+// hsqldb's Index.next, the model whose injection costs most per f, gains
+// 60 % at f = 400 unscaled.
+const causalityModelSlowdown = 0.5
+
+// causalitySizeScale is the factor k ≥ 1 by which a model's pair
+// multiplies causalitySizes so that the largest adds at least
+// causalityModelSlowdown of the uninjected run's length base, given the
+// length probed with the smallest non-zero size injected (the injected
+// loop's cost is linear in f).
+func causalitySizeScale(base, probed float64, sizes []int64) int64 {
+	perF := (probed - base) / float64(sizes[1])
+	if perF <= 0 {
+		return 1
+	}
+	need := causalityModelSlowdown * base / (perF * float64(sizes[len(sizes)-1]))
+	return max(int64(math.Ceil(need)), 1)
+}
+
 // CausalityRow is one (benchmark, method) pair's slopes by profiler.
 type CausalityRow struct {
 	Benchmark, Method string
+	// SizeScale multiplies the sizes injected into Method: 1 on the
+	// stand-ins, causalitySizeScale on the models.
+	SizeScale int64
 	// Slopes are each profiler's (the truth's included) least-squares
 	// slope of attributed on total seconds, over every seed and f.
 	Slopes keyed[string, float64]
@@ -286,12 +313,39 @@ func (k causalityKey) run() (*causalityRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &causalityRun{total: out.Result.End.Seconds(), top: out.Profiles["truth"].TopMethods(2),
+	r := &causalityRun{total: out.Result.End.Seconds(), top: injectable(p, out.Profiles["truth"], 2),
 		weights: map[string]map[string]float64{}, totals: map[string]int64{}}
 	for name, pr := range out.Profiles {
 		r.weights[name], r.totals[name] = pr.MethodWeights(), pr.TotalWeight()
 	}
 	return r, nil
+}
+
+// injectable is pr's n hottest methods (by self weight) that have
+// bytecode: the paper injects its loop with a bytecode rewriter (BCEL),
+// which cannot enter a native method, such as the models'
+// FileOutputStream.open0.
+func injectable(p *program.Program, pr *profile.Profile, n int) []string {
+	native := map[string]bool{}
+	r := program.NewResolver(p)
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		only := len(m.Body) > 0
+		for _, st := range m.Body {
+			only = only && st.Native != nil
+		}
+		native[r.DisplayName(m)] = only
+	}
+	var out []string
+	for _, e := range pr.Flat() {
+		if len(out) == n || e.Self == 0 {
+			break
+		}
+		if !native[e.Name] {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
 // Causality runs Mytkowicz et al.'s causality analysis: inject a
@@ -333,14 +387,37 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 		seed   uint64
 		f      int64
 	}
+	// A model's sizes are scaled per pair (causalitySizeScale), from one
+	// run of the first seed with the smallest non-zero size injected.
+	scaleOf := map[[2]string]int64{}
+	if o.Models {
+		var probe []causalityKey
+		for bi, b := range benches {
+			for _, m := range hot[bi].top {
+				probe = append(probe, run(b, seeds[0], m, sizes[1]))
+			}
+		}
+		probed, err := runAll(o, probe)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		for bi, b := range benches {
+			for _, m := range hot[bi].top {
+				scaleOf[[2]string{b.name, m}] = causalitySizeScale(hot[bi].total, probed[i].total, sizes)
+				i++
+			}
+		}
+	}
 	var keys []key
 	var runKeys []causalityKey
 	for bi, b := range benches {
 		for _, m := range hot[bi].top {
+			k := max(scaleOf[[2]string{b.name, m}], 1)
 			for _, seed := range seeds {
 				for _, f := range sizes {
-					keys = append(keys, key{bi, m, seed, f})
-					runKeys = append(runKeys, run(b, seed, m, f))
+					keys = append(keys, key{bi, m, seed, f * k})
+					runKeys = append(runKeys, run(b, seed, m, f*k))
 				}
 			}
 		}
@@ -362,35 +439,70 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 		if i > 0 && keys[i-1].b == k.b && keys[i-1].method == k.method {
 			continue
 		}
-		res.Rows = append(res.Rows, CausalityRow{Benchmark: benches[k.b].name, Method: k.method, Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
+		res.Rows = append(res.Rows, CausalityRow{Benchmark: benches[k.b].name, Method: k.method, SizeScale: max(scaleOf[[2]string{benches[k.b].name, k.method}], 1), Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
 	}
-	xs := map[[2]string]map[string][]float64{}
-	ys := map[[2]string]map[string][]float64{}
+	byPair := map[[2]string][]CausalityObs{}
 	rowOf := map[[2]string]*CausalityRow{}
 	for i := range res.Rows {
 		r := &res.Rows[i]
-		pk := [2]string{r.Benchmark, r.Method}
-		rowOf[pk], xs[pk], ys[pk] = r, map[string][]float64{}, map[string][]float64{}
+		rowOf[[2]string{r.Benchmark, r.Method}] = r
 	}
 	for _, o := range obs {
 		for _, x := range o {
 			pk := [2]string{x.Benchmark, x.Method}
-			xs[pk][x.Profiler] = append(xs[pk][x.Profiler], x.TotalS)
-			ys[pk][x.Profiler] = append(ys[pk][x.Profiler], x.AttributedS)
+			byPair[pk] = append(byPair[pk], x)
 			rowOf[pk].Points[x.Profiler] = append(rowOf[pk].Points[x.Profiler], plotter.XY{X: x.TotalS, Y: x.AttributedS})
 			res.Obs = append(res.Obs, x)
 		}
 	}
 	for pk, r := range rowOf {
 		for _, prof := range all {
-			_, slope := profile.Slope(xs[pk][prof], ys[pk][prof])
-			if math.IsNaN(slope) {
-				slope = 0
-			}
-			r.Slopes[prof] = slope
+			r.Slopes[prof] = withinSeedSlope(byPair[pk], prof)
 		}
 	}
 	return res, nil
+}
+
+// withinSeedSlope is profiler prof's least-squares slope of attributed on
+// total seconds over obs, with each seed's own intercept (the
+// fixed-effects, or within, estimator): each seed's points are taken about
+// their own means, so only the injection moves them. The paper's
+// benchmarks are deterministic and its x axis moves with f alone; a
+// seed changes a simulated program's own random choices, and so its
+// length, by more than a small injection does (antlr's model: 1.04–1.21 s
+// over seeds 1–3, +0.03 s with f = 200), and a slope pooled over seeds
+// would measure the method's share of that spread, not its response to
+// the injection. A pair without variation in x has slope 0.
+func withinSeedSlope(obs []CausalityObs, prof string) float64 {
+	type sums struct{ n, x, y float64 }
+	means := map[uint64]*sums{}
+	for _, o := range obs {
+		if o.Profiler != prof {
+			continue
+		}
+		m := means[o.Seed]
+		if m == nil {
+			m = &sums{}
+			means[o.Seed] = m
+		}
+		m.n++
+		m.x += o.TotalS
+		m.y += o.AttributedS
+	}
+	var sxy, sxx float64
+	for _, o := range obs {
+		if o.Profiler != prof {
+			continue
+		}
+		m := means[o.Seed]
+		dx, dy := o.TotalS-m.x/m.n, o.AttributedS-m.y/m.n
+		sxy += dx * dy
+		sxx += dx * dx
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
 }
 
 // causalityProfilers are M2's samplers; M7 adds tprof in front.
@@ -438,7 +550,11 @@ func (r *CausalityResult) render() (*Result, error) {
 	}
 	seen := map[string]int{}
 	for _, r := range rows {
-		cells := []any{r.Benchmark, r.Method, r.Slopes["truth"]}
+		method := r.Method
+		if r.SizeScale > 1 {
+			method = fmt.Sprintf("%s (f × %d)", method, r.SizeScale)
+		}
+		cells := []any{r.Benchmark, method, r.Slopes["truth"]}
 		for _, p := range profilers {
 			cells = append(cells, r.Slopes[p])
 		}
@@ -461,8 +577,9 @@ func (r *CausalityResult) render() (*Result, error) {
 		}
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each %s's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over every seed (%v) and f; samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, benchNoun(r.Models), r.Seeds[0], r.Seeds))
+	t.Notes = append(t.Notes, fmt.Sprintf("Fibonacci sizes f = %v injected at the end of each %s's two hottest methods (truth, uninjected run of seed %d); slope of attributed vs total seconds, regressed over f within each seed (%v; one slope, an intercept per seed); samplers passive on one execution per (seed, f). The paper's rows are for the real benchmarks' methods, listed beside ours by rank.", r.Sizes, benchNoun(r.Models), r.Seeds[0], r.Seeds))
 	if r.Models {
+		t.Notes = append(t.Notes, fmt.Sprintf("On a model a pair's sizes are multiplied by the factor beside its method (f × k), the smallest that makes the largest injection add at least %.0f %% to the uninjected run of seed %d.", 100*causalityModelSlowdown, r.Seeds[0]))
 		t.Notes = append(t.Notes, modelNote(r.ModelScale))
 	}
 	// Figure: every pair's slope per profiler, the mean with its 95 % CI,
