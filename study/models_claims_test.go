@@ -37,18 +37,6 @@ const (
 	severalPairs = 2
 )
 
-// truthOutsideControl counts r's pairs whose truth slope leaves [0.9,
-// 1.1]: pairs where the injection changed more than the method's cost.
-func truthOutsideControl(r *CausalityResult) int {
-	n := 0
-	for _, row := range r.Rows {
-		if s := row.Slopes.At("truth"); s < 1-exactSlopeDelta || s > 1+exactSlopeDelta {
-			n++
-		}
-	}
-	return n
-}
-
 // nearZero counts profiler p's pairs with a slope within nearZeroSlope
 // of 0.
 func nearZero(r *CausalityResult, p string) int {
@@ -61,67 +49,37 @@ func nearZero(r *CausalityResult, p string) int {
 	return n
 }
 
-// TestM2_Models: on the models, several pairs have a slope ≈ 0 for every
-// safepoint sampler, as the claim says. Its other parts do not hold
-// (TestDivergence_M2_Models): the truth's positive control fails on most
-// pairs, and the samplers' mean is not clearly below 0.5.
+// TestM2_Models reads M2 on the models as TestM2_CausalitySlope does on
+// the stand-ins (positive control, each safepoint sampler's mean slope
+// clearly below 0.5) and adds the claim's "several ≈ 0" for each sampler.
+// The claim's "some near 1" is not asserted: no pair reaches 0.9
+// (REPRODUCTIONS.md, M2 on models: partly).
 func TestM2_Models(t *testing.T) {
 	r := measureModels[*CausalityResult](t, "m2-causality")
+	for _, row := range r.Rows {
+		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
+	}
 	for _, p := range causalityProfilers {
 		assert.GreaterOrEqual(t, nearZero(r, p), severalPairs, "%s: several pairs ≈ 0", p)
-		if m := r.Mean(p); m.Hi() >= causalitySlopeMax {
-			diverges(t, "%s's mean slope %v is not clearly below %.1f", p, m, causalitySlopeMax)
-		}
-	}
-	if n := truthOutsideControl(r); n > 0 {
-		diverges(t, "the truth's slope leaves [0.9, 1.1] on %d of %d pairs", n, len(r.Rows))
+		assert.Less(t, r.Mean(p).Hi(), causalitySlopeMax, p)
 	}
 }
 
-// TestDivergence_M2_Models pins the documented divergence
-// (REPRODUCTIONS.md, M2 on models): the injected loop's back-edges make
-// the JIT compile (OSR) hot methods that the uninjected run of a model
-// leaves interpreted, which cuts their cost by more than the loop adds,
-// so the truth's slope leaves [0.9, 1.1] on some pairs; and the safepoint
-// samplers' slopes spread from below 0 to above 1 (interpreted code polls
-// at every back-edge and return), their mean's 95 % CI reaching 0.5.
-func TestDivergence_M2_Models(t *testing.T) {
-	r := measureModels[*CausalityResult](t, "m2-causality")
-	assert.Positive(t, truthOutsideControl(r))
-	for _, p := range causalityProfilers {
-		assert.GreaterOrEqual(t, r.Mean(p).Hi(), causalitySlopeMax, p)
-	}
-}
-
-// TestM7_Models reads the claim on the models as on the stand-ins; no
-// part of it holds there (TestDivergence_M7_Models): it logs each part and
-// skips.
+// TestM7_Models reads M7 on the models as TestM7_NoInlining does on the
+// stand-ins: the truth's positive control, tprof's mean slope ≈ 1 with a
+// narrow CI, and the safepoint samplers below 0.5. "Somewhat better
+// without inlining" is not asserted (REPRODUCTIONS.md, M7 on models:
+// partly).
 func TestM7_Models(t *testing.T) {
 	r := measureModels[*CausalityResult](t, "m7-no-inlining")
-	if tp := r.Mean("tprof"); tp.Mean < 1-exactSlopeDelta || tp.Mean > 1+exactSlopeDelta {
-		diverges(t, "tprof's mean slope %v is not ≈ 1", tp)
+	for _, row := range r.Rows {
+		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
 	}
+	tp := r.Mean("tprof")
+	assert.InDelta(t, 1.0, tp.Mean, exactSlopeDelta, "tprof mean slope")
+	assert.Less(t, tp.CI, m7TprofCIMax)
 	for _, p := range causalityProfilers {
-		if m := r.Mean(p); m.Hi() >= causalitySlopeMax {
-			diverges(t, "%s's mean slope %v is not clearly below %.1f", p, m, causalitySlopeMax)
-		}
-	}
-	if n := truthOutsideControl(r); n > 0 {
-		diverges(t, "the truth's slope leaves [0.9, 1.1] on %d of %d pairs", n, len(r.Rows))
-	}
-	t.Skip("no part of M7's claim holds on the models: the hot methods run interpreted (TestDivergence_M7_Models)")
-}
-
-// TestDivergence_M7_Models pins the documented divergence
-// (REPRODUCTIONS.md, M7 on models): tprof's mean slope is below 0.5, not
-// ≈ 1 — it maps code addresses to methods and charges interpreted code
-// to <interpreted>, and the models' hot methods run interpreted for most
-// of a run — and the safepoint samplers' mean's CI reaches 0.5.
-func TestDivergence_M7_Models(t *testing.T) {
-	r := measureModels[*CausalityResult](t, "m7-no-inlining")
-	assert.Less(t, r.Mean("tprof").Mean, causalitySlopeMax)
-	for _, p := range causalityProfilers {
-		assert.GreaterOrEqual(t, r.Mean(p).Hi(), causalitySlopeMax, p)
+		assert.Less(t, r.Mean(p).Hi(), causalitySlopeMax, p)
 	}
 }
 
@@ -134,10 +92,28 @@ func TestM3_Models(t *testing.T) {
 	assertUnionGrows(t, r)
 }
 
-// TestM4_Models: on the models, fewer than half of the disagreeing pairs
-// are caller and callee.
+// TestM4_Models reads M4 on the models: the claim's "most disagreeing
+// pairs are not caller and callee" does not hold there
+// (TestDivergence_M4_Models); the test checks there are enough pairs to
+// judge and logs the share.
 func TestM4_Models(t *testing.T) {
-	assertFewPairsRelated(t, measureModels[*M4Result](t, "m4-innocuous"))
+	r := measureModels[*M4Result](t, "m4-innocuous")
+	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
+	if f := float64(r.Related()) / float64(len(r.Pairs)); f >= m4RelatedMax {
+		diverges(t, "%d of %d disagreeing pairs are caller and callee, not fewer than half", r.Related(), len(r.Pairs))
+	}
+}
+
+// TestDivergence_M4_Models pins the documented divergence
+// (REPRODUCTIONS.md, M4 on models): at least half of the disagreeing
+// pairs are caller and callee — on antlr's and chart's models every pair
+// is a native method (FileOutputStream.open0, MaskFill.FillAAPgram),
+// which hprof, jprofile and yourkit walk at the tick, against its
+// compiled Java caller, which xprof's flat profile names.
+func TestDivergence_M4_Models(t *testing.T) {
+	r := measureModels[*M4Result](t, "m4-innocuous")
+	require.NotEmpty(t, r.Pairs)
+	assert.GreaterOrEqual(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
 }
 
 // TestM6_Models: on the models a second costed profiler moves xprof's
@@ -175,10 +151,12 @@ func TestM9_Models(t *testing.T) {
 
 // TestDivergence_M9_Models pins the documented divergence
 // (REPRODUCTIONS.md, M9 on models): tprof's prediction is off by more
-// than 5 points on some model (xalan-real: its hottest methods run
-// interpreted, which tprof charges to <interpreted>, so it names a method
-// it sees at 1–2 %), and xprof's top method falls short on fewer than
-// most models (it is the truth's hottest method on several).
+// than 5 points on some model (lusearch-real: ExactPhraseScorer.phraseFreq's
+// own work is statements of 1–4 cycles, which the 50 % speed-up rounds to
+// whole cycles, at least one, so its own time per call falls to 72 %, not
+// 50 %, and the run gains about half the prediction), and xprof's top
+// method falls short on fewer than most models (it is a truly hot method,
+// often a native one, on several).
 func TestDivergence_M9_Models(t *testing.T) {
 	r := measureModels[*M9Result](t, "m9-actionable")
 	worst := 0.0
