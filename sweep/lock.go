@@ -64,7 +64,7 @@ func LockDir(dir, what string) (*Lock, error) {
 		host = "unknown"
 	}
 	info := fmt.Sprintf("pid %d on host %s since %s (%s)\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339), what)
-	if err := f.Truncate(0); err == nil {
+	if err = f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(info), 0)
 	}
 	if err != nil {
