@@ -19,7 +19,7 @@ type cfg struct {
 	Share    float64  `key:"share" check:"0..1)"`
 	Name     string   `key:"name"`
 	Depth    int      `key:"depth" check:">=0"`
-	hidden   int
+	hidden   int      //lint:ignore U1000 an unexported field, which Names must skip
 	inner
 	Cost inner `key:"cost"`
 }

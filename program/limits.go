@@ -3,7 +3,6 @@ package program
 import (
 	"fmt"
 	"math"
-	"strconv"
 )
 
 // The ranges of a program's numbers, checked by Validate (and by the
@@ -64,9 +63,4 @@ func (r intRange) check(x int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%d is not in %s", x, r.text)
-}
-
-// checkFloat is check for a value that did not fit an int64.
-func (r intRange) checkFloat(f float64) string {
-	return fmt.Sprintf("%s is not in %s", strconv.FormatFloat(f, 'g', -1, 64), r.text)
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/profsim/profsim/param"
-	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -313,12 +312,6 @@ func (s *JikesTimer) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Actio
 
 // Result returns the edge profile.
 func (s *JikesTimer) Result() *Result { return s.rec.result() }
-
-// flat is a one-frame stack for a method.
-func (r *recorder) flat(method int32) []profile.Frame {
-	r.stack = append(r.stack[:0], profile.Frame{Func: int32(r.fn[method])})
-	return r.stack
-}
 
 var _ PrologueYieldPointer = (*CBS)(nil)
 var _ PrologueYieldPointer = (*JikesTimer)(nil)

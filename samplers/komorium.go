@@ -61,18 +61,17 @@ func init() {
 // bytecodes; it reports the approximate total bytecode count the agent
 // saw (the sum of what each sample reported).
 type Komorium struct {
-	name     string
-	cfg      KomoriumConfig
-	env      *Env
-	rec      *recorder
-	hook     sim.HandlerID
-	rngs     map[sim.ThreadID]*rand.Rand
-	gran     map[sim.ThreadID]int64
-	total    int64
-	walked   int64
-	samples  int64
-	leaves   []bool
-	instrErr error
+	name    string
+	cfg     KomoriumConfig
+	env     *Env
+	rec     *recorder
+	hook    sim.HandlerID
+	rngs    map[sim.ThreadID]*rand.Rand
+	gran    map[sim.ThreadID]int64
+	total   int64
+	walked  int64
+	samples int64
+	leaves  []bool
 }
 
 // NewKomorium creates a Komorium sampler.

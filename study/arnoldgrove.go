@@ -178,22 +178,6 @@ func (r *A1Result) render() (*Result, error) {
 	return res, nil
 }
 
-func minOf(v []float64) float64 {
-	m := v[0]
-	for _, x := range v {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(v []float64) float64 {
-	m := v[0]
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
-}
-
 func init() {
 	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: typed(MeasureA2)})
 }

@@ -163,16 +163,6 @@ func hoferOverheadNote(o Options) string {
 		jv.WalkPerThread, jv.WalkPerFrame, jv.Depth, jv.AgentPerSample, sps.SampleBase, sps.FrameCost, sps.TrampolineCost, sps.FrameCost)
 }
 
-// hoferOverhead is the overhead (%) of each seed's run of (bench, prof, iv).
-func hoferOverhead(runs map[hoferKey]*hoferRun, o Options, bench, prof string, iv sim.Time) []float64 {
-	var out []float64
-	for si := range o.Seeds {
-		base := runs[hoferKey{bench, si, "", 0}].speed
-		out = append(out, 100*(base/runs[hoferKey{bench, si, prof, iv}].speed-1))
-	}
-	return out
-}
-
 // geoMeanOverhead is the geometric mean of overhead factors, as a %.
 func geoMeanOverhead(pcts []float64) float64 {
 	s := 0.0

@@ -368,14 +368,8 @@ func (b *byteSize) Set(s string) error {
 	return nil
 }
 
-// loadWorkload resolves a built-in name first, then a file path, read if
-// it is a regular file of at most the default --max-input-size.
-func loadWorkload(ref string) (*program.Program, error) {
-	return loadWorkloadMax(ref, defaultMaxInput)
-}
-
-// loadWorkloadMax is loadWorkload reading files of at most max bytes.
-// Only a regular file is read (a symbolic link to one is): a FIFO would
+// loadWorkloadMax resolves a built-in name first, then a file path, read
+// if it is a regular file of at most max bytes. Only a regular file is read (a symbolic link to one is): a FIFO would
 // block and a device may never end.
 func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
 	if workloads.IsBuiltin(ref) {

@@ -104,15 +104,6 @@ func (t *tableRecord) report() *report {
 	return &rep
 }
 
-// runHeader is runs.csv's header.
-func runHeader(axes []string, ns []bool) []string {
-	var header []string
-	for _, c := range pointCells(sweep.Record{}, axes, ns) {
-		header = append(header, c.name)
-	}
-	return append(header, runColumns...)
-}
-
 // runTails are a run's rows of runs.csv after the point cells: one per
 // profile in the run's order; a failed run (rep nil) one empty row.
 func runTails(rep *report) [][]tidyCell {
