@@ -2,7 +2,9 @@ package profile
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -42,6 +44,42 @@ func Overlap(p, q []float64) float64 {
 	}
 	return math.Min(o, 1) // rounding can exceed 1 by an ulp
 }
+
+// OverlapWeights is Overlap of two weight maps aligned by key (a key
+// missing from one map weighs 0 there), computed without aligning: each
+// total is summed, and the minima are added, in the keys' sorted order,
+// so the result does not depend on map order. Comparing a small profile
+// with a large one costs the small one's keys, not the union's.
+func OverlapWeights(a, b map[string]float64) float64 {
+	ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
+	var sa, sb float64
+	for _, k := range ka {
+		sa += a[k]
+	}
+	for _, k := range kb {
+		sb += b[k]
+	}
+	if sa <= 0 || sb <= 0 {
+		return 0
+	}
+	small, other := kb, a
+	if len(ka) < len(kb) {
+		small, other = ka, b
+	}
+	o := 0.0
+	for _, k := range small {
+		if _, ok := other[k]; ok {
+			o += math.Min(a[k]/sa, b[k]/sb)
+		}
+	}
+	return math.Min(o, 1)
+}
+
+// HotEdgeThreshold is the T of Hofer et al.'s hot-edge coverage (ICPE
+// 2015, Fig. 12: "We used a threshold of T = 0.1 for the hot-edge
+// coverage, which means that we consider an edge to be hot if it is within
+// a tenth of the hottest edge"), after Zhuang et al. (PLDI 2006).
+const HotEdgeThreshold = 0.1
 
 // OverlapContexts is the overlap of two profiles' calling context trees.
 func OverlapContexts(a, b *Profile) float64 {

@@ -804,14 +804,9 @@ func averageCCT(ccts []map[string]float64) map[string]float64 {
 	return avg
 }
 
-func overlapOf(a, b map[string]float64) float64 {
-	_, x, y := profile.Align(a, b)
-	return profile.Overlap(x, y)
-}
-
 func coverageOf(ref, other map[string]float64) float64 {
 	_, x, y := profile.Align(ref, other)
-	return profile.HotEdgeCoverage(x, y, 0.1)
+	return profile.HotEdgeCoverage(x, y, profile.HotEdgeThreshold)
 }
 
 // HoferAccuracyData is the accuracy runs behind H5–H7.
@@ -901,7 +896,7 @@ func h5Of(d HoferAccuracyData) *H5Result {
 			its := d.iterations(b, pr)
 			avg := averageCCT(cctsOf(its))
 			for _, it := range its {
-				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * overlapOf(it.cct, avg), 100 * coverageOf(avg, it.cct)})
+				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * profile.OverlapWeights(it.cct, avg), 100 * coverageOf(avg, it.cct)})
 			}
 		}
 	}
@@ -1039,7 +1034,7 @@ func h6Of(d HoferAccuracyData) *H6Result {
 			deepest = max(deepest, strings.Count(k, profile.FrameSep)+1)
 		}
 		for _, pair := range hoferPairs {
-			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * overlapOf(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
+			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * profile.OverlapWeights(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
 		}
 	}
 	return res

@@ -135,28 +135,6 @@ func (r *x3Run) ctx(lens string) map[string]float64 {
 	return c
 }
 
-// overlapContexts is profile.Overlap over aligned context weights, summed
-// over b's keys only (a key missing from b adds min(·, 0) = 0) in sorted
-// order: the same value without aligning the truth's many deep contexts.
-func overlapContexts(a, b map[string]float64) float64 {
-	var sa, sb float64
-	for _, v := range a {
-		sa += v
-	}
-	keys := slices.Sorted(maps.Keys(b))
-	for _, k := range keys {
-		sb += b[k]
-	}
-	if sa <= 0 || sb <= 0 {
-		return 0
-	}
-	o := 0.0
-	for _, k := range keys {
-		o += math.Min(a[k]/sa, b[k]/sb)
-	}
-	return math.Min(o, 1)
-}
-
 func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 	p, err := workloads.Get(b.prog)
 	if err != nil {
@@ -270,7 +248,7 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 		if sameCtx {
 			r.cw["truth"] = bare.ctx("truth")
 		} else {
-			o.ppm = 1e6 * (1 - overlapContexts(bare.ctx("truth"), r.ctx("truth")))
+			o.ppm = 1e6 * (1 - profile.OverlapWeights(bare.ctx("truth"), r.ctx("truth")))
 		}
 		o.dStmts, o.dBytecodes = math.Abs(float64(r.stmts-bare.stmts)), math.Abs(float64(r.bc-bare.bc))
 		out.obs[k.name] = o
@@ -324,11 +302,11 @@ func (out *x3Seed) addLenses(b x3Bench, r *x3Run) {
 		case l.name == "komorium":
 			st.samples = float64(p.TotalCount())
 			st.methods = 100 * profile.OverlapMethods(r.bytecode, p)
-			st.contexts = 100 * overlapContexts(r.bytecode.ContextWeights(), r.ctx(l.name))
+			st.contexts = 100 * profile.OverlapWeights(r.bytecode.ContextWeights(), r.ctx(l.name))
 		default:
 			st.samples = float64(p.TotalCount())
 			st.methods = 100 * profile.OverlapMethods(r.truth, p)
-			st.contexts = 100 * overlapContexts(r.ctx("truth"), r.ctx(l.name))
+			st.contexts = 100 * profile.OverlapWeights(r.ctx("truth"), r.ctx(l.name))
 		}
 		out.lens[l.name] = st
 	}

@@ -25,11 +25,6 @@ import (
 // limit theorem: "generally good if n ≥ 30").
 const minSamples = 30
 
-// hotEdgeThreshold is the hot-edge coverage's T: an edge is hot when its
-// weight is at least T times the heaviest edge's. 0.1 is Hofer et al.'s
-// choice (ICPE 2015, after Zhuang et al., PLDI 2006).
-const hotEdgeThreshold = 0.1
-
 // tickSynchronous lists the samplers that take every sample inside the
 // timer tick that requested it, at the tick's time (async.go, jfr.go,
 // pcct.go for pcct and hotmethods, tprof.go: OnTimer walks the running
@@ -115,7 +110,7 @@ type profileReport struct {
 	LineOverlapVsTruth *float64 `json:"line_overlap_vs_truth,omitempty"`
 	// HotEdgeCoverageVsTruth is the share of truth's hot calling-context
 	// edges that are hot in this profile too (profile.HotEdgeCoverage, T =
-	// hotEdgeThreshold); for call-graph profilers (EdgeOnly) the same over
+	// profile.HotEdgeThreshold); for call-graph profilers (EdgeOnly) the same over
 	// call-graph edges. Absent for truth.
 	HotEdgeCoverageVsTruth *float64 `json:"hot_edge_coverage_vs_truth,omitempty"`
 	// FewSamples: the profile was built from fewer than minSamples (30)
@@ -251,10 +246,10 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 				switch {
 				case pr.EdgeOnly:
 					_, x, y := profile.Align(truth.EdgeWeights(), p.EdgeWeights())
-					hc := profile.HotEdgeCoverage(x, y, hotEdgeThreshold)
+					hc := profile.HotEdgeCoverage(x, y, profile.HotEdgeThreshold)
 					pr.HotEdgeCoverageVsTruth = &hc
 				case !out.Result.Truth.PerMethod(): // a truth per method has no calling contexts
-					hc := profile.HotEdgeCoverageContexts(truth, p, hotEdgeThreshold)
+					hc := profile.HotEdgeCoverageContexts(truth, p, profile.HotEdgeThreshold)
 					pr.HotEdgeCoverageVsTruth = &hc
 				}
 			}
@@ -299,32 +294,17 @@ func served(c samplers.Costs) *int64 {
 	return &n
 }
 
-// lineOverlap is profile.Overlap over the (method, line) rows of two
-// line-level profiles.
+// lineOverlap is profile.OverlapWeights over the (method, line) rows of
+// two line-level profiles.
 func lineOverlap(a, b []lineReport) float64 {
-	type key struct {
-		method string
-		line   int
-	}
-	index := map[key]int{}
-	var x, y []float64
-	at := func(l lineReport) int {
-		k := key{l.Method, l.Line}
-		i, ok := index[k]
-		if !ok {
-			i = len(x)
-			index[k] = i
-			x, y = append(x, 0), append(y, 0)
+	weights := func(ls []lineReport) map[string]float64 {
+		w := map[string]float64{}
+		for _, l := range ls {
+			w[l.Method+profile.FrameSep+strconv.Itoa(l.Line)] += l.SelfShare
 		}
-		return i
+		return w
 	}
-	for _, l := range a {
-		x[at(l)] += l.SelfShare
-	}
-	for _, l := range b {
-		y[at(l)] += l.SelfShare
-	}
-	return profile.Overlap(x, y)
+	return profile.OverlapWeights(weights(a), weights(b))
 }
 
 func summarize(p *profile.Profile) profileReport {

@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"slices"
+
+	"github.com/profsim/profsim/profile"
 )
 
 // dist is a flat profile: samples (or nanoseconds, for the truth) of self
@@ -38,21 +40,10 @@ func (d dist) share(m string) float64 {
 	return d[m] / t
 }
 
-// overlap is Σ_m min(share_a(m), share_b(m)) in [0, 1]: 1 for identical
-// flat profiles, 0 if they share no method or either is empty.
-func overlap(a, b dist) float64 {
-	ta, tb := a.total(), b.total()
-	if ta <= 0 || tb <= 0 {
-		return 0
-	}
-	o := 0.0
-	for _, m := range a.methods() {
-		if w, ok := b[m]; ok {
-			o += math.Min(a[m]/ta, w/tb)
-		}
-	}
-	return math.Min(o, 1)
-}
+// overlap is Σ_m min(share_a(m), share_b(m)) in [0, 1]
+// (profile.OverlapWeights): 1 for identical flat profiles, 0 if they
+// share no method or either is empty.
+func overlap(a, b dist) float64 { return profile.OverlapWeights(a, b) }
 
 // pool sums ds's weights (several runs as one).
 func pool(ds []dist) dist {
