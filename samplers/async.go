@@ -250,3 +250,8 @@ func firstRecord(c *sim.Code, pc int32, from int, path []hop) ([]hop, bool) {
 func (s *Async) TracesSamples() {}
 
 var _ Traceable = (*Async)(nil)
+
+// SamplesAtTick marks Async as TickSynchronous: OnTimer takes its samples.
+func (s *Async) SamplesAtTick() {}
+
+var _ TickSynchronous = (*Async)(nil)

@@ -68,6 +68,20 @@ func SetInterval(s Sampler, iv sim.Time) error {
 	return nil
 }
 
+// TickSynchronous is a sampler that takes every sample inside the timer
+// tick that requested it, at the tick's time: its OnTimer walks the
+// threads there and then (async, jfr, pcct and hotmethods, tprof). For it
+// a tick served at least one sample exactly when a sample's time equals
+// the tick's, so the ticks served can be counted. Samplers that sample
+// later, at a poll or a safepoint a request may share with the next tick
+// (the safepoint family, sps, isps, cbs, jikes-timer), or that have no
+// ticks (komorium), do not provide it.
+type TickSynchronous interface {
+	Sampler
+	// SamplesAtTick marks the capability.
+	SamplesAtTick()
+}
+
 // Traceable is a sampler that tells Env.Trace each sample's story (trace.go).
 // The others aggregate without per-sample times (cbs, jikes-timer,
 // hotmethods, pcct) or count instead of sampling (komorium).

@@ -18,6 +18,11 @@ func TestRegisteredCapabilities(t *testing.T) {
 		"cbs":         {"PrologueYieldPointer", "CallGraphSource"},
 		"jikes-timer": {"PrologueYieldPointer", "CallGraphSource"},
 		"komorium":    {"Instrumenter"},
+		"async":       {"TickSynchronous"},
+		"hotmethods":  {"TickSynchronous"},
+		"jfr":         {"TickSynchronous"},
+		"pcct":        {"TickSynchronous"},
+		"tprof":       {"TickSynchronous"},
 		"hprof":       {"IntervalSetter"},
 		"jprofile":    {"IntervalSetter"},
 		"jvmti":       {"IntervalSetter"},
@@ -41,6 +46,9 @@ func TestRegisteredCapabilities(t *testing.T) {
 		}
 		if _, ok := s.(samplers.IntervalSetter); ok {
 			got = append(got, "IntervalSetter")
+		}
+		if _, ok := s.(samplers.TickSynchronous); ok {
+			got = append(got, "TickSynchronous")
 		}
 		assert.Equal(t, want[info.Name], got, info.Name)
 	}

@@ -172,3 +172,8 @@ func (s *JFR) Result() *Result {
 func (s *JFR) TracesSamples() {}
 
 var _ Traceable = (*JFR)(nil)
+
+// SamplesAtTick marks JFR as TickSynchronous: OnTimer takes its samples.
+func (s *JFR) SamplesAtTick() {}
+
+var _ TickSynchronous = (*JFR)(nil)

@@ -299,3 +299,8 @@ func (s *PCCT) Result() *Result {
 	}
 	return r
 }
+
+// SamplesAtTick marks PCCT as TickSynchronous: OnTimer takes its samples.
+func (s *PCCT) SamplesAtTick() {}
+
+var _ TickSynchronous = (*PCCT)(nil)

@@ -137,3 +137,8 @@ func (s *Tprof) Result() *Result {
 func (s *Tprof) TracesSamples() {}
 
 var _ Traceable = (*Tprof)(nil)
+
+// SamplesAtTick marks Tprof as TickSynchronous: OnTimer takes its samples.
+func (s *Tprof) SamplesAtTick() {}
+
+var _ TickSynchronous = (*Tprof)(nil)

@@ -25,17 +25,6 @@ import (
 // limit theorem: "generally good if n ≥ 30").
 const minSamples = 30
 
-// tickSynchronous lists the samplers that take every sample inside the
-// timer tick that requested it, at the tick's time (async.go, jfr.go,
-// pcct.go for pcct and hotmethods, tprof.go: OnTimer walks the running
-// threads there and then). For them a tick served at least one sample
-// exactly when a sample time equals the tick time, so "served" is known.
-// The others sample later, at a poll or a safepoint a request may share
-// with the next tick (safepoint family, sps, isps, cbs, jikes-timer) or
-// have no ticks at all (komorium): which tick a sample served is not
-// recorded, and the report does not guess.
-var tickSynchronous = []string{"async", "hotmethods", "jfr", "pcct", "tprof"}
-
 // report is the JSON contract of `profsim run --format json`; the table
 // prints the same data.
 type report struct {
@@ -256,7 +245,7 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
 			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken, Undecipherable: c.Undecipherable}
-			if slices.Contains(tickSynchronous, samplerName(name)) {
+			if tickSynchronous(out, name) {
 				pr.Costs.Served = served(c)
 			}
 			pr.Extra = c.Extra
@@ -268,6 +257,32 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 
 // samplerName is the registry name in a profile's key, NAME or
 // NAME:LABEL (samplers.Spec.ID).
+// tickSynchronous reports whether the sampler with profile key id is a
+// samplers.TickSynchronous, for which the ticks served are known; for the
+// others which tick a sample served is not recorded, and the report does
+// not guess.
+func tickSynchronous(out *harness.Outcome, id string) bool {
+	for _, r := range out.Samplers {
+		if r.ID == id {
+			_, ok := r.New().(samplers.TickSynchronous)
+			return ok
+		}
+	}
+	return false
+}
+
+// tickSynchronousNames are the registered samplers that are
+// samplers.TickSynchronous, in the registry's order.
+func tickSynchronousNames() []string {
+	var names []string
+	for _, info := range samplers.List() {
+		if _, ok := info.Build(info.Name, info.Config()).(samplers.TickSynchronous); ok {
+			names = append(names, info.Name)
+		}
+	}
+	return names
+}
+
 func samplerName(id string) string {
 	name, _, _ := strings.Cut(id, ":")
 	return name
@@ -514,7 +529,7 @@ func (r *report) writeShares(w io.Writer, t shareTable) {
 		fmt.Fprintf(w, "  undecipherable: in compiled code with no debug record at or after the pc; async records the method at bci 0, jfr drops the sample\n")
 	}
 	if anyServed {
-		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(tickSynchronous, ", "))
+		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(tickSynchronousNames(), ", "))
 	}
 }
 
