@@ -3,7 +3,7 @@
 # drivers under four profilers and write what collect makes of each run.
 #
 #   tools/realapps/validate/run.sh [--apps a,b] [--profilers p,q] [--reps N]
-#       [--warmup 8s] [--window 10s] [--out DIR] [--data DIR]
+#       [--warmup 8s] [--window 10s] [--out DIR] [--data DIR] [--lines 0|1]
 #
 # Defaults: the nine applications, profilers safepoint,jfr,jfr-dns,async,
 # 3 repetitions, 8 s warm-up, 10 s window, --out out/validate/real,
@@ -13,6 +13,9 @@
 # its self.tsv and meta.json are copied to DATA/APP/PROFILER/REP/ when they
 # are missing there. Progress goes to stderr, one line a run. A run that
 # gives no samples (or none on thread main) stops the script with status 1.
+# --lines 1 has the safepoint agent record where in its leaf method each
+# thread stopped (lines=1: "@BCI:LINE" after the leaf in raw.folded; the
+# self.tsv is the same as without).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 realapps=$(cd "$here/.." && pwd)
@@ -24,10 +27,10 @@ die() {
 	echo "run.sh: $*" >&2
 	exit 2
 }
-usage() { die "usage: run.sh [--apps a,b] [--profilers p,q] [--reps N] [--warmup 8s] [--window 10s] [--out DIR] [--data DIR]"; }
+usage() { die "usage: run.sh [--apps a,b] [--profilers p,q] [--reps N] [--warmup 8s] [--window 10s] [--out DIR] [--data DIR] [--lines 0|1]"; }
 
 apps=${APPS// /,} profilers=safepoint,jfr,jfr-dns,async reps=3 warmup=8s window=10s
-out=$root/out/validate/real data=$here/data
+out=$root/out/validate/real data=$here/data lines=0
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
@@ -38,10 +41,12 @@ while [ $# -gt 0 ]; do
 	--window) window=$2 ;;
 	--out) out=$2 ;;
 	--data) data=$2 ;;
+	--lines) lines=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
 done
+case $lines in 0 | 1) ;; *) die "--lines $lines: want 0 or 1" ;; esac
 
 # secs D: whole seconds of "8s", "1m" or "8".
 secs() {
@@ -158,7 +163,7 @@ for rep in $(seq 1 "$reps"); do
 			engine=""
 			case $p in
 			safepoint)
-				prof_opts=("-agentpath:$bin/libsafepoint.so=interval=10ms,delay=${warmup_s}s,duration=${window_s}s,depth=2048,file=$dir/raw.folded")
+				prof_opts=("-agentpath:$bin/libsafepoint.so=interval=10ms,delay=${warmup_s}s,duration=${window_s}s,depth=2048,lines=$lines,file=$dir/raw.folded")
 				tool="safepoint agent (tools/realapps/validate/agent/safepoint.c): GetAllStackTraces every 10 ms, RUNNABLE threads"
 				raw=$dir/raw.folded
 				;;

@@ -29,6 +29,14 @@
  *   # safepoint-agent interval_ns=... ticks=... samples=... overruns=... dropped=... mean_tick_ns=...
  *   THREAD;pkg.Class.method;...;leaf COUNT
  *
+ * With lines=1 the leaf frame's position is part of each stack and printed
+ * after its method as "@BCI:LINE" (LINE from the method's line number
+ * table, -1 without one; BCI -1 for a native method): where in the method
+ * the thread stopped for the safepoint. That needs the capability
+ * can_get_line_numbers, which is requested only then; it does not change
+ * what HotSpot compiles (jvmtiManageCapabilities.cpp: not among the
+ * capabilities that restrict the JIT).
+ *
  * Then the thread idles until the JVM ends.
  */
 #include <errno.h>
@@ -49,11 +57,13 @@ typedef struct {
 	uint32_t depth;
 	uint32_t offset; /* into pool */
 	uint64_t count;
+	jlocation leaf; /* the leaf frame's bci with lines=1, else 0 */
 } entry;
 
 static jvmtiEnv *jvmti;
 static int64_t opt_interval = 10000000, opt_delay = 8000000000LL, opt_duration = 10000000000LL;
 static jint opt_depth = 2048;
+static int opt_lines;
 static char opt_file[4096];
 static struct timespec loaded;
 
@@ -116,6 +126,9 @@ static int parse_options(const char *opts) {
 				bad = *end != 0 || d <= 0 || d > 65535;
 				opt_depth = (jint)d;
 			}
+		} else if (KEY("lines")) {
+			bad = vlen != 1 || (v[0] != '0' && v[0] != '1');
+			opt_lines = !bad && v[0] == '1';
 		} else if (KEY("file")) {
 			bad = vlen == 0 || vlen >= sizeof opt_file;
 			if (!bad) {
@@ -123,7 +136,7 @@ static int parse_options(const char *opts) {
 				opt_file[vlen] = 0;
 			}
 		} else {
-			fprintf(stderr, "safepoint agent: unknown option %.*s (want interval, delay, duration, depth, file)\n",
+			fprintf(stderr, "safepoint agent: unknown option %.*s (want interval, delay, duration, depth, lines, file)\n",
 				(int)klen, p);
 			return -1;
 		}
@@ -181,7 +194,8 @@ static uint32_t thread_index(jthread t) {
 }
 
 static void count_stack(uint32_t thread, const jvmtiFrameInfo *frames, jint depth) {
-	uint64_t h = 1469598103934665603ULL ^ thread;
+	jlocation leaf = opt_lines && depth > 0 ? frames[0].location : 0;
+	uint64_t h = (1469598103934665603ULL ^ thread) + (uint64_t)leaf * 1099511628211ULL;
 	for (jint i = 0; i < depth; i++) {
 		h ^= (uint64_t)(uintptr_t)frames[i].method;
 		h *= 1099511628211ULL;
@@ -201,9 +215,10 @@ static void count_stack(uint32_t thread, const jvmtiFrameInfo *frames, jint dept
 			for (jint j = 0; j < depth; j++) pool[pool_used + j] = frames[j].method;
 			pool_used += (uint32_t)depth;
 			e->count = 1;
+			e->leaf = leaf;
 			return;
 		}
-		if (e->hash == h && e->thread == thread && e->depth == (uint32_t)depth) {
+		if (e->hash == h && e->thread == thread && e->depth == (uint32_t)depth && e->leaf == leaf) {
 			const jmethodID *m = pool + e->offset;
 			jint j = 0;
 			while (j < depth && m[j] == frames[j].method) j++;
@@ -268,6 +283,21 @@ static void put_method(FILE *f, jmethodID m) {
 	if (name) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
 }
 
+/* put_position writes "@BCI:LINE" for location loc in method m. */
+static void put_position(FILE *f, jmethodID m, jlocation loc) {
+	jint n = 0, line = -1;
+	jvmtiLineNumberEntry *tab = NULL;
+	if ((*jvmti)->GetLineNumberTable(jvmti, m, &n, &tab) == JVMTI_ERROR_NONE) {
+		/* the entry with the largest start at or before loc */
+		jint best = -1;
+		for (jint j = 0; j < n; j++)
+			if (tab[j].start_location <= loc && (best < 0 || tab[j].start_location > tab[best].start_location)) best = j;
+		if (best >= 0) line = tab[best].line_number;
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)tab);
+	}
+	fprintf(f, "@%lld:%d", (long long)loc, (int)line);
+}
+
 static void write_profile(JNIEnv *env, int64_t window_ns) {
 	char part[sizeof opt_file + 8];
 	snprintf(part, sizeof part, "%s.part", opt_file);
@@ -291,6 +321,7 @@ static void write_profile(JNIEnv *env, int64_t window_ns) {
 		for (uint32_t j = e->depth; j-- > 0;) {
 			fputc(';', f);
 			put_method(f, pool[e->offset + j]);
+			if (opt_lines && j == 0) put_position(f, pool[e->offset + j], e->leaf);
 		}
 		fprintf(f, " %llu\n", (unsigned long long)e->count);
 		(*env)->PopLocalFrame(env, NULL);
@@ -359,9 +390,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 	jvmtiCapabilities caps;
 	memset(&caps, 0, sizeof caps);
 	caps.can_tag_objects = 1;
+	caps.can_get_line_numbers = opt_lines ? 1 : 0;
 	jvmtiError err = (*jvmti)->AddCapabilities(jvmti, &caps);
 	if (err != JVMTI_ERROR_NONE) {
-		fail("AddCapabilities(can_tag_objects)", err);
+		fail("AddCapabilities(can_tag_objects, can_get_line_numbers)", err);
 		return JNI_ERR;
 	}
 	jvmtiEventCallbacks cb;

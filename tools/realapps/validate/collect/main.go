@@ -172,7 +172,8 @@ const nativeSuffix = "_[n]"
 
 // ReadAgent reads the safepoint agent's output: a "# safepoint-agent ..."
 // line, then `THREAD;frame;...;leaf COUNT`, all frames Java methods, a
-// native one suffixed "_[n]". A native method at the leaf makes a native
+// native one suffixed "_[n]", the leaf followed by "@BCI:LINE" when the
+// agent ran with lines=1 (dropped here). A native method at the leaf makes a native
 // leaf (the thread was in native code, RUNNABLE to JVMTI).
 func ReadAgent(r io.Reader) (*Profile, error) {
 	sc := bufio.NewScanner(r)
@@ -208,6 +209,12 @@ func ReadAgent(r io.Reader) (*Profile, error) {
 		}
 		s := Stack{Thread: frames[0], Count: n}
 		for i, f := range frames[1:] {
+			if i == len(frames)-2 {
+				// lines=1: the leaf's "@BCI:LINE", not part of its name.
+				if at := strings.LastIndex(f, "@"); at > 0 && strings.Contains(f[at:], ":") {
+					f = f[:at]
+				}
+			}
 			native := strings.HasSuffix(f, nativeSuffix)
 			f = JavaName(strings.TrimSuffix(f, nativeSuffix))
 			s.Frames = append(s.Frames, f)

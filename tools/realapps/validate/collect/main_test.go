@@ -49,6 +49,15 @@ func TestReadAgent(t *testing.T) {
 	assert.Contains(t, p.Folded(), "main;Driver.main;a.B$$Lambda.run;java.io.FileOutputStream.open0 2")
 }
 
+// With lines=1 the agent appends the leaf's "@BCI:LINE"; the profile is
+// the one without it.
+func TestReadAgentLines(t *testing.T) {
+	plain := read(t, "agent.folded", func(f *os.File) (*Profile, error) { return ReadAgent(f) })
+	lines := read(t, "agent-lines.folded", func(f *os.File) (*Profile, error) { return ReadAgent(f) })
+	assert.Equal(t, plain.Totals(), lines.Totals())
+	assert.Equal(t, plain.Self(), lines.Self())
+}
+
 func TestReadAgentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "empty file"},
