@@ -22,11 +22,19 @@ var files embed.FS
 //go:embed models/*.yaml
 var modelFiles embed.FS
 
+//go:embed fidelity/*.yaml
+var twinFiles embed.FS
+
 // Models lists the imported models of real applications
 // (models/*.yaml: profsim import of a JFR recording, tools/realapps),
 // sorted. They are built-in workloads too (Get, IsBuiltin) but not in
 // Names, which the tests and studies iterate.
 func Models() []string { return yamlNames(modelFiles, "models") }
+
+// Twins lists the profsim twins of tools/fidelity's micro-programs
+// (fidelity/*.yaml, named fid-MODE), sorted. They are built-in workloads
+// (Get, IsBuiltin) but not in Names, which the tests and studies iterate.
+func Twins() []string { return yamlNames(twinFiles, "fidelity") }
 
 // Programs lists the papers' own programs (embedded YAML), sorted.
 func Programs() []string { return yamlNames(files, "programs") }
@@ -68,6 +76,9 @@ func IsBuiltin(name string) bool {
 	if _, err := fs.Stat(files, path.Join("programs", name+".yaml")); err == nil {
 		return true
 	}
+	if _, err := fs.Stat(twinFiles, path.Join("fidelity", name+".yaml")); err == nil {
+		return true
+	}
 	_, err := fs.Stat(modelFiles, path.Join("models", name+".yaml"))
 	return err == nil
 }
@@ -91,9 +102,12 @@ func Get(name string) (*program.Program, error) {
 	if err != nil && !strings.ContainsAny(name, "/\\") {
 		data, err = modelFiles.ReadFile(path.Join("models", name+".yaml"))
 	}
+	if err != nil && !strings.ContainsAny(name, "/\\") {
+		data, err = twinFiles.ReadFile(path.Join("fidelity", name+".yaml"))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; %d stand-ins and %d models of real applications, see 'profsim workloads')",
-			name, strings.Join(Programs(), ", "), len(standIns), len(Models()))
+		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; %d stand-ins, %d models of real applications and %d fidelity twins, see 'profsim workloads')",
+			name, strings.Join(Programs(), ", "), len(standIns), len(Models()), len(Twins()))
 	}
 	p, err := program.Parse(data, program.YAML)
 	if err != nil {

@@ -1,0 +1,33 @@
+package workloads
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Each fidelity twin (tools/fidelity) is a built-in workload by name,
+// listed by Twins, named as its file, and not in Names.
+func TestTwinsAreBuiltins(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("fidelity", "*.yaml"))
+	require.NoError(t, err)
+	var want []string
+	for _, f := range files {
+		want = append(want, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+	}
+	assert.Equal(t, []string{"fid-blockhalf", "fid-calledges", "fid-deeprec", "fid-hotcold", "fid-oversub", "fid-returnpoll"}, want)
+	assert.Equal(t, want, Twins())
+	for _, n := range Twins() {
+		assert.True(t, IsBuiltin(n), n)
+		assert.NotContains(t, Names(), n)
+		p, err := Get(n)
+		require.NoError(t, err, n)
+		assert.Equal(t, n, p.Name)
+	}
+	assert.False(t, IsBuiltin("fidelity/fid-hotcold"))
+	_, err = Get("fidelity/fid-hotcold")
+	assert.Error(t, err, "a path is not a built-in name")
+}
