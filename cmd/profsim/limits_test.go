@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/study"
+	"github.com/profsim/profsim/workloads"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -526,4 +527,17 @@ func TestRunHelpListsLimits(t *testing.T) {
 		assert.NotContains(t, n, " ", "a flag name read from the help")
 		assert.False(t, strings.HasPrefix(n, "-"), n)
 	}
+}
+
+// profsim workloads lists the fidelity twins, and --only takes them.
+func TestWorkloadsListsFidelityTwins(t *testing.T) {
+	code, out, errOut := runMain("workloads")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Twins of the fidelity micro-programs")
+	for _, n := range workloads.Twins() {
+		assert.Contains(t, out, "\n"+n+" ", n)
+	}
+	code, out, errOut = runMain("workloads", "--only", "fid-hotcold")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "fid-hotcold "), out)
 }

@@ -832,7 +832,7 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	names := workloads.Names()
 	if *only != "" {
 		names = nil
-		all := append(workloads.Names(), workloads.Models()...)
+		all := append(append(workloads.Names(), workloads.Models()...), workloads.Twins()...)
 		for _, n := range strings.Split(*only, ",") {
 			if !slices.Contains(all, n) {
 				return usagef("workloads: --only: unknown workload %q", n)
@@ -861,6 +861,14 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	if *only == "" {
 		fmt.Fprintf(stdout, "\nModels of real applications (workloads/models, profsim import of JFR recordings):\n")
 		for _, n := range workloads.Models() {
+			p, err := workloads.Get(n)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
+		}
+		fmt.Fprintf(stdout, "\nTwins of the fidelity micro-programs (workloads/fidelity, tools/fidelity/Fidelity.java):\n")
+		for _, n := range workloads.Twins() {
 			p, err := workloads.Get(n)
 			if err != nil {
 				return err
