@@ -242,6 +242,6 @@ for rep in $(seq 1 "$reps"); do
 done
 echo "run.sh: $total runs in $out" >&2
 if [ "$table" = 1 ]; then
-	"$bin/collect" --out "$out" --md "$out/fidelity.md" --csv "$out/fidelity.csv" --reps "$reps"
+	"$bin/collect" --out "$out" --md "$out/fidelity.md" --csv "$out/fidelity.csv" --seeds "$reps"
 	echo "run.sh: table in $out/fidelity.md and $out/fidelity.csv" >&2
 fi

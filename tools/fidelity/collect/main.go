@@ -128,6 +128,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(runs) == 0 {
 		return usagef("%s: no completed run (MODE/PROFILER/REP/meta)", out)
 	}
+	// The table covers the modes that have runs (a partial run.sh, or
+	// one with --modes, leaves the others out).
+	modes = slices.DeleteFunc(modes, func(m Mode) bool {
+		return !slices.ContainsFunc(runs, func(r *Run) bool { return r.Meta.Mode == m.Name })
+	})
 	h := HeaderOf(runs)
 	h.Seeds = seeds
 	for _, r := range runs {

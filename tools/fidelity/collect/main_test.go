@@ -119,20 +119,21 @@ func TestRowsAndVerdict(t *testing.T) {
 func TestTableFromFixtures(t *testing.T) {
 	var md, stderr bytes.Buffer
 	csvPath := filepath.Join(t.TempDir(), "t.csv")
-	err := run(context.Background(), []string{"--out", "testdata/runs", "--modes", "blockhalf", "--no-sim", "--csv", csvPath}, &md, &stderr)
+	err := run(context.Background(), []string{"--out", "testdata/runs", "--no-sim", "--csv", csvPath}, &md, &stderr)
 	require.NoError(t, err, stderr.String())
 	out := md.String()
-	assert.Contains(t, out, "| blockhalf | BlockHalf.pause | ap-wall | 22.5 [20.0–25.0] | 200 | n/a (--no-sim) | — | — |")
+	assert.Contains(t, out, "| blockhalf | BlockHalf.pause | ap-wall | 22.5 [20.0–25.0] | 200 | n/a (--no-sim) | — | — | — |")
 	assert.Contains(t, out, "| blockhalf | thread main | jfr17 | 66.7 [66.7–66.7] | 3 |")
 	assert.Contains(t, out, "JDK 17.0.15+6-Debian-1deb12u1")
 	assert.Contains(t, out, "JDK 25.0.3+9-LTS")
 	assert.Contains(t, out, "tag v4.5")
 	assert.Contains(t, out, "2.91–3.00")
+	assert.NotContains(t, out, "| hotcold |", "only the modes with runs")
 	data, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	assert.Len(t, lines, 1+4*len(Profilers))
-	assert.Contains(t, lines, "blockhalf,BlockHalf.pause,ap-wall,22.50,20.00,25.00,2,200.00,,,,0,n/a (--no-sim),,—")
+	assert.Contains(t, lines, "blockhalf,BlockHalf.pause,ap-wall,22.50,20.00,25.00,2,200.00,,,,0,,n/a (--no-sim),,—")
 }
 
 // A bad file is an error naming it, and exit status 2 (a usageError).
@@ -157,6 +158,9 @@ func TestBadFilesNameThemselves(t *testing.T) {
 	assert.Contains(t, err.Error(), "raw.collapsed: line 2")
 	err = run(context.Background(), []string{"--out", "testdata/runs", "--seeds", "0"}, &out, &stderr)
 	require.True(t, errors.As(err, &u), "a flag out of range")
+	err = run(context.Background(), []string{"--out", "testdata/runs", "--spec", "jfr18=jfr"}, &out, &stderr)
+	require.True(t, errors.As(err, &u), "--spec for a profiler run.sh does not run")
+	assert.Contains(t, err.Error(), `profiler "jfr18" is not one of`)
 }
 
 // --check prints the run's summary for run.sh's progress line.

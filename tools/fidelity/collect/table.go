@@ -23,8 +23,9 @@ type Row struct {
 	Real    []float64
 	Samples []int64
 	// Sim shares, one per seed; SimNA says why there are none.
-	Sim   []float64
-	SimNA string
+	Sim        []float64
+	SimSamples []int64
+	SimNA      string
 }
 
 // Median of xs (the mean of the middle two when even); NaN if empty.
@@ -99,6 +100,7 @@ func BuildRows(modes []Mode, profs []Profiler, real map[string]map[string][]Shar
 					} else {
 						for _, sh := range c.Seeds {
 							r.Sim = append(r.Sim, sh.Of[k])
+							r.SimSamples = append(r.SimSamples, sh.Total)
 						}
 					}
 				} else {
@@ -154,29 +156,21 @@ func WriteMarkdown(w io.Writer, h Header, rows []Row) {
 	fmt.Fprintf(w, "# Fidelity: real profilers against profsim's twins\n\n")
 	fmt.Fprintf(w, "Runs: %d reps of %d s after %d s of warm-up; versions: %s; 1-minute load average before/after the runs %s. ",
 		h.Reps, h.Window, h.Warmup, strings.Join(h.Versions, ", "), h.Loads)
-	fmt.Fprintf(w, "profsim: %d seeds. Cells are shares of the samples on the program's threads, in points: median [min–max]; within = |real median − profsim median| ≤ %.0f.\n\n", h.Seeds, withinPoints)
+	fmt.Fprintf(w, "profsim: seeds 1–%d. Cells are shares of the samples on the program's threads, in points: median [min–max]; within = |real median − profsim median| ≤ %.0f.\n\n", h.Seeds, withinPoints)
 	for _, n := range h.Notes {
 		fmt.Fprintf(w, "- note: %s\n", n)
 	}
 	if len(h.Notes) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "| mode | share of | profiler | real | samples/run | profsim | \\|diff\\| | within 10 |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| mode | share of | profiler | real | samples/run | profsim | samples/run | \\|diff\\| | within 10 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		diff := "—"
 		if d, ok := r.Diff(); ok {
 			diff = fmt.Sprintf("%.1f", d)
 		}
-		var ns []float64
-		for _, n := range r.Samples {
-			ns = append(ns, float64(n))
-		}
-		samples := "—"
-		if len(ns) > 0 {
-			samples = fmt.Sprintf("%.0f", Median(ns))
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Key, r.Profiler, r.RealText(), samples, r.SimText(), diff, r.Within())
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Key, r.Profiler, r.RealText(), medianCount(r.Samples), r.SimText(), medianCount(r.SimSamples), diff, r.Within())
 	}
 	var yes, no, none int
 	for _, r := range rows {
@@ -192,12 +186,24 @@ func WriteMarkdown(w io.Writer, h Header, rows []Row) {
 	fmt.Fprintf(w, "\n%d cells within %.0f points, %d not, %d without both sides.\n", yes, withinPoints, no, none)
 }
 
+// medianCount renders the median of counts, "—" if there are none.
+func medianCount(ns []int64) string {
+	if len(ns) == 0 {
+		return "—"
+	}
+	var fs []float64
+	for _, n := range ns {
+		fs = append(fs, float64(n))
+	}
+	return fmt.Sprintf("%.0f", Median(fs))
+}
+
 // WriteCSV writes one row per cell.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 	if err := cw.Write([]string{"mode", "key", "profiler", "real_median", "real_min", "real_max", "real_reps", "samples_median",
-		"profsim_median", "profsim_min", "profsim_max", "profsim_seeds", "profsim_na", "abs_diff", "within_10"}); err != nil {
+		"profsim_median", "profsim_min", "profsim_max", "profsim_seeds", "profsim_samples_median", "profsim_na", "abs_diff", "within_10"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -212,9 +218,13 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			rec = append(rec, "", "", "", "0", "")
 		}
 		if len(r.Sim) > 0 {
-			rec = append(rec, f(Median(r.Sim)), f(slices.Min(r.Sim)), f(slices.Max(r.Sim)), strconv.Itoa(len(r.Sim)), "")
+			var ns []float64
+			for _, n := range r.SimSamples {
+				ns = append(ns, float64(n))
+			}
+			rec = append(rec, f(Median(r.Sim)), f(slices.Min(r.Sim)), f(slices.Max(r.Sim)), strconv.Itoa(len(r.Sim)), f(Median(ns)), "")
 		} else {
-			rec = append(rec, "", "", "", "0", r.SimNA)
+			rec = append(rec, "", "", "", "0", "", r.SimNA)
 		}
 		if d, ok := r.Diff(); ok {
 			rec = append(rec, f(d))
