@@ -166,10 +166,10 @@ for rep in $(seq 1 "$reps"); do
 			case $p in
 			jfr*)
 				[ "$p" = jfr17-dns ] && prof_opts=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
-				if [ "$p" = jfr25-cpu ]; then events=jdk.CPUTimeSample jfc=$here/cputime10ms.jfc; fi
+				if [ "$p" = jfr25-cpu ]; then events=jdk.CPUTimeSample,jdk.CPUTimeSamplesLost jfc=$here/cputime10ms.jfc; fi
 				prof_opts+=("-XX:StartFlightRecording=delay=${warmup}s,duration=${seconds}s,settings=$jfc,filename=$dir/raw.jfr")
 				raw=$dir/raw.jfr
-				tool="JFR $events every 10 ms ($(basename "$jfc")), default stackdepth 64"
+				tool="JFR ${events%%,*} every 10 ms ($(basename "$jfc")), default stackdepth 64"
 				;;
 			ap-*)
 				engine=${p#ap-}

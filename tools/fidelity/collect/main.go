@@ -282,6 +282,10 @@ func runCheck(dir string, stdout io.Writer) error {
 	if len(smp) == 0 {
 		return usagef("%s: %d stacks, none on the program's threads", dir, len(r.Stacks))
 	}
-	fmt.Fprintln(stdout, Summary(smp, len(r.Stacks)))
+	note := ""
+	if r.Meta.Profiler == "jfr25-cpu" {
+		note = fmt.Sprintf("; JFR: %d biased, %d lost", r.Biased, r.Lost)
+	}
+	fmt.Fprintln(stdout, Summary(smp, len(r.Stacks))+note)
 	return nil
 }

@@ -65,12 +65,15 @@ func TestReadJFRExecutionAndCPUTime(t *testing.T) {
 		dir               string
 		total             int64
 		main, spin, compu float64
+		biased, lost      int64
 	}{
-		{"testdata/runs/blockhalf/jfr25-cpu/1", 4, 50, 50, 100},
-		{"testdata/runs/blockhalf/jfr17/1", 3, 100 * 2.0 / 3, 100 * 1.0 / 3, 100},
+		{"testdata/runs/blockhalf/jfr25-cpu/1", 4, 50, 50, 100, 1, 3},
+		{"testdata/runs/blockhalf/jfr17/1", 3, 100 * 2.0 / 3, 100 * 1.0 / 3, 100, 0, 0},
 	} {
 		r, err := ReadRun(c.dir, "meta")
 		require.NoError(t, err, c.dir)
+		assert.Equal(t, c.biased, r.Biased, "%s: samples marked biased", c.dir)
+		assert.Equal(t, c.lost, r.Lost, "%s: jdk.CPUTimeSamplesLost's lostSamples", c.dir)
 		leaf := r.Stacks[0].Frames[len(r.Stacks[0].Frames)-1]
 		assert.Equal(t, "BlockHalf.compute", leaf, c.dir)
 		sh := ShareOf(Reduce(r.Stacks, sc, m.Keys), m.Keys)
@@ -168,6 +171,9 @@ func TestCheck(t *testing.T) {
 	var out, stderr bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"--check", "testdata/runs/blockhalf/ap-wall/1"}, &out, &stderr))
 	assert.Equal(t, "200 samples on the program's threads (5 stacks in all): BlockHalf.compute 75.0%, BlockHalf.pause 25.0%; threads main 50.0%, spinner 50.0%\n", out.String())
+	out.Reset()
+	require.NoError(t, run(context.Background(), []string{"--check", "testdata/runs/blockhalf/jfr25-cpu/1"}, &out, &stderr))
+	assert.Equal(t, "4 samples on the program's threads (4 stacks in all): BlockHalf.compute 100.0%; threads main 50.0%, spinner 50.0%; JFR: 1 biased, 3 lost\n", out.String())
 }
 
 // The simulated side: a sampler that is not registered gives an n/a

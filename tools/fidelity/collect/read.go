@@ -27,6 +27,10 @@ type Run struct {
 	Dir    string
 	Meta   Meta
 	Stacks []Stack
+	// JFR's own accounts: samples marked biased (jdk.CPUTimeSample's
+	// biased: the top frame is not where the timer fired) and samples
+	// lost (jdk.CPUTimeSamplesLost's lostSamples).
+	Biased, Lost int64
 }
 
 // Meta is run.sh's `meta` file: one key=value a line.
@@ -145,19 +149,21 @@ func ReadRun(dir, metaName string) (*Run, error) {
 		return nil, err
 	}
 	defer rf.Close()
-	var stacks []Stack
+	r := &Run{Dir: dir, Meta: m}
 	if def.Async {
-		stacks, err = ReadAsync(rf)
+		r.Stacks, err = ReadAsync(rf)
 	} else {
-		stacks, err = ReadJFR(rf)
+		var acc JFRAccounts
+		r.Stacks, acc, err = ReadJFR(rf)
+		r.Biased, r.Lost = acc.Biased, acc.Lost
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(stacks) == 0 {
+	if len(r.Stacks) == 0 {
 		return nil, fmt.Errorf("%s: no samples", path)
 	}
-	return &Run{Dir: dir, Meta: m, Stacks: stacks}, nil
+	return r, nil
 }
 
 var (
@@ -236,6 +242,8 @@ type jfrDoc struct {
 			Type   string `json:"type"`
 			Values struct {
 				EventThread   *jfrThread `json:"eventThread"`
+				Biased        bool       `json:"biased"`
+				LostSamples   int64      `json:"lostSamples"`
 				SampledThread *jfrThread `json:"sampledThread"`
 				StackTrace    *struct {
 					Frames []struct {
@@ -262,31 +270,45 @@ type jfrThread struct {
 const (
 	eventExecution = "jdk.ExecutionSample"
 	eventCPUTime   = "jdk.CPUTimeSample"
+	eventLost      = "jdk.CPUTimeSamplesLost"
 )
+
+// JFRAccounts are what JFR says of its own samples (Run.Biased, Run.Lost).
+type JFRAccounts struct{ Biased, Lost int64 }
 
 // ReadJFR reads `jfr print --json` output and keeps its execution and
 // CPU-time samples; the thread is sampledThread (execution samples) or
-// eventThread (CPU-time samples), its Java name, else its OS name.
-func ReadJFR(r io.Reader) ([]Stack, error) {
+// eventThread (CPU-time samples), its Java name, else its OS name. It
+// counts the CPU-time samples marked biased and the lost samples
+// jdk.CPUTimeSamplesLost reports.
+func ReadJFR(r io.Reader) ([]Stack, JFRAccounts, error) {
 	var doc jfrDoc
+	var acc JFRAccounts
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not jfr print --json output: %w", err)
+		return nil, acc, fmt.Errorf("not jfr print --json output: %w", err)
 	}
 	if doc.Recording == nil {
-		return nil, errors.New("not jfr print --json output: no \"recording\" object")
+		return nil, acc, errors.New("not jfr print --json output: no \"recording\" object")
 	}
 	var out []Stack
 	for i, e := range doc.Recording.Events {
+		if e.Type == eventLost {
+			acc.Lost += e.Values.LostSamples
+			continue
+		}
 		if e.Type != eventExecution && e.Type != eventCPUTime {
 			continue
+		}
+		if e.Values.Biased {
+			acc.Biased++
 		}
 		th := e.Values.SampledThread
 		if th == nil {
 			th = e.Values.EventThread
 		}
 		if th == nil {
-			return nil, fmt.Errorf("event %d (%s): no thread", i, e.Type)
+			return nil, acc, fmt.Errorf("event %d (%s): no thread", i, e.Type)
 		}
 		name := th.JavaName
 		if name == "" {
@@ -294,7 +316,7 @@ func ReadJFR(r io.Reader) ([]Stack, error) {
 		}
 		st := e.Values.StackTrace
 		if st == nil || len(st.Frames) == 0 {
-			return nil, fmt.Errorf("event %d (%s) on thread %q: no stack", i, e.Type, name)
+			return nil, acc, fmt.Errorf("event %d (%s) on thread %q: no stack", i, e.Type, name)
 		}
 		s := Stack{Thread: name, Count: 1}
 		for k := len(st.Frames) - 1; k >= 0; k-- {
@@ -303,5 +325,5 @@ func ReadJFR(r io.Reader) ([]Stack, error) {
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return out, acc, nil
 }
