@@ -9,8 +9,8 @@
 # Defaults (also from the environment): every mode and profiler,
 # --seconds $RUN_SECONDS or 5, --reps $REPS or 3, --warmup $WARMUP or 3,
 # --out $OUT_DIR or out/fidelity in this repository (not tracked). A run
-# takes warm-up + seconds + about 2 s; the whole default set (6 modes x
-# 8 profilers x 3 reps = 144 runs) about 144 x 10 s = 24 minutes, then
+# takes warm-up + seconds + about 2 s; the whole default set (7 modes x
+# 8 profilers x 3 reps = 168 runs) about 168 x 10 s = 28 minutes, then
 # collect runs the twins (about 2 minutes on 2 cores). Runs are rep-major
 # (for each rep, each mode, each profiler) so drift of the machine
 # spreads evenly. A run whose OUT/MODE/PROFILER/REP/meta exists is
@@ -20,7 +20,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-ALL_MODES=hotcold,calledges,blockhalf,oversub,returnpoll,deeprec
+ALL_MODES=hotcold,hotcold-noinline,calledges,blockhalf,oversub,returnpoll,deeprec
 ALL_PROFILERS=jfr25,jfr25-cpu,jfr17,jfr17-dns,ap-cpu,ap-itimer,ap-ctimer,ap-wall
 JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 JDK17=${JDK17:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
@@ -73,13 +73,14 @@ out=$(cd "$out" && pwd)
 # class MODE: the program's class; opts MODE: its JVM options.
 class() {
 	case $1 in
-	hotcold) echo HotCold ;; calledges) echo CallEdges ;; blockhalf) echo BlockHalf ;;
+	hotcold | hotcold-noinline) echo HotCold ;; calledges) echo CallEdges ;; blockhalf) echo BlockHalf ;;
 	oversub) echo Oversub ;; returnpoll) echo ReturnPoll ;; deeprec) echo DeepRec ;;
 	esac
 }
 mode_opts() {
 	case $1 in
 	returnpoll) echo "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,ReturnPoll::callee" ;;
+	hotcold-noinline) echo "-XX:-Inline" ;;
 	deeprec) echo "-Xss16m" ;;
 	*) echo "" ;;
 	esac

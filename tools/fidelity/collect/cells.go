@@ -95,6 +95,7 @@ type Mode struct {
 // Modes are run.sh's modes, in table order.
 var Modes = []Mode{
 	{"hotcold", "HotCold", "fid-hotcold", []Key{{KeyMethod, "HotCold.hot"}, {KeyMethod, "HotCold.cold"}}},
+	{"hotcold-noinline", "HotCold", "fid-hotcold-noinline", []Key{{KeyMethod, "HotCold.hot"}, {KeyMethod, "HotCold.cold"}}},
 	{"calledges", "CallEdges", "fid-calledges", []Key{{KeyMethod, "CallEdges.M"}, {KeyMethod, "CallEdges.call_1"}, {KeyMethod, "CallEdges.call_2"}}},
 	{"blockhalf", "BlockHalf", "fid-blockhalf", []Key{{KeyThread, "main"}, {KeyThread, "spinner"}, {KeyMethod, "BlockHalf.pause"}, {KeyMethod, "BlockHalf.compute"}}},
 	{"oversub", "Oversub", "fid-oversub", []Key{{KeyMethod, "Oversub.spinA"}, {KeyMethod, "Oversub.spinB"}, {KeyThread, "a-0"}, {KeyThread, "b-0"}}},

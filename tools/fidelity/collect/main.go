@@ -128,10 +128,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(runs) == 0 {
 		return usagef("%s: no completed run (MODE/PROFILER/REP/meta)", out)
 	}
-	// The table covers the modes that have runs (a partial run.sh, or
-	// one with --modes, leaves the others out).
+	// The table covers the modes and profilers that have runs (a partial
+	// run.sh, or one with --modes or --profilers, leaves the others out).
 	modes = slices.DeleteFunc(modes, func(m Mode) bool {
 		return !slices.ContainsFunc(runs, func(r *Run) bool { return r.Meta.Mode == m.Name })
+	})
+	profs = slices.DeleteFunc(profs, func(p Profiler) bool {
+		return !slices.ContainsFunc(runs, func(r *Run) bool { return r.Meta.Profiler == p.ID })
 	})
 	h := HeaderOf(runs)
 	h.Seeds = seeds
