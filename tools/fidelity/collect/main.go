@@ -58,15 +58,23 @@ func (s specFlag) Set(v string) error {
 
 func main() {
 	err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "collect:", err)
 	}
-	fmt.Fprintln(os.Stderr, "collect:", err)
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the exit status of run's error: 0, 2 for bad input or
+// flags (usageError), 1 for anything else.
+func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) {
-		os.Exit(2)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &u):
+		return 2
 	}
-	os.Exit(1)
+	return 1
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

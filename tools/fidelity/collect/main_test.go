@@ -150,8 +150,7 @@ func TestBadFilesNameThemselves(t *testing.T) {
 		var out, stderr bytes.Buffer
 		err := run(context.Background(), []string{"--out", c.dir, "--no-sim"}, &out, &stderr)
 		require.Error(t, err, c.dir)
-		var u usageError
-		assert.True(t, errors.As(err, &u), "%s: exit status 2", c.dir)
+		assert.Equal(t, 2, exitCode(err), c.dir)
 		assert.Contains(t, err.Error(), filepath.Join(c.dir, c.file), c.dir)
 		assert.Contains(t, err.Error(), c.want, c.dir)
 	}
@@ -161,9 +160,11 @@ func TestBadFilesNameThemselves(t *testing.T) {
 	require.True(t, errors.As(err, &u))
 	assert.Contains(t, err.Error(), "raw.collapsed: line 2")
 	err = run(context.Background(), []string{"--out", "testdata/runs", "--seeds", "0"}, &out, &stderr)
-	require.True(t, errors.As(err, &u), "a flag out of range")
+	assert.Equal(t, 2, exitCode(err), "a flag out of range")
+	assert.Equal(t, 1, exitCode(errors.New("a twin failed")))
+	assert.Equal(t, 0, exitCode(nil))
 	err = run(context.Background(), []string{"--out", "testdata/runs", "--spec", "jfr18=jfr"}, &out, &stderr)
-	require.True(t, errors.As(err, &u), "--spec for a profiler run.sh does not run")
+	assert.Equal(t, 2, exitCode(err), "--spec for a profiler run.sh does not run")
 	assert.Contains(t, err.Error(), `profiler "jfr18" is not one of`)
 }
 
