@@ -105,7 +105,7 @@ for p in "${prof_list[@]}"; do
 	esac
 done
 ap_version=$("$ap_home/build/bin/asprof" --version 2>/dev/null | head -1 || echo "(none)")
-[ -f "$ap_home/TAG" ] && ap_version="$ap_version, tag $(cat "$ap_home/TAG")"
+if [ -f "$ap_home/TAG" ]; then ap_version="$ap_version, tag $(cat "$ap_home/TAG")"; fi
 (cd "$root" && go build -o "$bin/collect" ./tools/fidelity/collect)
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -163,13 +163,13 @@ for rep in $(seq 1 "$reps"); do
 			jfr17 | jfr17-dns) jdk=$JDK17 version=$v17 classes=$bin/classes17 ;;
 			ap-*)
 				jdk=$AP_JDK version=$vap classes=$bin/classes25
-				[ "$jdk" = "$JDK17" ] && classes=$bin/classes17
+				if [ "$jdk" = "$JDK17" ]; then classes=$bin/classes17; fi
 				;;
 			esac
 			prof_opts=()
 			case $p in
 			jfr*)
-				[ "$p" = jfr17-dns ] && prof_opts=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
+				if [ "$p" = jfr17-dns ]; then prof_opts=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints); fi
 				if [ "$p" = jfr25-cpu ]; then events=jdk.CPUTimeSample,jdk.CPUTimeSamplesLost jfc=$here/cputime10ms.jfc; fi
 				prof_opts+=("-XX:StartFlightRecording=delay=${warmup}s,duration=${seconds}s,settings=$jfc,filename=$dir/raw.jfr")
 				raw=$dir/raw.jfr
@@ -178,7 +178,7 @@ for rep in $(seq 1 "$reps"); do
 			ap-*)
 				engine=${p#ap-}
 				prof_opts=("-agentpath:$ap_home/build/lib/libasyncProfiler.so")
-				[ "$jdk" != "$JDK17" ] && prof_opts+=(-XX:+EnableDynamicAgentLoading)
+				if [ "$jdk" != "$JDK17" ]; then prof_opts+=(-XX:+EnableDynamicAgentLoading); fi
 				raw=$dir/raw.collapsed
 				tool="$ap_version: loaded with -agentpath, asprof -d $seconds -e $engine -i 10ms -t -a -o collapsed at ${warmup} s"
 				;;
