@@ -144,6 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	profs = slices.DeleteFunc(profs, func(p Profiler) bool {
 		return !slices.ContainsFunc(runs, func(r *Run) bool { return r.Meta.Profiler == p.ID })
 	})
+	profs = vmOfRuns(profs, runs)
 	h := HeaderOf(runs)
 	h.Seeds = seeds
 	for _, r := range runs {
@@ -220,6 +221,31 @@ func pick[T any](name, v string, all []T, id func(T) string) ([]T, error) {
 		}
 	}
 	return out, nil
+}
+
+// vmOfRuns sets the VM preset of the async-profiler profilers from their
+// runs' JDK (run.sh's AP_JDK): hotspot17 when every run was on JDK 17,
+// else their own (hotspot25).
+func vmOfRuns(profs []Profiler, runs []*Run) []Profiler {
+	out := slices.Clone(profs)
+	for i, p := range out {
+		if !p.Async {
+			continue
+		}
+		n, on17 := 0, 0
+		for _, r := range runs {
+			if r.Meta.Profiler == p.ID {
+				n++
+				if strings.HasPrefix(r.Meta.JavaVersion, "17.") {
+					on17++
+				}
+			}
+		}
+		if n > 0 && on17 == n {
+			out[i].VM = "hotspot17"
+		}
+	}
+	return out
 }
 
 // scopeOfMode is the twin's threads and methods.

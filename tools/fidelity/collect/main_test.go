@@ -211,3 +211,16 @@ func TestTwinsAndMissingSampler(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, res.Cells["blockhalf"]["ap-wall"].NA, "nosuchkey", "a built sampler's bad key is shown, not hidden")
 }
+
+// async-profiler's twins run on the preset of the JDK its runs used.
+func TestAsyncTwinsFollowTheRunsJDK(t *testing.T) {
+	ap, _ := lookupProfiler("ap-wall")
+	jfr, _ := lookupProfiler("jfr17")
+	run := func(v string) *Run { return &Run{Meta: Meta{Profiler: "ap-wall", JavaVersion: v}} }
+	got := vmOfRuns([]Profiler{ap, jfr}, []*Run{run("17.0.15+6-Debian-1deb12u1"), run("17.0.15+6-Debian-1deb12u1")})
+	assert.Equal(t, "hotspot17", got[0].VM)
+	assert.Equal(t, "hotspot17", got[1].VM, "JFR's profilers keep theirs")
+	got = vmOfRuns([]Profiler{ap}, []*Run{run("17.0.15+6-Debian-1deb12u1"), run("25.0.3+9-LTS")})
+	assert.Equal(t, "hotspot25", got[0].VM, "runs on both JDKs: its own")
+	assert.Equal(t, "hotspot25", ap.VM, "the table of profilers is not changed")
+}
