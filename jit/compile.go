@@ -358,13 +358,21 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 //     of the implicit exception table, not a PcDesc (fill_buffer's
 //     inct_starts); its handler's uncommon trap is out of line.
 //
-// The method's entry has no PcDesc (C2 emits no safepoint in the prolog).
-// The slow paths and uncommon traps sit at their statement here, where C2's
-// block layout may move them to the end of the code. With
+// The method's entry has no PcDesc (C2 emits no safepoint in the prolog),
+// nor has its return poll (above). The slow paths sit at their statement
+// here, where C2's block layout may move them to the end of the code. The
+// uncommon traps of a method's own checks (program.Method.Traps: range,
+// null and zero checks, untaken branches) are out of line after its
+// return, each a call to the UncommonTrapBlob with a PcDesc: sim.Code.Traps
+// marks them. Seen on OpenJDK 17 (-XX:CompileCommand=print,HotCold::hot,
+// tools/debuginfo): HotCold.hot's C2 code has six PcDescs, all trap calls
+// after its ret, the first the iaload's range check at line 12; DebugInfo's
+// arithmetic hot(long) has none. With
 // DebugNonSafepoints every statement has a record (Debug nil):
 // fill_buffer's NonSafepointEmitter::observe_instruction adds one at the end
 // of each instruction whose JVMState changes.
 func (j *JIT) placeDebugInfo(c *sim.Code) {
+	c.Traps = j.img.Methods[c.Method].Traps
 	if j.cfg.DebugNonSafepoints {
 		c.Debug = nil
 		return

@@ -376,7 +376,7 @@ func (d *decoder) number(n *node) float64 {
 
 var (
 	programKeys = []string{"name", "description", "methods", "threads", "compile_commands"}
-	methodKeys  = []string{"class", "name", "signature", "recursion_limit", "compiled", "body"}
+	methodKeys  = []string{"class", "name", "signature", "recursion_limit", "compiled", "traps", "body"}
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
 	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "spawn", "throw"}
 	workKeys    = []string{"cycles", "bytecodes"}
@@ -441,6 +441,8 @@ func (d *decoder) method(n *node, m *Method) {
 			m.RecursionLimit = d.intField(v, rangeDepth)
 		case "compiled":
 			m.Compiled = d.boolean(v)
+		case "traps":
+			m.Traps = d.boolean(v)
 		case "body":
 			m.Body = d.stmts(v)
 		}

@@ -47,8 +47,17 @@ type Method struct {
 	// run starts instead of the interpreter's, as a JVM well past its
 	// warm-up has, and compiles it again, with the call-site profile, when
 	// its counters pass the thresholds (docs/WORKLOADS.md).
-	Compiled bool   `json:"compiled,omitempty" yaml:"compiled,omitempty"`
-	Body     []Stmt `json:"body" yaml:"body"`
+	Compiled bool `json:"compiled,omitempty" yaml:"compiled,omitempty"`
+	// Traps says the method's C2 code has uncommon traps: an array access's
+	// range check, a loaded reference's null check, a division's zero
+	// check, a branch its profile never saw taken. C2 places each trap's
+	// call, with its PcDesc, out of line after the method's return, so a
+	// position anywhere in the method's own body resolves through debug
+	// information to the method itself (jit's placeDebugInfo,
+	// samplers.ResolveDebugInfo); a method without them (arithmetic on
+	// locals and statics) has no PcDesc past its last safepoint or call.
+	Traps bool   `json:"traps,omitempty" yaml:"traps,omitempty"`
+	Body  []Stmt `json:"body" yaml:"body"`
 }
 
 // FullName is "Class.name", the name profiles show when it is unambiguous.

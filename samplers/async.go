@@ -137,6 +137,15 @@ func (s *Async) Result() *Result { return s.rec.result() }
 // sites, whose return addresses have exact PcDescs (vframeStream's
 // pc_desc_at), and are kept as they are.
 //
+// A compiled method with uncommon traps of its own (sim.Code.Traps) always
+// has a record past its body: C2 places the trap calls, each with a PcDesc,
+// after the return (opto/output.cpp fill_buffer emits the blocks in
+// PhaseCFG's order, the uncommon ones last; the return poll itself has no
+// PcDesc), so a top frame with no record left in its body resolves to
+// the method itself, at the statement the first trap names (trapStatement),
+// with no inlined frame. Measured on OpenJDK 17 (tools/debuginfo, mode
+// hotcold): HotCold.hot not inlined, every JFR sample of it at line 12.
+//
 // A top frame with no record at or after its position (past the last
 // PcDesc: pc_desc_near finds only the upper sentinel, whose scope is
 // serialized_null, DebugInformationRecorder::pcs_size in
@@ -188,6 +197,11 @@ func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, o
 			break
 		}
 		if k == root {
+			if c := stack[root].Code; c.Traps {
+				// The first uncommon trap's PcDesc after the return.
+				k, path = root, append(path[:0], hop{c, trapStatement(c)})
+				break
+			}
 			// Undecipherable: AsyncGetCallTrace's native-frame fill.
 			out = append(out, stack[:root]...)
 			f := stack[root]
@@ -218,6 +232,19 @@ func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, o
 		out = append(out, f)
 	}
 	return out, true
+}
+
+// trapStatement is the statement the first out-of-line uncommon trap of c
+// names: its last statement before the closing return (HotCold.hot's first
+// trap is its last line's iaload range check; C2 orders the trap blocks
+// after the body, opto/block.cpp's PhaseCFG::fixup_flow moving uncommon
+// paths to the end).
+func trapStatement(c *sim.Code) int32 {
+	pc := int32(len(c.Instrs)) - 1
+	for pc > 0 && c.Instrs[pc].Op == sim.OpReturn {
+		pc--
+	}
+	return pc
 }
 
 // hop is one scope of a debug record: a statement of a code version.

@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/profsim/profsim/harness"
@@ -217,6 +218,24 @@ func TestDebugInfoUndecipherableFrame(t *testing.T) {
 	assert.Zero(t, leafShares(out.Profiles["jfr"])[leaf{"D.hot", 1, false, 2}]+leafShares(out.Profiles["jfr"])[leaf{"D.hot", 2, false, 2}],
 		"jfr: no sample of hot()")
 	assert.Equal(t, jfr.Requested, jfr.Taken+jfr.Undecipherable, "one running thread: each round samples it or fails")
+}
+
+// The same leaf with uncommon traps of its own (HotCold.hot's range, zero
+// and unstable-if checks): C2 places the trap calls, with their PcDescs,
+// after the return, so every position in hot()'s body resolves to hot()
+// at the line the first trap names, its last (tools/debuginfo, mode
+// hotcold: on OpenJDK 17 with -XX:-Inline, JFR charges 90-92 % of the
+// samples to hot() at line 12, the rest to cold()'s loop).
+func TestDebugInfoStandaloneLeafWithTraps(t *testing.T) {
+	out := runDebugInfo(t, strings.Replace(standaloneLeaf, "name: hot\n", "name: hot\n    traps: true\n", 1), nil)
+	hot := truthLineShare(out, "D.hot", 1) + truthLineShare(out, "D.hot", 2)
+	require.Greater(t, hot, 0.9)
+	for _, name := range []string{"async", "jfr"} {
+		assert.Zero(t, out.Costs[name].Undecipherable, name)
+		shares := leafShares(out.Profiles[name])
+		assert.InDelta(t, hot, shares[leaf{"D.hot", 2, false, 2}], shareTolerance, "%s: hot() at its last line", name)
+		assert.Zero(t, shares[leaf{"D.hot", 1, false, 2}], name)
+	}
 }
 
 // ResolveDebugInfo on hand-built code: the record may be in a later

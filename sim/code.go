@@ -154,6 +154,11 @@ type Code struct {
 	// out at their call sites. Nil means every statement is recorded
 	// (DebugNonSafepoints, interpreted code).
 	Debug []bool
+	// Traps marks compiled code with out-of-line uncommon traps
+	// (program.Method.Traps, set by jit's placeDebugInfo): past the last
+	// marked statement of its body there is still a PcDesc, the first trap
+	// call's after the return, which names the method's last statement.
+	Traps bool
 	// Size is the bytecode size the JIT compiled for this version,
 	// inlined callees included (0 for the base version).
 	Size int64

@@ -232,11 +232,20 @@ func TestRunHeaderDescribesTheJIT(t *testing.T) {
 }
 
 // Samples that debug information cannot resolve are counted in the JSON
-// result: without inlining HotCold.hot's compiled code has no debug
-// record after its loop (samplers.TestDebugInfoUndecipherableFrame), so
-// async records such samples at bci 0 and jfr drops them.
+// result: without inlining an arithmetic-only leaf (HotCold.hot without
+// its uncommon traps) has no debug record at all
+// (samplers.TestDebugInfoUndecipherableFrame), so async records such
+// samples at bci 0 and jfr drops them.
 func TestUndecipherableSamplesAreReported(t *testing.T) {
-	r, _ := runJSON(t, "run", "--workload", "hotcold", "--duration", "300ms", "--inline=false", "--samplers", "async,jfr,safepoint")
+	file := filepath.Join(t.TempDir(), "leaf.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`
+name: leaf
+methods:
+  - {class: L, name: main, body: [{loop: {trips: 1000000000, body: [{work: {cycles: 2, bytecodes: 4}}, {call: {method: L.hot}}]}}]}
+  - {class: L, name: hot, body: [{work: {cycles: 100, bytecodes: 30}}]}
+threads: [{name: main, entry: L.main}]
+`), 0o644))
+	r, _ := runJSON(t, "run", "--workload", file, "--duration", "300ms", "--inline=false", "--samplers", "async,jfr,safepoint")
 	async, jfr, sp := r.Profiles["async"].Costs, r.Profiles["jfr"].Costs, r.Profiles["safepoint"].Costs
 	assert.Positive(t, async.Undecipherable)
 	assert.LessOrEqual(t, async.Undecipherable, async.Taken, "async keeps them")
