@@ -140,8 +140,8 @@ func (s *Async) Result() *Result { return s.rec.result() }
 // A compiled method with uncommon traps of its own (sim.Code.Traps) always
 // has a record past its body: C2 places the trap calls, each with a PcDesc,
 // after the return (opto/output.cpp fill_buffer emits the blocks in
-// PhaseCFG's order, the uncommon ones last; the return poll itself has no
-// PcDesc), so a top frame with no record left in its body resolves to
+// PhaseCFG's order, remove_empty_blocks having moved the uncommon ones
+// last; the return poll itself has no PcDesc), so a top frame with no record left in its body resolves to
 // the method itself, at the statement the first trap names (trapStatement),
 // with no inlined frame. Measured on OpenJDK 17 (tools/debuginfo, mode
 // hotcold): HotCold.hot not inlined, every JFR sample of it at line 12.
@@ -236,9 +236,10 @@ func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, o
 
 // trapStatement is the statement the first out-of-line uncommon trap of c
 // names: its last statement before the closing return (HotCold.hot's first
-// trap is its last line's iaload range check; C2 orders the trap blocks
-// after the body, opto/block.cpp's PhaseCFG::fixup_flow moving uncommon
-// paths to the end).
+// trap is its last line's iaload range check: C2 lays the trap blocks out
+// after the body, PhaseCFG::remove_empty_blocks in opto/block.cpp moving
+// uncommon blocks to the end, and JfrGetCallTrace::find_top_frame moves
+// the frame's pc to that PcDesc's, real_pc, whose scope the walk decodes).
 func trapStatement(c *sim.Code) int32 {
 	pc := int32(len(c.Instrs)) - 1
 	for pc > 0 && c.Instrs[pc].Op == sim.OpReturn {
