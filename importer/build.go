@@ -35,7 +35,10 @@ type mmethod struct {
 	native bool
 	// body holds the class file's analysis; nil when the method is
 	// modelled from the samples alone.
-	body    *classfile.Body
+	body *classfile.Body
+	// traps: the method's bytecode holds a check C2 compiles to an
+	// uncommon trap (guardedByTrap).
+	traps   bool
 	regions []*region // [0] is the method body; loops after, outer first
 
 	incl    float64 // inclusive samples, occurrence counted
@@ -208,6 +211,7 @@ func (b *builder) structure(m *mmethod) error {
 						return fmt.Errorf("%s: %w", m.ref, err)
 					}
 					m.body = body
+					m.traps = guardedByTrap(body)
 				}
 			}
 		}
@@ -554,7 +558,7 @@ func (b *builder) realize() error {
 		m.segLines = map[int]bool{}
 		body := b.region(m, 0, m.calls)
 		p.Methods = append(p.Methods, program.Method{Class: m.class, Name: m.name, Signature: m.desc, RecursionLimit: m.limit,
-			Compiled: m.ranCompiled(), Body: body})
+			Compiled: m.ranCompiled(), Traps: m.traps, Body: body})
 	}
 	p.CompileCommands = b.inliningCommands(p)
 	var first int64 = math.MaxInt64
@@ -875,4 +879,27 @@ func (b *builder) inliningCommands(p *program.Program) []string {
 		}
 	}
 	return out
+}
+
+// guardedByTrap reports whether body holds an instruction whose check C2
+// compiles, in code where the check has never failed, to a branch to an
+// uncommon trap — a call out of line after the method's return, with its
+// PcDesc (program.Method.Traps): an array element load or store (its
+// range check, GraphKit::array_element_address; aastore also its store
+// check), an integer division or remainder (the divisor's zero check,
+// Parse::do_one_bytecode's zero_check_int and zero_check_long) or a
+// checkcast (GraphKit::gen_checkcast). Branches a profile never saw taken
+// become traps too, but which branches those are the recording does not
+// say, so they are not counted.
+func guardedByTrap(body *classfile.Body) bool {
+	for _, in := range body.Instrs {
+		switch op := in.Op; {
+		case op >= 0x2e && op <= 0x35, // iaload … saload
+			op >= 0x4f && op <= 0x56,                       // iastore … sastore
+			op == 0x6c, op == 0x6d, op == 0x70, op == 0x71, // idiv, ldiv, irem, lrem
+			op == 0xc0: // checkcast
+			return true
+		}
+	}
+	return false
 }

@@ -137,3 +137,16 @@ func TestLoopTripsBoundedCalls(t *testing.T) {
 	assert.Equal(t, *tr, *lo.Trips)
 	assert.Equal(t, *program.Const(10), *li.Trips)
 }
+
+// A method whose bytecode holds a check C2 guards with an uncommon trap
+// is marked Traps (program.Method.Traps): Loops.phrase reads a[i & 63]
+// (an array load: its range check); Loops.once only calls it.
+func TestTrapsFromTheBytecode(t *testing.T) {
+	p := importLoops(t, onceCaller, 5, 10, 80)
+	traps := map[string]bool{}
+	for _, m := range p.Methods {
+		traps[m.Name] = m.Traps
+	}
+	assert.True(t, traps["phrase"], "an array load's range check")
+	assert.False(t, traps["once"], "a call and a return: no trap")
+}
