@@ -123,6 +123,14 @@ type Costs struct {
 	// records them as the compiled method at bci 0, jfr does not record
 	// them (they are not in Taken).
 	Undecipherable int64 `json:"undecipherable,omitempty"`
+	// Biased counts samples a JDK 25 JFR sampler (jfr-coop, jfr-cputime)
+	// flags biased (compute_top_frame in jfrThreadSampling.cpp); Returned
+	// those whose sampled frame had returned by the poll, walked from the
+	// frame then at its depth; Lost the requests jfr-cputime dropped on a
+	// full queue (jdk.CPUTimeSamplesLost).
+	Biased   int64 `json:"biased,omitempty"`
+	Returned int64 `json:"returned,omitempty"`
+	Lost     int64 `json:"lost,omitempty"`
 	// Ticks are the request times; SampleTimes when each thread sample was
 	// actually taken (for interval autocorrelation).
 	Ticks       []int64 `json:"-"`
