@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/profsim/profsim/tools/internal/javaname"
 )
 
 // Stack is one sampled stack of a real run: its thread and its frames,
@@ -166,23 +167,6 @@ func ReadRun(dir, metaName string) (*Run, error) {
 	return r, nil
 }
 
-var (
-	// hiddenSuffix is a hidden class's address suffix ("/0x…", "+0x…",
-	// ".0x…") before the method's dot.
-	hiddenSuffix = regexp.MustCompile(`[./+]0x[0-9a-fA-F]+\.`)
-	// lambdaNumber is a lambda class's sequence number ("$$Lambda$14").
-	lambdaNumber = regexp.MustCompile(`\$\$Lambda\$[0-9]+`)
-)
-
-// JavaName normalises "pkg/Class$Inner.method" to "pkg.Class$Inner.method",
-// hidden-class suffixes and lambda numbers dropped (as
-// tools/realapps/validate/collect does).
-func JavaName(frame string) string {
-	frame = hiddenSuffix.ReplaceAllString(frame, ".")
-	frame = lambdaNumber.ReplaceAllString(frame, "$$$$Lambda")
-	return strings.ReplaceAll(frame, "/", ".")
-}
-
 // javaAnnotations are async-profiler's suffixes of Java frames with the
 // ann option (frameName.cpp): interpreted, C1, C2, inlined.
 var javaAnnotations = []string{"_[0]", "_[1]", "_[j]", "_[i]"}
@@ -221,7 +205,7 @@ func ReadAsync(r io.Reader) ([]Stack, error) {
 		for _, f := range frames[1:] {
 			for _, a := range javaAnnotations {
 				if strings.HasSuffix(f, a) {
-					f = JavaName(strings.TrimSuffix(f, a))
+					f = javaname.Of(strings.TrimSuffix(f, a))
 					break
 				}
 			}
@@ -321,7 +305,7 @@ func ReadJFR(r io.Reader) ([]Stack, JFRAccounts, error) {
 		s := Stack{Thread: name, Count: 1}
 		for k := len(st.Frames) - 1; k >= 0; k-- {
 			m := st.Frames[k].Method
-			s.Frames = append(s.Frames, JavaName(m.Type.Name+"."+m.Name))
+			s.Frames = append(s.Frames, javaname.Of(m.Type.Name+"."+m.Name))
 		}
 		out = append(out, s)
 	}

@@ -22,13 +22,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/profsim/profsim/jfrjson"
+	"github.com/profsim/profsim/tools/internal/javaname"
 )
 
 // Formats of raw input.
@@ -131,25 +131,6 @@ func (p *Profile) Folded() []string {
 	return lines
 }
 
-var (
-	// hiddenSuffix is a hidden class's address suffix as JVMTI, JFR and
-	// async-profiler print it ("Foo$$Lambda$14/0x0000000800c0b000",
-	// "+0x…", ".0x…"), before the method's dot.
-	hiddenSuffix = regexp.MustCompile(`[./+]0x[0-9a-fA-F]+\.`)
-	// lambdaNumber is a lambda class's sequence number ("$$Lambda$14").
-	lambdaNumber = regexp.MustCompile(`\$\$Lambda\$[0-9]+`)
-)
-
-// JavaName normalises a Java frame "pkg/Class$Inner.method" or
-// "pkg.Class$Inner.method" to the contract's form: dots, hidden-class
-// address suffixes dropped, lambda numbers dropped
-// ("a/B$$Lambda$123/0x0000000800c0b000.run" -> "a.B$$Lambda.run").
-func JavaName(frame string) string {
-	frame = hiddenSuffix.ReplaceAllString(frame, ".")
-	frame = lambdaNumber.ReplaceAllString(frame, "$$$$Lambda")
-	return strings.ReplaceAll(frame, "/", ".")
-}
-
 // foldedLine splits "a;b;c 12" into its frames and count.
 func foldedLine(line string) ([]string, int64, error) {
 	sp := strings.LastIndexByte(line, ' ')
@@ -216,7 +197,7 @@ func ReadAgent(r io.Reader) (*Profile, error) {
 				}
 			}
 			native := strings.HasSuffix(f, nativeSuffix)
-			f = JavaName(strings.TrimSuffix(f, nativeSuffix))
+			f = javaname.Of(strings.TrimSuffix(f, nativeSuffix))
 			s.Frames = append(s.Frames, f)
 			if i == len(frames)-2 {
 				s.Method, s.NativeLeaf = f, native
@@ -251,7 +232,7 @@ func asyncThread(f string) (string, error) {
 
 // ReadAsync reads async-profiler's collapsed output made with the threads
 // and ann options. Java frames end in an annotation and are renamed by
-// JavaName; other frames (C, C++, kernel, async-profiler's own "[...]")
+// javaname.Of; other frames (C, C++, kernel, async-profiler's own "[...]")
 // stay as they are. The method is the innermost Java frame; frames above
 // it make a native leaf; a stack without a Java frame is charged to its
 // leaf frame and is a native leaf.
@@ -279,7 +260,7 @@ func ReadAsync(r io.Reader) (*Profile, error) {
 		for i, f := range frames[1:] {
 			for _, a := range javaAnnotations {
 				if strings.HasSuffix(f, a) {
-					f = JavaName(strings.TrimSuffix(f, a))
+					f = javaname.Of(strings.TrimSuffix(f, a))
 					java = i
 					break
 				}
@@ -316,7 +297,7 @@ func ReadJFR(r io.Reader) (*Profile, error) {
 		st := Stack{Thread: strings.ReplaceAll(s.Thread.Name, ";", "_"), Count: 1}
 		for i := len(s.Frames) - 1; i >= 0; i-- {
 			m := s.Frames[i].Method
-			st.Frames = append(st.Frames, JavaName(m.Class+"."+m.Name))
+			st.Frames = append(st.Frames, javaname.Of(m.Class+"."+m.Name))
 		}
 		st.Method = st.Frames[len(st.Frames)-1]
 		st.NativeLeaf = s.Frames[0].Type == jfrjson.Native

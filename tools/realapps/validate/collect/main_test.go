@@ -23,19 +23,6 @@ func read(t *testing.T, name string, fn func(r *os.File) (*Profile, error)) *Pro
 	return p
 }
 
-func TestJavaName(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"a/B$$Lambda$123/0x0000000800c0b000.run", "a.B$$Lambda.run"},
-		{"a.B$$Lambda$123.0x0000000800c0b000.run", "a.B$$Lambda.run"},
-		{"a/B$$Lambda$123+0x0000000800C0B000.run", "a.B$$Lambda.run"},
-		{"java/lang/invoke/LambdaForm$MH/0x0000000800c0c400.invoke", "java.lang.invoke.LambdaForm$MH.invoke"},
-		{"a/B$Inner.<init>", "a.B$Inner.<init>"},
-		{"a.B$$Lambda.run", "a.B$$Lambda.run"},
-	} {
-		assert.Equal(t, tc.want, JavaName(tc.in), tc.in)
-	}
-}
-
 func TestReadAgent(t *testing.T) {
 	p := read(t, "agent.folded", func(f *os.File) (*Profile, error) { return ReadAgent(f) })
 	assert.Equal(t, Totals{Total: 13, Main: 10, NativeLeaf: 2}, p.Totals())
