@@ -8,6 +8,7 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -150,7 +151,7 @@ func TestJFRCPUTimeLostOnFullQueue(t *testing.T) {
 	for _, c := range []struct {
 		spec string
 		lost bool
-	}{{"jfr-cputime:small,rate=0,cpu_period=1ms,queue_capacity=2", true}, {"jfr-cputime:big,rate=0,cpu_period=1ms", false}} {
+	}{{"jfr-cputime:small,throttle=1ms,queue_capacity=2", true}, {"jfr-cputime:big,throttle=1ms", false}} {
 		cfg := harness.DefaultConfig()
 		cfg.Sim.Duration = 1 * sim.Second
 		cfg.Samplers = []string{c.spec}
@@ -171,3 +172,34 @@ func TestJFRCPUTimeLostOnFullQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestJFRCPUTimeThrottle: throttle takes JFR's two forms; a rate is per
+// process, so each thread's CPU period is CPUs / rate; anything else is an
+// error naming the key. The program is busy 50 of every 51 ms for 1 s.
+func TestJFRCPUTimeThrottle(t *testing.T) {
+	for _, c := range []struct {
+		throttle string
+		want     float64 // signals: busy CPU time / period
+	}{{"500/s", 980 / 4.0}, {" 20/s", 980 / 100.0}, {"10ms", 980 / 10.0}} {
+		cfg := harness.DefaultConfig()
+		cfg.Sim.CPUs = 2
+		cfg.Sim.Duration = sim.Second
+		cfg.Samplers = []string{"jfr-cputime:x,throttle=" + c.throttle}
+		out, err := harness.Run(pollFreeProgram(), cfg)
+		require.NoError(t, err, c.throttle)
+		assert.InDelta(t, c.want, float64(out.Costs["jfr-cputime:x"].Requested), 1+c.want*throttleCountTolerance, c.throttle)
+	}
+	for _, bad := range []string{"", "0/s", "-5/s", "x/s", "0ms", "10", "fast", "1e10/s"} {
+		spec, err := samplers.ParseSpec("jfr-cputime,throttle=" + bad)
+		if err == nil {
+			_, err = spec.Resolve()
+		}
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "throttle", bad)
+	}
+}
+
+// throttleCountTolerance: signals are counted at 4 ms ticks, so the count
+// can be off by a tick's worth at each of the ~20 sleeps: 5 %, plus one
+// for the period the run's end cuts (our choice, from the mechanism).
+const throttleCountTolerance = 0.05

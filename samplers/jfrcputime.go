@@ -2,6 +2,9 @@ package samplers
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
@@ -10,11 +13,11 @@ import (
 // JFRCPUTimeConfig configures JDK 25's CPU-time sampler (JEP 509,
 // jdk.CPUTimeSample).
 type JFRCPUTimeConfig struct {
-	// Rate and Period are the two forms of the throttle setting: Rate
-	// samples per second for the whole process, a per-thread CPU period of
-	// CPUs / Rate; or Period of CPU time per thread. Exactly one is > 0.
-	Rate   float64  `key:"rate" check:"0..1e9" unit:"samples/s" doc:"throttle as a rate: each thread's CPU period is CPUs / rate (0: use cpu_period)" src:"JDK 25 default.jfc: jdk.CPUTimeSample throttle 500/s; jfrCPUTimeThreadSampler.cpp compute_sampling_period scales a rate by the active processor count"`
-	Period sim.Time `key:"cpu_period" check:"0..max" doc:"throttle as a period: each thread's CPU time between signals (0: use rate)" src:"JDK 25 profile.jfc: jdk.CPUTimeSample throttle 10 ms"`
+	// Throttle is JFR's throttle setting in either of its forms: a rate
+	// ("500/s", samples per second for the whole process: each thread's
+	// CPU period is CPUs / rate) or a period of CPU time per thread
+	// ("10ms").
+	Throttle string `key:"throttle" doc:"JFR's throttle: a rate N/s (each thread's CPU period is CPUs / N) or a CPU-time period per thread (10ms)" src:"JDK 25 default.jfc: jdk.CPUTimeSample throttle 500/s, profile.jfc 10 ms; jfrCPUTimeThreadSampler.cpp compute_sampling_period scales a rate by the active processor count"`
 	// Tick is the kernel's timer tick: a POSIX CPU-clock timer expires when
 	// the tick that sees its thread's CPU time past the expiry runs.
 	Tick sim.Time `key:"tick_interval" check:"1us..max" doc:"kernel tick at which per-thread CPU timers are checked (run_posix_cpu_timers)" src:"Linux CONFIG_HZ=250: 4 ms; tools/timer-jitter (c) finds async-profiler's ctimer on the 4 ms jiffy"`
@@ -34,7 +37,7 @@ type JFRCPUTimeConfig struct {
 
 // DefaultJFRCPUTimeConfig is default.jfc's setting.
 func DefaultJFRCPUTimeConfig() JFRCPUTimeConfig {
-	return JFRCPUTimeConfig{Rate: 500, Tick: 4 * sim.Millisecond, Depth: 64, DebugInfo: true, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
+	return JFRCPUTimeConfig{Throttle: "500/s", Tick: 4 * sim.Millisecond, Depth: 64, DebugInfo: true, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
@@ -42,10 +45,26 @@ func (c JFRCPUTimeConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
 		return err
 	}
-	if (c.Rate > 0) == (c.Period > 0) {
-		return fmt.Errorf("rate: give exactly one of rate and cpu_period (got rate %g, cpu_period %v)", c.Rate, c.Period)
+	_, _, err := c.throttle()
+	return err
+}
+
+// throttle parses Throttle into a rate (samples/s) or a period, exactly
+// one of them > 0.
+func (c JFRCPUTimeConfig) throttle() (rate float64, period sim.Time, err error) {
+	t := strings.TrimSpace(c.Throttle)
+	if num, ok := strings.CutSuffix(t, "/s"); ok {
+		rate, err = strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !(rate > 0) || rate > 1e9 || math.IsInf(rate, 0) {
+			return 0, 0, fmt.Errorf("throttle: %q: want a rate N/s with 0 < N <= 1e9, or a period such as 10ms", c.Throttle)
+		}
+		return rate, 0, nil
 	}
-	return nil
+	period, err = param.ParseDuration(t)
+	if err != nil || period <= 0 {
+		return 0, 0, fmt.Errorf("throttle: %q: want a rate such as 500/s or a positive period such as 10ms", c.Throttle)
+	}
+	return 0, period, nil
 }
 
 func init() {
@@ -98,11 +117,12 @@ func (s *JFRCPUTime) Attach(env *Env) error {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
 	s.env = env
-	s.period = s.cfg.Period
-	if s.cfg.Rate > 0 {
-		s.period = sim.Time(float64(env.VM.Config().CPUs) * 1e9 / s.cfg.Rate)
+	rate, period, _ := s.cfg.throttle()
+	s.period = period
+	if rate > 0 {
+		s.period = sim.Time(float64(env.VM.Config().CPUs) * 1e9 / rate)
 		if s.period < 1 {
-			return fmt.Errorf("sampler %s: rate: %g samples/s on %d CPUs gives a period under 1 ns", s.name, s.cfg.Rate, env.VM.Config().CPUs)
+			return fmt.Errorf("sampler %s: throttle: %g samples/s on %d CPUs gives a period under 1 ns", s.name, rate, env.VM.Config().CPUs)
 		}
 	}
 	s.capacity = s.cfg.QueueCapacity

@@ -28,7 +28,7 @@ type Profiler struct {
 // Profilers are run.sh's profilers, in table order.
 var Profilers = []Profiler{
 	{ID: "jfr25", Real: "JDK 25 JFR jdk.ExecutionSample, 10 ms (cooperative, JEP 518)", Spec: "jfr-coop:jfr25,period=10ms", VM: "hotspot25"},
-	{ID: "jfr25-cpu", Real: "JDK 25 JFR jdk.CPUTimeSample, throttle 10 ms (JEP 509)", Spec: "jfr-cputime:jfr25-cpu,cpu_period=10ms", VM: "hotspot25"},
+	{ID: "jfr25-cpu", Real: "JDK 25 JFR jdk.CPUTimeSample, throttle 10 ms (JEP 509)", Spec: "jfr-cputime:jfr25-cpu,throttle=10ms", VM: "hotspot25"},
 	{ID: "jfr17", Real: "JDK 17 JFR jdk.ExecutionSample, 10 ms", Spec: "jfr:jfr17,period=10ms", VM: "hotspot17"},
 	{ID: "jfr17-dns", Real: "JDK 17 JFR jdk.ExecutionSample, 10 ms, -XX:+DebugNonSafepoints", Spec: "jfr:jfr17-dns,period=10ms", VM: "hotspot17", DNS: true},
 	{ID: "ap-cpu", Real: "async-profiler 4.5 -e cpu -i 10ms", Spec: "async:ap-cpu,engine=cpu,interval=10ms", VM: "hotspot25", DNS: true, Async: true},
