@@ -120,7 +120,7 @@ func TestProfileFromStartsTheSamplers(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 2, 100*sim.Millisecond
-	cfg.Samplers = []string{"async,interval=1ms,jitter=0", "jfr:perfect,jitter=0"}
+	cfg.Samplers = []string{"async,engine=wall,interval=1ms,jitter=0", "jfr:perfect,jitter=0"}
 	run := func(skip sim.Time) *Outcome {
 		cfg.ProfileFrom = skip
 		out, err := Run(parse(t, spinners), cfg)
@@ -129,14 +129,17 @@ func TestProfileFromStartsTheSamplers(t *testing.T) {
 	}
 	const skip = 60 * sim.Millisecond
 	whole, win := run(0), run(skip)
+	// async's wall engine signals both spinners every period from a
+	// period after its start; jfr takes one request a round.
 	for _, c := range []struct {
-		name   string
-		period sim.Time
-	}{{"async", sim.Millisecond}, {"jfr:perfect", 20 * sim.Millisecond}} {
+		name    string
+		period  sim.Time
+		perTick int64
+	}{{"async", sim.Millisecond, 2}, {"jfr:perfect", 20 * sim.Millisecond, 1}} {
 		w, s := whole.Costs[c.name], win.Costs[c.name]
 		// skip is a whole number of periods: the window's ticks are the
 		// whole run's after it, and so are its samples.
-		assert.Equal(t, w.Requested-int64(skip/c.period), s.Requested, c.name)
+		assert.Equal(t, w.Requested-c.perTick*int64(skip/c.period), s.Requested, c.name)
 		var after []int64
 		for _, at := range w.SampleTimes {
 			if at > int64(skip) {
@@ -152,8 +155,9 @@ func TestProfileFromStartsTheSamplers(t *testing.T) {
 		}
 		assert.Equal(t, s.Taken, n, c.name)
 	}
-	// async samples both running threads at every tick: its count scales
-	// with the window, 39 ticks of 1 ms in (60 ms, 100 ms) against 99.
+	// async's wall engine samples both threads at every tick: its count
+	// scales with the window, 39 ticks of 1 ms in (60 ms, 100 ms) against
+	// 99.
 	assert.Equal(t, int64(2*99), whole.Costs["async"].Taken)
 	assert.Equal(t, int64(2*39), win.Costs["async"].Taken)
 }

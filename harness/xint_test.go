@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/profsim/profsim/profile"
@@ -119,6 +120,18 @@ func TestInterpretedTopFrameIsAtTheSavedBCP(t *testing.T) {
 	}
 	exactLoop, exactCall := lines("async:exact", "B.loop"), lines("async:exact", "B.withCall")
 	t.Logf("exact: B.loop %v, B.withCall %v", exactLoop, exactCall)
-	assert.Len(t, exactLoop, 3, "exact positions: B.loop's three body lines")
-	assert.Len(t, exactCall, 2, "exact positions: B.withCall's two work lines")
+	// Exact positions are where the time goes: B.loop's three body lines
+	// and B.withCall's two work lines, and at most a rare sample in a
+	// method's 10-cycle entry work (line 1: one in 12 000 of its time).
+	for _, c := range []struct {
+		got  map[int]float64
+		body []int
+	}{{exactLoop, []int{3, 4, 5}}, {exactCall, []int{3, 5}}} {
+		for _, l := range c.body {
+			assert.Positive(t, c.got[l], "exact positions: line %d", l)
+		}
+		for l := range c.got {
+			assert.True(t, l == 1 || slices.Contains(c.body, l), "exact positions: line %d is no work line", l)
+		}
+	}
 }

@@ -2,62 +2,132 @@ package samplers
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
 )
 
-// AsyncConfig configures the AsyncGetCallTrace-style sampler.
+// Async's engines: how async-profiler 4.5 decides which thread to signal
+// and when (its -e / event= option).
+const (
+	// EngineCPU is a perf_events cpu-clock event per thread
+	// (perfEvents_linux.cpp, PERF_COUNT_SW_CPU_CLOCK): an hrtimer that runs
+	// while the thread is on a CPU and signals it after each interval of
+	// its own CPU time.
+	EngineCPU = "cpu"
+	// EngineCTimer is a timer_create timer per thread on its CPU clock
+	// (ctimer_linux.cpp, CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD): the kernel
+	// checks it at its ticks while the thread runs; periods crossed
+	// between ticks are one signal, weighed by 1 + si_overrun.
+	EngineCTimer = "ctimer"
+	// EngineITimer is one process-wide setitimer(ITIMER_PROF) (itimer.cpp):
+	// the process's CPU time, charged a tick at a time to the thread on
+	// each CPU at that tick (CONFIG_TICK_CPU_ACCOUNTING), and the signal
+	// goes to the thread whose tick crossed the expiry (check_cpu_itimer
+	// in kernel/time/posix-cpu-timers.c, current thread preferred).
+	EngineITimer = "itimer"
+	// EngineWall is a timer thread that signals every thread, running or
+	// not, once per interval, at most threads_per_tick at a time, the
+	// batches spread evenly over the interval (wallClock.cpp timerLoop).
+	EngineWall = "wall"
+)
+
+// AsyncConfig configures the async-profiler sampler.
 type AsyncConfig struct {
-	// Interval is the CPU-time sampling period. > 0.
-	Interval sim.Time `key:"interval" check:"1us..max" doc:"sampling period (a signal to every running thread each period)" src:"async-profiler: interval 10 ms (-i / interval=10ms)"`
-	// Jitter is the mean lateness of a tick (timerJitter); ticks re-arm
-	// on their grid, as a CPU-time itimer or perf event does.
-	Jitter sim.Time `key:"jitter" check:"0..1h" doc:"mean lateness of a timer tick, exponential; ticks stay on their grid (0: a perfect grid)" src:"tools/timer-jitter (c): async-profiler's default cpu mode is a perf cpu-clock event, an hrtimer; a CLOCK_MONOTONIC timer's ticks keep their grid, late beyond the earliest by median 8.6 us, mean 11.3 and sd 9.3 us between p1 and p99: mean 10 us. Its itimer/ctimer modes fire on the 4 ms jiffy instead: jitter=2ms has that mean, not its 8/12 ms alternation"`
+	// Engine is async-profiler's event: EngineCPU, EngineCTimer,
+	// EngineITimer or EngineWall.
+	Engine string `key:"engine" doc:"cpu (perf cpu-clock per thread, CPU time, exact) | ctimer (per-thread CPU timer checked at the kernel tick) | itimer (one process CPU timer, tick-charged; the signal goes to the thread whose tick crossed it) | wall (every thread, any state, each interval)" src:"async-profiler 4.5: -e cpu (default; perf_events, ctimer where unavailable), itimer, ctimer, wall"`
+	// Interval is the sampling period: CPU time per thread (cpu, ctimer),
+	// process CPU time (itimer), wall time (wall). > 0.
+	Interval sim.Time `key:"interval" check:"1us..max" doc:"sampling period: each thread's CPU time (cpu, ctimer), the process's CPU time (itimer), wall time (wall)" src:"async-profiler: interval 10 ms (-i / interval=10ms), also for wall when given"`
+	// Jitter is the mean lateness of a signal: the cpu engine's hrtimer
+	// and the wall engine's timer thread. ctimer and itimer fire at the
+	// kernel tick instead (tick_interval).
+	Jitter sim.Time `key:"jitter" check:"0..1h" doc:"mean lateness of a signal, exponential (cpu and wall engines; ctimer and itimer fire at the kernel tick)" src:"tools/timer-jitter (c): a perf cpu-clock event is an hrtimer; a CLOCK_MONOTONIC timer's ticks keep their grid, late beyond the earliest by median 8.6 us, mean 11.3 and sd 9.3 us between p1 and p99: mean 10 us"`
+	// Tick is the kernel's timer tick, at which ctimer and itimer expire.
+	Tick sim.Time `key:"tick_interval" check:"1us..max" doc:"kernel tick at which ctimer's and itimer's CPU timers are checked (run_posix_cpu_timers) and itimer's process time is charged" src:"Linux CONFIG_HZ=250 (this machine's kernel 6.18, CONFIG_TICK_CPU_ACCOUNTING): 4 ms; tools/timer-jitter (c) finds async-profiler's ctimer on the 4 ms jiffy"`
+	// ThreadsPerTick bounds the threads the wall engine signals at once.
+	ThreadsPerTick int `key:"threads_per_tick" check:">=1" unit:"threads" doc:"wall: threads signalled per batch; the batches of an interval are spread evenly over it" src:"async-profiler 4.5 wallClock.cpp THREADS_PER_TICK = 8"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
-	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"async-profiler: jstackdepth=2048"`
+	Depth int `key:"jstackdepth" check:">=0" unit:"frames" doc:"Java stack depth limit, frames nearest the leaf (0: unlimited)" src:"async-profiler 4.5 arguments.h DEFAULT_JSTACKDEPTH = 2048"`
 	// DebugInfo resolves a compiled frame's position through the JIT's
 	// debug information, as AsyncGetCallTrace must; false records the
 	// exact position (an oracle no real profiler has).
-	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp is_decipherable_compiled_frame) resolves the top pc with pc_desc_near(pc + 1)"`
+	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp is_decipherable_compiled_frame) resolves the top pc with pc_desc_near(pc + 1); async-profiler 4.5's own walker (stackWalker.cpp walkVM, NMethod::findScopeOffset) takes the first PcDesc at or after the pc: the same record in profsim's statement-level positions"`
 	// HandlerBase + HandlerPerFrame × frames stall the sampled thread (the
 	// signal handler walking its own stack).
 	HandlerBase     sim.Time `key:"handler_base" check:"0..max" doc:"signal handler cost per sample on the sampled thread (costed mode)" src:"our choice: a signal delivery and AsyncGetCallTrace setup, ~2 us"`
 	HandlerPerFrame sim.Time `key:"handler_per_frame" check:"0..1s" doc:"handler cost per frame walked (costed mode)" src:"our choice: ~50 ns per frame"`
 }
 
-// DefaultAsyncConfig is async-profiler's default 10 ms cpu interval.
+// DefaultAsyncConfig is async-profiler's default: the cpu engine, 10 ms.
 func DefaultAsyncConfig() AsyncConfig {
-	return AsyncConfig{Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Depth: 2048, DebugInfo: true, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
+	return AsyncConfig{Engine: EngineCPU, Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Tick: 4 * sim.Millisecond, ThreadsPerTick: 8, Depth: 2048, DebugInfo: true, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
 }
 
 // Validate names the first invalid field.
 func (c AsyncConfig) Validate() error {
-	return param.Check(&c)
+	if err := param.Check(&c); err != nil {
+		return err
+	}
+	switch c.Engine {
+	case EngineCPU, EngineCTimer, EngineITimer, EngineWall:
+		return nil
+	}
+	return fmt.Errorf("engine: %q is not one of cpu, ctimer, itimer, wall", c.Engine)
 }
 
 func init() {
-	Register(Info{Name: "async", Description: "async-profiler/AsyncGetCallTrace: signal at the exact position every 10 ms, frames resolved through debug info (skid without DebugNonSafepoints)",
+	Register(Info{Name: "async", Description: "async-profiler 4.5: a signal at the exact position, by engine (cpu: each thread every 10 ms of its CPU time; ctimer, itimer, wall), frames resolved through debug info (skid without DebugNonSafepoints)",
 		Config: func() any { c := DefaultAsyncConfig(); return &c },
 		Build:  func(label string, cfg any) Sampler { return NewAsyncNamed(label, *cfg.(*AsyncConfig)) }})
 }
 
-// Async interrupts running threads at their exact position and walks the
-// stack the way AsyncGetCallTrace does: a compiled frame's position is
-// resolved through the JIT's debug information (ResolveDebugInfo), so
-// without DebugNonSafepoints it moves to the first recorded position at or
-// after it, with that record's inlined frames; a top frame past its
-// method's last record is recorded as its compiled method at bci 0
-// (counted in Costs.Undecipherable).
+// cpuRecheckDivisor: the cpu engine re-checks threads that were not
+// running at its last check every interval / cpuRecheckDivisor, so a
+// thread that starts running between checks and crosses its expiry
+// before the next is signalled up to that much late (1 ms at 10 ms). A
+// thread running at a check is signalled exactly when it crosses.
+const cpuRecheckDivisor = 10
+
+// Async interrupts threads at their exact position and walks the stack
+// the way async-profiler does: a compiled frame's position is resolved
+// through the JIT's debug information (ResolveDebugInfo), so without
+// DebugNonSafepoints it moves to the first recorded position at or after
+// it, with that record's inlined frames; a top frame past its method's
+// last record is recorded as its compiled method at bci 0 (counted in
+// Costs.Undecipherable). Which threads are signalled, and when, is the
+// engine's (EngineCPU, EngineCTimer, EngineITimer, EngineWall). A sample
+// weighs one interval (ctimer: 1 + overrun intervals).
 type Async struct {
 	name  string
 	cfg   AsyncConfig
-	tick  gridTicker
 	env   *Env
 	rec   *recorder
 	timer sim.TimerID
 	// resolved is ResolveDebugInfo's buffer.
 	resolved []sim.StackFrame
+	// expiry is each thread's next expiry in its own CPU time (cpu,
+	// ctimer); seen marks the threads it holds.
+	expiry []sim.Time
+	seen   []bool
+	// late draws the cpu and wall engines' signal lateness.
+	late timerJitter
+	// next is the cpu engine's next check, the jiffy's or the wall
+	// engine's next batch.
+	next sim.Time
+	// process and procExpiry are itimer's charged process CPU time and
+	// its expiry; order is its seeded stream for the order of the CPUs'
+	// ticks.
+	process, procExpiry sim.Time
+	order               *rand.Rand
+	// wall: the current cycle's start, its threads and the position in
+	// them.
+	cycle   sim.Time
+	threads []sim.ThreadID
+	pos     int
+	ids     []sim.ThreadID
 }
 
 // NewAsync creates an async sampler.
@@ -69,7 +139,7 @@ func NewAsyncNamed(name string, cfg AsyncConfig) *Async { return &Async{name: na
 // Name is the sampler's label ("async" unless labelled).
 func (s *Async) Name() string { return s.name }
 
-// Attach starts the timer.
+// Attach starts the engine.
 func (s *Async) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
@@ -77,40 +147,212 @@ func (s *Async) Attach(env *Env) error {
 	s.env = env
 	s.rec = newRecorder(env, s.name, s.cfg.Interval)
 	s.timer = env.VM.AddTimer(s)
-	s.tick = gridTicker{period: s.cfg.Interval, jitter: newTimerJitter(env, s.name, s.cfg.Jitter)}
-	env.VM.ScheduleTimer(s.timer, s.tick.first(env.VM.Now()), 0)
+	s.late = newTimerJitter(env, s.name, s.cfg.Jitter)
+	now := env.VM.Now()
+	// Timers exist for the threads already running from now on; a thread
+	// started later starts its own at its first instruction (CPU time 0).
+	for id := sim.ThreadID(0); int(id) < env.VM.NumThreads(); id++ {
+		s.expiryOf(env.VM, id)
+	}
+	switch s.cfg.Engine {
+	case EngineCPU:
+		s.next = now + s.cpuNext(env.VM)
+	case EngineCTimer, EngineITimer:
+		s.next = (now/s.cfg.Tick + 1) * s.cfg.Tick
+		s.procExpiry = s.cfg.Interval
+		s.order = sim.Stream(env.Seed, "sampler/"+s.name+"/itimer")
+	case EngineWall:
+		// The first cycle an interval after the start, as every
+		// sampler's first tick here (async-profiler's timerLoop signals
+		// its first batch at once).
+		s.cycle = now + s.cfg.Interval
+		s.next = s.cycle + s.late.late()
+	}
+	env.VM.ScheduleTimer(s.timer, s.next, 0)
 	return nil
 }
 
-// OnTimer samples every running application thread.
-func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
-	s.rec.costs.Requested++
-	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
-	s.rec.late = at - s.tick.nominal
-	for _, id := range appThreads(vm, sim.Running) {
-		s.rec.buf = vm.Stack(id, s.rec.buf[:0])
-		if len(s.rec.buf) == 0 {
-			continue
-		}
-		stack := s.rec.buf
-		if s.cfg.DebugInfo {
-			var ok bool
-			s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
-			stack = s.resolved
-			if !ok {
-				s.rec.costs.Undecipherable++
-			}
-		}
-		frames := s.rec.exact(stack, s.cfg.Depth)
-		s.rec.add(frames, id, s.cfg.Interval)
-		s.rec.note(id, s.rec.buf, frames, "signal", s.cfg.DebugInfo)
-		if s.env.Mode == Costed {
-			d := s.cfg.HandlerBase + s.cfg.HandlerPerFrame*sim.Time(len(stack))
-			vm.Stall(id, d)
-			s.rec.costs.Stall += d
+// expiryOf is thread id's next expiry in its own CPU time, first set an
+// interval past its CPU time when the sampler first sees it.
+func (s *Async) expiryOf(vm sim.Agent, id sim.ThreadID) sim.Time {
+	for int(id) >= len(s.expiry) {
+		s.expiry, s.seen = append(s.expiry, 0), append(s.seen, false)
+	}
+	if !s.seen[id] {
+		s.seen[id] = true
+		s.expiry[id] = vm.ThreadCPU(id) + s.cfg.Interval
+	}
+	return s.expiry[id]
+}
+
+// cpuNext is how long until the cpu engine's next check: the least CPU
+// time a running thread needs to reach its expiry, at most the recheck
+// period.
+func (s *Async) cpuNext(vm sim.Agent) sim.Time {
+	next := max(s.cfg.Interval/cpuRecheckDivisor, 1)
+	for _, id := range s.running(vm) {
+		if r := s.expiryOf(vm, id) - vm.ThreadCPU(id); r < next {
+			next = max(r, 1)
 		}
 	}
-	vm.ScheduleTimer(s.timer, s.tick.next(at), 0)
+	return next
+}
+
+// running lists the profiled threads on a CPU, into s.ids.
+func (s *Async) running(vm sim.Agent) []sim.ThreadID {
+	s.ids = s.ids[:0]
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		if vm.Profiled(id) && vm.State(id) == sim.Running {
+			s.ids = append(s.ids, id)
+		}
+	}
+	return s.ids
+}
+
+// OnTimer runs the engine's timer.
+func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+	s.rec.late = at - s.next
+	switch s.cfg.Engine {
+	case EngineCPU:
+		s.onCPU(vm, at)
+	case EngineCTimer:
+		s.onCTimer(vm, at)
+	case EngineITimer:
+		s.onITimer(vm, at)
+	case EngineWall:
+		s.onWall(vm, at)
+	}
+}
+
+// onCPU signals every running thread whose CPU time reached its expiry
+// (an hrtimer forwarded past the present: one signal), then waits for the
+// next one.
+func (s *Async) onCPU(vm sim.Agent, at sim.Time) {
+	for _, id := range s.running(vm) {
+		cpu := vm.ThreadCPU(id)
+		if exp := s.expiryOf(vm, id); cpu >= exp {
+			for exp <= cpu {
+				exp += s.cfg.Interval
+			}
+			s.expiry[id] = exp
+			s.signal(vm, at, id, s.cfg.Interval)
+		}
+	}
+	s.next = at + s.cpuNext(vm)
+	vm.ScheduleTimer(s.timer, s.next+s.late.late(), 0)
+}
+
+// onCTimer is a kernel tick: every running thread past its expiry gets
+// one signal, weighed by the periods it crossed.
+func (s *Async) onCTimer(vm sim.Agent, at sim.Time) {
+	for _, id := range s.running(vm) {
+		cpu := vm.ThreadCPU(id)
+		exp := s.expiryOf(vm, id)
+		if cpu < exp {
+			continue
+		}
+		n := sim.Time(0)
+		for exp <= cpu {
+			exp += s.cfg.Interval
+			n++
+		}
+		s.expiry[id] = exp
+		s.signal(vm, at, id, n*s.cfg.Interval)
+	}
+	s.next += s.cfg.Tick
+	vm.ScheduleTimer(s.timer, s.next, 0)
+}
+
+// onITimer is a kernel tick on every CPU, in an order drawn from the
+// sampler's stream: each running thread of the process (service threads
+// included: the JIT's and the VM's) is charged a tick, and the thread
+// whose charge reaches the expiry gets the signal; the expiry moves one
+// interval (check_cpu_itimer). A signal to a service thread is no sample
+// of the program.
+func (s *Async) onITimer(vm sim.Agent, at sim.Time) {
+	s.ids = s.ids[:0]
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		if st := vm.State(id); st == sim.Running || st == sim.Stalled {
+			s.ids = append(s.ids, id)
+		}
+	}
+	s.order.Shuffle(len(s.ids), func(i, j int) { s.ids[i], s.ids[j] = s.ids[j], s.ids[i] })
+	for _, id := range s.ids {
+		s.process += s.cfg.Tick
+		if s.process < s.procExpiry {
+			continue
+		}
+		s.procExpiry += s.cfg.Interval
+		if !vm.Profiled(id) {
+			s.rec.costs.Requested++
+			continue
+		}
+		s.signal(vm, at, id, s.cfg.Interval)
+	}
+	s.next += s.cfg.Tick
+	vm.ScheduleTimer(s.timer, s.next, 0)
+}
+
+// onWall signals the next batch of the cycle's threads, whatever their
+// state, and sleeps until the next batch's share of the interval has
+// passed (a new cycle, and a fresh thread list, once all are done).
+func (s *Async) onWall(vm sim.Agent, at sim.Time) {
+	if s.pos == 0 {
+		s.threads = s.threads[:0]
+		for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+			if st := vm.State(id); vm.Profiled(id) && st != sim.NotStarted && st != sim.Terminated {
+				s.threads = append(s.threads, id)
+			}
+		}
+	}
+	end := min(s.pos+s.cfg.ThreadsPerTick, len(s.threads))
+	for _, id := range s.threads[s.pos:end] {
+		s.signal(vm, at, id, s.cfg.Interval)
+	}
+	s.pos = end
+	if s.pos < len(s.threads) {
+		s.next = s.cycle + s.cfg.Interval*sim.Time(s.pos)/sim.Time(len(s.threads))
+	} else {
+		s.pos = 0
+		s.cycle += s.cfg.Interval
+		s.next = s.cycle
+	}
+	s.next = max(s.next, at+wallMinSleep)
+	vm.ScheduleTimer(s.timer, s.next+s.late.late(), 0)
+}
+
+// wallMinSleep is the wall engine's shortest sleep between batches.
+// async-profiler 4.5 wallClock.cpp MIN_INTERVAL = 100 µs.
+const wallMinSleep = 100 * sim.Microsecond
+
+// signal samples thread id at its present position, as the signal
+// handler walks it, weighing weight.
+func (s *Async) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Time) {
+	s.rec.costs.Requested++
+	if n := len(s.rec.costs.Ticks); n == 0 || s.rec.costs.Ticks[n-1] != int64(at) {
+		s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
+	}
+	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
+	if len(s.rec.buf) == 0 {
+		return
+	}
+	stack := s.rec.buf
+	if s.cfg.DebugInfo {
+		var ok bool
+		s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
+		stack = s.resolved
+		if !ok {
+			s.rec.costs.Undecipherable++
+		}
+	}
+	frames := s.rec.exact(stack, s.cfg.Depth)
+	s.rec.add(frames, id, weight)
+	s.rec.note(id, s.rec.buf, frames, s.cfg.Engine+" signal", s.cfg.DebugInfo)
+	if s.env.Mode == Costed && vm.State(id) == sim.Running {
+		d := s.cfg.HandlerBase + s.cfg.HandlerPerFrame*sim.Time(len(stack))
+		vm.Stall(id, d)
+		s.rec.costs.Stall += d
+	}
 }
 
 // Result returns the profile and costs.

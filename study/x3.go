@@ -78,7 +78,7 @@ var x3Lenses = []x3Lens{
 	{"hprof", 4, "as jprofile, 4 frames: ≡ jprofile cut to 4"},
 	{"sps", 256, "partial safepoint: the first K threads at their next poll"},
 	{"tprof", 1, "exact position, 10 ± 3 ms; the compiled method holding the leaf (inlined callees fold into it, interpreted code is one bucket)"},
-	{"async", 0, "exact position, 10 ms; named through debug information (an inlined frame without a record folds into its caller)"},
+	{"async", 0, "exact position, every thread each 10 ms of wall time (engine=wall: the instants of the other timers; the default cpu engine ticks on each thread's CPU time); named through debug information (an inlined frame without a record folds into its caller)"},
 	{"jfr", 0, "exact position, 20 ms, ≤ 5 running threads; debug information"},
 	{"pcct", 0, "exact position, 10 ms; marker bits, exact frames"},
 	{"hotmethods", 1, "exact position, 10 ms; the top method"},
@@ -89,6 +89,17 @@ var x3Lenses = []x3Lens{
 }
 
 const x3KomoriumGranularity = 100000
+
+// x3Spec is lens name's sampler spec: async on its wall engine, whose
+// ticks are a wall-clock grid as pcct's and the safepoint family's are
+// (its default cpu engine signals each thread on its own CPU-time grid,
+// a few microseconds off theirs, and the identities need equal ticks).
+func x3Spec(name string) string {
+	if name == "async" {
+		return "async,engine=wall"
+	}
+	return name
+}
 
 func x3Edge(name string) bool { return name == "cbs" || name == "jikes-timer" }
 
@@ -153,12 +164,12 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 	case "lenses":
 		for _, l := range x3Lenses {
 			if l.name != "isps" && l.name != "komorium" && (!x3Edge(l.name) || b.jikes) {
-				cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(l.name))
+				cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(x3Spec(l.name)))
 			}
 		}
 	case "timer lenses":
 		for _, l := range []string{"tprof", "async", "jfr", "pcct", "hotmethods"} {
-			cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(l))
+			cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(x3Spec(l)))
 		}
 	case "isps":
 		cfg.Samplers = []string{samplers.ExactClock(kind)}

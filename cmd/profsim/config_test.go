@@ -70,7 +70,7 @@ func TestTwoInstancesOfOneSamplerWatchOneRun(t *testing.T) {
 	assert.Equal(t, "fast", r.Config.Samplers[0].Label)
 	assert.Equal(t, "1ms", r.Config.Samplers[0].Params["interval"])
 	assert.Equal(t, "7ms", r.Config.Samplers[1].Params["interval"])
-	assert.Equal(t, "2048", r.Config.Samplers[1].Params["depth"], "defaults are recorded too")
+	assert.Equal(t, "2048", r.Config.Samplers[1].Params["jstackdepth"], "defaults are recorded too")
 
 	dir := t.TempDir()
 	code, _, errOut := runMain("run", "--workload", "hotcold", "--duration", "50ms", "--sampler", "async:fast,interval=1ms", "--out", dir)
