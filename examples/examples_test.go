@@ -75,7 +75,7 @@ func TestPollFreeLoopBlamesTheCaller(t *testing.T) {
 // with binomial standard error √(p(1−p)/n); it lies within 4 standard
 // errors of the truth (two-sided normal: one seed in ~16 000 outside), as
 // in samplers.TestTimerJitterBreaksAliasing. An aliased sampler lies far
-// outside. async:itimer's exponential lateness of mean 2 ms is not quite
+// outside. async:late's exponential lateness of mean 2 ms is not quite
 // independent of the frame (its phase density over a 2 ms frame falls
 // from 1.6 to 0.6 of uniform), but with the ticks' grid mid-way through
 // Game.update it puts 26.3 % of its samples there where uniform phases
@@ -85,9 +85,9 @@ const aliasBandSEs = 4.0
 func TestPeriodicAliasesWithAFixedClock(t *testing.T) {
 	const m = "Game.update"
 	for _, seed := range []uint64{1, 2, 3} {
-		out := run(t, "periodic.yaml", seed, 2*sim.Second, false, "tprof:fixed,random=0", "async:itimer,jitter=2ms")
+		out := run(t, "periodic.yaml", seed, 2*sim.Second, false, "tprof:fixed,random=0", "async:late,jitter=2ms")
 		truth := selfShare(out, "truth", m)
-		for _, s := range []string{"tprof:fixed", "async:itimer"} {
+		for _, s := range []string{"tprof:fixed", "async:late"} {
 			share, n := selfShare(out, s, m), float64(out.Costs[s].Taken)
 			require.Greater(t, n, 150.0, s)
 			band := aliasBandSEs * math.Sqrt(truth*(1-truth)/n)

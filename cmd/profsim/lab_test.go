@@ -346,10 +346,12 @@ func TestLab3Aliasing(t *testing.T) {
 	for _, id := range []string{"async", "async:perfect", "jfr:perfect"} {
 		assert.GreaterOrEqual(t, biasOf(t, r, id).Diagonal, exactDiagonalMin, "%s: its matrix is diagonal", id)
 	}
-	it := labRun(t, lab, "./profsim run --workload examples/periodic.yaml --samplers truth --sampler async:itimer,jitter=2ms --why")
-	got, n := frameShare(t, it, "async:itimer", "Game.update", "Game.draw")
-	assert.InDelta(t, truth, got, within(truth, n), "async:itimer's 2 ms lateness spreads its ticks over the frame")
-	t.Logf("async:itimer: update %.1f %% of the frame", 100*got)
+	it := labRun(t, lab, "./profsim run --workload examples/periodic.yaml --samplers truth --sampler async:itimer,engine=itimer --sampler async:late,jitter=2ms --why")
+	got, _ := frameShare(t, it, "async:itimer", "Game.update", "Game.draw")
+	assert.GreaterOrEqual(t, got, aliasedMin, "async:itimer fires on the 4 ms kernel tick, two frames: it aliases")
+	late, n := frameShare(t, it, "async:late", "Game.update", "Game.draw")
+	assert.InDelta(t, truth, late, within(truth, n), "async:late's 2 ms lateness spreads its ticks over the frame")
+	t.Logf("async:itimer: update %.1f %% of the frame; async:late %.1f %%", 100*got, 100*late)
 	labTimeline(t, lab, "./profsim timeline --workload examples/periodic.yaml --samplers tprof --sampler tprof:perfect,random=0 --from 1s --window 50ms --out ex3.svg --png ex3.png")
 }
 
@@ -434,4 +436,44 @@ func TestLab5ObserverEffect(t *testing.T) {
 		float64(passive.SimulatedNS)/1e9, float64(costed.SimulatedNS)/1e9, slowdown, float64(cj.Costs.PauseNS)/1e9,
 		float64(both.SimulatedNS)/1e9, cj.Samples, bj.Samples, 100*hotAlone, 100*hotBoth)
 	labTimeline(t, lab, "./profsim timeline --workload callpair --duration 10s --sampler jvmti,interval=1ms --mode costed --from 1s --window 10ms --out ex5.svg --png ex5.png")
+}
+
+// Exercise 6: JDK 25's samplers and async-profiler's engines (X4–X6).
+const (
+	// blockMainCPU: fid-blockhalf's main computes 5 ms of each ~10.2 ms
+	// cycle while spinner computes all the time, a third of the CPU
+	// time; blockMainTol is the premise's slack (measured 34.2 %).
+	blockMainCPU, blockMainTol = 1.0 / 3, 0.03
+	// wallAsleep: main sleeps 5.05–5.3 ms of each cycle, so about half of
+	// wall's samples of main are in pause().
+	wallAsleep = 0.5
+)
+
+func TestLab6JDK25AndEngines(t *testing.T) {
+	lab := labMarkdown(t)
+	r := labRun(t, lab, "./profsim run --workload hotcold --inline=false --samplers truth,safepoint,jfr,jfr-coop --why")
+	truth := selfShare(t, r, "truth", "HotCold.hot")
+	assert.LessOrEqual(t, selfShare(t, r, "safepoint", "HotCold.hot"), 1-safepointBlameMin, "safepoint blames cold()")
+	coop := selfShare(t, r, "jfr-coop", "HotCold.hot")
+	assert.InDelta(t, truth, coop, within(truth, profileOf(t, r, "jfr-coop").Samples), "jfr-coop finds hot() though it walks at the poll")
+	assert.GreaterOrEqual(t, biasOf(t, r, "jfr-coop").Diagonal, exactDiagonalMin)
+	assert.GreaterOrEqual(t, mechanismShare(t, biasOf(t, r, "jfr-coop"), "cooperative walk at the poll"), mostMin)
+
+	all := labRun(t, lab, "./profsim run --workload fid-blockhalf --cpus 2 --duration 2s --samplers truth,jfr,jfr-coop,jfr-cputime --sampler async:cpu,engine=cpu --sampler async:wall,engine=wall")
+	main := labRun(t, lab, "./profsim run --workload fid-blockhalf --cpus 2 --duration 2s --samplers truth,jfr,jfr-coop,jfr-cputime --sampler async:cpu,engine=cpu --sampler async:wall,engine=wall --threads main")
+	cpu := float64(main.AppCPUNS) / float64(all.AppCPUNS)
+	require.InDelta(t, blockMainCPU, cpu, blockMainTol, "the premise: main has a third of the CPU time")
+	for _, id := range []string{"jfr", "jfr-coop", "jfr-cputime", "async:cpu"} {
+		n := profileOf(t, all, id).Samples
+		got := float64(profileOf(t, main, id).Samples) / float64(n)
+		assert.InDelta(t, cpu, got, within(cpu, n), "%s: main's share is its CPU share", id)
+		assert.Zero(t, selfShare(t, main, id, "BlockHalf.pause")*float64(n) > 1, "%s: main is never sampled asleep (one sample at a transition at most)", id)
+		t.Logf("%s: main %.1f %% of the samples (CPU %.1f %%)", id, 100*got, 100*cpu)
+	}
+	n := profileOf(t, all, "async:wall").Samples
+	wall := float64(profileOf(t, main, "async:wall").Samples) / float64(n)
+	assert.InDelta(t, 0.5, wall, within(0.5, n), "wall: main lives half the threads' time")
+	asleep := selfShare(t, main, "async:wall", "BlockHalf.pause")
+	assert.InDelta(t, wallAsleep, asleep, within(wallAsleep, profileOf(t, main, "async:wall").Samples), "wall: main asleep in half its samples")
+	t.Logf("async:wall: main %.1f %% of the samples, %.1f %% of them in pause()", 100*wall, 100*asleep)
 }
