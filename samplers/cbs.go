@@ -238,11 +238,11 @@ func (s *CBS) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	return sim.Continue
 }
 
-// Result returns the edge profile; Extra["yield_points_taken"] counts the
+// Result returns the edge profile; Measures[YieldPointsTaken] counts the
 // prologue/epilogue yield points run while windows were open.
 func (s *CBS) Result() *Result {
 	r := s.rec.result()
-	r.Costs.Extra = map[string]float64{"yield_points_taken": float64(s.yields)}
+	r.Costs.Measures = map[Measure]float64{YieldPointsTaken: float64(s.yields)}
 	return r
 }
 

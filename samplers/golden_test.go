@@ -44,13 +44,13 @@ func TestSamplerGoldenOutputs(t *testing.T) {
 			c := out.Costs[info.Name]
 			fmt.Fprintf(&b, "sampler %s on %s, 300ms, seed 1, passive\n", info.Name, w)
 			fmt.Fprintf(&b, "requested %d taken %d\n", c.Requested, c.Taken)
-			keys := make([]string, 0, len(c.Extra))
-			for k := range c.Extra {
+			keys := make([]samplers.Measure, 0, len(c.Measures))
+			for k := range c.Measures {
 				keys = append(keys, k)
 			}
-			sort.Strings(keys)
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 			for _, k := range keys {
-				fmt.Fprintf(&b, "%s %.3f\n", k, c.Extra[k])
+				fmt.Fprintf(&b, "%s %.3f\n", k, c.Measures[k])
 			}
 			fmt.Fprintf(&b, "overlap vs truth: methods %.4f contexts %.4f edges %.4f\n",
 				profile.OverlapMethods(out.Profiles["truth"], p), profile.OverlapContexts(out.Profiles["truth"], p),

@@ -470,7 +470,7 @@ func (r retrieveOp) Run(vm sim.Agent, at sim.Time) sim.Time {
 func (r retrieveOp) Done(sim.Agent, sim.Time) {}
 
 // Result returns the profile (ISPS retrieves the remaining traces first,
-// at no cost: the run is over). Extra: frames_decoded_per_sample.
+// at no cost: the run is over). Measures: FramesDecodedPerSample.
 func (s *Hofer) Result() *Result {
 	if s.cfg.Incremental {
 		s.retrieveAll(s.env.VM)
@@ -480,9 +480,9 @@ func (s *Hofer) Result() *Result {
 	if s.samples > 0 {
 		per = float64(s.decoded) / float64(s.samples)
 	}
-	r.Costs.Extra = map[string]float64{"frames_decoded_per_sample": per}
+	r.Costs.Measures = map[Measure]float64{FramesDecodedPerSample: per}
 	if s.cfg.Incremental {
-		r.Costs.Extra["thread_end_retrieves"] = float64(s.endRetrieves)
+		r.Costs.Measures[ThreadEndRetrieves] = float64(s.endRetrieves)
 	}
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)

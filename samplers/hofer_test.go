@@ -52,7 +52,7 @@ func TestISPSDecodesEachFrameOnce(t *testing.T) {
 		cfg.Samplers = []string{s}
 		out, err := harness.Run(mustParse(t, stable), cfg)
 		require.NoError(t, err)
-		decoded[s] = out.Costs[s].Extra["frames_decoded_per_sample"]
+		decoded[s] = out.Costs[s].Measures[samplers.FramesDecodedPerSample]
 	}
 	t.Logf("frames decoded per sample: sps %.2f, isps %.2f (stack depth 7)", decoded["sps"], decoded["isps"])
 	assert.GreaterOrEqual(t, decoded["sps"], 6.0)
@@ -135,7 +135,7 @@ threads:
 	assert.Equal(t, int64(3*10), byKind['r'], "3 runnable per request")
 	assert.Equal(t, int64(1*10), byKind['w'], "1 waiting per request")
 	// Every stack here is one frame deep, waiting ones included.
-	assert.Equal(t, 1.0, out.Costs["sps"].Extra["frames_decoded_per_sample"])
+	assert.Equal(t, 1.0, out.Costs["sps"].Measures[samplers.FramesDecodedPerSample])
 }
 
 // ISPS keeps complete stacks by default and honours a depth limit when

@@ -206,9 +206,9 @@ func (s *Komorium) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action 
 }
 
 // Result returns the samples tree as a profile (weights in bytecodes).
-// Extra: approx_total_bytecodes (what the agent was told: it misses each
+// Measures: ApproxTotalBytecodes (what the agent was told: it misses each
 // thread's tail after its last sample and over-counts blocks cut short by
-// exceptions), frames_walked_per_sample, samples.
+// exceptions), FramesWalkedPerSample, Samples.
 func (s *Komorium) Result() *Result {
 	r := s.rec.result()
 	per := 0.0
@@ -216,10 +216,10 @@ func (s *Komorium) Result() *Result {
 		per = float64(s.walked) / float64(s.samples)
 	}
 	r.Costs.Requested = r.Costs.Taken
-	r.Costs.Extra = map[string]float64{
-		"approx_total_bytecodes":   float64(s.total),
-		"frames_walked_per_sample": per,
-		"samples":                  float64(s.samples),
+	r.Costs.Measures = map[Measure]float64{
+		ApproxTotalBytecodes:  float64(s.total),
+		FramesWalkedPerSample: per,
+		Samples:               float64(s.samples),
 	}
 	return r
 }

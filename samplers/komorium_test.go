@@ -78,7 +78,7 @@ func TestKomoriumBytecodeCountError(t *testing.T) {
 			c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity = gran })
 		})
 		exact := float64(out.Result.Truth.BytecodeTotal())
-		return out.Costs["komorium"].Extra["approx_total_bytecodes"]/exact - 1
+		return out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes]/exact - 1
 	}
 	small, large := delta("sqsum", 1000), delta("sqsum", 1000000)
 	t.Logf("sqsum δb: granularity 1 000 %.2e, 1 000 000 %.2e", small, large)
@@ -109,7 +109,7 @@ threads: [{name: main, entry: T.main}]
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	exact := float64(out.Result.Truth.BytecodeTotal())
-	over := out.Costs["komorium"].Extra["approx_total_bytecodes"]/exact - 1
+	over := out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes]/exact - 1
 	t.Logf("exception-heavy δb %.2e", over)
 	assert.Greater(t, over, 0.0, "exceptions make Komorium over-count")
 }
@@ -186,7 +186,7 @@ func TestKomoriumOptimisations(t *testing.T) {
 			c.Sim.Duration = 10 * sim.Second
 			c.Configure = komoriumWith(tweak)
 		})
-		return out.Result.End, out.Costs["komorium"].Extra["frames_walked_per_sample"]
+		return out.Result.End, out.Costs["komorium"].Measures[samplers.FramesWalkedPerSample]
 	}
 	both, walkedCached := cost(func(k *samplers.KomoriumConfig) { k.Granularity = 500 })
 	noLeaf, _ := cost(func(k *samplers.KomoriumConfig) { k.Granularity, k.Instrumentation.LeafOpt = 500, false })

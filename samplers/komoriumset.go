@@ -217,8 +217,8 @@ func (s *KomoriumSet) threadIndex(name string) int32 {
 
 // Results are the members' results, in the order of their
 // configurations: each member's profile (weights in bytecodes) and Costs
-// with Taken and Requested its samples and Extra its
-// approx_total_bytecodes and samples.
+// with Taken and Requested its samples and Measures its
+// ApproxTotalBytecodes and Samples.
 func (s *KomoriumSet) Results() []*Result {
 	if s.results != nil {
 		return s.results
@@ -248,7 +248,7 @@ func (s *KomoriumSet) Results() []*Result {
 			b.AddSample(frames, n, n*m.cfg.Granularity, s.threads[k[1]])
 		}
 		s.results = append(s.results, &Result{Profile: b.Build(), Costs: Costs{Requested: m.samples, Taken: m.samples,
-			Extra: map[string]float64{"approx_total_bytecodes": float64(m.total), "samples": float64(m.samples)}}})
+			Measures: map[Measure]float64{ApproxTotalBytecodes: float64(m.total), Samples: float64(m.samples)}}})
 	}
 	return s.results
 }

@@ -57,7 +57,7 @@ func TestKomoriumSetMembersAreKomoriumsAlone(t *testing.T) {
 				assert.Equal(t, alone.Profiles["komorium"], got[i].Profile, what)
 				ac := alone.Costs["komorium"]
 				assert.Equal(t, ac.Taken, got[i].Costs.Taken, what)
-				assert.Equal(t, ac.Extra["approx_total_bytecodes"], got[i].Costs.Extra["approx_total_bytecodes"], what)
+				assert.Equal(t, ac.Measures[samplers.ApproxTotalBytecodes], got[i].Costs.Measures[samplers.ApproxTotalBytecodes], what)
 			}
 		}
 	}

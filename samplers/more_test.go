@@ -110,8 +110,8 @@ func TestPCCTMarkerBitsEqualFullWalks(t *testing.T) {
 		marked, full := out.Profiles["pcct"], out.Profiles["hotmethods"]
 		full.Source = marked.Source
 		assert.Equal(t, marked.Samples, full.Samples, w)
-		em := out.Costs["pcct"].Extra["frames_examined_per_sample"]
-		ef := out.Costs["hotmethods"].Extra["frames_examined_per_sample"]
+		em := out.Costs["pcct"].Measures[samplers.FramesExaminedPerSample]
+		ef := out.Costs["hotmethods"].Measures[samplers.FramesExaminedPerSample]
 		t.Logf("%s: frames examined per sample %.1f with marker bits, %.1f full walks", w, em, ef)
 		assert.LessOrEqual(t, em, ef, w)
 	}
@@ -135,10 +135,10 @@ threads: [{name: main, entry: S.main}]
 	cfg.Samplers = []string{"pcct"}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
-	ex := out.Costs["pcct"].Extra
+	ex := out.Costs["pcct"].Measures
 	// Depth 6 or 7; after the first sample only d (marked) and maybe leaf.
-	assert.Less(t, ex["frames_examined_per_sample"], 2.5)
-	assert.Equal(t, 6.0, ex["pcct_nodes"])
+	assert.Less(t, ex[samplers.FramesExaminedPerSample], 2.5)
+	assert.Equal(t, 6.0, ex[samplers.PCCTNodes])
 }
 
 // W4's mechanism: a depth limit attaches deep sequences at the wrong place.
@@ -147,8 +147,8 @@ func TestPCCTDepthLimitMisattaches(t *testing.T) {
 		c.Samplers = []string{"pcct"}
 		c.Configure = pcctWith("pcct", func(p *samplers.PCCTConfig) { p.DepthLimit = 8 })
 	})
-	ex := out.Costs["pcct"].Extra
-	assert.Positive(t, ex["depth_limited_samples"])
+	ex := out.Costs["pcct"].Measures
+	assert.Positive(t, ex[samplers.DepthLimitedSamples])
 	// Misattached paths start below the root's real child, Deep.main.
 	p := out.Profiles["pcct"]
 	bad := 0
@@ -165,7 +165,7 @@ func TestHotMethodsIsTheTopOfThePCCT(t *testing.T) {
 	// jitter has its own stream).
 	out := run(t, "abcuv", func(c *harness.Config) { c.Samplers = []string{"pcct,jitter=0", "hotmethods,jitter=0"} })
 	assert.Equal(t, out.Profiles["pcct"].MethodWeights(), out.Profiles["hotmethods"].MethodWeights())
-	assert.Equal(t, 1.0, out.Costs["hotmethods"].Extra["frames_examined_per_sample"])
+	assert.Equal(t, 1.0, out.Costs["hotmethods"].Measures[samplers.FramesExaminedPerSample])
 }
 
 // JFR samples at most MaxThreads running threads per period, round-robin.

@@ -149,7 +149,7 @@ threads: [{name: main, entry: T.main}]
 	}
 	// 160 job threads and main.
 	assert.Equal(t, 161, count("isps", "retrieve:isps"), "one full safepoint per ended thread")
-	assert.Equal(t, 161.0, res["isps"].Costs["isps"].Extra["thread_end_retrieves"])
+	assert.Equal(t, 161.0, res["isps"].Costs["isps"].Measures[samplers.ThreadEndRetrieves])
 	// The callback waits for its safepoint, holding the thread and its
 	// joiner: the run ends after the last retrieve.
 	recs := res["isps"].Safepoints.Records()

@@ -263,8 +263,8 @@ func (s *PCCT) Contexts() []PCCTContext {
 // OnJobDone is the sampler thread going back to sleep.
 func (s *PCCT) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
-// Result returns the PCCT as a profile. Extra: frames_examined_per_sample,
-// pcct_nodes, pcct_bytes (nodes × NodeBytes), depth_limited_samples.
+// Result returns the PCCT as a profile. Measures: FramesExaminedPerSample,
+// PCCTNodes, PCCTBytes (nodes × NodeBytes), DepthLimitedSamples.
 func (s *PCCT) Result() *Result {
 	var path []int32
 	var frames []profile.Frame
@@ -288,11 +288,11 @@ func (s *PCCT) Result() *Result {
 	if s.samples > 0 {
 		per = float64(s.examined) / float64(s.samples)
 	}
-	r.Costs.Extra = map[string]float64{
-		"frames_examined_per_sample": per,
-		"pcct_nodes":                 float64(len(s.nodes) - 1),
-		"pcct_bytes":                 float64((len(s.nodes) - 1) * s.cfg.NodeBytes),
-		"depth_limited_samples":      float64(s.limited),
+	r.Costs.Measures = map[Measure]float64{
+		FramesExaminedPerSample: per,
+		PCCTNodes:               float64(len(s.nodes) - 1),
+		PCCTBytes:               float64((len(s.nodes) - 1) * s.cfg.NodeBytes),
+		DepthLimitedSamples:     float64(s.limited),
 	}
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)

@@ -139,9 +139,10 @@ type Costs struct {
 	// from each request reaching the VM until the samples were taken (the
 	// threads safe and walked): Hofer et al.'s sampling latency.
 	Latencies []int64 `json:"-"`
-	// Extra holds sampler-specific measurements, documented by each
-	// sampler (e.g. pcct's frames_examined_per_sample).
-	Extra map[string]float64 `json:"extra,omitempty"`
+	// Measures holds sampler-specific measurements, documented by each
+	// sampler and by its Measure (e.g. pcct's FramesExaminedPerSample);
+	// "extra" in JSON, keyed by the measures' names.
+	Measures map[Measure]float64 `json:"extra,omitempty"`
 }
 
 // Result is a sampler's output.

@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/profsim/profsim/param"
@@ -90,4 +91,20 @@ func TestResolvedRoundTrip(t *testing.T) {
 	assert.Equal(t, 5*sim.Millisecond, j.Config().Period)
 	assert.Equal(t, 2, j.Config().MaxThreads)
 	assert.Equal(t, samplers.DefaultJFRConfig().SuspendCost, j.Config().SuspendCost, "unset keys keep their defaults")
+}
+
+// Costs.Measures is "extra" in JSON, keyed by the measures' names, and
+// reads back; an unknown name is an error naming it.
+func TestMeasuresRoundTrip(t *testing.T) {
+	c := samplers.Costs{Measures: map[samplers.Measure]float64{samplers.PCCTNodes: 6, samplers.FramesExaminedPerSample: 1.5}}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"extra":{"frames_examined_per_sample":1.5,"pcct_nodes":6}`)
+	var back samplers.Costs
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, c.Measures, back.Measures)
+	err = json.Unmarshal([]byte(`{"extra":{"pcct_node":6}}`), &back)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown measure "pcct_node"`)
+	assert.Contains(t, samplers.MeasureNames(), "pcct_nodes")
 }

@@ -101,7 +101,7 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 	return &komoriumRun{
 		overlap: 100 * profile.OverlapContexts(kp, exact),
 		nodes:   len(kp.CCT().Nodes) - 1,
-		deltaB:  (out.Costs["komorium"].Extra["approx_total_bytecodes"] - executed) / executed,
+		deltaB:  (out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		profile: kp,
 	}, nil
 }
@@ -164,7 +164,7 @@ func (k komoriumSetKey) run() ([]*komoriumRun, error) {
 		runs = append(runs, &komoriumRun{
 			overlap: 100 * overlaps[i],
 			nodes:   len(r.Profile.CCT().Nodes) - 1,
-			deltaB:  (r.Costs.Extra["approx_total_bytecodes"] - executed) / executed,
+			deltaB:  (r.Costs.Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		})
 	}
 	return runs, nil

@@ -323,7 +323,7 @@ func (d *HoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
 func (d *HoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
 	var ends float64
 	for si := range d.Seeds {
-		ends += d.run(b, si, "isps", iv).costs.Extra["thread_end_retrieves"] / float64(len(d.Seeds))
+		ends += d.run(b, si, "isps", iv).costs.Measures[samplers.ThreadEndRetrieves] / float64(len(d.Seeds))
 	}
 	return ends
 }
@@ -338,7 +338,7 @@ func (d *HoferOverheadData) runObs(benches []string) []HoferRunObs {
 			for _, pr := range hoferTechniques {
 				for _, iv := range hoferIntervals {
 					r := d.run(b, si, pr, iv)
-					out = append(out, HoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Extra["thread_end_retrieves"]})
+					out = append(out, HoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Measures[samplers.ThreadEndRetrieves]})
 				}
 			}
 		}
@@ -1175,7 +1175,7 @@ func MeasureH7(o Options) (*H7Result, error) {
 	for _, b := range d.Benches {
 		for si, seed := range d.Seeds {
 			r := d.run(b, si, "isps")
-			res.Obs = append(res.Obs, H7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Extra["frames_decoded_per_sample"], r.costs.Extra["frames_decoded_per_sample"]})
+			res.Obs = append(res.Obs, H7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Measures[samplers.FramesDecodedPerSample], r.costs.Measures[samplers.FramesDecodedPerSample]})
 		}
 	}
 	return res, nil

@@ -173,17 +173,17 @@ func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
 	for _, iv := range whaleyIntervals {
 		m, f := pcctName("pcct", iv), pcctName("full", iv)
 		r.taken = append(r.taken, out.Costs[m].Taken)
-		r.examined = append(r.examined, out.Costs[m].Extra["frames_examined_per_sample"])
-		r.depth = append(r.depth, out.Costs[f].Extra["frames_examined_per_sample"])
+		r.examined = append(r.examined, out.Costs[m].Measures[samplers.FramesExaminedPerSample])
+		r.depth = append(r.depth, out.Costs[f].Measures[samplers.FramesExaminedPerSample])
 		r.identical = append(r.identical, maps.Equal(out.Profiles[m].ContextWeights(), out.Profiles[f].ContextWeights()))
-		r.pcctNodes = append(r.pcctNodes, out.Costs[m].Extra["pcct_nodes"])
+		r.pcctNodes = append(r.pcctNodes, out.Costs[m].Measures[samplers.PCCTNodes])
 	}
 	full := out.Profiles[pcctName("full", sim.Millisecond)].ContextWeights()
 	for _, l := range w4Limits {
 		n := limitName(l)
 		lw := out.Profiles[n].ContextWeights()
 		r.misattached = append(r.misattached, misattachedShare(full, lw))
-		r.limited = append(r.limited, out.Costs[n].Extra["depth_limited_samples"]/float64(max(out.Costs[n].Taken, 1)))
+		r.limited = append(r.limited, out.Costs[n].Measures[samplers.DepthLimitedSamples]/float64(max(out.Costs[n].Taken, 1)))
 		r.exact = append(r.exact, maps.Equal(full, lw))
 	}
 	nodes := out.Result.Truth.Nodes()

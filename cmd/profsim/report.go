@@ -248,7 +248,12 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 			if tickSynchronous(out, name) {
 				pr.Costs.Served = served(c)
 			}
-			pr.Extra = c.Extra
+			if len(c.Measures) > 0 {
+				pr.Extra = map[string]float64{}
+				for m, v := range c.Measures {
+					pr.Extra[m.String()] = v
+				}
+			}
 		}
 		r.Profiles[name] = pr
 	}
