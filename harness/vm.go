@@ -47,21 +47,44 @@ type presetDef struct {
 //
 // and, with -XX:+UnlockDiagnosticVMOptions, InlineFrequencyCount = 100
 // {pd diagnostic} and DebugNonSafepoints = false {diagnostic}.
+//
+// hotspot25 was checked the same way on Temurin 25.0.3+9-LTS beside it:
+// every flag above printed the same value (G1 ergonomic, so strip mining
+// at 1000; LoopMaxUnroll 16, MaxTrivialSize 6, InlineSmallCode 2500,
+// TypeProfileMajorReceiverPercent 90 too), but with
+// -XX:+UnlockDiagnosticVMOptions InlineFrequencyCount and
+// MinInliningThreshold (JDK 17: 250, product) no longer exist and
+//
+//	double InlineFrequencyRatio    = 0.250000 {diagnostic} {default}
+//	double MinInlineFrequencyRatio = 0.008500 {diagnostic} {default}
+//	intx GuaranteedSafepointInterval = 0      {diagnostic} {default}
+//
+// appear (JDK 17: InlineFrequencyRatio an intx develop flag of 20, and
+// GuaranteedSafepointInterval 1000). C2's InlineTree::should_inline
+// (opto/bytecodeInfo.cpp) in JDK 17 calls a site hot when
+// call_site_count / invoke_count ≥ 20 (integer division) or
+// call_site_count ≥ InlineFrequencyCount; in openjdk/jdk only when the
+// double ratio ≥ InlineFrequencyRatio, and should_not_inline refuses a
+// non-trivial callee at a site below max(MinInlineFrequencyRatio,
+// 1/Tier4MinInvocationThreshold) ("low call site frequency") where JDK 17
+// refused a callee executed fewer than MinInliningThreshold times. Those
+// are jit.hot_call_ratio and jit.min_call_ratio. Not modelled, so equal in
+// both presets: JDK 17's ratio of 20 and MinInliningThreshold,
+// GuaranteedSafepointInterval (the model has no periodic cleanup
+// safepoint), and everything tools/calibrate measured (on JDK 17 only).
 var presets = []presetDef{
 	{Preset{"hotspot17", "today's HotSpot: counted loops strip-mined, a poll every 1000 unrolled (×8) iterations and at their exit",
 		"OpenJDK 17 server VM with its defaults: G1 (so -XX:+UseCountedLoopSafepoints -XX:LoopStripMiningIter=1000), C2 unrolling counted loops of up to 200 bytecodes 8 times (measured by tools/stripmining: long arithmetic and field updates, 64-byte vectors), -XX:MaxInlineLevel=15, -XX:+TieredCompilation (the C1 tier is not modelled: one compiled tier at the C2 thresholds); safepoint re-checks, safepoint overhead, interpreter factor and C2's compile time as tools/calibrate measured them"},
+		applyHotSpot17},
+	{Preset{"hotspot25", "JDK 25's HotSpot: hotspot17 with JDK 18's inlining frequency rules (hot: 0.25 calls per caller invocation; below 0.0085 not inlined)",
+		"Temurin 25 server VM with its defaults: as hotspot17 (G1 strip mining at 1000, the same inlining sizes, depth and tiered thresholds, checked with -XX:+PrintFlagsFinal) but C2's call-site frequency rules of JDK 18 and later: a site is hot (callees up to FreqInlineSize) at -XX:InlineFrequencyRatio=0.25 calls per caller invocation instead of -XX:InlineFrequencyCount=100 calls, and -XX:MinInlineFrequencyRatio=0.0085 refuses sites below it; costs, interpreter factor and C2 compile time are OpenJDK 17's measurements, not re-measured on 25"},
 		func(c *Config) {
-			c.JIT.StripMiningIter = 1000
-			c.JIT.LoopUnroll = 8
-			c.JIT.MaxInlineLevel = 15
-			// Costs measured on OpenJDK 17 by tools/calibrate
-			// (calibration.csv; docs/CALIBRATION.md), to two significant
-			// figures; tools/calibrate's test checks them.
-			c.Safepoint.SyncRecheck = 100 * sim.Microsecond      // backoff_10us
-			c.Safepoint.SyncRecheckLate = 1100 * sim.Microsecond // backoff_1ms
-			c.Safepoint.OperationOverhead = 53 * sim.Microsecond // pause_beyond
-			c.Sim.Cost.InterpFactor = 8                          // interp_factor
-			c.JIT.CompileNanosPerBytecode = 21000                // c2_ns_per_bytecode
+			applyHotSpot17(c)
+			// opto/bytecodeInfo.cpp (openjdk/jdk) InlineTree::should_inline
+			// and should_not_inline; the values JDK 25.0.3's
+			// -XX:+PrintFlagsFinal printed.
+			c.JIT.HotCallRatio = 0.25   // InlineFrequencyRatio
+			c.JIT.MinCallRatio = 0.0085 // MinInlineFrequencyRatio
 		}},
 	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (harness.DefaultConfig)",
 		"Sun HotSpot 6 server VM (-server, not tiered, Parallel GC): -XX:CompileThreshold=10000, -XX:MaxInlineLevel=9, counted loops without safepoint polls (-XX:-UseCountedLoopSafepoints); the costs the reproductions were made with (no safepoint re-check latency or overhead, interpreter factor 10, 2 us per bytecode compiled), not measured"},
@@ -79,6 +102,21 @@ var presets = []presetDef{
 			c.JIT.MaxInlineSize = 100
 			c.JIT.ProfileOverridesStatic = true
 		}},
+}
+
+// applyHotSpot17 is the hotspot17 preset.
+func applyHotSpot17(c *Config) {
+	c.JIT.StripMiningIter = 1000
+	c.JIT.LoopUnroll = 8
+	c.JIT.MaxInlineLevel = 15
+	// Costs measured on OpenJDK 17 by tools/calibrate
+	// (calibration.csv; docs/CALIBRATION.md), to two significant
+	// figures; tools/calibrate's test checks them.
+	c.Safepoint.SyncRecheck = 100 * sim.Microsecond      // backoff_10us
+	c.Safepoint.SyncRecheckLate = 1100 * sim.Microsecond // backoff_1ms
+	c.Safepoint.OperationOverhead = 53 * sim.Microsecond // pause_beyond
+	c.Sim.Cost.InterpFactor = 8                          // interp_factor
+	c.JIT.CompileNanosPerBytecode = 21000                // c2_ns_per_bytecode
 }
 
 // Presets lists the VM presets.

@@ -27,7 +27,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	require.NoError(t, param.Check(d.GC))
 
 	assert.Equal(t, []string{"tiered", "interpret_only", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
-		"freq_inline_size", "hot_call_count", "max_inline_level", "receiver_dominance", "strip_mining_iter",
+		"freq_inline_size", "hot_call_count", "hot_call_ratio", "min_call_ratio", "max_inline_level", "receiver_dominance", "strip_mining_iter",
 		"loop_unroll", "loop_unroll_max_body", "debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
 		"compile_commands"}, param.Names(&d.JIT))
 	assert.Equal(t, []string{"time_slice", "context_switch", "max_stack_depth", "max_step",
@@ -51,6 +51,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	j.CompileThreshold, j.BackedgeThreshold, j.MaxInlineSize, j.FreqInlineSize = 11, 12, 13, 14
 	j.HotCallCount, j.MaxInlineLevel, j.StripMiningIter, j.CompileNanosPerBytecode = 15, 16, 17, 18
 	j.ReceiverDominance, j.HotEdgeShare, j.LoopUnroll, j.LoopUnrollMaxBody = 0.375, 0.125, 19, 21
+	j.HotCallRatio, j.MinCallRatio = 0.75, 0.0625
 	j.CompileCommands = "dontinline,A.b exclude,pkg/C.*"
 	gotJ := jit.Config{Flavour: jit.Jikes}
 	roundTrip(t, &j, &gotJ)
@@ -90,7 +91,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		assert.NotEmpty(t, p.Summary, p.Name)
 		assert.NotEmpty(t, p.StandsFor, p.Name)
 	}
-	assert.Equal(t, []string{"hotspot17", "hotspot6", "jikes", "j9"}, names)
+	assert.Equal(t, []string{"hotspot17", "hotspot25", "hotspot6", "jikes", "j9"}, names)
 
 	d := DefaultConfig()
 	// Each preset's changes to DefaultConfig's JIT, VM and safepoint
@@ -102,6 +103,12 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 			// tools/calibrate's measurements (its test checks the values).
 			j.CompileNanosPerBytecode, s.Cost.InterpFactor = 21000, 8
 			sp.SyncRecheck, sp.SyncRecheckLate, sp.OperationOverhead = 100*sim.Microsecond, 1100*sim.Microsecond, 53*sim.Microsecond
+		},
+		"hotspot25": func(j *jit.Config, s *sim.Config, sp *safepoint.Config) {
+			j.StripMiningIter, j.LoopUnroll, j.MaxInlineLevel = 1000, 8, 15
+			j.CompileNanosPerBytecode, s.Cost.InterpFactor = 21000, 8
+			sp.SyncRecheck, sp.SyncRecheckLate, sp.OperationOverhead = 100*sim.Microsecond, 1100*sim.Microsecond, 53*sim.Microsecond
+			j.HotCallRatio, j.MinCallRatio = 0.25, 0.0085
 		},
 		"jikes": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) { j.Flavour = jit.Jikes },
 		// study.a4Work's j9 settings, but the per-run profile source.
@@ -132,7 +139,39 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 	h6 := presetConfig(t, "hotspot6")
 	assert.Equal(t, d.JIT, h6.JIT, "hotspot6 is DefaultConfig, which the studies use")
 	cfg := DefaultConfig()
-	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8" (valid: hotspot17, hotspot6, jikes, j9)`)
+	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8" (valid: hotspot17, hotspot25, hotspot6, jikes, j9)`)
+}
+
+// TestHotSpot25DiffersFromHotSpot17Exactly: hotspot25 is hotspot17 but for
+// the two call-site frequency rules docs/ARCHITECTURE.md lists (C2's
+// InlineFrequencyRatio and MinInlineFrequencyRatio since JDK 18); every
+// other JIT, VM, safepoint and GC setting is hotspot17's.
+func TestHotSpot25DiffersFromHotSpot17Exactly(t *testing.T) {
+	h17, h25 := presetConfig(t, "hotspot17"), presetConfig(t, "hotspot25")
+	for _, c := range []struct {
+		field    string
+		get      func(jit.Config) float64
+		v17, v25 float64
+	}{
+		{"hot_call_ratio", func(j jit.Config) float64 { return j.HotCallRatio }, 0, 0.25},
+		{"min_call_ratio", func(j jit.Config) float64 { return j.MinCallRatio }, 0, 0.0085},
+	} {
+		assert.Equal(t, c.v17, c.get(h17.JIT), "hotspot17 %s", c.field)
+		assert.Equal(t, c.v25, c.get(h25.JIT), "hotspot25 %s", c.field)
+	}
+	// Put hotspot17's values in the two fields: nothing else may differ.
+	j := h25.JIT
+	j.HotCallRatio, j.MinCallRatio = h17.JIT.HotCallRatio, h17.JIT.MinCallRatio
+	assert.Equal(t, h17.JIT, j)
+	assert.Equal(t, h17.Sim, h25.Sim)
+	assert.Equal(t, h17.Safepoint, h25.Safepoint)
+	assert.Equal(t, *h17.GC, *h25.GC)
+
+	// The preset's values pass the keys' checks, and bad values name the key.
+	require.NoError(t, param.Check(&h25.JIT))
+	require.NoError(t, h25.JIT.Validate())
+	assert.EqualError(t, param.Set(&h25.JIT, "hot_call_ratio", "-0.5"), "hot_call_ratio: -0.5 must be ≥ 0")
+	assert.EqualError(t, param.Set(&h25.JIT, "min_call_ratio", "x"), `min_call_ratio: "x" is not a finite number`)
 }
 
 func TestApplyJVMFlagsEachFlag(t *testing.T) {

@@ -65,7 +65,7 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 			var targets []int32
 			switch in.Op {
 			case sim.OpCall:
-				if j.shouldInline(in.Callee(), path, j.sizeLimit(int(in.CallEdge()))) {
+				if j.shouldInline(in.Callee(), path, int(in.CallEdge())) {
 					targets = append(targets, in.Callee())
 				}
 			case sim.OpVirtualCall:
@@ -90,17 +90,39 @@ func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
 	return c
 }
 
-// sizeLimit is the largest callee the inliner accepts at call edge e.
-// With the VM's exact call-site counts it is HotSpot's rule: FreqInlineSize
-// at a site that ran ≥ HotCallCount times, MaxInlineSize elsewhere. With a
+// MaxTrivialSize is C2's MaxTrivialSize (opto/c2_globals.hpp, 6 in
+// HotSpot 17 and 25): InlineTree::should_not_inline raises no
+// frequency-based objection (MinCallRatio) to a callee this small.
+const MaxTrivialSize = 6
+
+// siteFreq is how many times call edge e ran per invocation of caller, the
+// method whose code holds the site: C2's freq = call_site_count /
+// invoke_count (opto/bytecodeInfo.cpp), the invocation count at least 1 (a
+// thread's entry method is not counted on entry, and HotSpot asserts it is
+// not 0).
+func (j *JIT) siteFreq(caller int32, e int) float64 {
+	inv := max(j.vm.Counter(caller, sim.InvocationCounter), 1)
+	return float64(j.vm.EdgeCount(e)) / float64(inv)
+}
+
+// sizeLimit is the largest callee the inliner accepts at call edge e of
+// method caller. With the VM's exact call-site counts it is HotSpot's
+// rule: FreqInlineSize at a hot site, MaxInlineSize elsewhere; a site is
+// hot when it ran ≥ HotCallCount times (HotSpot 17) or, with
+// HotCallRatio > 0, ≥ HotCallRatio times per invocation of caller
+// (HotSpot 18 and later). With a
 // sampled profile (SetProfile) it is Arnold & Grove's: the threshold grows
 // linearly with the edge's share of the profile's weight, reaching
 // FreqInlineSize at HotEdgeShare; the static MaxInlineSize still applies
 // unless ProfileOverridesStatic, in which case an edge the profile never saw
 // is not inlined at all (J9's dynamic heuristics).
-func (j *JIT) sizeLimit(e int) int64 {
+func (j *JIT) sizeLimit(caller int32, e int) int64 {
 	if j.profile == nil {
-		if j.vm.EdgeCount(e) >= j.cfg.HotCallCount {
+		hot := j.vm.EdgeCount(e) >= j.cfg.HotCallCount
+		if j.cfg.HotCallRatio > 0 {
+			hot = j.siteFreq(caller, e) >= j.cfg.HotCallRatio
+		}
+		if hot {
 			return j.cfg.FreqInlineSize
 		}
 		return j.cfg.MaxInlineSize
@@ -128,15 +150,17 @@ func (j *JIT) edgeWeight(e int) float64 {
 	return float64(j.vm.EdgeCount(e))
 }
 
-// shouldInline accepts a callee no larger than limit, never recursively.
-// Compile commands come first, as in C2's InlineTree::should_inline and
-// should_not_inline (opto/bytecodeInfo.cpp): a callee the inline command
-// matches is inlined whatever its size ("force inline by CompileCommand"),
-// even if dontinline or exclude also match it; otherwise one that
-// dontinline or exclude matches is not ("disallowed by CompileCommand").
-// Recursion and MaxInlineLevel (checked by the caller) still bound forced
-// inlining, as InlineTree::try_to_inline checks them after the filters.
-func (j *JIT) shouldInline(callee int32, path []int32, limit int64) bool {
+// shouldInline accepts a callee at call edge e of the method at the end of
+// path no larger than sizeLimit, never recursively, and with MinCallRatio
+// > 0 not at a low-frequency site. Compile commands come first, as in C2's
+// InlineTree::should_inline and should_not_inline (opto/bytecodeInfo.cpp):
+// a callee the inline command matches is inlined whatever its size
+// ("force inline by CompileCommand"), even if dontinline or exclude also
+// match it; otherwise one that dontinline or exclude matches is not
+// ("disallowed by CompileCommand"). Recursion and MaxInlineLevel (checked
+// by the caller) still bound forced inlining, as
+// InlineTree::try_to_inline checks them after the filters.
+func (j *JIT) shouldInline(callee int32, path []int32, e int) bool {
 	for _, p := range path {
 		if p == callee {
 			return false
@@ -148,7 +172,14 @@ func (j *JIT) shouldInline(callee int32, path []int32, limit int64) bool {
 	case j.oracle.dontInline[callee] || j.oracle.exclude[callee]:
 		return false
 	}
-	return j.sizes[callee] <= limit
+	caller := path[len(path)-1]
+	if j.sizes[callee] > j.sizeLimit(caller, e) {
+		return false // "too big", "hot method too big"
+	}
+	// "low call site frequency": counts are used only with an interpreter
+	// (not -Xcomp) and are the VM's own, not a sampled profile's.
+	return j.cfg.MinCallRatio == 0 || !j.cfg.Tiered || j.profile != nil ||
+		j.sizes[callee] <= MaxTrivialSize || j.siteFreq(caller, e) >= j.cfg.MinCallRatio
 }
 
 // virtualTargets picks the receivers a virtual call site inlines: the
@@ -171,7 +202,7 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	var out []int32
 	for r, m := range methods {
 		share := counts[r] / total
-		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, j.sizeLimit(int(in.ReceiverEdge(int32(r))))) {
+		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, int(in.ReceiverEdge(int32(r)))) {
 			out = append(out, m)
 		}
 	}

@@ -79,7 +79,25 @@ type Config struct {
 	FreqInlineSize int64 `key:"freq_inline_size" check:">=0" unit:"bytecodes" doc:"callees up to this size are inlined at hot call sites" src:"HotSpot -XX:FreqInlineSize (325 on x86-64)"`
 	// HotCallCount: a call site that ran at least this often when the
 	// caller is compiled is hot (HotSpot's InlineFrequencyCount, 100).
-	HotCallCount int64 `key:"hot_call_count" check:">=0" unit:"calls" doc:"a call site that ran this often when its caller is compiled is hot" src:"HotSpot -XX:InlineFrequencyCount (100, diagnostic)"`
+	HotCallCount int64 `key:"hot_call_count" check:">=0" unit:"calls" doc:"a call site that ran this often when its caller is compiled is hot (unless hot_call_ratio > 0)" src:"HotSpot 17 -XX:InlineFrequencyCount (100, diagnostic; gone by JDK 25)"`
+	// HotCallRatio, when > 0, replaces HotCallCount's rule by HotSpot's
+	// since JDK 18: a call site is hot when it ran at least this many
+	// times per invocation of its caller (the caller's invocation
+	// counter, at least 1), as InlineTree::should_inline
+	// (opto/bytecodeInfo.cpp) computes freq = call_site_count /
+	// invoke_count in double. 0 keeps JDK 17's count rule; JDK 17's own
+	// ratio (InlineFrequencyRatio, an integer develop flag of 20) is not
+	// modelled.
+	HotCallRatio float64 `key:"hot_call_ratio" check:">=0" unit:"calls per caller invocation" doc:"when > 0, a call site that ran this many times per invocation of its caller is hot, and hot_call_count is not used" src:"0 (HotSpot 17's count rule); --vm hotspot25: 0.25, HotSpot 25 -XX:InlineFrequencyRatio (diagnostic; opto/bytecodeInfo.cpp InlineTree::should_inline)"`
+	// MinCallRatio, when > 0, refuses to inline a callee larger than
+	// MaxTrivialSize at a call site that ran fewer times than this per
+	// invocation of its caller ("low call site frequency",
+	// InlineTree::should_not_inline since JDK 18). HotSpot takes the
+	// larger of MinInlineFrequencyRatio and 1 / Tier4MinInvocationThreshold
+	// (1/600), i.e. MinInlineFrequencyRatio at the defaults. Compile
+	// commands come first, and it does not apply with tiered=false (like
+	// -Xcomp: "don't use counts") or with a sampled profile (SetProfile).
+	MinCallRatio float64 `key:"min_call_ratio" check:">=0" unit:"calls per caller invocation" doc:"when > 0, a call site that ran fewer times than this per invocation of its caller does not inline callees larger than 6 bytecodes" src:"0 (HotSpot 17 has no such rule; its MinInliningThreshold=250 on the callee's invocations is not modelled); --vm hotspot25: 0.0085, HotSpot 25 -XX:MinInlineFrequencyRatio (diagnostic; opto/bytecodeInfo.cpp InlineTree::should_not_inline)"`
 	// MaxInlineLevel bounds the depth of the inlining tree (9; HotSpot 14
 	// and later: 15).
 	MaxInlineLevel int `key:"max_inline_level" check:">=0" unit:"levels" doc:"depth bound of the inlining tree" src:"HotSpot -XX:MaxInlineLevel (9 until JDK 13, 15 since JDK 14)"`
@@ -189,6 +207,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("jit.max_inline_size, freq_inline_size: must be ≥ 0")
 	case c.HotCallCount < 0:
 		return fmt.Errorf("jit.hot_call_count: %d must be ≥ 0", c.HotCallCount)
+	case !(c.HotCallRatio >= 0) || math.IsInf(c.HotCallRatio, 0):
+		return fmt.Errorf("jit.hot_call_ratio: %v must be a finite number ≥ 0", c.HotCallRatio)
+	case !(c.MinCallRatio >= 0) || math.IsInf(c.MinCallRatio, 0):
+		return fmt.Errorf("jit.min_call_ratio: %v must be a finite number ≥ 0", c.MinCallRatio)
 	case c.MaxInlineLevel < 0:
 		return fmt.Errorf("jit.max_inline_level: %d must be ≥ 0", c.MaxInlineLevel)
 	case !(c.ReceiverDominance > 0 && c.ReceiverDominance <= 1):

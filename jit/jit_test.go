@@ -435,10 +435,10 @@ threads: [{name: main, entry: T.main}]
 	} {
 		j.cfg.ProfileOverridesStatic = c.overrides
 		j.SetProfile(c.weights)
-		assert.Equal(t, c.want, [2]int64{j.sizeLimit(0), j.sizeLimit(1)}, c.name)
+		assert.Equal(t, c.want, [2]int64{j.sizeLimit(0, 0), j.sizeLimit(0, 1)}, c.name)
 	}
 	j.SetProfile(nil)
-	assert.Equal(t, int64(35), j.sizeLimit(0), "exact counts: HotSpot's rule (no calls yet)")
+	assert.Equal(t, int64(35), j.sizeLimit(0, 0), "exact counts: HotSpot's rule (no calls yet)")
 }
 
 // TestRecompileAllUsesTheProfileNow: a recompilation decides inlining from
