@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -223,4 +224,32 @@ func TestAsyncTwinsFollowTheRunsJDK(t *testing.T) {
 	got = vmOfRuns([]Profiler{ap}, []*Run{run("17.0.15+6-Debian-1deb12u1"), run("25.0.3+9-LTS")})
 	assert.Equal(t, "hotspot25", got[0].VM, "runs on both JDKs: its own")
 	assert.Equal(t, "hotspot25", ap.VM, "the table of profilers is not changed")
+}
+
+// The JDK 25 profilers' twins run on the hotspot25 preset itself, with no
+// note; a preset that is not built still falls back to hotspot17 and the
+// table says so.
+func TestPlanGroupsUsesHotSpot25(t *testing.T) {
+	var profs []Profiler
+	for _, id := range []string{"jfr25", "jfr17", "ap-wall"} {
+		p, ok := lookupProfiler(id)
+		require.True(t, ok, id)
+		profs = append(profs, p)
+	}
+	// async's engine key may not be built: play ap-wall as FIDELITY.md's run did.
+	s := SimSettings{Specs: map[string]string{"ap-wall": "async:ap-wall,interval=10ms"}}
+	groups, na, notes := planGroups(profs, s)
+	assert.Empty(t, na)
+	assert.Empty(t, notes, "every preset the cells name is built")
+	var vms []string
+	for _, g := range groups {
+		vms = append(vms, fmt.Sprintf("%s dns=%v", g.VM, g.DNS))
+	}
+	assert.Equal(t, []string{"hotspot25 dns=false", "hotspot17 dns=false", "hotspot25 dns=true"}, vms)
+
+	profs[0].VM = "hotspot99"
+	groups, _, notes = planGroups(profs, s)
+	assert.Equal(t, []string{"VM preset hotspot99 is not built: its twins ran on hotspot17"}, notes)
+	assert.Equal(t, "hotspot17", groups[0].VM)
+	assert.Equal(t, []string{"jfr25", "jfr17"}, []string{groups[0].Profs[0].ID, groups[0].Profs[1].ID})
 }
