@@ -110,7 +110,7 @@ func (j *JIT) siteFreq(caller int32, e int) float64 {
 // rule: FreqInlineSize at a hot site, MaxInlineSize elsewhere; a site is
 // hot when it ran ≥ HotCallCount times (HotSpot 17) or, with
 // HotCallRatio > 0, ≥ HotCallRatio times per invocation of caller
-// (HotSpot 18 and later). With a
+// (HotSpot 25). With a
 // sampled profile (SetProfile) it is Arnold & Grove's: the threshold grows
 // linearly with the edge's share of the profile's weight, reaching
 // FreqInlineSize at HotEdgeShare; the static MaxInlineSize still applies

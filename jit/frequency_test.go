@@ -20,7 +20,7 @@ func (h countsHost) Counter(int32, sim.CounterKind) int64 { return h.invocations
 func (h countsHost) EdgeCount(int) int64                  { return h.site }
 
 // TestCallSiteFrequencyRules: HotSpot 17 calls a site hot after
-// InlineFrequencyCount (100) calls; with hot_call_ratio (JDK 18 and later,
+// InlineFrequencyCount (100) calls; with hot_call_ratio (after JDK 17,
 // hotspot25: InlineFrequencyRatio 0.25) it is hot at 0.25 calls per
 // invocation of its caller, whatever the count, and with min_call_ratio
 // (MinInlineFrequencyRatio 0.0085) a site below that inlines no callee

@@ -81,7 +81,7 @@ type Config struct {
 	// caller is compiled is hot (HotSpot's InlineFrequencyCount, 100).
 	HotCallCount int64 `key:"hot_call_count" check:">=0" unit:"calls" doc:"a call site that ran this often when its caller is compiled is hot (unless hot_call_ratio > 0)" src:"HotSpot 17 -XX:InlineFrequencyCount (100, diagnostic; gone by JDK 25)"`
 	// HotCallRatio, when > 0, replaces HotCallCount's rule by HotSpot's
-	// since JDK 18: a call site is hot when it ran at least this many
+	// after JDK 17: a call site is hot when it ran at least this many
 	// times per invocation of its caller (the caller's invocation
 	// counter, at least 1), as InlineTree::should_inline
 	// (opto/bytecodeInfo.cpp) computes freq = call_site_count /
@@ -92,7 +92,7 @@ type Config struct {
 	// MinCallRatio, when > 0, refuses to inline a callee larger than
 	// MaxTrivialSize at a call site that ran fewer times than this per
 	// invocation of its caller ("low call site frequency",
-	// InlineTree::should_not_inline since JDK 18). HotSpot takes the
+	// InlineTree::should_not_inline after JDK 17). HotSpot takes the
 	// larger of MinInlineFrequencyRatio and 1 / Tier4MinInvocationThreshold
 	// (1/600), i.e. MinInlineFrequencyRatio at the defaults. Compile
 	// commands come first, and it does not apply with tiered=false (like
