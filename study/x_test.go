@@ -1,6 +1,7 @@
 package study
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -359,3 +360,132 @@ const x6SplitDev = 10.0
 // of ≈ 200 main samples (3.5 % of them, 1.8 points) over its drifting
 // phase (measured 25.6–26.9).
 const x6WallAsleep = 3.0
+
+// TestX4_CooperativeSampling: JDK 25's cooperative sampler takes the top
+// frame from the position recorded at the request, so the poll that
+// decides *when* the thread walks no longer decides *which method* is on
+// top; what it still decides is whether a thread is sampled at all. On
+// one execution per seed (seeds 1–3):
+//   - hotcold without inlining: safepoint charges hot() to cold(), jfr-coop
+//     finds it as jfr and async do;
+//   - inlined without DebugNonSafepoints: jfr-coop skids as jfr does (the
+//     same debug information, X1), and with it finds hot();
+//   - a thread whose polls are 40 ms apart beside one polling every
+//     microsecond: a request waits for the poll and the rounds pass over a
+//     thread with one pending, so the slow-polling thread gets one sample
+//     per 40 ms to the other's one per 20 ms (a third, not its half); jfr
+//     and async, which walk at the request, give it its half.
+func TestX4_CooperativeSampling(t *testing.T) {
+	r := measure[*X4Result](t, "x4-cooperative-sampling")
+	hot := func(x X4Sampler) float64 { return x.Hot }
+	truthHot := func(x *X4Run) float64 { return x.TruthHot }
+	const noInline, inl, dns = "hotcold, no inlining", "hotcold, inlined", "hotcold, inlined, DNS"
+	assert.LessOrEqual(t, r.Stat(noInline, "safepoint", hot).Mean, x4Skid, "safepoint charges hot() to cold()")
+	for _, s := range []string{"jfr-coop", "jfr", "async"} {
+		assert.InDelta(t, r.Truth(noInline, truthHot).Mean, r.Stat(noInline, s, hot).Mean, x4TopFramePoints, "%s finds hot()", s)
+		assert.LessOrEqual(t, r.Stat(inl, s, hot).Mean, x4Skid, "%s: inlined hot() has no debug record without DNS", s)
+		assert.InDelta(t, r.Truth(dns, truthHot).Mean, r.Stat(dns, s, hot).Mean, x4TopFramePoints, "%s finds inlined hot() with DNS", s)
+	}
+	a := func(x X4Sampler) float64 { return x.ThreadA }
+	truthA := r.Truth("pending", func(x *X4Run) float64 { return x.TruthA }).Mean
+	require.InDelta(t, 50, truthA, 1, "the premise: two busy threads")
+	assert.InDelta(t, x4PendingShare, r.Stat("pending", "jfr-coop", a).Mean, x4PendingPoints, "jfr-coop: the slow-polling thread gets a third")
+	for _, s := range []string{"jfr", "async"} {
+		assert.InDelta(t, truthA, r.Stat("pending", s, a).Mean, x4PendingPoints, "%s gives it its half", s)
+	}
+	assert.Zero(t, r.Stat("pending", "jfr-coop", func(x X4Sampler) float64 { return x.Returned }).Mean, "every return polls: no request's frame is gone")
+}
+
+// x4TopFramePoints: three binomial standard deviations of hot()'s share
+// (≈ 93 %) pooled over three seeds of ≈ 49 jfr-coop samples each (147):
+// 6.3 points.
+const x4TopFramePoints = 6.5
+
+// x4Skid: a sampler that cannot name hot() gives it at most its few
+// samples from before C2 inlined it (X1's x1NoDNSMax, at this length).
+const x4Skid = 5.0
+
+// x4PendingShare: thread a polls every 40 ms, thread b every 1 µs; at a
+// 20 ms period a's request waits for its poll and the next round passes a
+// over: a is sampled every 40 ms, b every 20 ms, so a has a third.
+const x4PendingShare = 100.0 / 3
+
+// x4PendingPoints: about 147 jfr-coop samples over the three seeds; the
+// rounds' 375 µs jitter moves a round past a's poll now and then; 3
+// points (measured 33.33 on every seed).
+const x4PendingPoints = 3.0
+
+// TestX5_CPUTimeSampling: JDK 25's CPU-time sampler against the execution
+// samplers on one execution per seed (seeds 1–3):
+//   - eight always-running workers on 8 CPUs: a round takes five, so the
+//     execution samplers cover 5/8 of the CPU time, fairly (round-robin,
+//     X2); jfr-cputime covers all of it;
+//   - ten threads that end one by one: the execution samplers
+//     under-represent the threads that ran in the crowd (X2), jfr-cputime
+//     gives every thread its CPU share;
+//   - a thread half in native code: the execution samplers take threads
+//     in Java code only, so it gets a third of their samples; jfr-cputime
+//     its half, native time included;
+//   - a thread that sleeps half the time: jfr-cputime gives it its CPU
+//     share less the periods its 5 ms bursts lose to the 4 ms tick.
+func TestX5_CPUTimeSampling(t *testing.T) {
+	r := measure[*X5Result](t, "x5-cpu-time-sampling")
+	cov := func(x X5Sampler) float64 { return x.Coverage }
+	dev := func(x X5Sampler) float64 { return x.MaxDev }
+	ratio := func(x X5Sampler) float64 { return x.MinRatio }
+	const crowd, stag = "lusearch, 8 CPUs", "staggered, 10 CPUs"
+	for _, s := range []string{"jfr", "jfr-coop"} {
+		assert.InDelta(t, x2CrowdCoverage, r.Stat(crowd, s, cov).Mean, x2CoverageDelta, "%s covers 5/8", s)
+		assert.LessOrEqual(t, r.Max(crowd, s, dev), x2CrowdMaxDev, "%s: fair between the workers", s)
+		assert.LessOrEqual(t, r.Max(stag, s, ratio), x2UnderRatio, "%s: the crowd's threads under-represented on every seed", s)
+	}
+	assert.GreaterOrEqual(t, r.Min(crowd, "jfr-cputime", cov), x5CPUCoverage, "jfr-cputime covers the CPU time")
+	assert.LessOrEqual(t, r.Max(crowd, "jfr-cputime", dev), x5CPUTimeDev)
+	assert.LessOrEqual(t, r.Max(stag, "jfr-cputime", dev), x5CPUTimeDev, "staggered: every thread its CPU share")
+	assert.GreaterOrEqual(t, r.Min(stag, "jfr-cputime", ratio), x2UncappedRatio)
+
+	require.InDelta(t, 50, r.Share("native", "n", "cpu time").Mean, 1, "the premise: two busy threads")
+	assert.InDelta(t, 50, r.Share("native", "n", "jfr-cputime").Mean, x5CPUTimeDev, "jfr-cputime: native time counts")
+	for _, s := range []string{"jfr", "jfr-coop"} {
+		assert.InDelta(t, x5JavaOnlyShare, r.Share("native", "n", s).Mean, x5NativeShareDelta, "%s: only n's Java half", s)
+		assert.Zero(t, r.Max("native", s, func(x X5Sampler) float64 { return x.Native }), "%s takes no sample in native code", s)
+	}
+	main, cpu := r.Share("blockhalf", "main", "jfr-cputime").Mean, r.Share("blockhalf", "main", "cpu time").Mean
+	assert.InDelta(t, cpu-x5BurstLoss, main, x5BurstDelta, "blockhalf: jfr-cputime gives main its CPU share less its bursts' lost periods")
+}
+
+// x5CPUCoverage: jfr-cputime weighs each sample one period (4 ms on 8
+// CPUs at 500/s … CPUs/500 s); the period in progress at the end is
+// not counted: ≥ 97 % of the CPU time (measured 99.4).
+const x5CPUCoverage = 97.0
+
+// x5CPUTimeDev: a thread's samples are its CPU time in periods, one
+// sample of ≈ 330–1 000 at most off (0.3 points; measured ≤ 0.33).
+const x5CPUTimeDev = 0.5
+
+// x5JavaOnlyShare: thread n spends half its CPU time in native code,
+// which the execution samplers skip; they see n's Java half against j's
+// whole: 25 / 75 = a third.
+const x5JavaOnlyShare = 100.0 / 3
+
+// x5NativeShareDelta: ≈ 145 samples a seed, binomial sd 3.9 points a
+// seed, 2.3 over the mean of three; 3 sd.
+const x5NativeShareDelta = 7.0
+
+// x5BurstLoss: main runs 5 ms bursts at a 4 ms period checked at the 4 ms
+// tick: an overrun between two ticks is one signal, so main loses about
+// one period in nine against the spinner's none (measured 30.4–30.6 %
+// against its CPU share 34.2: 3.7 points); x5BurstDelta is the seeds'
+// spread around it.
+const (
+	x5BurstLoss  = 3.7
+	x5BurstDelta = 1.0
+)
+
+func fmtF(xs []float64) string {
+	s := ""
+	for _, x := range xs {
+		s += strconv.FormatFloat(x, 'f', 1, 64) + " "
+	}
+	return s
+}

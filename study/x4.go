@@ -1,0 +1,301 @@
+package study
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "x4-cooperative-sampling", Claim: "X4", Title: "Beyond the papers: JDK 25's cooperative sampling (jfr-coop) removes the top frame's safepoint bias — what bias remains, and where", Run: typed(MeasureX4), Models: true})
+}
+
+// X4Samplers watch every X4 execution: the safepoint-biased JVMTI
+// sampler, JDK 17's JFR, JDK 25's cooperative JFR and async-profiler.
+var X4Samplers = []string{"safepoint", "jfr", "jfr-coop", "async"}
+
+// X4Bench is one execution setting of X4.
+type X4Bench struct {
+	Name string
+	// Prog is a stand-in or model name, or x4PendingProg.
+	Prog string
+	// VM is the preset; Inline and DNS the JIT's settings.
+	VM          string
+	Inline, DNS bool
+	CPUs        int
+	D           sim.Time
+	About       string
+}
+
+const x4PendingProg = "pending"
+
+// x4PendingYAML: thread a runs a counted loop of 40 ms with no poll
+// inside (hotspot6: counted loops lose their polls), polling only at its
+// return; thread b calls a 1 µs method, polling at each return. Neither
+// callee is inlined (their callers' loops are counted loops too, without
+// polls). Each thread computes all the time, half the CPU time each.
+const x4PendingYAML = `
+name: x4-pending
+methods:
+  - class: P
+    name: longLoop
+    body:
+      - loop: {trips: 400000, body: [{work: {cycles: 100, bytecodes: 10}}]}
+  - class: P
+    name: runA
+    body: [{loop: {trips: 1000000000, body: [{call: {method: P.longLoop}}]}}]
+  - class: P
+    name: short
+    body: [{work: {cycles: 1000, bytecodes: 20}}]
+  - class: P
+    name: runB
+    body: [{loop: {trips: 1000000000, body: [{call: {method: P.short}}]}}]
+threads: [{name: a, entry: P.runA}, {name: b, entry: P.runB}]
+compile_commands: ["dontinline,P::longLoop", "dontinline,P::short"]
+`
+
+// x4Benches: Listing 1 without inlining (the top frame's safepoint bias
+// at its clearest: hot() is poll-free), inlined without and with
+// DebugNonSafepoints (the debug information's skid, X1), and a thread in
+// a long poll-free loop beside one that polls (a request waits for the
+// poll); with o.Models, the models of the DaCapo applications instead.
+func x4Benches(o Options) []X4Bench {
+	d := sim.Second
+	if o.Full {
+		d = 5 * sim.Second
+	}
+	if o.Models {
+		var bs []X4Bench
+		for _, m := range modelBenches(o) {
+			bs = append(bs, X4Bench{m, m, "hotspot17", true, false, 4, fixedDuration(o, 2*d), "model, HotSpot 17 defaults"})
+		}
+		return bs
+	}
+	return []X4Bench{
+		{"hotcold, no inlining", "hotcold", "hotspot17", false, false, 4, d, "Listing 1, -XX:-Inline: hot() compiled on its own, its only poll its return"},
+		{"hotcold, inlined", "hotcold", "hotspot17", true, false, 4, d, "Listing 1 as HotSpot 17 runs it: hot() inlined into cold()'s strip-mined loop"},
+		{"hotcold, inlined, DNS", "hotcold", "hotspot17", true, true, 4, d, "the same with -XX:+DebugNonSafepoints"},
+		{"pending", x4PendingProg, "hotspot6", true, true, 4, 2 * d, "thread a in 40 ms counted loops without polls (no strip mining), thread b polling every microsecond; DebugNonSafepoints, so every position has a name"},
+	}
+}
+
+// X4Sampler is what one sampler saw on one execution; shares in points.
+type X4Sampler struct {
+	Samples int64
+	// Hot is HotCold.hot's self share (hotcold benches).
+	Hot float64
+	// ThreadA is thread a's share of the samples (pending).
+	ThreadA float64
+	// Methods is the overlap of the sampler's method profile with the
+	// truth's; Contexts by calling context.
+	Methods, Contexts float64
+	// Biased and Returned are jfr-coop's flagged samples, in points of
+	// its samples (0 for the others).
+	Biased, Returned float64
+}
+
+// X4Run is one execution of a bench.
+type X4Run struct {
+	Seed uint64
+	// TruthHot and TruthA are the truth's share of hot() and thread a's
+	// CPU share.
+	TruthHot, TruthA float64
+	Samplers         map[string]X4Sampler
+}
+
+// X4Result is every bench and seed of X4.
+type X4Result struct {
+	Seeds   []uint64
+	Models  bool
+	Benches []X4Bench
+	Runs    [][]*X4Run
+}
+
+type x4Key struct {
+	bench X4Bench
+	seed  uint64
+}
+
+func (k x4Key) run() (*X4Run, error) { return x4Once(k.bench, k.seed) }
+
+func x4Program(b X4Bench) (*program.Program, error) {
+	switch {
+	case b.Prog == x4PendingProg:
+		return program.Parse([]byte(x4PendingYAML), program.YAML)
+	case isModel(b.Prog):
+		return benchProgram(b.Prog)
+	}
+	return workloads.Get(b.Prog)
+}
+
+func x4Once(b X4Bench, seed uint64) (*X4Run, error) {
+	p, err := x4Program(b)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	if err := harness.ApplyPreset(&cfg, b.VM); err != nil {
+		return nil, err
+	}
+	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
+	cfg.JIT.Inline, cfg.JIT.DebugNonSafepoints = b.Inline, b.DNS
+	cfg.Samplers = append([]string{"truth"}, X4Samplers...)
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
+	}
+	truth := out.Profiles["truth"]
+	r := &X4Run{Seed: seed, Samplers: map[string]X4Sampler{}}
+	r.TruthHot = 100 * share(truth, "HotCold.hot")
+	var cpuA, cpuAll float64
+	for _, th := range out.Result.Threads {
+		if !th.Service {
+			cpuAll += float64(th.States[sim.Running])
+			if th.Name == "a" {
+				cpuA += float64(th.States[sim.Running])
+			}
+		}
+	}
+	r.TruthA = 100 * cpuA / math.Max(cpuAll, 1)
+	for _, s := range X4Samplers {
+		prof := out.Profiles[s]
+		n := float64(prof.TotalCount())
+		var a float64
+		for i, smp := range prof.Samples {
+			if prof.ThreadName(i) == "a" {
+				a += float64(smp.Count)
+			}
+		}
+		c := out.Costs[s]
+		r.Samplers[s] = X4Sampler{
+			Samples:  prof.TotalCount(),
+			Hot:      100 * share(prof, "HotCold.hot"),
+			ThreadA:  100 * a / math.Max(n, 1),
+			Methods:  100 * profile.OverlapMethods(truth, prof),
+			Contexts: 100 * profile.OverlapContexts(truth, prof),
+			Biased:   100 * float64(c.Biased) / math.Max(n, 1),
+			Returned: 100 * float64(c.Returned) / math.Max(n, 1),
+		}
+	}
+	return r, nil
+}
+
+// share is method's share of p's self weight (0 to 1).
+func share(p *profile.Profile, method string) float64 {
+	w := p.MethodWeights()
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	return w[method] / math.Max(sum, 1)
+}
+
+// MeasureX4 runs every bench at every seed.
+func MeasureX4(o Options) (*X4Result, error) {
+	benches := x4Benches(o)
+	var keys []x4Key
+	for _, b := range benches {
+		for _, seed := range o.Seeds {
+			keys = append(keys, x4Key{b, seed})
+		}
+	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	r := &X4Result{Seeds: o.Seeds, Models: o.Models, Benches: benches, Runs: make([][]*X4Run, len(benches))}
+	for i := range keys {
+		r.Runs[i/len(o.Seeds)] = append(r.Runs[i/len(o.Seeds)], runs[i])
+	}
+	return r, nil
+}
+
+// Bench is bench name's runs.
+func (r *X4Result) Bench(name string) []*X4Run {
+	for i, b := range r.Benches {
+		if b.Name == name {
+			return r.Runs[i]
+		}
+	}
+	panic("study: X4 has no bench " + name)
+}
+
+// Stat is f of sampler s over bench's seeds.
+func (r *X4Result) Stat(bench, s string, f func(X4Sampler) float64) Stat {
+	var xs []float64
+	for _, run := range r.Bench(bench) {
+		xs = append(xs, f(run.Samplers[s]))
+	}
+	return NewStat(xs)
+}
+
+// Truth is f of the truth over bench's seeds.
+func (r *X4Result) Truth(bench string, f func(*X4Run) float64) Stat {
+	var xs []float64
+	for _, run := range r.Bench(bench) {
+		xs = append(xs, f(run))
+	}
+	return NewStat(xs)
+}
+
+// X4Obs is one tidy observation: a sampler on a (bench, seed).
+type X4Obs struct {
+	Bench    string  `tidy:"bench"`
+	Seed     uint64  `tidy:"seed"`
+	Sampler  string  `tidy:"sampler"`
+	Samples  int64   `tidy:"samples"`
+	Hot      float64 `tidy:"hot_pct"`
+	TruthHot float64 `tidy:"truth_hot_pct"`
+	ThreadA  float64 `tidy:"thread_a_pct"`
+	TruthA   float64 `tidy:"truth_thread_a_pct"`
+	Methods  float64 `tidy:"method_overlap_pct"`
+	Contexts float64 `tidy:"context_overlap_pct"`
+	Biased   float64 `tidy:"biased_pct"`
+	Returned float64 `tidy:"returned_pct"`
+}
+
+func (r *X4Result) render() (*Result, error) {
+	t := &Table{Title: "X4: JDK 25's cooperative sampling against JDK 17's JFR, a safepoint-biased sampler and async-profiler on one execution (mean ± 95 % CI over seeds)",
+		Columns: []string{"execution", "sampler", "samples", "hot() (%)", "thread a (%)", "method overlap (%)", "context overlap (%)", "biased (%)", "returned (%)"}}
+	var obs []X4Obs
+	for bi, b := range r.Benches {
+		t.AddRow(b.Name, "truth", "", fmtStat(r.Truth(b.Name, func(x *X4Run) float64 { return x.TruthHot })), fmtStat(r.Truth(b.Name, func(x *X4Run) float64 { return x.TruthA })), "", "", "", "")
+		for _, s := range X4Samplers {
+			st := func(f func(X4Sampler) float64) string { return fmtStat(r.Stat(b.Name, s, f)) }
+			t.AddRow(b.Name, s, st(func(x X4Sampler) float64 { return float64(x.Samples) }),
+				st(func(x X4Sampler) float64 { return x.Hot }), st(func(x X4Sampler) float64 { return x.ThreadA }),
+				st(func(x X4Sampler) float64 { return x.Methods }), st(func(x X4Sampler) float64 { return x.Contexts }),
+				st(func(x X4Sampler) float64 { return x.Biased }), st(func(x X4Sampler) float64 { return x.Returned }))
+			for _, run := range r.Runs[bi] {
+				x := run.Samplers[s]
+				obs = append(obs, X4Obs{b.Name, run.Seed, s, x.Samples, x.Hot, run.TruthHot, x.ThreadA, run.TruthA, x.Methods, x.Contexts, x.Biased, x.Returned})
+			}
+		}
+	}
+	about := ""
+	for i, b := range r.Benches {
+		if i > 0 {
+			about += "; "
+		}
+		about += fmt.Sprintf("%s (%s, %v, %d CPUs: %s)", b.Name, b.VM, b.D, b.CPUs, b.About)
+	}
+	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. All samplers passive on one execution, at their defaults (jfr and jfr-coop every 20 ms, ≤ 5 threads a round; safepoint and async 10 ms).", r.Seeds, about),
+		"Mechanisms (docs/SAMPLERS.md, JDK 25's JFR samplers): jfr-coop records a thread's pc and sp, and the thread walks its own stack at its next poll, starting from the recorded position (compute_top_frame, jfrThreadSampling.cpp): the poll decides when the stack is walked, not which method is on top, so hot() without inlining is found as JDK 17's jfr and async find it, where safepoint charges it to cold(). What remains: the top frame is named through debug information as before (inlined code without DebugNonSafepoints skids to the next PcDesc, X1), and a thread whose request waits for its poll is passed over by the next rounds (one pending request a thread), so a thread in long poll-free code is sampled less often than its CPU time says; the frames below the top are the ones at the poll, the same as at the request unless the sampled frame has returned (returned), which every compiled return poll corrects."}
+	if r.Models {
+		t.Notes = append(t.Notes, modelFixedNote)
+	}
+	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
+}
+
+// fmtStat prints a Stat, or "—" for none.
+func fmtStat(s Stat) string {
+	if math.IsNaN(s.Mean) {
+		return "—"
+	}
+	return s.String()
+}

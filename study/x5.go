@@ -1,0 +1,328 @@
+package study
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "x5-cpu-time-sampling", Claim: "X5", Title: "Beyond the papers: CPU-time sampling (JDK 25's jfr-cputime) against execution sampling (jfr, jfr-coop) on programs that block, run native code or crowd the thread cap", Run: typed(MeasureX5)})
+}
+
+// X5Samplers watch every X5 execution: JDK 17's and JDK 25's execution
+// samplers (≤ 5 Java threads a 20 ms round) and JDK 25's CPU-time sampler
+// (a signal per thread per CPUs/500 s of its CPU time).
+var X5Samplers = []string{"jfr", "jfr-coop", "jfr-cputime"}
+
+// X5Bench is one execution setting of X5.
+type X5Bench struct {
+	Name, Prog string
+	CPUs       int
+	D          sim.Time
+	About      string
+}
+
+const x5NativeProg = "native"
+
+// x5NativeYAML: thread n spends half its CPU time in a native method
+// (I/O, compression, a JNI library), thread j all its time in Java code.
+const x5NativeYAML = `
+name: x5-native
+methods:
+  - class: N
+    name: deflate
+    body: [{native: {cycles: 400000}}]
+  - class: N
+    name: prepare
+    body: [{work: {cycles: 50000, bytecodes: 2000}}]
+  - class: N
+    name: runN
+    body: [{loop: {trips: 1000000000, body: [{call: {method: N.prepare}}, {call: {method: N.deflate}}]}}]
+  - class: N
+    name: spin
+    body: [{work: {cycles: 1000, bytecodes: 50}}]
+  - class: N
+    name: runJ
+    body: [{loop: {trips: 1000000000, body: [{call: {method: N.spin}}]}}]
+threads: [{name: n, entry: N.runN}, {name: j, entry: N.runJ}]
+`
+
+// x5Benches: a thread that sleeps half the time (BlockHalf's twin); a
+// thread half in native code; eight always-running workers on 8 CPUs
+// (more than the cap of 5); ten threads that end one by one (a crowd
+// that thins).
+func x5Benches(o Options) []X5Bench {
+	d := 2 * sim.Second
+	if o.Full {
+		d = 10 * sim.Second
+	}
+	return []X5Bench{
+		{"blockhalf", "fid-blockhalf", 2, d, "main sleeps 5 ms and computes 5 ms in turn, spinner computes"},
+		{"native", x5NativeProg, 2, d, "thread n half in a native method, thread j in Java"},
+		{"lusearch, 8 CPUs", "lusearch", 8, d, "8 workers always running"},
+		{"staggered, 10 CPUs", x2Staggered, 10, 2 * sim.Second, "thread sN works ≈ (N+1) × 100 ms and ends"},
+	}
+}
+
+// X5Sampler is what one sampler saw on one execution.
+type X5Sampler struct {
+	Samples int64
+	// Threads is each thread's share of the samples, in points, in
+	// X5Run.Threads' order.
+	Threads []float64
+	// Coverage is the samples' weight (each a period) over the
+	// application's CPU time, in points.
+	Coverage float64
+	// MaxDev is the largest |thread share − CPU share|; MinRatio the
+	// smallest share / CPU share over threads with ≥ 2 % of the CPU.
+	MaxDev, MinRatio float64
+	// Native is the share of samples whose leaf is a native method.
+	Native float64
+}
+
+// X5Run is one execution of a bench.
+type X5Run struct {
+	Seed    uint64
+	Threads []string
+	// CPU is each thread's share of the application's CPU time, in
+	// points; NativeCPU the truth's share of native methods.
+	CPU       []float64
+	NativeCPU float64
+	Samplers  map[string]X5Sampler
+}
+
+// X5Result is every bench and seed of X5.
+type X5Result struct {
+	Seeds   []uint64
+	Benches []X5Bench
+	Runs    [][]*X5Run
+}
+
+type x5Key struct {
+	bench X5Bench
+	seed  uint64
+}
+
+func (k x5Key) run() (*X5Run, error) { return x5Once(k.bench, k.seed) }
+
+func x5Once(b X5Bench, seed uint64) (*X5Run, error) {
+	var p *program.Program
+	var err error
+	switch b.Prog {
+	case x2Staggered:
+		p, err = x2StaggeredProgram()
+	case x5NativeProg:
+		p, err = program.Parse([]byte(x5NativeYAML), program.YAML)
+	default:
+		p, err = workloads.Get(b.Prog)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	if err := harness.ApplyPreset(&cfg, "hotspot25"); err != nil {
+		return nil, err
+	}
+	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
+	// Names through debug information are X4's subject; here every
+	// position has a record.
+	cfg.JIT.DebugNonSafepoints = true
+	cfg.Samplers = append([]string{"truth"}, X5Samplers...)
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
+	}
+	r := &X5Run{Seed: seed, Samplers: map[string]X5Sampler{}}
+	var cpu []float64
+	for _, th := range out.Result.Threads {
+		if !th.Service {
+			r.Threads = append(r.Threads, th.Name)
+			cpu = append(cpu, float64(th.States[sim.Running]))
+		}
+	}
+	r.CPU = percents(cpu)
+	app := float64(out.Result.AppCPU())
+	native := nativeLines(out)
+	r.NativeCPU = 100 * nativeShare(out.Profiles["truth"], native)
+	for _, s := range X5Samplers {
+		prof := out.Profiles[s]
+		per := map[string]float64{}
+		for i, smp := range prof.Samples {
+			per[prof.ThreadName(i)] += float64(smp.Count)
+		}
+		n := float64(prof.TotalCount())
+		x := X5Sampler{Samples: prof.TotalCount(), Coverage: 100 * float64(prof.TotalWeight()) / math.Max(app, 1), MinRatio: math.Inf(1), Native: 100 * nativeShare(prof, native)}
+		for i, th := range r.Threads {
+			sh := 100 * per[th] / math.Max(n, 1)
+			x.Threads = append(x.Threads, sh)
+			x.MaxDev = math.Max(x.MaxDev, math.Abs(sh-r.CPU[i]))
+			if r.CPU[i] >= x2MinShare {
+				x.MinRatio = math.Min(x.MinRatio, sh/r.CPU[i])
+			}
+		}
+		r.Samplers[s] = x
+	}
+	return r, nil
+}
+
+// nativeLines are the run's native statements: where a thread runs
+// native code.
+func nativeLines(out *harness.Outcome) map[waitLine]bool {
+	m := map[waitLine]bool{}
+	for i, c := range out.Image.Base {
+		for _, in := range c.Instrs {
+			if in.Op == sim.OpNative {
+				m[waitLine{out.Image.Names[i], in.Line}] = true
+			}
+		}
+	}
+	return m
+}
+
+// nativeShare is the share of p's self weight at the statements of
+// native.
+func nativeShare(p *profile.Profile, native map[waitLine]bool) float64 {
+	var in, all float64
+	for i, s := range p.Samples {
+		all += float64(s.Weight)
+		if f, ok := p.Leaf(i); ok && native[waitLine{p.Functions[f.Func].Name, f.Line}] {
+			in += float64(s.Weight)
+		}
+	}
+	return in / math.Max(all, 1)
+}
+
+// MeasureX5 runs every bench at every seed.
+func MeasureX5(o Options) (*X5Result, error) {
+	benches := x5Benches(o)
+	var keys []x5Key
+	for _, b := range benches {
+		for _, seed := range o.Seeds {
+			keys = append(keys, x5Key{b, seed})
+		}
+	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	r := &X5Result{Seeds: o.Seeds, Benches: benches, Runs: make([][]*X5Run, len(benches))}
+	for i := range keys {
+		r.Runs[i/len(o.Seeds)] = append(r.Runs[i/len(o.Seeds)], runs[i])
+	}
+	return r, nil
+}
+
+// Bench is bench name's runs.
+func (r *X5Result) Bench(name string) []*X5Run {
+	for i, b := range r.Benches {
+		if b.Name == name {
+			return r.Runs[i]
+		}
+	}
+	panic("study: X5 has no bench " + name)
+}
+
+// Stat is f of sampler s over bench's seeds.
+func (r *X5Result) Stat(bench, s string, f func(X5Sampler) float64) Stat {
+	var xs []float64
+	for _, run := range r.Bench(bench) {
+		xs = append(xs, f(run.Samplers[s]))
+	}
+	return NewStat(xs)
+}
+
+// Max and Min are the largest and smallest value of f of sampler s over
+// bench's seeds.
+func (r *X5Result) Max(bench, s string, f func(X5Sampler) float64) float64 {
+	m := math.Inf(-1)
+	for _, run := range r.Bench(bench) {
+		m = math.Max(m, f(run.Samplers[s]))
+	}
+	return m
+}
+
+func (r *X5Result) Min(bench, s string, f func(X5Sampler) float64) float64 {
+	m := math.Inf(1)
+	for _, run := range r.Bench(bench) {
+		m = math.Min(m, f(run.Samplers[s]))
+	}
+	return m
+}
+
+// Share is thread th's share under source ("cpu time" or a sampler) over
+// bench's seeds.
+func (r *X5Result) Share(bench, th, source string) Stat {
+	var xs []float64
+	for _, run := range r.Bench(bench) {
+		for i, name := range run.Threads {
+			if name == th {
+				if source == "cpu time" {
+					xs = append(xs, run.CPU[i])
+				} else {
+					xs = append(xs, run.Samplers[source].Threads[i])
+				}
+			}
+		}
+	}
+	return NewStat(xs)
+}
+
+// X5Obs is one tidy observation: a sampler on a (bench, seed).
+type X5Obs struct {
+	Bench     string  `tidy:"bench"`
+	Seed      uint64  `tidy:"seed"`
+	Sampler   string  `tidy:"sampler"`
+	Samples   int64   `tidy:"samples"`
+	Coverage  float64 `tidy:"coverage_pct"`
+	MaxDev    float64 `tidy:"thread_cpu_dev_pts"`
+	MinRatio  float64 `tidy:"min_share_ratio"`
+	Native    float64 `tidy:"native_pct"`
+	NativeCPU float64 `tidy:"truth_native_pct"`
+}
+
+func (r *X5Result) render() (*Result, error) {
+	t := &Table{Title: "X5: CPU-time sampling (jfr-cputime) against execution sampling (jfr, jfr-coop) on one execution (mean ± 95 % CI over seeds)",
+		Columns: []string{"execution", "sampler", "samples", "coverage of CPU time (%)", "max |thread − CPU share| (pts)", "min thread share / CPU share", "native code (%)"}}
+	var obs []X5Obs
+	for bi, b := range r.Benches {
+		var nat []float64
+		for _, run := range r.Runs[bi] {
+			nat = append(nat, run.NativeCPU)
+		}
+		t.AddRow(b.Name, "truth", "", "100", "", "", NewStat(nat).String())
+		for _, s := range X5Samplers {
+			st := func(f func(X5Sampler) float64) string { return NewStat(r.statsOf(bi, s, f)).String() }
+			t.AddRow(b.Name, s, st(func(x X5Sampler) float64 { return float64(x.Samples) }), st(func(x X5Sampler) float64 { return x.Coverage }),
+				st(func(x X5Sampler) float64 { return x.MaxDev }), st(func(x X5Sampler) float64 { return x.MinRatio }), st(func(x X5Sampler) float64 { return x.Native }))
+			for _, run := range r.Runs[bi] {
+				x := run.Samplers[s]
+				obs = append(obs, X5Obs{b.Name, run.Seed, s, x.Samples, x.Coverage, x.MaxDev, x.MinRatio, x.Native, run.NativeCPU})
+			}
+		}
+	}
+	about := ""
+	for i, b := range r.Benches {
+		if i > 0 {
+			about += "; "
+		}
+		about += fmt.Sprintf("%s (%v, %d CPUs: %s)", b.Name, b.D, b.CPUs, b.About)
+	}
+	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions on the hotspot25 preset with DebugNonSafepoints: %s. The three samplers passive on one execution at their defaults: jfr and jfr-coop every 20 ms, ≤ 5 running Java threads a round; jfr-cputime throttle 500/s (a signal per CPUs/500 s of each thread's CPU time).", r.Seeds, about),
+		"Mechanisms (docs/SAMPLERS.md): the execution samplers take, every round, up to five threads running Java code at that instant: a thread that sleeps is missed while it sleeps, which is its CPU share again; a thread in native code is not taken (JFR's jdk.NativeMethodSample, not modelled, would be); with more than five running threads a round covers five of them, so coverage falls to 5/R and a thread that runs in a crowd is under-represented (X2). jfr-cputime signals each thread after each period of its own CPU time, native code included, whatever the number of threads: every thread's share is its CPU share, and its coverage is the CPU time.",
+		"Against the real JDK 25 (docs/FIDELITY.md): on BlockHalf jdk.CPUTimeSample gives main 33.0 % of the samples as profsim does, jdk.ExecutionSample 21.4 % where profsim's jfr-coop gives 33 % (the JFR sampler thread's scheduling, not modelled)."}
+	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
+}
+
+func (r *X5Result) statsOf(bi int, s string, f func(X5Sampler) float64) []float64 {
+	var xs []float64
+	for _, run := range r.Runs[bi] {
+		xs = append(xs, f(run.Samplers[s]))
+	}
+	return xs
+}
