@@ -79,11 +79,15 @@ func TestModelsThroughEachExperiment(t *testing.T) {
 		case *M6Result:
 			require.Len(t, d.Benches, 1)
 			assert.Equal(t, plumbingModel, d.Benches[0].Benchmark)
+		case *X4Result:
+			assert.True(t, d.Models, e.Name)
+			require.Len(t, d.Benches, 1)
+			assert.Equal(t, plumbingModel, d.Benches[0].Name)
 		default:
 			t.Errorf("%s: unexpected result %T", e.Name, r.Data)
 		}
 	}
-	assert.Equal(t, []string{"m2-causality", "m3-disagreement", "m4-innocuous", "m5-autocorrelation", "m6-observer", "m7-no-inlining", "m9-actionable"}, names)
+	assert.Equal(t, []string{"m2-causality", "m3-disagreement", "m4-innocuous", "m5-autocorrelation", "m6-observer", "m7-no-inlining", "m9-actionable", "x4-cooperative-sampling"}, names)
 }
 
 // A model runs for the study without the recorder's threads, and its

@@ -245,7 +245,7 @@ func (r *X4Result) Truth(bench string, f func(*X4Run) float64) Stat {
 
 // X4Obs is one tidy observation: a sampler on a (bench, seed).
 type X4Obs struct {
-	Bench    string  `tidy:"bench"`
+	Bench    string  `tidy:"benchmark"`
 	Seed     uint64  `tidy:"seed"`
 	Sampler  string  `tidy:"sampler"`
 	Samples  int64   `tidy:"samples"`

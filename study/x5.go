@@ -275,7 +275,7 @@ func (r *X5Result) Share(bench, th, source string) Stat {
 
 // X5Obs is one tidy observation: a sampler on a (bench, seed).
 type X5Obs struct {
-	Bench     string  `tidy:"bench"`
+	Bench     string  `tidy:"benchmark"`
 	Seed      uint64  `tidy:"seed"`
 	Sampler   string  `tidy:"sampler"`
 	Samples   int64   `tidy:"samples"`

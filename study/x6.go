@@ -251,7 +251,7 @@ func (r *X6Result) Share(bench, th, source string) Stat {
 
 // X6Obs is one tidy observation: an engine on a (bench, seed).
 type X6Obs struct {
-	Bench    string  `tidy:"bench"`
+	Bench    string  `tidy:"benchmark"`
 	Seed     uint64  `tidy:"seed"`
 	Engine   string  `tidy:"engine"`
 	Samples  int64   `tidy:"samples"`
