@@ -1,7 +1,6 @@
 package study
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -481,11 +480,3 @@ const (
 	x5BurstLoss  = 3.7
 	x5BurstDelta = 1.0
 )
-
-func fmtF(xs []float64) string {
-	s := ""
-	for _, x := range xs {
-		s += strconv.FormatFloat(x, 'f', 1, 64) + " "
-	}
-	return s
-}
