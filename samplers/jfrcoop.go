@@ -158,6 +158,7 @@ type JFRCoop struct {
 	cfg     JFRCoopConfig
 	env     *Env
 	rec     *recorder
+	cost    costDraw
 	timer   sim.TimerID
 	hook    sim.HandlerID
 	agent   sim.ThreadID
@@ -185,6 +186,7 @@ func (s *JFRCoop) Attach(env *Env) error {
 	}
 	s.env = env
 	s.rec = newRecorder(env, s.name, s.cfg.Period)
+	s.cost = newCostDraw(env, s.name)
 	s.timer = env.VM.AddTimer(s)
 	h, err := env.VM.AddHookHandler(s)
 	if err != nil {
@@ -228,9 +230,10 @@ func (s *JFRCoop) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		vm.Arm(s.hook, id, sim.HookPoll)
 		taken++
 		if s.env.Mode == Costed {
-			vm.Stall(id, s.cfg.SuspendCost)
-			s.rec.costs.Stall += s.cfg.SuspendCost
-			work += s.cfg.SuspendCost
+			d := s.cost.vary(s.cfg.SuspendCost)
+			vm.Stall(id, d)
+			s.rec.costs.Stall += d
+			work += d
 		}
 	}
 	if s.env.Mode == Costed && work > 0 {
@@ -258,7 +261,7 @@ func (s *JFRCoop) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	s.rec.add(frames, id, s.cfg.Period)
 	s.rec.note(id, req.stack, frames, "cooperative walk at the poll", s.cfg.DebugInfo)
 	if s.env.Mode == Costed && vm.State(id) == sim.Running {
-		d := s.cfg.WalkBase + s.cfg.WalkPerFrame*sim.Time(len(stack))
+		d := s.cost.vary(s.cfg.WalkBase + s.cfg.WalkPerFrame*sim.Time(len(stack)))
 		vm.Stall(id, d)
 		s.rec.costs.Stall += d
 	}

@@ -203,3 +203,23 @@ func TestJFRCPUTimeThrottle(t *testing.T) {
 // can be off by a tick's worth at each of the ~20 sleeps: 5 %, plus one
 // for the period the run's end cuts (our choice, from the mechanism).
 const throttleCountTolerance = 0.05
+
+// TestJDK25SamplersCostedDoNotAlias: costed, the JDK 25 samplers stall the
+// sampled thread at each signal and walk. A constant stall would shift
+// hotcold's exactly periodic loop against the exact 4 ms tick by the same
+// amount every sample and lock jfr-cputime to one part of it (67.9, 1.2
+// % hot() at 2 and 3 µs of handler cost); drawn costs (mean as set) keep
+// every share within the passive tolerance of the truth.
+func TestJDK25SamplersCostedDoNotAlias(t *testing.T) {
+	for _, h := range []string{"2us", "2100ns", "3us"} {
+		out := run(t, "hotcold", func(c *harness.Config) {
+			c.Sim.Duration = 2 * sim.Second
+			c.Mode = samplers.Costed
+			c.JIT.Inline, c.JIT.DebugNonSafepoints = false, true
+			c.Samplers = []string{"jfr-cputime,handler_cost=" + h, "jfr-coop"}
+		})
+		want := share(out.Profiles["truth"].MethodWeights(), "HotCold.hot")
+		assert.InDelta(t, want, share(out.Profiles["jfr-cputime"].MethodWeights(), "HotCold.hot"), coopShareTolerance, "jfr-cputime, handler %s", h)
+		assert.InDelta(t, want, share(out.Profiles["jfr-coop"].MethodWeights(), "HotCold.hot"), coopShareTolerance, "jfr-coop, handler %s", h)
+	}
+}

@@ -99,6 +99,7 @@ type JFRCPUTime struct {
 	queue    map[sim.ThreadID][]coopRequest
 	walker   coopWalker
 	tick     sim.Time
+	cost     costDraw
 	// Biased, Returned and Lost are reported in Costs.
 	Biased, Returned, Lost int64
 }
@@ -133,6 +134,7 @@ func (s *JFRCPUTime) Attach(env *Env) error {
 		}
 	}
 	s.rec = newRecorder(env, s.name, s.period)
+	s.cost = newCostDraw(env, s.name)
 	s.timer = env.VM.AddTimer(s)
 	h, err := env.VM.AddHookHandler(s)
 	if err != nil {
@@ -164,8 +166,9 @@ func (s *JFRCPUTime) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		s.rec.costs.Requested++
 		s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 		if s.env.Mode == Costed {
-			vm.Stall(id, s.cfg.HandlerCost)
-			s.rec.costs.Stall += s.cfg.HandlerCost
+			d := s.cost.vary(s.cfg.HandlerCost)
+			vm.Stall(id, d)
+			s.rec.costs.Stall += d
 		}
 		if vm.InNative(id) {
 			// sample_out_of_safepoint: the sampler thread walks from the
@@ -219,7 +222,7 @@ func (s *JFRCPUTime) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Actio
 	}
 	s.queue[id] = q[:0]
 	if s.env.Mode == Costed && vm.State(id) == sim.Running {
-		d := s.cfg.WalkBase + cost
+		d := s.cost.vary(s.cfg.WalkBase + cost)
 		vm.Stall(id, d)
 		s.rec.costs.Stall += d
 	}
