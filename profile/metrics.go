@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -274,4 +275,17 @@ func Intervals(timestamps []int64) []float64 {
 		out = append(out, float64(ts[i]-ts[i-1]))
 	}
 	return out
+}
+
+// OverlapLines is the overlap of two line-level flat profiles (Lines):
+// each (method, line) row's self share.
+func OverlapLines(a, b []LineShare) float64 {
+	weights := func(ls []LineShare) map[string]float64 {
+		w := map[string]float64{}
+		for _, l := range ls {
+			w[l.Method+FrameSep+strconv.Itoa(l.Line)] += l.SelfShare
+		}
+		return w
+	}
+	return OverlapWeights(weights(a), weights(b))
 }

@@ -28,3 +28,15 @@ func TestOverlapWeightsIsAlignedOverlap(t *testing.T) {
 	assert.Equal(t, 0.0, OverlapWeights(map[string]float64{"a": 1}, map[string]float64{"b": 2}))
 	assert.Equal(t, 0.5, OverlapWeights(map[string]float64{"a": 1, "b": 1}, map[string]float64{"a": 3}))
 }
+
+// OverlapLines compares (method, line) rows: the same method on two
+// lines is two rows, and rows of one key add up.
+func TestOverlapLines(t *testing.T) {
+	a := []LineShare{{Method: "A.f", Line: 1, SelfShare: 0.5}, {Method: "A.f", Line: 2, SelfShare: 0.5}}
+	b := []LineShare{{Method: "A.f", Line: 1, SelfShare: 1}}
+	assert.InDelta(t, 0.5, OverlapLines(a, b), 1e-12)
+	assert.InDelta(t, 1, OverlapLines(a, a), 1e-12)
+	c := []LineShare{{Method: "A.f", Line: 1, SelfShare: 0.25}, {Method: "A.f", Line: 1, SelfShare: 0.25}, {Method: "A.f", Line: 2, SelfShare: 0.5}}
+	assert.InDelta(t, 1, OverlapLines(a, c), 1e-12)
+	assert.InDelta(t, 0, OverlapLines(b, []LineShare{{Method: "A.g", Line: 1, SelfShare: 1}}), 1e-12)
+}

@@ -227,7 +227,7 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 				} else {
 					o = profile.OverlapMethods(truth, p)
 					if truthLines != nil {
-						lo := lineOverlap(truthLines, pr.Lines)
+						lo := profile.OverlapLines(lineShares(truthLines), lineShares(pr.Lines))
 						pr.LineOverlapVsTruth = &lo
 					}
 				}
@@ -314,17 +314,13 @@ func served(c samplers.Costs) *int64 {
 	return &n
 }
 
-// lineOverlap is profile.OverlapWeights over the (method, line) rows of
-// two line-level profiles.
-func lineOverlap(a, b []lineReport) float64 {
-	weights := func(ls []lineReport) map[string]float64 {
-		w := map[string]float64{}
-		for _, l := range ls {
-			w[l.Method+profile.FrameSep+strconv.Itoa(l.Line)] += l.SelfShare
-		}
-		return w
+// lineShares are a report's line rows as profile.LineShare.
+func lineShares(ls []lineReport) []profile.LineShare {
+	out := make([]profile.LineShare, len(ls))
+	for i, l := range ls {
+		out[i] = profile.LineShare(l)
 	}
-	return profile.OverlapWeights(weights(a), weights(b))
+	return out
 }
 
 func summarize(p *profile.Profile) profileReport {
