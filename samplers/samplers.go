@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/safepoint"
 	"github.com/profsim/profsim/sim"
@@ -203,6 +204,9 @@ func Lookup(name string) (Info, error) {
 		names := make([]string, 0, len(registry))
 		for _, x := range List() {
 			names = append(names, x.Name)
+		}
+		if s := nearest.Name(name, names); s != "" {
+			return Info{}, fmt.Errorf("unknown sampler %q; did you mean %q? (known: %s)", name, s, strings.Join(names, ", "))
 		}
 		return Info{}, fmt.Errorf("unknown sampler %q (known: %s)", name, strings.Join(names, ", "))
 	}

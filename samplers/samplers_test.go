@@ -35,7 +35,7 @@ func TestRegistry(t *testing.T) {
 	}
 	assert.Equal(t, []string{"async", "cbs", "hotmethods", "hprof", "isps", "jfr", "jfr-coop", "jfr-cputime", "jikes-timer", "jprofile", "jvmti", "komorium", "pcct", "safepoint", "sps", "tprof", "xprof", "yourkit"}, names)
 	_, err := samplers.New("gprof")
-	assert.ErrorContains(t, err, `unknown sampler "gprof" (known: async, cbs,`)
+	assert.ErrorContains(t, err, `unknown sampler "gprof"; did you mean "hprof"? (known: async, cbs,`)
 }
 
 // Passive samplers cost nothing: the execution is exactly the one without

@@ -1,9 +1,12 @@
 package samplers
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
 )
 
@@ -95,6 +98,12 @@ func (s Spec) Resolve() (*Resolved, error) {
 	cfg := info.Config()
 	for _, kv := range s.Set {
 		if err := param.Set(cfg, kv.Key, kv.Value); err != nil {
+			var uk *param.UnknownKeyError
+			if errors.As(err, &uk) {
+				if hint := keyHint(s.Name, uk); hint != "" {
+					return nil, fmt.Errorf("sampler %s: %w; did you mean %s?", s.ID(), err, hint)
+				}
+			}
 			return nil, fmt.Errorf("sampler %s: %w", s.ID(), err)
 		}
 	}
@@ -141,4 +150,27 @@ func (i Info) Keys() []param.Key {
 		}
 	}
 	return keys
+}
+
+// keyHabits are the names the profilers' own users give a sampler's keys:
+// async-profiler's event (-e) and interval (-i) and JFR's settings, which
+// name a key differently here.
+var keyHabits = map[string]map[string]string{
+	"async":       {"event": "engine", "e": "engine", "i": "interval", "depth": "jstackdepth", "cstack": "jstackdepth"},
+	"jfr":         {"interval": "period", "stackdepth": "depth", "throttle": "period"},
+	"jfr-coop":    {"interval": "period", "stackdepth": "depth", "throttle": "period"},
+	"jfr-cputime": {"rate": "throttle", "period": "throttle", "cpu_period": "throttle", "interval": "throttle", "stackdepth": "depth"},
+}
+
+// keyHint is the key the user of sampler probably meant by uk.Key: the
+// one their profiler's habit names, else the nearest valid key; "" when
+// none is near.
+func keyHint(sampler string, uk *param.UnknownKeyError) string {
+	if k, ok := keyHabits[sampler][strings.ToLower(uk.Key)]; ok && slices.Contains(uk.Valid, k) {
+		return fmt.Sprintf("%q", k)
+	}
+	if k := nearest.Name(uk.Key, uk.Valid); k != "" {
+		return fmt.Sprintf("%q", k)
+	}
+	return ""
 }

@@ -108,3 +108,32 @@ func TestMeasuresRoundTrip(t *testing.T) {
 	assert.Contains(t, err.Error(), `unknown measure "pcct_node"`)
 	assert.Contains(t, samplers.MeasureNames(), "pcct_nodes")
 }
+
+// A misspelt sampler or key, or a key under the name the profiler's own
+// users know it by, gets a did-you-mean.
+func TestDidYouMean(t *testing.T) {
+	for spec, want := range map[string]string{
+		"safepiont":              `unknown sampler "safepiont"; did you mean "safepoint"?`,
+		"async,intervl=1ms":      `unknown key "intervl"`,
+		"jfr,interval=10ms":      `did you mean "period"?`,
+		"async,event=cpu":        `did you mean "engine"?`,
+		"async,depth=64":         `did you mean "jstackdepth"?`,
+		"jfr-cputime,rate=500":   `did you mean "throttle"?`,
+		"jfr-coop,stackdepth=64": `did you mean "depth"?`,
+	} {
+		s, err := samplers.ParseSpec(spec)
+		if err == nil {
+			_, err = s.Resolve()
+		}
+		require.Error(t, err, spec)
+		assert.Contains(t, err.Error(), want, spec)
+	}
+	s, err := samplers.ParseSpec("async,intervl=1ms")
+	require.NoError(t, err)
+	_, err = s.Resolve()
+	assert.Contains(t, err.Error(), `did you mean "interval"?`)
+	s, err = samplers.ParseSpec("async,zzzzzzzz=1")
+	require.NoError(t, err)
+	_, err = s.Resolve()
+	assert.NotContains(t, err.Error(), "did you mean", "nothing is near")
+}

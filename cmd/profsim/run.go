@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
@@ -382,6 +383,9 @@ func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
 	st, err := os.Stat(ref)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins())); s != "" {
+				return nil, usagef("unknown workload %q: did you mean %q? (not a built-in nor a file; 'profsim workloads' lists the built-ins)", ref, s)
+			}
 			return nil, usagef("unknown workload %q: not a built-in (%s, or a stand-in from 'profsim workloads') and no such file", ref, strings.Join(workloads.Programs(), ", "))
 		}
 		return nil, usagef("workload %s: %v", ref, bare(err))
