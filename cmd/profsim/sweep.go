@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -303,6 +304,11 @@ func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	checkValue := func(s sweep.Setting) error {
 		if len(s.Value) > 1 && !repeatable[s.Name] {
 			return fmt.Errorf("%s:%d: %s: %s takes one value, not a list", file, s.Line, s.Path, s.Name)
+		}
+		if s.Name == "workload" && len(s.Value) == 1 {
+			if err := checkWorkloadName(s.Value[0]); err != nil {
+				return fmt.Errorf("%s:%d: %s: %w", file, s.Line, s.Path, err)
+			}
 		}
 		return nil
 	}
@@ -886,4 +892,22 @@ func lockError(cmd string, err error) error {
 		return usagef("%s: %v", cmd, err)
 	}
 	return usagef("%s: --out: %v", cmd, err)
+}
+
+// checkWorkloadName refuses a workload reference that names no built-in
+// and cannot be a file (no directory, no workload file extension): a
+// misspelt built-in, which would otherwise fail every point it is in
+// after the grid has run. A file that does not load is a point's failure.
+func checkWorkloadName(ref string) error {
+	if workloads.IsBuiltin(ref) || strings.ContainsAny(ref, "/\\") {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(ref)) {
+	case ".yaml", ".yml", ".json":
+		return nil
+	}
+	if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins())); s != "" {
+		return fmt.Errorf("unknown workload %q: did you mean %q?", ref, s)
+	}
+	return fmt.Errorf("unknown workload %q: not a built-in ('profsim workloads' lists them) nor a workload file (.yaml, .json)", ref)
 }

@@ -556,7 +556,9 @@ func TestSweepPlansOnlyItsShard(t *testing.T) {
 func TestSweepShardChecksEveryLevel(t *testing.T) {
 	for _, c := range []struct{ grid, shard, want string }{
 		{"grid: {workload: [hotcold, callpair], seed: [1, x, 3]}\n", "1/6", `grid["seed"][1]=x`},
-		{"grid: {workload: [hotcold, nosuch.yaml], seed: [1, 2]}\n", "1/4", ""}, // a workload that does not load is a point's failure
+		{"grid: {workload: [hotcold, nosuch.yaml], seed: [1, 2]}\n", "1/4", ""},                                              // a workload that does not load is a point's failure
+		{"grid: {workload: [hotcold, hotcld], seed: [1, 2]}\n", "1/4", `unknown workload "hotcld": did you mean "hotcold"?`}, // a misspelt built-in stops the plan
+		{"grid: {workload: [hotcold, zzzz], seed: [1, 2]}\n", "1/4", `unknown workload "zzzz": not a built-in`},
 		{"grid: {seed: 1..3, cpus: 1..100000}\n", "1/300000", `grid["cpus"][99999]=100000`},
 	} {
 		grid := writeGrid(t, "run: {workload: hotcold, duration: 5ms, sampler: [truth]}\n"+c.grid)
