@@ -13,6 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
 )
 
 // jsonResult is the part of the JSON contract these tests read.
@@ -251,4 +254,43 @@ threads: [{name: main, entry: L.main}]
 	assert.LessOrEqual(t, async.Undecipherable, async.Taken, "async keeps them")
 	assert.Positive(t, jfr.Undecipherable)
 	assert.Zero(t, sp.Undecipherable, "the safepoint sampler resolves no debug information")
+}
+
+// `profsim workloads --lines` numbers statements as the run numbers
+// lines: for every built-in program, stand-in and fidelity twin, each
+// statement's first instruction in the image is on the line the listing
+// gives it, and of the listing's kind.
+func TestWorkloadLinesAreTheRunsLines(t *testing.T) {
+	kinds := map[sim.Op]string{sim.OpWork: "work", sim.OpNative: "native", sim.OpCall: "call", sim.OpVirtualCall: "virtual_call",
+		sim.OpLoopEnter: "loop", sim.OpAlloc: "alloc", sim.OpSpawn: "spawn", sim.OpThrow: "throw"}
+	for _, name := range slices.Concat(workloads.Names(), workloads.Twins()) {
+		code, out, errOut := runMain("workloads", "--lines", name)
+		require.Equal(t, 0, code, errOut)
+		listed := map[string]map[int]string{} // method → line → kind
+		var method string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasPrefix(l, " ") {
+				method, listed[l] = l, map[int]string{}
+				continue
+			}
+			f := strings.Fields(l)
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				listed[method][n] = strings.TrimSuffix(f[1], ",")
+			}
+		}
+		p, err := workloads.Get(name)
+		require.NoError(t, err)
+		img, err := sim.NewImage(p, sim.DefaultCostModel())
+		require.NoError(t, err, name)
+		checked := 0
+		for i, c := range img.Base {
+			for _, in := range c.Instrs {
+				if k, ok := kinds[in.Op]; ok {
+					assert.Equal(t, k, listed[img.Names[i]][int(in.Line)], "%s %s line %d", name, img.Names[i], in.Line)
+					checked++
+				}
+			}
+		}
+		require.Positive(t, checked, name)
+	}
 }

@@ -393,6 +393,8 @@ func TestWorkloadsFlagConflicts(t *testing.T) {
 		{[]string{"--doc", "--only", "hotcold"}, "--doc covers every workload; --only would be ignored"},
 		{[]string{"--duration", "1s"}, "--duration is the simulated time of --measure or --doc"},
 		{[]string{"--only", "hotcold", "--duration", "1s"}, "--duration is the simulated time of --measure or --doc"},
+		{[]string{"--lines", "hotcold", "--measure"}, "--lines prints one workload's statements; it takes no other flag"},
+		{[]string{"--lines", "hotcld"}, `unknown workload "hotcld": did you mean "hotcold"?`},
 	} {
 		code, out, errOut := runMain(append([]string{"workloads"}, c.args...)...)
 		assert.Equal(t, 2, code, "%v: %s", c.args, errOut)

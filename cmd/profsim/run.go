@@ -810,9 +810,10 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	doc := fs.Bool("doc", false, "print docs/STANDINS.md: every stand-in and the measured table of all workloads")
 	duration := fs.Duration("duration", 300*time.Millisecond, "simulated time per workload for --measure or --doc")
 	only := fs.String("only", "", "comma-separated workloads to list or measure (default: all)")
+	lines := fs.String("lines", "", "print workload `NAME`'s methods with their statements numbered as profiles number lines (a built-in or a file)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: profsim workloads [--measure [--duration D]] [--only a,b]")
+			fmt.Fprintln(stdout, "Usage: profsim workloads [--measure [--duration D]] [--only a,b] | --lines NAME")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return errHelp
@@ -824,6 +825,14 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	switch {
 	case fs.NArg() > 0:
 		return usagef("workloads: unexpected argument %q", fs.Arg(0))
+	case *lines != "" && len(given) > 1:
+		return usagef("workloads: --lines prints one workload's statements; it takes no other flag")
+	case *lines != "":
+		p, err := loadWorkloadMax(*lines, defaultMaxInput)
+		if err != nil {
+			return err
+		}
+		return p.WriteListing(stdout)
 	case *duration <= 0:
 		return usagef("workloads: --duration %v must be > 0", *duration)
 	case *doc && *measure:
