@@ -131,7 +131,7 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, sig, stop := signalContext()
 	defer stop()
-	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, keep: *keep, failFast: *failFast, allowMixed: *allowMixed}, stderr)
+	return plan.execute(ctx, sig, sweepOptions{out: *out, jobs: *jobs, keep: *keep, failFast: *failFast, allowMixed: *allowMixed, summary: stdout}, stderr)
 }
 
 // parseInterleaved parses flags that may come before or after positional
@@ -744,6 +744,9 @@ type sweepOptions struct {
 	// run, if set, replaces each point's run (benchmarks: the engine
 	// alone); nil: plannedRun.run.
 	run func(pr *plannedRun, ctx context.Context) (json.RawMessage, error)
+	// summary, if set, gets the per-cell summary table (summary.csv is
+	// written either way).
+	summary io.Writer
 }
 
 // execute runs the plan's points of the shard not yet done in the output
@@ -832,6 +835,9 @@ func (plan *sweepPlan) execute(ctx context.Context, sig func() os.Signal, o swee
 	}
 	got, _ := sweep.Collect(plan.manifest, store.Index())
 	if err := writeSweepTables(o.out, plan.manifest, got, store.Index(), cache); err != nil {
+		return err
+	}
+	if err := writeSweepSummary(o.out, plan.manifest, o.summary); err != nil {
 		return err
 	}
 	failed := 0

@@ -196,6 +196,9 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if err := writeSweepTables(*out, &m, got, ix, nil); err != nil {
 		return err
 	}
+	if err := writeSweepSummary(*out, &m, stdout); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "profsim sweep merge: %d points from %d directories into %s\n", len(got), len(dirs), *out)
 	return nil
 }

@@ -57,7 +57,7 @@ func sweepMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func tables(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, f := range []string{"runs.csv", "methods.csv", sweep.ManifestFile} {
+	for _, f := range []string{"runs.csv", "methods.csv", SummaryFile, sweep.ManifestFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, err)
 		out[f] = string(b)
