@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -28,7 +29,7 @@ the bias matrices, flame graphs and the timeline of a window.
 Flags of report:
   --html FILE     the page to write (required)
   --from T        start of the timeline's window, a duration (default: centred)
-  --window D      length of the timeline's window (default: 1/20 of the run, 1 ms to 10 ms)
+  --window D      length of the timeline's window (default: 10 ticks of the slowest profiler, at most the run)
 
 `
 
@@ -60,11 +61,11 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 			return usagef("report: --%s is a run flag about printing a run; report writes a page", name)
 		}
 	}
-	from, window, err := reportWindow(own, time.Duration(f.duration))
+	p, hash, cfg, err := loadRun(f)
 	if err != nil {
 		return err
 	}
-	p, hash, cfg, err := loadRun(f)
+	from, window, err := reportWindow(own, time.Duration(f.duration), longestPeriod(cfg.Samplers))
 	if err != nil {
 		return err
 	}
@@ -102,10 +103,20 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 	return nil
 }
 
+// reportSamplesShown is how many of its samples the slowest profiler
+// shows in the default timeline window.
+const reportSamplesShown = 10
+
 // reportWindow is the timeline's window: --from and --window, by default
-// the middle 5 % of the run (at least 1 ms, at most 10 ms).
-func reportWindow(own map[string]string, run time.Duration) (from, window time.Duration, err error) {
-	window = min(max(run/20, time.Millisecond), 10*time.Millisecond, run)
+// the middle of the run, long enough for reportSamplesShown ticks of the
+// profiler with the longest period (10 ms: 100 ms), at least 1 ms and at
+// most the run; with no period known, 5 % of the run.
+func reportWindow(own map[string]string, run, period time.Duration) (from, window time.Duration, err error) {
+	window = run / 20
+	if period > 0 {
+		window = reportSamplesShown * period
+	}
+	window = min(max(window, time.Millisecond), run)
 	from = (run - window) / 2
 	if v, ok := own["window"]; ok {
 		if window, err = time.ParseDuration(v); err != nil || window <= 0 {
@@ -279,3 +290,28 @@ table.bias td:first-child, table.bias th:first-child { text-align: left; }
 <div class="timeline">{{.Timeline}}</div>
 </body></html>
 `))
+
+// longestPeriod is the longest sampling period among specs (their
+// interval or period key), 0 if none has one.
+func longestPeriod(specs []string) time.Duration {
+	var longest time.Duration
+	for _, text := range specs {
+		spec, err := samplers.ParseSpec(text)
+		if err != nil {
+			continue
+		}
+		r, err := spec.Resolve()
+		if err != nil {
+			continue
+		}
+		for _, kv := range r.Params {
+			if kv.Key != "interval" && kv.Key != "period" {
+				continue
+			}
+			if d, err := param.ParseDuration(kv.Value); err == nil {
+				longest = max(longest, time.Duration(d))
+			}
+		}
+	}
+	return longest
+}

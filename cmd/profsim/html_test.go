@@ -118,3 +118,24 @@ func TestReportRefusesBadInput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing written")
 }
+
+// The report's default timeline window holds ten ticks of its slowest
+// profiler (one tick at the old 10 ms default showed about one sample
+// each), centred, never longer than the run.
+func TestReportWindowShowsTenTicks(t *testing.T) {
+	for _, c := range []struct {
+		specs        []string
+		run          time.Duration
+		from, window time.Duration
+	}{
+		{[]string{"truth", "safepoint", "async"}, 2 * time.Second, 950 * time.Millisecond, 100 * time.Millisecond},
+		{[]string{"async,interval=1ms", "jfr"}, 2 * time.Second, 900 * time.Millisecond, 200 * time.Millisecond},
+		{[]string{"async"}, 50 * time.Millisecond, 0, 50 * time.Millisecond},
+		{[]string{"truth", "komorium"}, 2 * time.Second, 950 * time.Millisecond, 100 * time.Millisecond},
+	} {
+		from, window, err := reportWindow(map[string]string{}, c.run, longestPeriod(c.specs))
+		require.NoError(t, err)
+		assert.Equal(t, c.window, window, "%v", c.specs)
+		assert.Equal(t, c.from, from, "%v", c.specs)
+	}
+}
