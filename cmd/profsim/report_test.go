@@ -482,3 +482,18 @@ func TestLinesInReportAndLineTable(t *testing.T) {
 	assert.Contains(t, table, "tprof: no source lines recorded")
 	assert.NotContains(t, table, "no overlap by line")
 }
+
+// The bias matrix keeps the methods that matter either way: one that
+// threads are seldom in but that gets most of the samples (a poll's
+// caller) keeps its column when the others fold into (other).
+func TestFoldOtherKeepsTheChargedColumn(t *testing.T) {
+	b := biasMatrix{Methods: []string{"A", "B", "C", "D"}, Counts: [][]int64{
+		{10, 0, 40, 0}, // truly in A: 50, charged to A 10
+		{0, 5, 25, 0},  // B: 30
+		{0, 0, 2, 0},   // C: 2 truly, 67 charged
+		{0, 0, 0, 3},   // D: 3
+	}}
+	names, cells := foldOther(b, 2)
+	assert.Equal(t, []string{"A", "C", "(other)"}, names)
+	assert.Equal(t, [][]int64{{10, 40, 0}, {0, 2, 0}, {0, 25, 8}}, cells)
+}

@@ -150,20 +150,51 @@ func (r *report) writeWhy(w io.Writer, top int) {
 	}
 }
 
-// foldOther keeps the first top methods of b (most truly-sampled first)
-// and adds the rest up as "(other)".
+// foldOther keeps the top methods of b that matter most either way —
+// the largest of the samples truly in a method and the samples charged to
+// it — in b's order (most truly-sampled first), and adds the rest up as
+// "(other)": a method the sampler charges but threads are rarely in (a
+// poll's caller) keeps its column.
 func foldOther(b biasMatrix, top int) ([]string, [][]int64) {
-	if top <= 0 || len(b.Methods) <= top {
+	n := len(b.Methods)
+	if top <= 0 || n <= top {
 		return b.Methods, b.Counts
 	}
-	names := append(append([]string(nil), b.Methods[:top]...), "(other)")
+	weight := make([]int64, n)
+	for i := range n {
+		var row, col int64
+		for j := range n {
+			row += b.Counts[i][j]
+			col += b.Counts[j][i]
+		}
+		weight[i] = max(row, col)
+	}
+	byWeight := make([]int, n)
+	for i := range byWeight {
+		byWeight[i] = i
+	}
+	sort.SliceStable(byWeight, func(x, y int) bool { return weight[byWeight[x]] > weight[byWeight[y]] })
+	keep := make([]bool, n)
+	for _, i := range byWeight[:top] {
+		keep[i] = true
+	}
+	slot := make([]int, n) // method index → its row/column, top for (other)
+	var names []string
+	for i, m := range b.Methods {
+		slot[i] = top
+		if keep[i] {
+			slot[i] = len(names)
+			names = append(names, m)
+		}
+	}
+	names = append(names, "(other)")
 	cells := make([][]int64, top+1)
 	for i := range cells {
 		cells[i] = make([]int64, top+1)
 	}
-	for i := range b.Methods {
-		for j := range b.Methods {
-			cells[min(i, top)][min(j, top)] += b.Counts[i][j]
+	for i := range n {
+		for j := range n {
+			cells[slot[i]][slot[j]] += b.Counts[i][j]
 		}
 	}
 	return names, cells
