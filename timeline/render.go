@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -89,7 +90,7 @@ func (tl *Timeline) height() vg.Length {
 	colors, names := tl.methodColors()
 	_ = colors
 	legendRows := (min(len(names), len(palette)) + 3) / 4
-	return vg.Length(headerH + jitRowH + len(tl.Lanes)*(laneH+laneGap) + 40 + (legendRows+3)*legendRowH)
+	return vg.Length(headerH + jitRowH + len(tl.Lanes)*(laneH+laneGap) + 40 + (legendRows+len(tl.legendLines()))*legendRowH)
 }
 
 // WriteSVG draws the timeline as SVG.
@@ -138,7 +139,7 @@ func (tl *Timeline) draw(c draw.Canvas) {
 	for i := 0; i <= 5; i++ {
 		t := tl.From + sim.Time(float64(i)/5*span)
 		c.StrokeLine2(draw.LineStyle{Color: black, Width: 1}, x(t), y(axisY-4), x(t), y(axisY+4))
-		c.FillText(style(smallSize, -0.5, -1), vg.Point{X: x(t), Y: y(axisY - 22)}, t.String())
+		c.FillText(style(smallSize, -0.5, -1), vg.Point{X: x(t), Y: y(axisY - 22)}, axisLabel(i, t-tl.From))
 	}
 
 	top := float64(headerH)
@@ -226,17 +227,13 @@ func (tl *Timeline) draw(c draw.Canvas) {
 		rect(c, pauseCol, x(sp.Safe), y(top-laneGap), x(sp.End), y(lanesTop))
 	}
 
-	// Legend.
+	// Legend: what is drawn.
 	top += 10
-	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
-		"bar: the method running (grey-white: not running)   tick: a sample requested, in the colour of where the thread truly was")
-	top += legendRowH
-	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
-		"square: the sample taken, in the colour of the method charged   red band: time to safepoint, then the pause")
-	top += legendRowH
-	c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)},
-		"small ticks above a bar: the polls the thread executed (--polls)   red line: the thread stopping at a safepoint's poll   JIT: compile queued to installed")
-	top += legendRowH + 4
+	for _, l := range tl.legendLines() {
+		c.FillText(style(fontSize, 0, -1), vg.Point{X: 12, Y: y(top)}, l)
+		top += legendRowH
+	}
+	top += 4
 	colW := (W - 24) / 4
 	for i, m := range names {
 		if i >= len(palette) {
@@ -247,4 +244,39 @@ func (tl *Timeline) draw(c draw.Canvas) {
 		rect(c, colors[m], cx, y(cy+16), cx+16, y(cy))
 		c.FillText(style(fontSize, 0, -1), vg.Point{X: cx + 22, Y: y(cy)}, m)
 	}
+}
+
+// axisLabel labels the time axis's i-th tick, off past the window's
+// start: the start itself is in the title, the ticks are offsets from it.
+func axisLabel(i int, off sim.Time) string {
+	if i == 0 {
+		return "0"
+	}
+	return "+" + off.String()
+}
+
+// legendLines explain what the timeline draws, and only that: safepoint
+// bands and stops when it has safepoints, poll ticks when it recorded
+// polls, the JIT lane when it has compilations.
+func (tl *Timeline) legendLines() []string {
+	lines := []string{"bar: the method running (grey-white: not running)   tick: a sample requested, in the colour of where the thread truly was"}
+	second := "square: the sample taken, in the colour of the method charged"
+	if len(tl.Safepoints) > 0 {
+		second += "   red band: time to safepoint, then the pause   red line: the thread stopping at the safepoint's poll"
+	}
+	lines = append(lines, second)
+	var third []string
+	for _, l := range tl.Lanes {
+		if len(l.Polls) > 0 {
+			third = append(third, "small ticks above a bar: the polls the thread executed")
+			break
+		}
+	}
+	if len(tl.Compiles) > 0 {
+		third = append(third, "JIT: a compilation, queued to installed")
+	}
+	if len(third) > 0 {
+		lines = append(lines, strings.Join(third, "   "))
+	}
+	return lines
 }
