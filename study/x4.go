@@ -81,6 +81,8 @@ func x4Benches(o Options) []X4Bench {
 		{"hotcold, inlined", "hotcold", "hotspot17", true, false, 4, d, "Listing 1 as HotSpot 17 runs it: hot() inlined into cold()'s strip-mined loop"},
 		{"hotcold, inlined, DNS", "hotcold", "hotspot17", true, true, 4, d, "the same with -XX:+DebugNonSafepoints"},
 		{"pending", x4PendingProg, "hotspot6", true, true, 4, 2 * d, "thread a in 40 ms counted loops without polls (no strip mining), thread b polling every microsecond; DebugNonSafepoints, so every position has a name"},
+		{"returnpoll", "fid-returnpoll", "hotspot17", true, false, 4, d, "caller()'s loop calls callee(), not inlined, whose only poll is its return and which has no debug record of its own"},
+		{"returnpoll, DNS", "fid-returnpoll", "hotspot17", true, true, 4, d, "the same with -XX:+DebugNonSafepoints"},
 	}
 }
 
@@ -91,6 +93,8 @@ type X4Sampler struct {
 	Hot float64
 	// ThreadA is thread a's share of the samples (pending).
 	ThreadA float64
+	// Callee is ReturnPoll.callee's self share (returnpoll).
+	Callee float64
 	// Methods is the overlap of the sampler's method profile with the
 	// truth's; Contexts by calling context.
 	Methods, Contexts float64
@@ -103,9 +107,9 @@ type X4Sampler struct {
 type X4Run struct {
 	Seed uint64
 	// TruthHot and TruthA are the truth's share of hot() and thread a's
-	// CPU share.
-	TruthHot, TruthA float64
-	Samplers         map[string]X4Sampler
+	// CPU share; TruthCallee ReturnPoll.callee's.
+	TruthHot, TruthA, TruthCallee float64
+	Samplers                      map[string]X4Sampler
 }
 
 // X4Result is every bench and seed of X4.
@@ -152,6 +156,7 @@ func x4Once(b X4Bench, seed uint64) (*X4Run, error) {
 	truth := out.Profiles["truth"]
 	r := &X4Run{Seed: seed, Samplers: map[string]X4Sampler{}}
 	r.TruthHot = 100 * share(truth, "HotCold.hot")
+	r.TruthCallee = 100 * share(truth, "ReturnPoll.callee")
 	var cpuA, cpuAll float64
 	for _, th := range out.Result.Threads {
 		if !th.Service {
@@ -175,6 +180,7 @@ func x4Once(b X4Bench, seed uint64) (*X4Run, error) {
 		r.Samplers[s] = X4Sampler{
 			Samples:  prof.TotalCount(),
 			Hot:      100 * share(prof, "HotCold.hot"),
+			Callee:   100 * share(prof, "ReturnPoll.callee"),
 			ThreadA:  100 * a / math.Max(n, 1),
 			Methods:  100 * profile.OverlapMethods(truth, prof),
 			Contexts: 100 * profile.OverlapContexts(truth, prof),
