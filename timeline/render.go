@@ -259,10 +259,10 @@ func axisLabel(i int, off sim.Time) string {
 // bands and stops when it has safepoints, poll ticks when it recorded
 // polls, the JIT lane when it has compilations.
 func (tl *Timeline) legendLines() []string {
-	lines := []string{"bar: the method running (grey-white: not running)   tick: a sample requested, in the colour of where the thread truly was"}
+	lines := []string{"bar: the method running (grey-white: not running) · tick: a sample requested, in the colour of where the thread truly was"}
 	second := "square: the sample taken, in the colour of the method charged"
 	if len(tl.Safepoints) > 0 {
-		second += "   red band: time to safepoint, then the pause   red line: the thread stopping at the safepoint's poll"
+		second += " · red band: time to safepoint, then the pause · red line: the thread stopping at the safepoint's poll"
 	}
 	lines = append(lines, second)
 	var third []string
@@ -272,11 +272,14 @@ func (tl *Timeline) legendLines() []string {
 			break
 		}
 	}
-	if len(tl.Compiles) > 0 {
-		third = append(third, "JIT: a compilation, queued to installed")
+	for _, cp := range tl.Compiles {
+		if cp.Done >= tl.From && cp.Queued < tl.To { // drawn
+			third = append(third, "JIT: a compilation, queued to installed")
+			break
+		}
 	}
 	if len(third) > 0 {
-		lines = append(lines, strings.Join(third, "   "))
+		lines = append(lines, strings.Join(third, " · "))
 	}
 	return lines
 }

@@ -135,3 +135,23 @@ func TestRecorderRefusesBadWindows(t *testing.T) {
 		assert.Error(t, err, "%v", c)
 	}
 }
+
+// SVG collapses runs of spaces, so the legend separates its items with
+// a visible mark, and names only what the window draws.
+func TestLegendSeparatesItemsVisibly(t *testing.T) {
+	tl := &Timeline{From: 10, To: 20, Lanes: []Lane{{Thread: "main"}}, Compiles: []Compile{{Queued: 1, Done: 5}}}
+	lines := tl.legendLines()
+	require.Len(t, lines, 2, "no safepoints, polls or compilations: two lines")
+	for _, l := range lines {
+		assert.NotContains(t, l, "  ", "no run of spaces: SVG would collapse it")
+	}
+	assert.NotContains(t, strings.Join(lines, " "), "red band")
+	assert.NotContains(t, strings.Join(lines, " "), "JIT", "a compilation done before the window is not drawn")
+	tl.Safepoints = []Safepoint{{}}
+	tl.Compiles = []Compile{{Queued: 15, Done: 25}}
+	tl.Lanes[0].Polls = []Poll{{}}
+	lines = tl.legendLines()
+	require.Len(t, lines, 3)
+	assert.Contains(t, lines[1], " · red band")
+	assert.Contains(t, lines[2], "polls the thread executed · JIT")
+}
