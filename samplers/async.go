@@ -81,7 +81,7 @@ func (c AsyncConfig) Validate() error {
 func init() {
 	Register(Info{Name: "async", Description: "async-profiler 4.5: a signal at the exact position, by engine (cpu: each thread every 10 ms of its CPU time; ctimer, itimer, wall), frames resolved through debug info (skid without DebugNonSafepoints)",
 		Config: func() any { c := DefaultAsyncConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewAsyncNamed(label, *cfg.(*AsyncConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return NewAsync(label, *cfg.(*AsyncConfig)) }})
 }
 
 // cpuRecheckDivisor: the cpu engine re-checks threads that were not
@@ -130,11 +130,8 @@ type Async struct {
 	ids     []sim.ThreadID
 }
 
-// NewAsync creates an async sampler.
-func NewAsync(cfg AsyncConfig) *Async { return NewAsyncNamed("async", cfg) }
-
-// NewAsyncNamed creates an async sampler reported under name.
-func NewAsyncNamed(name string, cfg AsyncConfig) *Async { return &Async{name: name, cfg: cfg} }
+// NewAsync creates an async sampler reported under name.
+func NewAsync(name string, cfg AsyncConfig) *Async { return &Async{name: name, cfg: cfg} }
 
 // Name is the sampler's label ("async" unless labelled).
 func (s *Async) Name() string { return s.name }

@@ -52,15 +52,10 @@ func DefaultJikesTimerConfig() JikesTimerConfig {
 func init() {
 	Register(Info{Name: "cbs", Description: "Arnold & Grove counter-based sampling: a 10 ms timer opens a window of SAMPLES call-edge samples, one every STRIDE prologue/epilogue yield points (3, 32); needs --vm jikes",
 		Config: func() any { c := DefaultCBSConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewCBSNamed(label, *cfg.(*CBSConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return NewCBS(label, *cfg.(*CBSConfig)) }})
 	Register(Info{Name: "jikes-timer", Description: "Jikes RVM base call-graph sampling: a 10 ms timer flag, taken at the next prologue/epilogue yield point, records that call edge; needs --vm jikes",
 		Config: func() any { c := DefaultJikesTimerConfig(); return &c },
-		Build: func(label string, cfg any) Sampler {
-			c := cfg.(*JikesTimerConfig)
-			s := NewJikesTimer(c.Interval)
-			s.label, s.jitter = label, c.Jitter
-			return s
-		}})
+		Build:  func(label string, cfg any) Sampler { return NewJikesTimer(label, *cfg.(*JikesTimerConfig)) }})
 }
 
 // edgeSampler is what CBS and jikes-timer share: a timer, a hook on
@@ -159,25 +154,18 @@ type CBS struct {
 	yields int64
 }
 
-// NewCBS creates a CBS sampler.
-func NewCBS(cfg CBSConfig) *CBS {
-	return &CBS{cfg: cfg, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
+// NewCBS creates a CBS sampler reported under name; several, differently
+// named, can watch one execution (a STRIDE × SAMPLES grid).
+func NewCBS(name string, cfg CBSConfig) *CBS {
+	return &CBS{cfg: cfg, label: name, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
 }
 
-// Name is "cbs", or the name given to NewCBSNamed.
+// Name is the name given to NewCBS ("cbs" if none).
 func (s *CBS) Name() string {
 	if s.label != "" {
 		return s.label
 	}
 	return "cbs"
-}
-
-// NewCBSNamed creates a CBS sampler reported under name, so that several
-// settings can watch one execution (a STRIDE × SAMPLES grid).
-func NewCBSNamed(name string, cfg CBSConfig) *CBS {
-	s := NewCBS(cfg)
-	s.label = name
-	return s
 }
 
 // Config returns the configuration.
@@ -256,10 +244,9 @@ type JikesTimer struct {
 	pending  map[sim.ThreadID]bool
 }
 
-// NewJikesTimer creates the base sampler with the given timer period and
-// the default jitter.
-func NewJikesTimer(interval sim.Time) *JikesTimer {
-	return &JikesTimer{interval: interval, jitter: DefaultJikesTimerConfig().Jitter, pending: map[sim.ThreadID]bool{}}
+// NewJikesTimer creates the base sampler reported under name.
+func NewJikesTimer(name string, cfg JikesTimerConfig) *JikesTimer {
+	return &JikesTimer{label: name, interval: cfg.Interval, jitter: cfg.Jitter, pending: map[sim.ThreadID]bool{}}
 }
 
 // Name is the sampler's label ("jikes-timer" unless labelled).

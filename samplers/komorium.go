@@ -53,7 +53,7 @@ func (c KomoriumConfig) Validate() error {
 func init() {
 	Register(Info{Name: "komorium", Description: "Binder's Komorium: per-thread bytecode counter, granularity checks at returns, calls, loop heads and every MaxPath bytecodes, reified full stacks (granularity 10 000)",
 		Config: func() any { c := DefaultKomoriumConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewKomoriumNamed(label, *cfg.(*KomoriumConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return NewKomorium(label, *cfg.(*KomoriumConfig)) }})
 }
 
 // Komorium samples each thread synchronously every Granularity bytecodes,
@@ -74,11 +74,8 @@ type Komorium struct {
 	leaves  []bool
 }
 
-// NewKomorium creates a Komorium sampler.
-func NewKomorium(cfg KomoriumConfig) *Komorium { return NewKomoriumNamed("komorium", cfg) }
-
-// NewKomoriumNamed creates a Komorium sampler reported under name.
-func NewKomoriumNamed(name string, cfg KomoriumConfig) *Komorium {
+// NewKomorium creates a Komorium sampler reported under name.
+func NewKomorium(name string, cfg KomoriumConfig) *Komorium {
 	return &Komorium{name: name, cfg: cfg, rngs: map[sim.ThreadID]*rand.Rand{}, gran: map[sim.ThreadID]int64{}}
 }
 

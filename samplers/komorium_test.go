@@ -17,7 +17,7 @@ func komoriumWith(tweak func(*samplers.KomoriumConfig)) func(samplers.Sampler) {
 		if k, ok := s.(*samplers.Komorium); ok {
 			c := k.Config()
 			tweak(&c)
-			*k = *samplers.NewKomorium(c)
+			*k = *samplers.NewKomorium(k.Name(), c)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestCBSStride1Samples1IsJikesTimer(t *testing.T) {
 				if cb, ok := s.(*samplers.CBS); ok {
 					cfg := cb.Config()
 					cfg.Stride, cfg.Samples = 1, 1
-					*cb = *samplers.NewCBS(cfg)
+					*cb = *samplers.NewCBS(cb.Name(), cfg)
 				}
 			}
 		})

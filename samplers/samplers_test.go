@@ -151,7 +151,7 @@ func TestConfigErrors(t *testing.T) {
 	cfg.Samplers = []string{"tprof", "async"}
 	cfg.Configure = func(s samplers.Sampler) {
 		if tp, ok := s.(*samplers.Tprof); ok {
-			*tp = *samplers.NewTprof(samplers.TprofConfig{Interval: 10 * sim.Microsecond, Random: 20 * sim.Microsecond})
+			*tp = *samplers.NewTprof(tp.Name(), samplers.TprofConfig{Interval: 10 * sim.Microsecond, Random: 20 * sim.Microsecond})
 		}
 	}
 	_, err = harness.Run(p, cfg)

@@ -41,7 +41,7 @@ func (c TprofConfig) Validate() error {
 func init() {
 	Register(Info{Name: "tprof", Description: "Mytkowicz's tprof: random interval 10 ms ± 3 ms, exact position, leaf compiled method only, interpreted code as one bucket",
 		Config: func() any { c := DefaultTprofConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewTprofNamed(label, *cfg.(*TprofConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return NewTprof(label, *cfg.(*TprofConfig)) }})
 }
 
 // Tprof interrupts running threads at random times and records the method
@@ -59,11 +59,8 @@ type Tprof struct {
 	interpreted int
 }
 
-// NewTprof creates a tprof sampler.
-func NewTprof(cfg TprofConfig) *Tprof { return NewTprofNamed("tprof", cfg) }
-
-// NewTprofNamed creates a tprof sampler reported under name.
-func NewTprofNamed(name string, cfg TprofConfig) *Tprof { return &Tprof{name: name, cfg: cfg} }
+// NewTprof creates a tprof sampler reported under name.
+func NewTprof(name string, cfg TprofConfig) *Tprof { return &Tprof{name: name, cfg: cfg} }
 
 // Name is the sampler's label ("tprof" unless labelled).
 func (s *Tprof) Name() string { return s.name }

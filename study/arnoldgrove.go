@@ -113,7 +113,7 @@ func (k a1Key) run() (A1Obs, error) {
 			if c, ok := s.(*samplers.CBS); ok {
 				kc := c.Config()
 				kc.Stride, kc.Samples = k.stride, 16
-				*c = *samplers.NewCBS(kc)
+				*c = *samplers.NewCBS(c.Name(), kc)
 			}
 		}
 	}
@@ -208,7 +208,7 @@ func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[strin
 			for _, s := range a2Strides {
 				c := samplers.DefaultCBSConfig()
 				c.Samples, c.Stride = n, s
-				cfg.Extra = append(cfg.Extra, samplers.NewCBSNamed(a2Name(n, s), c))
+				cfg.Extra = append(cfg.Extra, samplers.NewCBS(a2Name(n, s), c))
 			}
 		}
 		out, err := harness.Run(p, cfg)
@@ -244,7 +244,7 @@ func a2Work(bench string, seed uint64, samples, stride int, d sim.Time) (int64, 
 			if c, ok := s.(*samplers.CBS); ok {
 				k := c.Config()
 				k.Samples, k.Stride = samples, stride
-				*c = *samplers.NewCBS(k)
+				*c = *samplers.NewCBS(c.Name(), k)
 			}
 		}
 	}
@@ -603,7 +603,7 @@ func (k a3Key) run() (A3Obs, error) {
 		if c, ok := x.(*samplers.CBS); ok {
 			kc := c.Config()
 			kc.Stride, kc.Samples = 3, 16
-			*c = *samplers.NewCBS(kc)
+			*c = *samplers.NewCBS(c.Name(), kc)
 		}
 	}
 	out, err := harness.Run(p, cfg)

@@ -87,7 +87,7 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 	}
 	cfg.Configure = func(s samplers.Sampler) {
 		if x, ok := s.(*samplers.Komorium); ok {
-			*x = *samplers.NewKomorium(kc)
+			*x = *samplers.NewKomorium(x.Name(), kc)
 		}
 	}
 	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
@@ -625,7 +625,7 @@ func (k b7Key) run() (float64, error) {
 		kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
 		cfg.Configure = func(s samplers.Sampler) {
 			if km, ok := s.(*samplers.Komorium); ok {
-				*km = *samplers.NewKomorium(kc)
+				*km = *samplers.NewKomorium(km.Name(), kc)
 			}
 		}
 	}

@@ -181,7 +181,7 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 			k := s.(*samplers.Komorium)
 			c := k.Config()
 			c.Granularity = x3KomoriumGranularity
-			*k = *samplers.NewKomorium(c)
+			*k = *samplers.NewKomorium(k.Name(), c)
 		}
 	case "jvmti costed":
 		cfg.Samplers, cfg.Mode = []string{"jvmti"}, samplers.Costed
