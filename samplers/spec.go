@@ -96,7 +96,16 @@ func (s Spec) Resolve() (*Resolved, error) {
 		return nil, err
 	}
 	cfg := info.Config()
+	seen := map[string]string{}
 	for _, kv := range s.Set {
+		given := kv.Key
+		if k, ok := keyAliases[s.Name][kv.Key]; ok {
+			kv.Key = k
+		}
+		if first, ok := seen[kv.Key]; ok {
+			return nil, fmt.Errorf("sampler %s: key %q given twice (as %s and %s)", s.ID(), kv.Key, first, given)
+		}
+		seen[kv.Key] = given
 		if err := param.Set(cfg, kv.Key, kv.Value); err != nil {
 			var uk *param.UnknownKeyError
 			if errors.As(err, &uk) {
@@ -152,13 +161,21 @@ func (i Info) Keys() []param.Key {
 	return keys
 }
 
+// keyAliases are other names a sampler's keys answer to: every timer
+// sampler but JFR's calls its period interval, so jfr and jfr-coop take
+// interval for period (JFR's own word, which they keep).
+var keyAliases = map[string]map[string]string{
+	"jfr":      {"interval": "period"},
+	"jfr-coop": {"interval": "period"},
+}
+
 // keyHabits are the names the profilers' own users give a sampler's keys:
 // async-profiler's event (-e) and interval (-i) and JFR's settings, which
 // name a key differently here.
 var keyHabits = map[string]map[string]string{
 	"async":       {"event": "engine", "e": "engine", "i": "interval", "depth": "jstackdepth", "cstack": "jstackdepth"},
-	"jfr":         {"interval": "period", "stackdepth": "depth", "throttle": "period"},
-	"jfr-coop":    {"interval": "period", "stackdepth": "depth", "throttle": "period"},
+	"jfr":         {"stackdepth": "depth", "throttle": "period"},
+	"jfr-coop":    {"stackdepth": "depth", "throttle": "period"},
 	"jfr-cputime": {"rate": "throttle", "period": "throttle", "cpu_period": "throttle", "interval": "throttle", "stackdepth": "depth"},
 }
 

@@ -115,7 +115,6 @@ func TestDidYouMean(t *testing.T) {
 	for spec, want := range map[string]string{
 		"safepiont":              `unknown sampler "safepiont"; did you mean "safepoint"?`,
 		"async,intervl=1ms":      `unknown key "intervl"`,
-		"jfr,interval=10ms":      `did you mean "period"?`,
 		"async,event=cpu":        `did you mean "engine"?`,
 		"async,depth=64":         `did you mean "jstackdepth"?`,
 		"jfr-cputime,rate=500":   `did you mean "throttle"?`,
@@ -128,7 +127,17 @@ func TestDidYouMean(t *testing.T) {
 		require.Error(t, err, spec)
 		assert.Contains(t, err.Error(), want, spec)
 	}
-	s, err := samplers.ParseSpec("async,intervl=1ms")
+	// jfr's period answers to interval, as every other timer's; not both.
+	s, err := samplers.ParseSpec("jfr,interval=10ms")
+	require.NoError(t, err)
+	r, err := s.Resolve()
+	require.NoError(t, err)
+	assert.Contains(t, r.Params, param.KV{Key: "period", Value: "10ms"})
+	s, err = samplers.ParseSpec("jfr-coop,interval=10ms,period=20ms")
+	require.NoError(t, err)
+	_, err = s.Resolve()
+	assert.ErrorContains(t, err, `key "period" given twice (as interval and period)`)
+	s, err = samplers.ParseSpec("async,intervl=1ms")
 	require.NoError(t, err)
 	_, err = s.Resolve()
 	assert.Contains(t, err.Error(), `did you mean "interval"?`)

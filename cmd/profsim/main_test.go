@@ -225,7 +225,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "HotCold"}, `did you mean "hotcold"?`},
 		{[]string{"run", "--workload", "lusearch-rael"}, `did you mean "lusearch-real"?`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "safepiont"}, `did you mean "safepoint"?`},
-		{[]string{"run", "--workload", "hotcold", "--sampler", "jfr,interval=10ms"}, `did you mean "period"?`},
+		{[]string{"run", "--workload", "hotcold", "--sampler", "jfr,stackdepth=64"}, `did you mean "depth"?`},
 		{[]string{"run"}, "--workload is required"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "-1s"}, "--duration -1s must be > 0 and at most 277777h46m40s (10^18 ns)"},
 		{[]string{"run", "--workload", "hotcold", "--duration", "soon"}, `--duration "soon": not a duration`},

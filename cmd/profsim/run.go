@@ -778,6 +778,10 @@ func cmdSamplers(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "\n'profsim samplers NAME' lists NAME's keys for --sampler NAME[:LABEL][,KEY=VALUE...].")
 		return nil
 	case 1:
+		if args[0] == "truth" {
+			fmt.Fprintln(stdout, "truth: the exact ground truth: every ns of CPU in its calling context (always computed)\n\nNo keys: --truth methods records it per method instead of per calling context (faster on deep programs).")
+			return nil
+		}
 		i, err := samplers.Lookup(args[0])
 		if err != nil {
 			return usagef("samplers: %v", err)
