@@ -19,6 +19,11 @@ func (j *JIT) Explain() string {
 		if e.Reason == reasonRecorded {
 			fmt.Fprintf(&b, "%s: %s, installed before the run, %d bytecodes, %d inlined\n",
 				j.img.Names[e.Method], e.Reason, e.Size, e.Inlined)
+		} else if e.Done == 0 && e.Reason != "startup" {
+			// Queued (or compiling) when the run ended: nothing installed.
+			fmt.Fprintf(&b, "%s: %s, queued %v, never installed (the run ended first)\n",
+				j.img.Names[e.Method], e.Reason, e.Queued)
+			continue
 		} else {
 			fmt.Fprintf(&b, "%s: %s, queued %v, installed %v, %d bytecodes, %d inlined\n",
 				j.img.Names[e.Method], e.Reason, e.Queued, e.Done, e.Size, e.Inlined)

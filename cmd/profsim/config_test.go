@@ -294,3 +294,12 @@ func TestWorkloadLinesAreTheRunsLines(t *testing.T) {
 		require.Positive(t, checked, name)
 	}
 }
+
+// --explain-jit says when a queued compilation was never installed
+// (the run ended first) instead of "installed 0s, 0 bytecodes".
+func TestExplainJITSaysNeverInstalled(t *testing.T) {
+	code, out, errOut := runMain("run", "--workload", "javac", "--duration", "300ms", "--samplers", "truth", "--explain-jit")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "never installed (the run ended first)")
+	assert.NotContains(t, out, "installed 0s, 0 bytecodes")
+}
