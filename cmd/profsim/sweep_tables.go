@@ -119,7 +119,7 @@ func runTails(rep *report) [][]tidyCell {
 	for _, name := range rep.Order {
 		p := rep.Profiles[name]
 		var row []tidyCell
-		row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", p.Samples})
+		row = append(row, tidyCell{"profile", name}, tidyCell{"sampler", samplerName(name)}, tidyCell{"samples", samplesCell(name, p.Samples)})
 		var req, taken, served, undecipherable any
 		var agent, stall, pause, overhead any
 		if c := p.Costs; c != nil {

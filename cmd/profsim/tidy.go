@@ -169,7 +169,7 @@ func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows
 			if truth >= 0 {
 				ts = truthText[j]
 			}
-			row = append(row, tidyCell{"truth_self_share", ts}, tidyCell{"samples", p.Samples}, tidyCell{"overlap_vs_truth", o})
+			row = append(row, tidyCell{"truth_self_share", ts}, tidyCell{"samples", samplesCell(n, p.Samples)}, tidyCell{"overlap_vs_truth", o})
 			cells = cells[:len(cells)+len(row)]
 			rows = append(rows, row[:len(row):len(row)])
 		}
@@ -277,4 +277,13 @@ func isJSONNumber(s string) bool {
 		return false
 	}
 	return json.Valid([]byte(s))
+}
+
+// samplesCell is a profile's samples for the tidy tables: the truth has
+// none (its count is nanoseconds of CPU), so its cell is empty.
+func samplesCell(profile string, samples int64) any {
+	if profile == "truth" {
+		return nil
+	}
+	return samples
 }
