@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -119,6 +120,11 @@ type Bias struct {
 	// Skipped counts the requests that gave no sample, by reason
 	// (TraceRecord.Skipped); they are not in Counts.
 	Skipped map[string]int64
+	// WaitMedian and WaitP90 are the median and 90th percentile of the
+	// samples' waits from request to sample (TraceRecord.WaitNS).
+	WaitMedian, WaitP90 sim.Time
+
+	waits []int64
 
 	cells map[[2]string]int64
 	rows  map[string]int64
@@ -155,7 +161,8 @@ func (b *Bias) Charged(m string) float64 {
 	return float64(b.cols[m]) / float64(b.Total)
 }
 
-func (b *Bias) add(truly, charged, mech string) {
+func (b *Bias) add(truly, charged, mech string, wait int64) {
+	b.waits = append(b.waits, wait)
 	b.cells[[2]string{truly, charged}]++
 	b.rows[truly]++
 	b.cols[charged]++
@@ -163,8 +170,13 @@ func (b *Bias) add(truly, charged, mech string) {
 	b.Total++
 }
 
-// finish lays the counts out as a matrix.
+// finish lays the counts out as a matrix and takes the waits' quantiles.
 func (b *Bias) finish() {
+	if n := len(b.waits); n > 0 {
+		w := slices.Clone(b.waits)
+		slices.Sort(w)
+		b.WaitMedian, b.WaitP90 = sim.Time(w[(n-1)/2]), sim.Time(w[(n-1)*9/10])
+	}
 	seen := map[string]bool{}
 	b.Methods = b.Methods[:0]
 	for m := range b.rows {
@@ -227,7 +239,7 @@ func (t *Trace) record(r *TraceRecord) {
 	if r.Skipped != "" {
 		b.Skipped[r.Skipped]++
 	} else {
-		b.add(r.TrueMethod, r.RecordedMethod, r.Mechanism)
+		b.add(r.TrueMethod, r.RecordedMethod, r.Mechanism, r.WaitNS)
 	}
 	if t.keep && r.TakenNS >= int64(t.keepFrom) && r.RequestedNS < int64(t.keepTo) {
 		t.kept = append(t.kept, *r)

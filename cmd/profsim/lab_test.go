@@ -271,6 +271,7 @@ func TestLab2YieldPointsOnCallEdges(t *testing.T) {
 	assert.GreaterOrEqual(t, charged(t, sp, "CallPair.M", "CallPair.call_1"), mostMin,
 		"safepoint: samples requested in M's loop are charged to call_1")
 	assert.GreaterOrEqual(t, mechanismShare(t, sp, "poll:prologue"), mostMin)
+	assert.Less(t, sp.WaitMedianNS, int64(callpairBodyNS), "--why prints the median wait: less than a loop body")
 	truth := selfShare(t, r, "truth", "CallPair.call_1")
 	assert.Greater(t, selfShare(t, r, "safepoint", "CallPair.call_1"), inflateMin*truth, "safepoint inflates call_1")
 	assert.GreaterOrEqual(t, biasOf(t, r, "async").Diagonal, exactDiagonalMin)

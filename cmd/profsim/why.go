@@ -11,6 +11,7 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
 )
 
 // traceFile is the --trace file being written: a temporary file next to
@@ -88,6 +89,10 @@ type biasMatrix struct {
 	Mechanisms map[string]int64 `json:"mechanisms"`
 	// Skipped counts the requests that gave no sample, by reason.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// WaitMedianNS and WaitP90NS are the median and 90th percentile of
+	// the samples' waits from request to sample.
+	WaitMedianNS int64 `json:"wait_median_ns"`
+	WaitP90NS    int64 `json:"wait_p90_ns"`
 }
 
 func newBiasReport(tr *samplers.Trace, out *harness.Outcome) *biasReport {
@@ -99,7 +104,8 @@ func newBiasReport(tr *samplers.Trace, out *harness.Outcome) *biasReport {
 	for _, r := range out.Samplers {
 		if b := byID[r.ID]; b != nil {
 			rep.Samplers = append(rep.Samplers, biasMatrix{Sampler: b.Sampler, Samples: b.Total, Diagonal: b.Diagonal(),
-				Methods: b.Methods, Counts: b.Counts, Mechanisms: b.Mechanisms, Skipped: b.Skipped})
+				Methods: b.Methods, Counts: b.Counts, Mechanisms: b.Mechanisms, Skipped: b.Skipped,
+				WaitMedianNS: int64(b.WaitMedian), WaitP90NS: int64(b.WaitP90)})
 			continue
 		}
 		reason := "took no sample"
@@ -124,6 +130,7 @@ func (r *report) writeWhy(w io.Writer, top int) {
 	fmt.Fprintf(w, "\nWhy: each sampler's bias matrix — rows: the method a thread was truly in when its sample\nwas requested; columns: the method the sample was charged to; %% of the sampler's samples.\nA perfect profiler is diagonal.\n")
 	for _, b := range r.Bias.Samplers {
 		fmt.Fprintf(w, "\n%s: %d samples, %.1f %% on the diagonal; taken by %s\n", b.Sampler, b.Samples, 100*b.Diagonal, mechanisms(b))
+		fmt.Fprintf(w, "  wait from request to sample: median %v, 90th percentile %v\n", sim.Time(b.WaitMedianNS), sim.Time(b.WaitP90NS))
 		if len(b.Skipped) > 0 {
 			fmt.Fprintf(w, "  requests that gave no sample: %s\n", skipped(b.Skipped))
 		}
