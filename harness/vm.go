@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
@@ -149,6 +150,13 @@ func ApplyPreset(cfg *Config, name string) error {
 		}
 	}
 	if p == nil {
+		var names []string
+		for _, q := range presets {
+			names = append(names, q.Name)
+		}
+		if s := nearest.Name(name, names); s != "" {
+			return fmt.Errorf("unknown VM preset %q; did you mean %q? (valid: %s)", name, s, presetNames())
+		}
 		return fmt.Errorf("unknown VM preset %q (valid: %s)", name, presetNames())
 	}
 	d := DefaultConfig()

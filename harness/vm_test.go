@@ -139,7 +139,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 	h6 := presetConfig(t, "hotspot6")
 	assert.Equal(t, d.JIT, h6.JIT, "hotspot6 is DefaultConfig, which the studies use")
 	cfg := DefaultConfig()
-	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8" (valid: hotspot17, hotspot25, hotspot6, jikes, j9)`)
+	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8"; did you mean "hotspot6"? (valid: hotspot17, hotspot25, hotspot6, jikes, j9)`)
 }
 
 // TestHotSpot25DiffersFromHotSpot17Exactly: hotspot25 is hotspot17 but for

@@ -20,6 +20,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/profsim/profsim/internal/nearest"
 	"io"
 	"os"
 	"strings"
@@ -97,7 +98,12 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0])
+		cmds := []string{"run", "init", "timeline", "report", "workloads", "samplers", "study", "sweep", "import", "version"}
+		if s := nearest.Name(args[0], cmds); s != "" {
+			err = usagef("unknown command %q; did you mean %q? (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0], s)
+		} else {
+			err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0])
+		}
 	}
 	return err
 }

@@ -222,6 +222,9 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	}{
 		{[]string{"run", "--workload", "nosuch"}, `unknown workload "nosuch"`},
 		{[]string{"run", "--workload", "hotcld"}, `unknown workload "hotcld": did you mean "hotcold"?`},
+		{[]string{"rnu"}, `unknown command "rnu"; did you mean "run"?`},
+		{[]string{"study", "m1-listng1"}, `unknown experiment "m1-listng1"; did you mean "m1-listing1"?`},
+		{[]string{"run", "--workload", "hotcold", "--vm", "hotspt17"}, `unknown VM preset "hotspt17"; did you mean "hotspot17"?`},
 		{[]string{"run", "--workload", "HotCold"}, `did you mean "hotcold"?`},
 		{[]string{"run", "--workload", "lusearch-rael"}, `did you mean "lusearch-real"?`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "safepiont"}, `did you mean "safepoint"?`},

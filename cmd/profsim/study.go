@@ -14,6 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/study"
 )
 
@@ -34,6 +35,13 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
 			}
 			return errHelp
+		}
+		var names []string
+		for _, e := range study.Experiments() {
+			names = append(names, e.Name)
+		}
+		if s := nearest.Name(name, names); s != "" {
+			return usagef("study: unknown experiment %q; did you mean %q? (see 'profsim study')", name, s)
 		}
 		return usagef("study: unknown experiment %q (see 'profsim study')", name)
 	}
