@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/sim"
 )
@@ -54,6 +55,18 @@ func isBoolFlag(fs *flag.FlagSet, name string) bool {
 // too long, and an integer flag says which integers it takes.
 func explainFlagError(fs *flag.FlagSet, err error) error {
 	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimPrefix(name, "-")
+		if hint, ok := foreignFlags[name]; ok {
+			return fmt.Errorf("%v (%s)", err, hint)
+		}
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := nearest.Name(name, names); s != "" {
+			return fmt.Errorf("%v; did you mean --%s?", err, s)
+		}
+		return err
+	}
 	rest, ok := strings.CutPrefix(msg, "invalid value ")
 	if !ok {
 		return err
@@ -88,4 +101,16 @@ func explainFlagError(fs *flag.FlagSet, err error) error {
 		return fmt.Errorf("--%s %s: beyond the model's maximum time (10¹⁸ns, %s)", name, value, param.FormatDuration(sim.MaxTime))
 	}
 	return fmt.Errorf("--%s %q: not a duration; write a number and a unit: 500ms, 2s, 1m30s", name, value)
+}
+
+// foreignFlags are async-profiler's and JFR's options as their users type
+// them, with profsim's spelling.
+var foreignFlags = map[string]string{
+	"e":        "async-profiler's -e EVENT is --sampler async,engine=cpu|ctimer|itimer|wall",
+	"event":    "async-profiler's event is --sampler async,engine=cpu|ctimer|itimer|wall",
+	"i":        "async-profiler's -i INTERVAL is --sampler async,interval=1ms",
+	"interval": "a sampler's interval is a key: --sampler async,interval=1ms",
+	"d":        "async-profiler's -d SECONDS is --duration 5s",
+	"period":   "JFR's period is a key: --sampler jfr,period=10ms",
+	"throttle": "JFR's throttle is a key: --sampler jfr-cputime,throttle=10ms",
 }

@@ -223,6 +223,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "nosuch"}, `unknown workload "nosuch"`},
 		{[]string{"run", "--workload", "hotcld"}, `unknown workload "hotcld": did you mean "hotcold"?`},
 		{[]string{"rnu"}, `unknown command "rnu"; did you mean "run"?`},
+		{[]string{"run", "--workload", "hotcold", "-e", "cpu"}, `async-profiler's -e EVENT is --sampler async,engine=cpu|ctimer|itimer|wall`},
+		{[]string{"run", "--workload", "hotcold", "--duraton", "1s"}, `did you mean --duration?`},
 		{[]string{"study", "m1-listng1"}, `unknown experiment "m1-listng1"; did you mean "m1-listing1"?`},
 		{[]string{"run", "--workload", "hotcold", "--vm", "hotspt17"}, `unknown VM preset "hotspt17"; did you mean "hotspot17"?`},
 		{[]string{"run", "--workload", "HotCold"}, `did you mean "hotcold"?`},
