@@ -93,7 +93,7 @@ const (
 // debug information — has the identity as its bias matrix: the positive
 // control for the matrix itself.
 func TestBiasMatrixOfAnExactSamplerIsTheIdentity(t *testing.T) {
-	_, tr, _ := traceRun(t, nil, "async:exact,debug_info=false,interval=1ms")
+	_, tr, _ := traceRun(t, nil, "async:exact,oracle=true,interval=1ms")
 	b := biasOf(t, tr, "async:exact")
 	require.Greater(t, b.Total, int64(200))
 	assert.Equal(t, 1.0, b.Diagonal())

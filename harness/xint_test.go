@@ -96,7 +96,7 @@ func TestInterpretedTopFrameIsAtTheSavedBCP(t *testing.T) {
 	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
 	require.NoError(t, ApplyJVMFlags(&cfg, "-Xint"))
 	cfg.Sim.Duration = 2 * sim.Second
-	cfg.Samplers = []string{"async", "async:exact,debug_info=false", "jfr"}
+	cfg.Samplers = []string{"async", "async:exact,oracle=true", "jfr"}
 	out, err := Run(p, cfg)
 	require.NoError(t, err)
 	lines := func(name, method string) map[int]float64 {

@@ -51,10 +51,10 @@ type AsyncConfig struct {
 	ThreadsPerTick int `key:"threads_per_tick" check:">=1" unit:"threads" doc:"wall: threads signalled per batch; the batches of an interval are spread evenly over it" src:"async-profiler 4.5 wallClock.cpp THREADS_PER_TICK = 8"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int `key:"jstackdepth" check:">=0" unit:"frames" doc:"Java stack depth limit, frames nearest the leaf (0: unlimited)" src:"async-profiler 4.5 arguments.h DEFAULT_JSTACKDEPTH = 2048"`
-	// DebugInfo resolves a compiled frame's position through the JIT's
-	// debug information, as AsyncGetCallTrace must; false records the
-	// exact position (an oracle no real profiler has).
-	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"AsyncGetCallTrace (forte.cpp is_decipherable_compiled_frame) resolves the top pc with pc_desc_near(pc + 1); async-profiler 4.5's own walker (stackWalker.cpp walkVM, NMethod::findScopeOffset) takes the first PcDesc at or after the pc: the same record in profsim's statement-level positions"`
+	// Oracle records exact positions; false (the default) names a
+	// compiled frame's position through the JIT's debug information, as
+	// AsyncGetCallTrace and async-profiler's walker must.
+	Oracle bool `key:"oracle" doc:"an oracle no real profiler has: record exact positions instead of naming them through the JIT's debug information (false: as the real profiler does)" src:"AsyncGetCallTrace (forte.cpp is_decipherable_compiled_frame) resolves the top pc with pc_desc_near(pc + 1); async-profiler 4.5's own walker (stackWalker.cpp walkVM, NMethod::findScopeOffset) takes the first PcDesc at or after the pc: the same record in profsim's statement-level positions"`
 	// HandlerBase + HandlerPerFrame × frames stall the sampled thread (the
 	// signal handler walking its own stack).
 	HandlerBase     sim.Time `key:"handler_base" check:"0..max" doc:"signal handler cost per sample on the sampled thread (costed mode)" src:"our choice: a signal delivery and AsyncGetCallTrace setup, ~2 us"`
@@ -63,7 +63,7 @@ type AsyncConfig struct {
 
 // DefaultAsyncConfig is async-profiler's default: the cpu engine, 10 ms.
 func DefaultAsyncConfig() AsyncConfig {
-	return AsyncConfig{Engine: EngineCPU, Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Tick: 4 * sim.Millisecond, ThreadsPerTick: 8, Depth: 2048, DebugInfo: true, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
+	return AsyncConfig{Engine: EngineCPU, Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Tick: 4 * sim.Millisecond, ThreadsPerTick: 8, Depth: 2048, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
 }
 
 // Validate names the first invalid field.
@@ -334,7 +334,7 @@ func (s *Async) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Ti
 		return
 	}
 	stack := s.rec.buf
-	if s.cfg.DebugInfo {
+	if !s.cfg.Oracle {
 		var ok bool
 		s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
 		stack = s.resolved
@@ -344,7 +344,7 @@ func (s *Async) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Ti
 	}
 	frames := s.rec.exact(stack, s.cfg.Depth)
 	s.rec.add(frames, id, weight)
-	s.rec.note(id, s.rec.buf, frames, s.cfg.Engine+" signal", s.cfg.DebugInfo)
+	s.rec.note(id, s.rec.buf, frames, s.cfg.Engine+" signal", !s.cfg.Oracle)
 	if s.env.Mode == Costed && vm.State(id) == sim.Running {
 		d := s.cfg.HandlerBase + s.cfg.HandlerPerFrame*sim.Time(len(stack))
 		vm.Stall(id, d)

@@ -19,9 +19,9 @@ type JFRConfig struct {
 	MaxThreads int `key:"max_threads" check:">=1" unit:"threads" doc:"running Java threads sampled per round at most" src:"jfrThreadSampler.cpp: MAX_NR_OF_JAVA_SAMPLES = 5"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"JFR: -XX:FlightRecorderOptions:stackdepth=64"`
-	// DebugInfo resolves compiled positions through debug information, as
-	// JFR's stack walk does; false records exact positions (an oracle).
-	DebugInfo bool `key:"debug_info" doc:"resolve compiled positions through debug information (false: exact positions, an oracle)" src:"jfrCallTrace.cpp find_top_frame resolves the top pc with pc_desc_near(pc + 1)"`
+	// Oracle records exact positions; false (the default) resolves them
+	// through debug information, as JFR's stack walk does.
+	Oracle bool `key:"oracle" doc:"an oracle no real profiler has: record exact positions instead of naming them through the JIT's debug information (false: as the real profiler does)" src:"jfrCallTrace.cpp find_top_frame resolves the top pc with pc_desc_near(pc + 1)"`
 	// SuspendCost + WalkPerFrame × frames is how long a sampled thread is
 	// suspended; the sampler thread spends the same.
 	SuspendCost  sim.Time `key:"suspend_cost" check:"0..max" doc:"suspending one thread (costed mode)" src:"tools/calibrate jfr_suspend: a JDK 17 JFR sample stops a running thread 137-243 us (suspend and resume signals; median per run, median of three 143), less its walk"`
@@ -35,7 +35,7 @@ type JFRConfig struct {
 
 // DefaultJFRConfig is JFR's default method-sampling setting.
 func DefaultJFRConfig() JFRConfig {
-	return JFRConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, DebugInfo: true, SuspendCost: 140 * sim.Microsecond, WalkPerFrame: 150}
+	return JFRConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, SuspendCost: 140 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
@@ -129,14 +129,14 @@ func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 			continue
 		}
 		stack, ok := s.rec.buf, true
-		if s.cfg.DebugInfo {
+		if !s.cfg.Oracle {
 			s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
 			stack = s.resolved
 		}
 		if ok {
 			frames := s.rec.exact(stack, s.cfg.Depth)
 			s.rec.add(frames, id, s.cfg.Period)
-			s.rec.note(id, s.rec.buf, frames, "suspend", s.cfg.DebugInfo)
+			s.rec.note(id, s.rec.buf, frames, "suspend", !s.cfg.Oracle)
 			taken++
 		} else {
 			s.rec.costs.Undecipherable++

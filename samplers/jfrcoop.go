@@ -17,8 +17,9 @@ type JFRCoopConfig struct {
 	MaxThreads int `key:"max_threads" check:">=1" unit:"threads" doc:"running Java threads sampled per round at most" src:"jfrThreadSampler.cpp (JDK 25): MAX_NR_OF_JAVA_SAMPLES = 5"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"JFR: -XX:FlightRecorderOptions:stackdepth=64"`
-	// DebugInfo resolves the recorded pc through debug information.
-	DebugInfo bool `key:"debug_info" doc:"resolve the recorded pc through debug information (false: exact positions, an oracle)" src:"jfrThreadSampling.cpp compute_top_frame: current->adjust_pc(pc_desc_near(sampled_pc)->real_pc(nm))"`
+	// Oracle records exact positions; false (the default) resolves the
+	// recorded pc through debug information, as JFR does.
+	Oracle bool `key:"oracle" doc:"an oracle no real profiler has: record exact positions instead of naming them through the JIT's debug information (false: as the real profiler does)" src:"jfrThreadSampling.cpp compute_top_frame: current->adjust_pc(pc_desc_near(sampled_pc)->real_pc(nm))"`
 	// SuspendCost is the sampler thread's suspension of one thread (it
 	// records pc/sp/fp and resumes it; no walk).
 	SuspendCost sim.Time `key:"suspend_cost" check:"0..max" doc:"suspending one thread to record its pc/sp (costed mode)" src:"taken from jfr's tools/calibrate jfr_suspend (JDK 17, 137-243 us); not measured on JDK 25"`
@@ -30,7 +31,7 @@ type JFRCoopConfig struct {
 
 // DefaultJFRCoopConfig is JDK 25's default execution-sampling setting.
 func DefaultJFRCoopConfig() JFRCoopConfig {
-	return JFRCoopConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, DebugInfo: true, SuspendCost: 140 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
+	return JFRCoopConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, SuspendCost: 140 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
@@ -173,7 +174,7 @@ type JFRCoop struct {
 
 // NewJFRCoop creates a jfr-coop sampler named name.
 func NewJFRCoop(name string, cfg JFRCoopConfig) *JFRCoop {
-	return &JFRCoop{name: name, cfg: cfg, pending: map[sim.ThreadID]*coopRequest{}, walker: coopWalker{debugInfo: cfg.DebugInfo}}
+	return &JFRCoop{name: name, cfg: cfg, pending: map[sim.ThreadID]*coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
 }
 
 // Name is the sampler's label.
@@ -259,7 +260,7 @@ func (s *JFRCoop) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	}
 	frames := s.rec.exact(stack, s.cfg.Depth)
 	s.rec.add(frames, id, s.cfg.Period)
-	s.rec.note(id, req.stack, frames, "cooperative walk at the poll", s.cfg.DebugInfo)
+	s.rec.note(id, req.stack, frames, "cooperative walk at the poll", !s.cfg.Oracle)
 	if s.env.Mode == Costed && vm.State(id) == sim.Running {
 		d := s.cost.vary(s.cfg.WalkBase + s.cfg.WalkPerFrame*sim.Time(len(stack)))
 		vm.Stall(id, d)

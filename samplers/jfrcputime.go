@@ -26,8 +26,9 @@ type JFRCPUTimeConfig struct {
 	QueueCapacity int `key:"queue_capacity" check:">=0" unit:"requests" doc:"requests a thread holds before its poll; more are lost (0: JFR's 500, x10/period_ms below 10 ms)" src:"jfrCPUTimeThreadSampler.hpp CPU_TIME_QUEUE_CAPACITY = 500; ensure_capacity_for_period"`
 	// Depth keeps at most this many frames nearest the leaf (0: all).
 	Depth int `key:"depth" check:">=0" unit:"frames" doc:"stack depth limit, frames nearest the leaf (0: unlimited)" src:"JFR: -XX:FlightRecorderOptions:stackdepth=64"`
-	// DebugInfo resolves the recorded pc through debug information.
-	DebugInfo bool `key:"debug_info" doc:"resolve the recorded pc through debug information (false: exact positions, an oracle)" src:"jfrThreadSampling.cpp record_cpu_time_thread uses compute_top_frame, as jfr-coop"`
+	// Oracle records exact positions; false (the default) resolves the
+	// recorded pc through debug information, as JFR does.
+	Oracle bool `key:"oracle" doc:"an oracle no real profiler has: record exact positions instead of naming them through the JIT's debug information (false: as the real profiler does)" src:"jfrThreadSampling.cpp record_cpu_time_thread uses compute_top_frame, as jfr-coop"`
 	// HandlerCost is the signal handler recording the request on the
 	// sampled thread; WalkBase + WalkPerFrame × frames its walk at the poll.
 	HandlerCost  sim.Time `key:"handler_cost" check:"0..max" doc:"signal handler on the sampled thread (costed mode)" src:"our choice: 2 us, a signal and a request"`
@@ -37,7 +38,7 @@ type JFRCPUTimeConfig struct {
 
 // DefaultJFRCPUTimeConfig is default.jfc's setting.
 func DefaultJFRCPUTimeConfig() JFRCPUTimeConfig {
-	return JFRCPUTimeConfig{Throttle: "500/s", Tick: 4 * sim.Millisecond, Depth: 64, DebugInfo: true, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
+	return JFRCPUTimeConfig{Throttle: "500/s", Tick: 4 * sim.Millisecond, Depth: 64, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
@@ -106,7 +107,7 @@ type JFRCPUTime struct {
 
 // NewJFRCPUTime creates a jfr-cputime sampler named name.
 func NewJFRCPUTime(name string, cfg JFRCPUTimeConfig) *JFRCPUTime {
-	return &JFRCPUTime{name: name, cfg: cfg, expiry: map[sim.ThreadID]sim.Time{}, queue: map[sim.ThreadID][]coopRequest{}, walker: coopWalker{debugInfo: cfg.DebugInfo}}
+	return &JFRCPUTime{name: name, cfg: cfg, expiry: map[sim.ThreadID]sim.Time{}, queue: map[sim.ThreadID][]coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
 }
 
 // Name is the sampler's label.
@@ -217,7 +218,7 @@ func (s *JFRCPUTime) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Actio
 		}
 		frames := s.rec.exact(stack, s.cfg.Depth)
 		s.rec.add(frames, id, s.period)
-		s.rec.note(id, req.stack, frames, "CPU timer request walked at the poll", s.cfg.DebugInfo)
+		s.rec.note(id, req.stack, frames, "CPU timer request walked at the poll", !s.cfg.Oracle)
 		cost += s.cfg.WalkPerFrame * sim.Time(len(stack))
 	}
 	s.queue[id] = q[:0]

@@ -55,7 +55,7 @@ func TestEverySamplerDescribesItsKeys(t *testing.T) {
 
 func TestResolveErrorsNameSamplerAndKey(t *testing.T) {
 	for text, want := range map[string]string{
-		"async:x,intervl=1ms":     `sampler async:x: unknown key "intervl" (valid: debug_info, engine, handler_base, handler_per_frame, interval, jitter, jstackdepth, threads_per_tick, tick_interval)`,
+		"async:x,intervl=1ms":     `sampler async:x: unknown key "intervl" (valid: engine, handler_base, handler_per_frame, interval, jitter, jstackdepth, oracle, threads_per_tick, tick_interval)`,
 		"async,interval=fast":     `sampler async: interval: "fast" is not a duration (Go syntax: 10ms, 250us, 1.5s)`,
 		"async,interval=-1ms":     `sampler async: interval: -1ms must be in [1us, 10¹⁸ns]`,
 		"tprof,random=20ms":       `sampler tprof: random: 20ms must be < interval 10ms`,

@@ -183,7 +183,7 @@ func TestSubcommandHelp(t *testing.T) {
 		"workloads --help": "--measure",
 		"run --help":       "hotspot17",
 		"run --keys":       "jit.strip_mining_iter",
-		"samplers async":   "debug_info",
+		"samplers async":   "oracle",
 	} {
 		code, out, errOut := runMain(strings.Fields(args)...)
 		assert.Equal(t, 0, code, "%s: %s", args, errOut)

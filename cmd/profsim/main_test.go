@@ -242,7 +242,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"run", "--workload", "hotcold", "--format", "xml"}, `--format "xml": want table, json, csv or jsonl`},
 		{[]string{"run", "--workload", "hotcold", "--by", "file"}, `--by "file": want method or line`},
 		{[]string{"run", "--workload", "hotcold", "--truth", "stacks"}, `--truth "stacks": want contexts or methods`},
-		{[]string{"run", "--workload", "hotcold", "--sampler", "async,intervl=1ms"}, `sampler async: unknown key "intervl" (valid: debug_info, engine, handler_base, handler_per_frame, interval, jitter, jstackdepth, threads_per_tick, tick_interval)`},
+		{[]string{"run", "--workload", "hotcold", "--sampler", "async,intervl=1ms"}, `sampler async: unknown key "intervl" (valid: engine, handler_base, handler_per_frame, interval, jitter, jstackdepth, oracle, threads_per_tick, tick_interval)`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "async:x,interval=soon"}, `sampler async:x: interval: "soon" is not a duration`},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "jfr,period=-1ms"}, "sampler jfr: period: -1ms must be in [1us, 10¹⁸ns]"},
 		{[]string{"run", "--workload", "hotcold", "--sampler", "async", "--sampler", "async"}, `"async" listed twice (give each instance its own label`},

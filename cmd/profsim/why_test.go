@@ -22,7 +22,7 @@ const whyColumnMin = 0.9
 
 func TestWhyPrintsAndExportsTheBiasMatrices(t *testing.T) {
 	args := []string{"run", "--workload", "hotcold", "--duration", "300ms", "--why",
-		"--sampler", "safepoint,interval=1ms", "--sampler", "async:exact,interval=1ms,debug_info=false", "--samplers", "pcct"}
+		"--sampler", "safepoint,interval=1ms", "--sampler", "async:exact,interval=1ms,oracle=true", "--samplers", "pcct"}
 	code, out, errOut := runMain(args...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "\nsafepoint: ")
