@@ -303,3 +303,17 @@ func TestExplainJITSaysNeverInstalled(t *testing.T) {
 	assert.Contains(t, out, "never installed (the run ended first)")
 	assert.NotContains(t, out, "installed 0s, 0 bytecodes")
 }
+
+// --explain-jit with --format json puts the JIT's decisions in the JSON.
+func TestExplainJITInJSON(t *testing.T) {
+	code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "50ms", "--explain-jit", "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var r struct {
+		ExplainJIT string `json:"explain_jit"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	assert.Contains(t, r.ExplainJIT, "HotCold.hot [compiled] polls: return (after the pop)")
+	code, out, _ = runMain("run", "--workload", "hotcold", "--duration", "50ms", "--format", "json")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "explain_jit", "only when asked")
+}

@@ -29,7 +29,10 @@ const minSamples = 30
 // prints the same data.
 type report struct {
 	Workload string `json:"workload"`
-	Seed     uint64 `json:"seed"`
+	// ExplainJIT is --explain-jit's text: each compilation, its inlining
+	// tree and polls.
+	ExplainJIT string `json:"explain_jit,omitempty"`
+	Seed       uint64 `json:"seed"`
 	// SimulatedNS is the profiled window's length: the run's, less
 	// config.skip (--skip). The CPU times, statements, threads' states
 	// and every profile count the same window.

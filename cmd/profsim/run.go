@@ -300,8 +300,11 @@ func flagConflicts(f *runFlags, given map[string]bool) error {
 	if f.why && (f.format == "csv" || f.format == "jsonl") {
 		return usagef("run: --why adds the bias matrices to the table and json, which --format %s does not print", f.format)
 	}
+	if f.explainJIT && (f.format == "csv" || f.format == "jsonl") {
+		return usagef("run: --explain-jit adds the JIT's decisions to the table and json, which --format %s does not print", f.format)
+	}
 	if f.format != "table" {
-		for _, name := range []string{"explain-jit", "top"} {
+		for _, name := range []string{"top"} {
 			if given[name] {
 				return usagef("run: --%s shapes the table, which --format %s does not print", name, f.format)
 			}
@@ -595,6 +598,12 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	byLine := f.by == "line"
 	switch f.format {
 	case "json":
+		if f.explainJIT {
+			rep.ExplainJIT = "JIT: off (--no-jit): every method runs its base compiled version\n"
+			if out.JIT != nil {
+				rep.ExplainJIT = out.JIT.Explain()
+			}
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
