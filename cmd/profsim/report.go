@@ -68,6 +68,10 @@ type threadReport struct {
 	StatesNS   map[string]int64 `json:"states_ns"`
 }
 
+// safepointReport counts the global safepoints the program stopped for:
+// the GC's, and costed samplers' (--mode costed). A passive sampler of the
+// safepoint family takes its samples where the threads would stop without
+// stopping them, so in passive mode it adds none.
 type safepointReport struct {
 	Count        int   `json:"count"`
 	MeanTTSPNS   int64 `json:"mean_ttsp_ns"`
