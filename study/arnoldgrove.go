@@ -169,7 +169,7 @@ func (r *A1Result) render() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle.Color = plotutil.Color(0)
+	sc.GlyphStyle.Color = seriesColor(0)
 	p.Add(sc)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5

@@ -3,6 +3,7 @@ package study
 import (
 	"encoding/csv"
 	"flag"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -188,6 +189,16 @@ func checkTidy(t *testing.T, r *Result, name string) {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, r.Write(dir, name))
+	if r.Figure != nil {
+		// The figure for slides: at least 1280 × 720 pixels.
+		pf, err := os.Open(filepath.Join(dir, name+".png"))
+		require.NoError(t, err)
+		cfg, err := png.DecodeConfig(pf)
+		pf.Close()
+		require.NoError(t, err, "%s.png", name)
+		assert.GreaterOrEqual(t, cfg.Width, 1280, "%s.png", name)
+		assert.GreaterOrEqual(t, cfg.Height, 720, "%s.png", name)
+	}
 	f, err := os.Open(filepath.Join(dir, name+".data.csv"))
 	require.NoError(t, err)
 	defer f.Close()

@@ -1,6 +1,8 @@
 package study
 
 import (
+	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // errPoints are points with Y errors, for scatter plots with error bars.
@@ -56,7 +59,7 @@ func (p errPoints) addTo(plt *plot.Plot, s series) error {
 		if err != nil {
 			return err
 		}
-		l.Color, l.Dashes = plotutil.Color(s.Style), s.Dashes
+		l.Color, l.Dashes = seriesColor(s.Style), s.Dashes
 		plt.Add(l)
 		thumbs = append(thumbs, l)
 	}
@@ -64,7 +67,7 @@ func (p errPoints) addTo(plt *plot.Plot, s series) error {
 	if err != nil {
 		return err
 	}
-	sc.Color, sc.Shape = plotutil.Color(s.Style), plotutil.Shape(s.Style)
+	sc.Color, sc.Shape = seriesColor(s.Style), plotutil.Shape(s.Style)
 	if s.Shape != nil {
 		sc.Shape = s.Shape
 	}
@@ -78,7 +81,7 @@ func (p errPoints) addTo(plt *plot.Plot, s series) error {
 		if err != nil {
 			return err
 		}
-		eb.LineStyle.Color = plotutil.Color(s.Style)
+		eb.LineStyle.Color = seriesColor(s.Style)
 		plt.Add(eb)
 	}
 	if s.Label != "" {
@@ -122,4 +125,59 @@ func (ps panels) Save(w, h vg.Length, file string) (err error) {
 	}()
 	_, err = c.WriteTo(f)
 	return err
+}
+
+// slideDPI renders a 16 cm panel 1600 pixels wide: a slide's width, with
+// the layout and the relative text size of the SVG.
+const slideDPI = 254
+
+// savePNG writes fig to file as PNG at dpi, each panel w × h: the SVG's
+// layout at a resolution for slides.
+func savePNG(fig Figure, w, h vg.Length, dpi int, file string) (err error) {
+	var ps []*plot.Plot
+	switch f := fig.(type) {
+	case *plot.Plot:
+		ps = []*plot.Plot{f}
+	case panels:
+		ps = f
+	default:
+		return fmt.Errorf("study: a %T figure has no PNG rendering", fig)
+	}
+	c := vgimg.NewWith(vgimg.UseWH(vg.Length(len(ps))*w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	if len(ps) == 1 {
+		ps[0].Draw(draw.New(c))
+	} else {
+		t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+		cs := plot.Align([][]*plot.Plot{ps}, t, draw.New(c))
+		for i, p := range ps {
+			p.Draw(cs[0][i])
+		}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e := f.Close(); err == nil {
+			err = e
+		}
+	}()
+	_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(f)
+	return err
+}
+
+// okabeIto is Okabe and Ito's palette, safe for the common colour-vision
+// deficiencies (no red against green): orange, sky blue, bluish green,
+// yellow, blue, vermilion, reddish purple, black.
+var okabeIto = []color.Color{
+	color.RGBA{230, 159, 0, 255}, color.RGBA{86, 180, 233, 255}, color.RGBA{0, 158, 115, 255},
+	color.RGBA{240, 228, 66, 255}, color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255},
+	color.RGBA{204, 121, 167, 255}, color.RGBA{0, 0, 0, 255},
+}
+
+// seriesColor is the i-th series' colour, from okabeIto (yellow, pale on
+// white, last of the first seven).
+func seriesColor(i int) color.Color {
+	order := []int{4, 5, 2, 0, 1, 6, 7, 3}
+	return okabeIto[order[((i%len(order))+len(order))%len(order)]]
 }

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -511,10 +510,10 @@ func (r *H2Result) render() (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("h2: %s %s: %w", b, pr, err)
 			}
-			bp.FillColor = plotutil.Color(pi)
+			bp.FillColor = seriesColor(pi)
 			p.Add(bp)
 			if bi == 0 {
-				p.Legend.Add(pr, swatch{plotutil.Color(pi)})
+				p.Legend.Add(pr, swatch{seriesColor(pi)})
 			}
 		}
 		t.AddRow(cells...)
@@ -1102,7 +1101,7 @@ func (r *H6Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape, sc.Radius = plotutil.Color(i), draw.CircleGlyph{}, vg.Points(3.5)
+		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.CircleGlyph{}, vg.Points(3.5)
 		p.Add(sc)
 		p.Legend.Add(pair[0]+"–"+pair[1]+" overlap", sc)
 		k++
@@ -1119,7 +1118,7 @@ func (r *H6Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape, sc.Radius = plotutil.Color(i), draw.TriangleGlyph{}, vg.Points(3.5)
+		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.TriangleGlyph{}, vg.Points(3.5)
 		p.Add(sc)
 		p.Legend.Add(c.name, sc)
 		k++

@@ -600,7 +600,7 @@ func (r *CausalityResult) render() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = plotutil.Color(1), vg.Points(2)
+	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = seriesColor(1), vg.Points(2)
 	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("a (%s, method) pair (%d)", benchNoun(r.Models), len(rows)), sc)
 	if err := means.addTo(p, series{Label: "mean ± 95 % CI over pairs", Style: 0, Shape: plotutil.Shape(1), Radius: vg.Points(4)}); err != nil {
@@ -614,7 +614,7 @@ func (r *CausalityResult) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Color, l.Dashes = plotutil.Color(2+i), []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Color, l.Dashes = seriesColor(2+i), []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(ref.label, l)
 	}
@@ -800,7 +800,7 @@ func (r *M5Result) render() (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			l.Color = plotutil.Color(i)
+			l.Color = seriesColor(i)
 			p.Add(l)
 			p.Legend.Add(fmt.Sprintf("%s (%d of %d lags outside)", id, run.Outside, r.MaxLag), l)
 			for _, y := range []float64{run.Band, -run.Band} {
@@ -808,7 +808,7 @@ func (r *M5Result) render() (*Result, error) {
 				if err != nil {
 					return nil, err
 				}
-				b.Color, b.Dashes = plotutil.Color(i), []vg.Length{vg.Points(4), vg.Points(3)}
+				b.Color, b.Dashes = seriesColor(i), []vg.Length{vg.Points(4), vg.Points(3)}
 				p.Add(b)
 				if y > 0 {
 					p.Legend.Add(fmt.Sprintf("±2/√N, N = %d", run.Intervals), b)

@@ -131,7 +131,8 @@ func Lookup(name string) (Experiment, bool) {
 }
 
 // Write stores the result as name.csv (the presentation table), name.md,
-// name.data.csv (the tidy data, when the experiment has it) and name.svg
+// name.data.csv (the tidy data, when the experiment has it), name.svg and
+// name.png
 // in dir.
 func (r *Result) Write(dir, name string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -162,8 +163,12 @@ func (r *Result) Write(dir, name string) error {
 		}
 	}
 	if r.Figure != nil {
-		// 16 × 10 cm a panel.
-		return r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg"))
+		// 16 × 10 cm a panel; the PNG the same at 1600 × 1000 pixels a
+		// panel, for slides.
+		if err := r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg")); err != nil {
+			return err
+		}
+		return savePNG(r.Figure, 16*vg.Centimeter, 10*vg.Centimeter, slideDPI, filepath.Join(dir, name+".png"))
 	}
 	return nil
 }

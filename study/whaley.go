@@ -553,7 +553,7 @@ func (r *W3Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape = plotutil.Color(i), plotutil.Shape(i)
+		sc.Color, sc.Shape = seriesColor(i), plotutil.Shape(i)
 		p.Add(sc)
 		p.Legend.Add(kind[i], sc)
 	}
@@ -715,7 +715,7 @@ func (r *W4Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		ref.Color, ref.Dashes = plotutil.Color(i), []vg.Length{vg.Points(1), vg.Points(2)}
+		ref.Color, ref.Dashes = seriesColor(i), []vg.Length{vg.Points(1), vg.Points(2)}
 		p.Add(ref)
 		p.Legend.Add(fmt.Sprintf("%s's deepest stack (%d)", b, r.MaxDepth(b)), ref)
 	}

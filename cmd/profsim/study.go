@@ -30,7 +30,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
 			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]]")
-			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it) and NAME.svg; 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
+			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it), NAME.svg and NAME.png (the figure, 1600 px a panel for slides); 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
 			}
@@ -47,7 +47,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("study", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md, NAME.data.csv (the tidy data) and NAME.svg (the figure), where the experiment has them, each written whole or not at all")
+	out := fs.String("out", "out/study", "directory for NAME.csv, NAME.md, NAME.data.csv (the tidy data), NAME.svg and NAME.png (the figure), where the experiment has them, each written whole or not at all")
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
 	full := fs.Bool("full", false, "the paper-sized version, more stand-ins and longer runs (slow): the same as --size full")
 	size := fs.String("size", "test", "the experiment's size: test (the claim tests' runs), full (more stand-ins, longer runs; slow) or paper (the paper's run length on the default stand-ins, for the experiments run length limits: "+strings.Join(paperExperiments(), ", ")+"; minutes)")
@@ -204,7 +204,7 @@ func (t *studyTicker) stop() {
 }
 
 // writeStudy writes r's files (study.Result.Write: NAME.csv, NAME.md and,
-// where the experiment has them, NAME.data.csv and NAME.svg) into a temporary directory in
+// where the experiment has them, NAME.data.csv, NAME.svg and NAME.png) into a temporary directory in
 // dir, then moves them into place together. It returns the names of the
 // files written.
 func writeStudy(files *outputs, r *study.Result, dir, name string) ([]string, error) {
