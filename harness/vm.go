@@ -53,8 +53,8 @@ type presetDef struct {
 // every flag above printed the same value (G1 ergonomic, so strip mining
 // at 1000; LoopMaxUnroll 16, MaxTrivialSize 6, InlineSmallCode 2500,
 // TypeProfileMajorReceiverPercent 90 too), but with
-// -XX:+UnlockDiagnosticVMOptions InlineFrequencyCount and
-// MinInliningThreshold (JDK 17: 250, product) no longer exist and
+// -XX:+UnlockDiagnosticVMOptions it has no InlineFrequencyCount and no
+// MinInliningThreshold (JDK 17: 250, product), and it has
 //
 //	double InlineFrequencyRatio    = 0.250000 {diagnostic} {default}
 //	double MinInlineFrequencyRatio = 0.008500 {diagnostic} {default}

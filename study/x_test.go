@@ -362,7 +362,7 @@ const x6WallAsleep = 3.0
 
 // TestX4_CooperativeSampling: JDK 25's cooperative sampler takes the top
 // frame from the position recorded at the request, so the poll that
-// decides *when* the thread walks no longer decides *which method* is on
+// decides *when* the thread walks does not decide *which method* is on
 // top; what it still decides is whether a thread is sampled at all. On
 // one execution per seed (seeds 1–3):
 //   - hotcold without inlining: safepoint charges hot() to cold(), jfr-coop

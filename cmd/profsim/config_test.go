@@ -295,8 +295,8 @@ func TestWorkloadLinesAreTheRunsLines(t *testing.T) {
 	}
 }
 
-// --explain-jit says when a queued compilation was never installed
-// (the run ended first) instead of "installed 0s, 0 bytecodes".
+// --explain-jit says when a queued compilation was never installed (the
+// run ended first), and prints no install time or size for it.
 func TestExplainJITSaysNeverInstalled(t *testing.T) {
 	code, out, errOut := runMain("run", "--workload", "javac", "--duration", "300ms", "--samplers", "truth", "--explain-jit")
 	require.Equal(t, 0, code, errOut)

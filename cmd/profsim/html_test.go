@@ -120,8 +120,8 @@ func TestReportRefusesBadInput(t *testing.T) {
 }
 
 // The report's default timeline window holds ten ticks of its slowest
-// profiler (one tick at the old 10 ms default showed about one sample
-// each), centred, never longer than the run.
+// profiler, so each lane shows about ten samples, centred, never longer
+// than the run.
 func TestReportWindowShowsTenTicks(t *testing.T) {
 	for _, c := range []struct {
 		specs        []string
