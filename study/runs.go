@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -144,4 +145,65 @@ func (c *Counter) Counts() (done, total int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.done, c.total
+}
+
+// seedRunner is an execution setting run once per seed: its runs are the
+// setting and the seed.
+type seedRunner[R any] interface {
+	comparable
+	runSeed(seed uint64) (R, error)
+}
+
+// seedKey is one (setting, seed) run of runBySeed.
+type seedKey[B seedRunner[R], R any] struct {
+	bench B
+	seed  uint64
+}
+
+func (k seedKey[B, R]) run() (R, error) { return k.bench.runSeed(k.seed) }
+
+// runBySeed makes every bench's run at every seed of o (runAll: cached,
+// on the sweep engine) and returns them by bench, then seed.
+func runBySeed[B seedRunner[R], R any](o Options, benches []B) ([][]R, error) {
+	var keys []seedKey[B, R]
+	for _, b := range benches {
+		for _, seed := range o.Seeds {
+			keys = append(keys, seedKey[B, R]{b, seed})
+		}
+	}
+	rs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]R, len(benches))
+	for i, r := range rs {
+		out[i/len(o.Seeds)] = append(out[i/len(o.Seeds)], r)
+	}
+	return out, nil
+}
+
+// statOf, maxOf and minOf are f's Stat, largest and smallest value over
+// runs (one per seed).
+func statOf[R any](runs []R, f func(R) float64) Stat {
+	xs := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		xs = append(xs, f(r))
+	}
+	return NewStat(xs)
+}
+
+func maxOf[R any](runs []R, f func(R) float64) float64 {
+	m := math.Inf(-1)
+	for _, r := range runs {
+		m = math.Max(m, f(r))
+	}
+	return m
+}
+
+func minOf[R any](runs []R, f func(R) float64) float64 {
+	m := math.Inf(1)
+	for _, r := range runs {
+		m = math.Min(m, f(r))
+	}
+	return m
 }

@@ -120,13 +120,6 @@ type X4Result struct {
 	Runs    [][]*X4Run
 }
 
-type x4Key struct {
-	bench X4Bench
-	seed  uint64
-}
-
-func (k x4Key) run() (*X4Run, error) { return x4Once(k.bench, k.seed) }
-
 func x4Program(b X4Bench) (*program.Program, error) {
 	switch {
 	case b.Prog == x4PendingProg:
@@ -137,7 +130,7 @@ func x4Program(b X4Bench) (*program.Program, error) {
 	return workloads.Get(b.Prog)
 }
 
-func x4Once(b X4Bench, seed uint64) (*X4Run, error) {
+func (b X4Bench) runSeed(seed uint64) (*X4Run, error) {
 	p, err := x4Program(b)
 	if err != nil {
 		return nil, err
@@ -204,21 +197,11 @@ func share(p *profile.Profile, method string) float64 {
 // MeasureX4 runs every bench at every seed.
 func MeasureX4(o Options) (*X4Result, error) {
 	benches := x4Benches(o)
-	var keys []x4Key
-	for _, b := range benches {
-		for _, seed := range o.Seeds {
-			keys = append(keys, x4Key{b, seed})
-		}
-	}
-	runs, err := runAll(o, keys)
+	runs, err := runBySeed[X4Bench, *X4Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	r := &X4Result{Seeds: o.Seeds, Models: o.Models, Benches: benches, Runs: make([][]*X4Run, len(benches))}
-	for i := range keys {
-		r.Runs[i/len(o.Seeds)] = append(r.Runs[i/len(o.Seeds)], runs[i])
-	}
-	return r, nil
+	return &X4Result{Seeds: o.Seeds, Models: o.Models, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs.
@@ -233,20 +216,12 @@ func (r *X4Result) Bench(name string) []*X4Run {
 
 // Stat is f of sampler s over bench's seeds.
 func (r *X4Result) Stat(bench, s string, f func(X4Sampler) float64) Stat {
-	var xs []float64
-	for _, run := range r.Bench(bench) {
-		xs = append(xs, f(run.Samplers[s]))
-	}
-	return NewStat(xs)
+	return statOf(r.Bench(bench), func(x *X4Run) float64 { return f(x.Samplers[s]) })
 }
 
 // Truth is f of the truth over bench's seeds.
 func (r *X4Result) Truth(bench string, f func(*X4Run) float64) Stat {
-	var xs []float64
-	for _, run := range r.Bench(bench) {
-		xs = append(xs, f(run))
-	}
-	return NewStat(xs)
+	return statOf(r.Bench(bench), f)
 }
 
 // X4Obs is one tidy observation: a sampler on a (bench, seed).

@@ -104,14 +104,7 @@ type X5Result struct {
 	Runs    [][]*X5Run
 }
 
-type x5Key struct {
-	bench X5Bench
-	seed  uint64
-}
-
-func (k x5Key) run() (*X5Run, error) { return x5Once(k.bench, k.seed) }
-
-func x5Once(b X5Bench, seed uint64) (*X5Run, error) {
+func (b X5Bench) runSeed(seed uint64) (*X5Run, error) {
 	var p *program.Program
 	var err error
 	switch b.Prog {
@@ -201,21 +194,11 @@ func nativeShare(p *profile.Profile, native map[waitLine]bool) float64 {
 // MeasureX5 runs every bench at every seed.
 func MeasureX5(o Options) (*X5Result, error) {
 	benches := x5Benches(o)
-	var keys []x5Key
-	for _, b := range benches {
-		for _, seed := range o.Seeds {
-			keys = append(keys, x5Key{b, seed})
-		}
-	}
-	runs, err := runAll(o, keys)
+	runs, err := runBySeed[X5Bench, *X5Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	r := &X5Result{Seeds: o.Seeds, Benches: benches, Runs: make([][]*X5Run, len(benches))}
-	for i := range keys {
-		r.Runs[i/len(o.Seeds)] = append(r.Runs[i/len(o.Seeds)], runs[i])
-	}
-	return r, nil
+	return &X5Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs.
@@ -228,31 +211,23 @@ func (r *X5Result) Bench(name string) []*X5Run {
 	panic("study: X5 has no bench " + name)
 }
 
-// Stat is f of sampler s over bench's seeds.
-func (r *X5Result) Stat(bench, s string, f func(X5Sampler) float64) Stat {
-	var xs []float64
-	for _, run := range r.Bench(bench) {
-		xs = append(xs, f(run.Samplers[s]))
-	}
-	return NewStat(xs)
+// x5Of reads f of sampler s from a run.
+func x5Of(s string, f func(X5Sampler) float64) func(*X5Run) float64 {
+	return func(x *X5Run) float64 { return f(x.Samplers[s]) }
 }
 
-// Max and Min are the largest and smallest value of f of sampler s over
-// bench's seeds.
+// Stat, Max and Min are f of sampler s over bench's seeds: its Stat,
+// largest and smallest value.
+func (r *X5Result) Stat(bench, s string, f func(X5Sampler) float64) Stat {
+	return statOf(r.Bench(bench), x5Of(s, f))
+}
+
 func (r *X5Result) Max(bench, s string, f func(X5Sampler) float64) float64 {
-	m := math.Inf(-1)
-	for _, run := range r.Bench(bench) {
-		m = math.Max(m, f(run.Samplers[s]))
-	}
-	return m
+	return maxOf(r.Bench(bench), x5Of(s, f))
 }
 
 func (r *X5Result) Min(bench, s string, f func(X5Sampler) float64) float64 {
-	m := math.Inf(1)
-	for _, run := range r.Bench(bench) {
-		m = math.Min(m, f(run.Samplers[s]))
-	}
-	return m
+	return minOf(r.Bench(bench), x5Of(s, f))
 }
 
 // Share is thread th's share under source ("cpu time" or a sampler) over
@@ -297,7 +272,7 @@ func (r *X5Result) render() (*Result, error) {
 		}
 		t.AddRow(b.Name, "truth", "", "100", "", "", NewStat(nat).String())
 		for _, s := range X5Samplers {
-			st := func(f func(X5Sampler) float64) string { return NewStat(r.statsOf(bi, s, f)).String() }
+			st := func(f func(X5Sampler) float64) string { return statOf(r.Runs[bi], x5Of(s, f)).String() }
 			t.AddRow(b.Name, s, st(func(x X5Sampler) float64 { return float64(x.Samples) }), st(func(x X5Sampler) float64 { return x.Coverage }),
 				st(func(x X5Sampler) float64 { return x.MaxDev }), st(func(x X5Sampler) float64 { return x.MinRatio }), st(func(x X5Sampler) float64 { return x.Native }))
 			for _, run := range r.Runs[bi] {
@@ -317,12 +292,4 @@ func (r *X5Result) render() (*Result, error) {
 		"Mechanisms (docs/SAMPLERS.md): the execution samplers take, every round, up to five threads running Java code at that instant: a thread that sleeps is missed while it sleeps, which is its CPU share again; a thread in native code is not taken (JFR's jdk.NativeMethodSample, not modelled, would be); with more than five running threads a round covers five of them, so coverage falls to 5/R and a thread that runs in a crowd is under-represented (X2). jfr-cputime signals each thread after each period of its own CPU time, native code included, whatever the number of threads: every thread's share is its CPU share, and its coverage is the CPU time.",
 		"Against the real JDK 25 (docs/FIDELITY.md): on BlockHalf jdk.CPUTimeSample gives main 33.0 % of the samples as profsim does, jdk.ExecutionSample 21.4 % where profsim's jfr-coop gives 33 % (the JFR sampler thread's scheduling, not modelled)."}
 	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
-}
-
-func (r *X5Result) statsOf(bi int, s string, f func(X5Sampler) float64) []float64 {
-	var xs []float64
-	for _, run := range r.Runs[bi] {
-		xs = append(xs, f(run.Samplers[s]))
-	}
-	return xs
 }

@@ -77,14 +77,7 @@ type X6Result struct {
 	Runs    [][]*X6Run // per bench, per seed
 }
 
-type x6Key struct {
-	bench X6Bench
-	seed  uint64
-}
-
-func (k x6Key) run() (*X6Run, error) { return x6Once(k.bench, k.seed) }
-
-func x6Once(b X6Bench, seed uint64) (*X6Run, error) {
+func (b X6Bench) runSeed(seed uint64) (*X6Run, error) {
 	p, err := workloads.Get(b.Prog)
 	if err != nil {
 		return nil, err
@@ -182,21 +175,11 @@ func waitLines(out *harness.Outcome) map[waitLine]bool {
 // MeasureX6 runs every bench at every seed.
 func MeasureX6(o Options) (*X6Result, error) {
 	benches := x6Benches(o)
-	var keys []x6Key
-	for _, b := range benches {
-		for _, seed := range o.Seeds {
-			keys = append(keys, x6Key{b, seed})
-		}
-	}
-	runs, err := runAll(o, keys)
+	runs, err := runBySeed[X6Bench, *X6Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	r := &X6Result{Seeds: o.Seeds, Benches: benches, Runs: make([][]*X6Run, len(benches))}
-	for i := range keys {
-		r.Runs[i/len(o.Seeds)] = append(r.Runs[i/len(o.Seeds)], runs[i])
-	}
-	return r, nil
+	return &X6Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs, one per seed.
@@ -209,22 +192,14 @@ func (r *X6Result) Bench(name string) []*X6Run {
 	panic("study: X6 has no bench " + name)
 }
 
-// Max is the largest value of f over bench's runs for engine.
+// Max and Min are the largest and smallest value of f over bench's runs
+// for engine.
 func (r *X6Result) Max(bench, engine string, f func(X6Engine) float64) float64 {
-	m := math.Inf(-1)
-	for _, run := range r.Bench(bench) {
-		m = math.Max(m, f(run.Engines[engine]))
-	}
-	return m
+	return maxOf(r.Bench(bench), func(x *X6Run) float64 { return f(x.Engines[engine]) })
 }
 
-// Min is the smallest value of f over bench's runs for engine.
 func (r *X6Result) Min(bench, engine string, f func(X6Engine) float64) float64 {
-	m := math.Inf(1)
-	for _, run := range r.Bench(bench) {
-		m = math.Min(m, f(run.Engines[engine]))
-	}
-	return m
+	return minOf(r.Bench(bench), func(x *X6Run) float64 { return f(x.Engines[engine]) })
 }
 
 // Share is thread th's share under source ("cpu time", "live time" or
