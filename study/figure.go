@@ -101,6 +101,15 @@ type Figure interface {
 // data areas aligned.
 type panels []*plot.Plot
 
+// draw lays the panels out in a row on c, their data areas aligned.
+func (ps panels) draw(c draw.Canvas) {
+	t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	cs := plot.Align([][]*plot.Plot{ps}, t, c)
+	for i, p := range ps {
+		p.Draw(cs[0][i])
+	}
+}
+
 // Save draws the panels in a row onto a canvas len(ps)·w wide and h
 // high, and writes it to file in the format of its extension.
 func (ps panels) Save(w, h vg.Length, file string) (err error) {
@@ -109,11 +118,7 @@ func (ps panels) Save(w, h vg.Length, file string) (err error) {
 	if err != nil {
 		return err
 	}
-	t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	cs := plot.Align([][]*plot.Plot{ps}, t, draw.New(c))
-	for i, p := range ps {
-		p.Draw(cs[0][i])
-	}
+	ps.draw(draw.New(c))
 	f, err := os.Create(file)
 	if err != nil {
 		return err
@@ -134,10 +139,10 @@ const slideDPI = 254
 // savePNG writes fig to file as PNG at dpi, each panel w × h: the SVG's
 // layout at a resolution for slides.
 func savePNG(fig Figure, w, h vg.Length, dpi int, file string) (err error) {
-	var ps []*plot.Plot
+	var ps panels
 	switch f := fig.(type) {
 	case *plot.Plot:
-		ps = []*plot.Plot{f}
+		ps = panels{f}
 	case panels:
 		ps = f
 	default:
@@ -147,11 +152,7 @@ func savePNG(fig Figure, w, h vg.Length, dpi int, file string) (err error) {
 	if len(ps) == 1 {
 		ps[0].Draw(draw.New(c))
 	} else {
-		t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-		cs := plot.Align([][]*plot.Plot{ps}, t, draw.New(c))
-		for i, p := range ps {
-			p.Draw(cs[0][i])
-		}
+		ps.draw(draw.New(c))
 	}
 	f, err := os.Create(file)
 	if err != nil {
