@@ -16,9 +16,23 @@ func init() {
 }
 
 // X5Samplers watch every X5 execution: JDK 17's and JDK 25's execution
-// samplers (≤ 5 Java threads a 20 ms round) and JDK 25's CPU-time sampler
-// (a signal per thread per CPUs/500 s of its CPU time).
-var X5Samplers = []string{"jfr", "jfr-coop", "jfr-cputime"}
+// samplers (≤ 5 Java threads a 20 ms round), JDK 25's CPU-time sampler (a
+// signal per thread per CPUs/500 s of its CPU time, its timer checked at
+// the kernel's 4 ms tick) and, the control for the tick, the same checked
+// every 10 µs (X5FineTick).
+var X5Samplers = []string{"jfr", "jfr-coop", "jfr-cputime", X5FineTick}
+
+// X5FineTick is jfr-cputime with its timer checked every 10 µs instead of
+// at the 4 ms kernel tick: what the tick's folding of overruns costs.
+const X5FineTick = "jfr-cputime:tick10us"
+
+// x5Spec is sampler id's spec.
+func x5Spec(id string) string {
+	if id == X5FineTick {
+		return id + ",tick_interval=10us"
+	}
+	return id
+}
 
 // X5Bench is one execution setting of X5.
 type X5Bench struct {
@@ -126,7 +140,10 @@ func (b X5Bench) runSeed(seed uint64) (*X5Run, error) {
 	// Names through debug information are X4's subject; here every
 	// position has a record.
 	cfg.JIT.DebugNonSafepoints = true
-	cfg.Samplers = append([]string{"truth"}, X5Samplers...)
+	cfg.Samplers = []string{"truth"}
+	for _, id := range X5Samplers {
+		cfg.Samplers = append(cfg.Samplers, x5Spec(id))
+	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)

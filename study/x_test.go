@@ -471,7 +471,10 @@ func TestX5_CPUTimeSampling(t *testing.T) {
 		assert.Zero(t, r.Max("native", s, func(x X5Sampler) float64 { return x.Native }), "%s takes no sample in native code", s)
 	}
 	main, cpu := r.Share("blockhalf", "main", "jfr-cputime").Mean, r.Share("blockhalf", "main", "cpu time").Mean
-	assert.InDelta(t, cpu-x5BurstLoss, main, x5BurstDelta, "blockhalf: jfr-cputime gives main its CPU share less its bursts' lost periods")
+	assert.GreaterOrEqual(t, cpu-main, x5BurstLossMin, "blockhalf: jfr-cputime gives main less than its CPU share")
+	fine := r.Share("blockhalf", "main", X5FineTick).Mean
+	assert.InDelta(t, cpu, fine, x5CPUTimeDev, "checked every 10 us, the same timer gives main its CPU share: the loss is the 4 ms tick's")
+	t.Logf("blockhalf: main's CPU share %.2f %%; jfr-cputime %.2f %% at the 4 ms tick, %.2f %% at 10 us", cpu, main, fine)
 }
 
 // x5CPUCoverage: jfr-cputime weighs each sample one period (4 ms on 8
@@ -492,12 +495,10 @@ const x5JavaOnlyShare = 100.0 / 3
 // seed, 2.3 over the mean of three; 3 sd.
 const x5NativeShareDelta = 7.0
 
-// x5BurstLoss: main runs 5 ms bursts at a 4 ms period checked at the 4 ms
-// tick: an overrun between two ticks is one signal, so main loses about
-// one period in nine against the spinner's none (measured 30.4–30.6 %
-// against its CPU share 34.2: 3.7 points); x5BurstDelta is the seeds'
-// spread around it.
-const (
-	x5BurstLoss  = 3.7
-	x5BurstDelta = 1.0
-)
+// x5BurstLossMin: main runs 5 ms bursts at a 4 ms CPU period that the
+// kernel checks only at its 4 ms tick, and an overrun between two checks
+// is one signal, so main loses periods the always-running spinner does
+// not; checked every 10 µs (X5FineTick) nothing folds. A loss of at least
+// four times x5CPUTimeDev is that mechanism, not rounding (measured 3.7
+// points at the tick, 0.04 at 10 µs).
+const x5BurstLossMin = 4 * x5CPUTimeDev
