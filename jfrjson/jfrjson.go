@@ -3,7 +3,8 @@
 // profile is made of into Go values: execution samples and native method
 // samples (thread, stack of method, line, bytecode index and frame type),
 // compilations and inlining
-// decisions, thread starts and the recording's own extent.
+// decisions, throwables constructed, thread starts and the recording's own
+// extent.
 //
 // The shape read is JDK 17's (jdk.jfr.tool.PrettyWriter's JSON mode):
 //
@@ -39,6 +40,7 @@ const (
 	TypeInlining        = "jdk.CompilerInlining"
 	TypeThreadStart     = "jdk.ThreadStart"
 	TypeActiveRecording = "jdk.ActiveRecording"
+	TypeExceptionThrow  = "jdk.JavaExceptionThrow"
 )
 
 // FrameType is how a frame was executing, as JFR names it.
@@ -102,6 +104,27 @@ type Sample struct {
 	State     string
 }
 
+// Throw is a jdk.JavaExceptionThrow: a throwable constructed. JDK 17's
+// JFR instruments every constructor of java.lang.Throwable to emit it as
+// the constructor ends (jdk.jfr.internal.instrument.ConstructorTracerWriter
+// and ThrowableTracer.traceThrowable), after Throwable.fillInStackTrace has
+// walked the stack; so every throwable, an Error too, is one Throw.
+type Throw struct {
+	Time   time.Time
+	Thread Thread
+	// Frames are leaf first: the constructor of java.lang.Throwable that
+	// emitted the event, then the subclasses' constructors, then the code
+	// that constructed the throwable.
+	Frames    []Frame
+	Truncated bool
+	// Class is the throwable's class, '/'-separated as JFR prints it.
+	Class string
+	// Count is how many throwables the event stands for: 1, or the
+	// "count" that tools/realapps/ThrowFold.java writes when it folds the
+	// events of one thread, class and stack into the first of them.
+	Count int
+}
+
 // Compilation is a jdk.Compilation event.
 type Compilation struct {
 	Time         time.Time
@@ -152,6 +175,7 @@ type Event struct {
 	Inlining     *Inlining
 	ThreadStart  *ThreadStart
 	Recording    *Recording
+	Throw        *Throw
 }
 
 // ErrShape reports JSON that is not `jfr print --json` output.
@@ -302,7 +326,9 @@ const guardChunk = 64 << 10
 // noEvent is guard.mark outside events: no value there is read whole.
 const noEvent = math.MaxInt64 / 2
 
-// Read streams the events of r to fn in file order. It stops at the first
+// Read streams the events of r to fn in file order: those of one document
+// or of several one after the other (record.sh appends the throwables
+// folded by tools/realapps/ThrowFold.java to jfr print's). It stops at the first
 // error, fn's included (returned as is). A string or an event over its
 // limit (MaxString, MaxEvent) is a *LimitError, found before it is read
 // whole.
@@ -372,46 +398,79 @@ func readLimited(r io.Reader, fn func(*Event) error, maxString, maxEvent int64) 
 		}
 		return fmt.Errorf("%w: %s: no %q", ErrShape, where, key)
 	}
-	if err := expect('{', "document"); err != nil {
-		return err
-	}
-	if err := findKey("recording", "document"); err != nil {
-		return err
-	}
-	if err := expect('{', "recording"); err != nil {
-		return err
-	}
-	if err := findKey("events", "recording"); err != nil {
-		return err
-	}
-	if err := expect('[', "recording.events"); err != nil {
-		return err
-	}
-	for i := 0; dec.More(); i++ {
-		var raw wireEvent
-		g.mark = dec.InputOffset()
-		if err := dec.Decode(&raw); err != nil {
-			if g.err != nil {
-				return fmt.Errorf("recording.events[%d]: %w", i, g.err)
+	// closeObject skips the rest of the current object's keys and values
+	// and reads its '}'.
+	closeObject := func(where string) error {
+		for dec.More() {
+			if _, err := dec.Token(); err != nil {
+				return fail(where, err)
 			}
-			return fmt.Errorf("recording.events[%d]: %v", i, err)
+			if err := skip(where); err != nil {
+				return err
+			}
 		}
-		g.mark = noEvent
-		ev, err := raw.event()
+		return expect('}', where)
+	}
+	// One or more documents, one after the other: record.sh appends the
+	// folded throwables (tools/realapps/ThrowFold.java) to jfr print's.
+	for doc, i := 0, 0; ; doc++ {
+		where := "document"
+		if doc > 0 {
+			where = fmt.Sprintf("document %d", doc+1)
+		}
+		tok, err := dec.Token()
+		if err == io.EOF && doc > 0 && g.err == nil {
+			return nil
+		}
 		if err != nil {
-			return fmt.Errorf("recording.events[%d] (%s): %w", i, raw.Type, err)
+			return fail(where, err)
 		}
-		if err := fn(ev); err != nil {
+		if d, ok := tok.(json.Delim); !ok || d != '{' {
+			return fmt.Errorf("%w: %s: got %v, want {", ErrShape, where, tok)
+		}
+		if err := findKey("recording", where); err != nil {
+			return err
+		}
+		if err := expect('{', "recording"); err != nil {
+			return err
+		}
+		if err := findKey("events", "recording"); err != nil {
+			return err
+		}
+		if err := expect('[', "recording.events"); err != nil {
+			return err
+		}
+		for ; dec.More(); i++ {
+			var raw wireEvent
+			g.mark = dec.InputOffset()
+			if err := dec.Decode(&raw); err != nil {
+				if g.err != nil {
+					return fmt.Errorf("recording.events[%d]: %w", i, g.err)
+				}
+				return fmt.Errorf("recording.events[%d]: %v", i, err)
+			}
+			g.mark = noEvent
+			ev, err := raw.event()
+			if err != nil {
+				return fmt.Errorf("recording.events[%d] (%s): %w", i, raw.Type, err)
+			}
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if g.err != nil {
+			return fmt.Errorf("recording.events: %w", g.err)
+		}
+		if err := expect(']', "recording.events"); err != nil {
+			return err
+		}
+		if err := closeObject("recording"); err != nil {
+			return err
+		}
+		if err := closeObject(where); err != nil {
 			return err
 		}
 	}
-	if g.err != nil {
-		return fmt.Errorf("recording.events: %w", g.err)
-	}
-	if err := expect(']', "recording.events"); err != nil {
-		return err
-	}
-	return nil
 }
 
 // ReadAll reads every sample, compilation and inlining event into memory:
@@ -478,6 +537,15 @@ type wireSample struct {
 	SampledThread *wireThread `json:"sampledThread"`
 	StackTrace    *wireStack  `json:"stackTrace"`
 	State         string      `json:"state,omitempty"`
+}
+
+type wireThrow struct {
+	StartTime   string      `json:"startTime"`
+	EventThread *wireThread `json:"eventThread"`
+	StackTrace  *wireStack  `json:"stackTrace"`
+	ThrownClass *wireClass  `json:"thrownClass"`
+	// Count is not JFR's: ThrowFold.java's, absent from jfr print.
+	Count *json.Number `json:"count,omitempty"`
 }
 
 type wireCompilation struct {
@@ -547,6 +615,11 @@ func (w *wireEvent) event() (*Event, error) {
 		var v wireThreadStart
 		if err = json.Unmarshal(w.Values, &v); err == nil {
 			ev.ThreadStart, err = v.threadStart()
+		}
+	case TypeExceptionThrow:
+		var v wireThrow
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.Throw, err = v.throw()
 		}
 	case TypeActiveRecording:
 		var v wireRecording
@@ -654,10 +727,19 @@ func (v *wireSample) sample() (*Sample, error) {
 		return s, nil
 	}
 	s.Truncated = v.StackTrace.Truncated
-	s.Frames = make([]Frame, len(v.StackTrace.Frames))
-	for i := range v.StackTrace.Frames {
-		w := &v.StackTrace.Frames[i]
-		f := &s.Frames[i]
+	if s.Frames, err = v.StackTrace.frames(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// frames decodes a stack's frames, leaf first.
+func (st *wireStack) frames() ([]Frame, error) {
+	out := make([]Frame, len(st.Frames))
+	var err error
+	for i := range st.Frames {
+		w := &st.Frames[i]
+		f := &out[i]
 		field := fmt.Sprintf("stackTrace.frames[%d]", i)
 		if f.Method, err = w.Method.method(field + ".method"); err != nil {
 			return nil, err
@@ -673,7 +755,41 @@ func (v *wireSample) sample() (*Sample, error) {
 		}
 		f.Type = FrameType(w.Type)
 	}
-	return s, nil
+	return out, nil
+}
+
+func (v *wireThrow) throw() (*Throw, error) {
+	t := &Throw{}
+	var err error
+	if t.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if t.Thread, err = v.EventThread.thread("eventThread"); err != nil {
+		return nil, err
+	}
+	if v.ThrownClass == nil || v.ThrownClass.Name == "" {
+		return nil, fmt.Errorf("thrownClass: missing")
+	}
+	if err := nameLengths("thrownClass", v.ThrownClass.Name, "", ""); err != nil {
+		return nil, err
+	}
+	t.Class = v.ThrownClass.Name
+	t.Count = 1
+	if v.Count != nil {
+		c, err := v.Count.Int64()
+		if err != nil || c < 1 || c > math.MaxInt32 {
+			return nil, fmt.Errorf("count: %q is not a count of throwables (1 to %d)", v.Count.String(), math.MaxInt32)
+		}
+		t.Count = int(c)
+	}
+	if v.StackTrace == nil {
+		return t, nil
+	}
+	t.Truncated = v.StackTrace.Truncated
+	if t.Frames, err = v.StackTrace.frames(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func (v *wireCompilation) compilation() (*Compilation, error) {
@@ -912,9 +1028,17 @@ func (wr *Writer) Write(e *Event) error {
 		}
 		v := wireSample{StartTime: s.Time.Format(time.RFC3339Nano), SampledThread: toWireThread(s.Thread), State: s.State,
 			StackTrace: &wireStack{Truncated: s.Truncated, Frames: make([]wireFrame, len(s.Frames))}}
-		for i, f := range s.Frames {
-			v.StackTrace.Frames[i] = wireFrame{Method: toWireMethod(f.Method), LineNumber: num(int64(f.Line)), BytecodeIndex: num(int64(f.BCI)), Type: string(f.Type)}
+		toWireFrames(v.StackTrace.Frames, s.Frames)
+		values = v
+	case e.Throw != nil:
+		t := e.Throw
+		typ = TypeExceptionThrow
+		v := wireThrow{StartTime: t.Time.Format(time.RFC3339Nano), EventThread: toWireThread(t.Thread), ThrownClass: &wireClass{Name: t.Class},
+			StackTrace: &wireStack{Truncated: t.Truncated, Frames: make([]wireFrame, len(t.Frames))}}
+		if t.Count > 1 {
+			v.Count = num(int64(t.Count))
 		}
+		toWireFrames(v.StackTrace.Frames, t.Frames)
 		values = v
 	case e.Compilation != nil:
 		c := e.Compilation
@@ -951,6 +1075,12 @@ func (wr *Writer) Write(e *Event) error {
 	_, wr.err = wr.w.Write(b)
 	wr.n++
 	return wr.err
+}
+
+func toWireFrames(dst []wireFrame, frames []Frame) {
+	for i, f := range frames {
+		dst[i] = wireFrame{Method: toWireMethod(f.Method), LineNumber: num(int64(f.Line)), BytecodeIndex: num(int64(f.BCI)), Type: string(f.Type)}
+	}
 }
 
 // Close ends the document and flushes it.

@@ -146,6 +146,10 @@ func TestReadErrors(t *testing.T) {
 		{`{"recording": {"events": [{"type": "jdk.CompilerInlining", "values": {"startTime": "2026-11-23T15:43:51Z", "compileId": 1, "bci": 70000, "caller": {"type": {"name": "A"}, "name": "a"}, "callee": {"type": "B", "name": "b"}}}]}}`, "bci"},
 		{`{"recording": {"events": [{"type": "jdk.ActiveRecording", "values": {"recordingStart": "2026-11-23T15:43:51Z", "recordingDuration": "3 s"}}]}}`, "recordingDuration"},
 		{`{"recording": {"events": [`, "recording.events"},
+		{`{"recording": {"events": [{"type": "jdk.JavaExceptionThrow", "values": {"startTime": "2026-11-23T15:43:51Z", "eventThread": {"javaName": "m"}}}]}}`, "thrownClass: missing"},
+		{`{"recording": {"events": [{"type": "jdk.JavaExceptionThrow", "values": {"startTime": "2026-11-23T15:43:51Z", "eventThread": {"javaName": "m"}, "thrownClass": {"name": "E"}, "count": 0}}]}}`, "count"},
+		{`{"recording": {"events": []}} [1]`, "document 2"},
+		{`{"recording": {"events": []}} {"recording": {"events": [1]}}`, "recording.events[0]"},
 	} {
 		err := Read(strings.NewReader(tc.in), func(*Event) error { return nil })
 		require.Error(t, err, tc.in)
@@ -161,6 +165,39 @@ func TestReadErrors(t *testing.T) {
 	stop := errors.New("stop")
 	err = Read(bytes.NewReader(excerpt(t)), func(*Event) error { return stop })
 	require.ErrorIs(t, err, stop)
+}
+
+// A jdk.JavaExceptionThrow, folded with a count by ThrowFold.java and
+// appended as a second document, reads back as written; events are
+// numbered across documents.
+func TestThrowsInASecondDocument(t *testing.T) {
+	at := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	main := Thread{Name: "main", JavaID: 1, OSID: 7, IsJava: true}
+	frames := []Frame{
+		{Method: Method{Class: "java/lang/Throwable", Name: "<init>", Descriptor: "(Ljava/lang/String;)V"}, Line: 273, BCI: 35, Type: JITCompiled},
+		{Method: Method{Class: "App", Name: "run", Descriptor: "()V"}, Line: 9, BCI: 4, Type: Inlined},
+	}
+	var buf bytes.Buffer
+	for _, ev := range []*Event{
+		{Sample: &Sample{Time: at, Thread: main, Frames: frames[1:]}},
+		{Throw: &Throw{Time: at, Thread: main, Frames: frames, Class: "app/Oops", Count: 41}},
+	} {
+		w := NewWriter(&buf)
+		require.NoError(t, w.Write(ev))
+		require.NoError(t, w.Close())
+	}
+	evs, err := ReadAll(&buf)
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	assert.Equal(t, TypeExecutionSample, evs[0].Type)
+	require.NotNil(t, evs[1].Throw)
+	assert.Equal(t, &Throw{Time: at, Thread: main, Frames: frames, Class: "app/Oops", Count: 41}, evs[1].Throw)
+
+	// jfr print's own events have no count: one throwable each.
+	one := `{"recording": {"events": [{"type": "jdk.JavaExceptionThrow", "values": {"startTime": "2026-11-29T00:00:00Z", "eventThread": {"javaName": "m"}, "thrownClass": {"name": "E"}}}]}}`
+	evs, err = ReadAll(strings.NewReader(one))
+	require.NoError(t, err)
+	assert.Equal(t, 1, evs[0].Throw.Count)
 }
 
 func TestParseDuration(t *testing.T) {
