@@ -50,6 +50,13 @@ type Options struct {
 	// KeepRecorderThreads models the JDK Flight Recorder's own threads
 	// (IsRecorderThread) too; by default their samples are left out.
 	KeepRecorderThreads bool
+	// ThrowWalkFixed and ThrowWalkPerFrame are the cost (ns) of the stack
+	// walk a throwable's construction makes in the VM: fixed, and per
+	// frame walked (default DefaultThrowWalkFixed, DefaultThrowWalkPerFrame;
+	// docs/IMPORT.md, "Exceptions"). IgnoreThrows leaves the recording's
+	// jdk.JavaExceptionThrow events out of the model.
+	ThrowWalkFixed, ThrowWalkPerFrame float64
+	IgnoreThrows                      bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own
@@ -164,6 +171,10 @@ type Report struct {
 	// Options.KeepRecorderThreads.
 	Recorder        []string
 	RecorderSamples int
+	// Throws is what the recording's jdk.JavaExceptionThrow events became:
+	// Throws.Samples samples of the native Throwable.fillInStackTrace(int)
+	// (docs/IMPORT.md, "Exceptions").
+	Throws ThrowReport
 	// Deepest is the most frames of one stack in the model (a synthetic
 	// entry's included).
 	Deepest int
@@ -237,6 +248,18 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	if opt.Period < 0 {
 		return nil, fmt.Errorf("period: %v must be ≥ 0", opt.Period)
 	}
+	if opt.ThrowWalkFixed == 0 {
+		opt.ThrowWalkFixed = DefaultThrowWalkFixed
+	}
+	if opt.ThrowWalkPerFrame == 0 {
+		opt.ThrowWalkPerFrame = DefaultThrowWalkPerFrame
+	}
+	if !(opt.ThrowWalkFixed > 0) || math.IsInf(opt.ThrowWalkFixed, 0) {
+		return nil, fmt.Errorf("throw walk fixed cost: %v ns must be > 0", opt.ThrowWalkFixed)
+	}
+	if !(opt.ThrowWalkPerFrame > 0) || math.IsInf(opt.ThrowWalkPerFrame, 0) {
+		return nil, fmt.Errorf("throw walk cost per frame: %v ns must be > 0", opt.ThrowWalkPerFrame)
+	}
 	rec, err := aggregate(ctx, r, opt.KeepRecorderThreads)
 	if err != nil {
 		return nil, err
@@ -286,6 +309,19 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", rp.Samples+rp.NativeSamples, rp.Period, cpu/float64(time.Hour), MaxRecorded)
 	}
 	b.period = float64(rp.Period)
+	if !opt.IgnoreThrows {
+		if rp.Throws, err = rec.addThrows(cp, b.period, opt.ThrowWalkFixed, opt.ThrowWalkPerFrame); err != nil {
+			return nil, err
+		}
+		if rp.Throws.Time > float64(MaxRecorded) {
+			return nil, fmt.Errorf("%d throwables' stack walks are %.0f h of CPU, more than the %v a model may play out", rp.Throws.Used, rp.Throws.Time/float64(time.Hour), MaxRecorded)
+		}
+		if rp.Throws.UnknownClasses > 0 {
+			rp.warnf("%d throwables have a class (or superclass) not on the classpath: their stack walk is modelled as Throwable's, though the class may override fillInStackTrace", rp.Throws.UnknownClasses)
+		}
+	} else {
+		rp.Throws = ThrowReport{Events: rec.throws.events}
+	}
 	if rec.nativeOnly > 0 {
 		rp.warnf("%d of %d samples have no Java frame (every frame Native): modelled as native code", rec.nativeOnly, rec.samples)
 	}
@@ -381,6 +417,9 @@ type recording struct {
 	// native holds the jdk.NativeMethodSample events until the stream
 	// has told which threads have execution samples (addNative).
 	native nativeSamples
+	// throws holds the jdk.JavaExceptionThrow events until the period is
+	// known (addThrows).
+	throws throwSamples
 	// nativeUsed counts the native samples added to the model's threads;
 	// nativeOther those of threads without execution samples, by thread
 	// in first-seen order; nativeThreads the model threads with native
@@ -530,6 +569,7 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 		frameTypes: map[jfrjson.FrameType]int{}, unusable: map[threadKey]int{}}
 	rec.depth = map[int]int{}
 	rec.native.stacks = map[string]*nativeStack{}
+	rec.throws.stacks = map[string]*throwStack{}
 	recorder := map[string]bool{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
 		if err := ctx.Err(); err != nil {
@@ -540,6 +580,13 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 			rec.compilations++
 		case e.Inlining != nil:
 			rec.inlinings++
+		case e.Throw != nil:
+			if !keepRecorder && IsRecorderThread(e.Throw.Thread.Name) {
+				rec.throws.events += max(e.Throw.Count, 1)
+				rec.throws.recorder += max(e.Throw.Count, 1)
+				return nil
+			}
+			rec.throws.add(e.Throw)
 		case e.NativeSample != nil:
 			if s := e.NativeSample; !keepRecorder && IsRecorderThread(s.Thread.Name) {
 				rec.native.times = append(rec.native.times, s.Time.UnixNano())

@@ -70,6 +70,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	check := fs.Bool("check", false, "run the model to its end and print its truth against the recording")
 	seed := fs.Uint64("seed", 1, "seed of the --check run")
 	keepRecorder := fs.Bool("keep-recorder-threads", false, "model the JDK Flight Recorder's own threads too (JFR Periodic Tasks, ...; left out by default)")
+	noThrows := fs.Bool("no-throws", false, "leave out the stack walks of the recording's throwables (jdk.JavaExceptionThrow; docs/IMPORT.md, \"Exceptions\")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, importUsage)
@@ -130,7 +131,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		defer cp.Close()
 	}
 	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine,
-		KeepRecorderThreads: *keepRecorder})
+		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -193,6 +194,10 @@ func writeImportHeader(w io.Writer, rec string, cp []string, r *importer.Report)
 	if r.NativeSamples > 0 {
 		fmt.Fprintf(w, "# %d native method samples of the same threads, %v each: native statements\n", r.NativeSamples, r.Period)
 	}
+	if t := r.Throws; t.Used > 0 {
+		fmt.Fprintf(w, "# %d throwables of the same threads (of %d recorded), %.0f frames deep on average: their stack walks are %d samples of Throwable.fillInStackTrace(int)\n",
+			t.Used, t.Events, t.MeanFrames, t.Samples)
+	}
 	fmt.Fprintf(w, "# %d methods, %d without a class file; %d inferred loops\n", r.Methods, len(r.NoClassFile), r.InferredLoops)
 }
 
@@ -204,6 +209,10 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 	if r.NativeSamples+r.NativeOther+r.NativeUnusable > 0 {
 		fmt.Fprintf(w, "native: %d native method samples modelled as native statements, %d of threads without execution samples and %d truncated or empty (not used)\n",
 			r.NativeSamples, r.NativeOther, r.NativeUnusable)
+	}
+	if t := r.Throws; t.Events > 0 {
+		fmt.Fprintf(w, "throwables: %d stack walks (%.0f frames each on average, %.1f ms in all) modelled as %d samples of Throwable.fillInStackTrace(int); %d of threads without execution samples, %d of the recorder's threads, %d truncated or empty, %d of classes whose fillInStackTrace does not walk (not used)\n",
+			t.Used, t.MeanFrames, t.Time/1e6, t.Samples, t.Other, t.Recorder, t.Unusable, t.Unwalked)
 	}
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)

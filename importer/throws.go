@@ -1,0 +1,273 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/jfrjson"
+)
+
+// The stack walk a throwable's construction makes: Throwable's
+// constructors call fillInStackTrace(), which calls the native
+// fillInStackTrace(int), whose body is JVM_FillInStackTrace (prims/jvm.cpp,
+// a JVM_ENTRY: the thread is _thread_in_vm) and so
+// java_lang_Throwable::fill_in_stack_trace (classfile/javaClasses.cpp),
+// which walks every frame of the thread's stack, skipping the
+// fillInStackTrace frames and the throwable's own constructors and
+// recording up to MaxJavaStackTraceDepth. Neither of JFR's samplers takes
+// a thread in the VM, so a recording's samples hold none of that time; its
+// jdk.JavaExceptionThrow events give each throwable's class and stack, and
+// the cost of a walk is measured (tools/calibrate: throw_walk_fixed,
+// throw_walk_per_frame).
+const (
+	// DefaultThrowWalkFixed is a walk's cost besides its frames, in ns
+	// (calibration.csv's throw_walk_fixed, OpenJDK 17.0.15 on this
+	// project's 2-core machine).
+	DefaultThrowWalkFixed = 110.0
+	// DefaultThrowWalkPerFrame is a walk's cost per frame walked, in ns
+	// (calibration.csv's throw_walk_per_frame).
+	DefaultThrowWalkPerFrame = 18.0
+	// MaxJavaStackTraceDepth is HotSpot's default
+	// -XX:MaxJavaStackTraceDepth: the walk stops after recording that many
+	// frames.
+	MaxJavaStackTraceDepth = 1024
+	// throwWalkSkipped are the frames the walk passes without recording:
+	// fillInStackTrace() and fillInStackTrace(int), which a
+	// jdk.JavaExceptionThrow stack does not hold (the event is emitted
+	// after they returned).
+	throwWalkSkipped = 2
+)
+
+const throwableClass = "java/lang/Throwable"
+
+// The two methods a throwable's stack walk runs in, as the model names
+// them: the Java method Throwable's constructors call and the native one
+// it calls.
+var (
+	fillInStackTrace       = jfrjson.Method{Class: throwableClass, Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;"}
+	fillInStackTraceNative = jfrjson.Method{Class: throwableClass, Name: "fillInStackTrace", Descriptor: "(I)Ljava/lang/Throwable;"}
+)
+
+// throwSamples aggregates jdk.JavaExceptionThrow events by thread, class
+// and stack, until the period is known (addThrows).
+type throwSamples struct {
+	stacks map[string]*throwStack
+	order  []string
+	// events counts every event; recorder those of the recorder's own
+	// threads (left out with them); truncated and empty those whose stack
+	// lost its root or has no frames (not used).
+	events, recorder, truncated, empty int
+	key                                strings.Builder
+}
+
+type throwStack struct {
+	t     *jfrjson.Throw // the first event of the stack
+	count int
+}
+
+func (ts *throwSamples) add(t *jfrjson.Throw) {
+	n := max(t.Count, 1)
+	ts.events += n
+	if t.Truncated || len(t.Frames) == 0 {
+		if t.Truncated {
+			ts.truncated += n
+		} else {
+			ts.empty += n
+		}
+		return
+	}
+	k := &ts.key
+	k.Reset()
+	fmt.Fprintf(k, "%q %d %q", t.Thread.Name, threadID(t.Thread), t.Class)
+	for _, f := range t.Frames {
+		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
+	}
+	st, ok := ts.stacks[k.String()]
+	if !ok {
+		st = &throwStack{t: t}
+		ts.stacks[k.String()] = st
+		ts.order = append(ts.order, k.String())
+	}
+	st.count += n
+}
+
+// ThrowReport is what an import made of a recording's throwables.
+type ThrowReport struct {
+	// Events counts the jdk.JavaExceptionThrow events; Used those of the
+	// model's threads whose walk is modelled. Other counts those of
+	// threads without execution samples (not in the model), Recorder
+	// those of the recorder's own threads, Unusable those whose stack was
+	// truncated or empty, and Unwalked those whose class overrides
+	// fillInStackTrace() without calling Throwable's (no walk).
+	Events, Used, Other, Recorder, Unusable, Unwalked int
+	// Samples is how many samples of Period the walks were modelled as,
+	// Time their total (ns), MeanFrames the mean frames a walk passed.
+	Samples    int
+	Time       float64
+	MeanFrames float64
+	// UnknownClasses counts the throwables whose class (or a superclass)
+	// is not on the classpath: their walk is modelled, as for a class that
+	// does not override fillInStackTrace().
+	UnknownClasses int
+}
+
+// addThrows adds the stack walks of the model's threads' throwables as
+// samples of the native Throwable.fillInStackTrace(int) on the
+// throwable's stack: each walk costs fixed + perFrame × the frames it
+// passes (ns), a sample stands for period (ns), and the samples are
+// rounded over all stacks together so that their total is the walks'
+// total time to within one sample. Where the classpath has Throwable,
+// the constructor frame takes the bytecode index of its call to
+// fillInStackTrace() (the event is emitted from the constructor's end).
+func (rec *recording) addThrows(cp *classfile.Classpath, period, fixed, perFrame float64) (ThrowReport, error) {
+	ts := &rec.throws
+	r := ThrowReport{Events: ts.events, Recorder: ts.recorder, Unusable: ts.truncated + ts.empty}
+	walks := map[string]walkKind{}
+	var total, frames float64
+	emitted := 0
+	for _, k := range ts.order {
+		st := ts.stacks[k]
+		t := st.t
+		if _, ok := rec.byThread[threadKey{t.Thread.Name, threadID(t.Thread)}]; !ok {
+			r.Other += st.count
+			continue
+		}
+		w, ok := walks[t.Class]
+		if !ok {
+			var err error
+			if w, err = throwableWalks(cp, t.Class); err != nil {
+				return r, err
+			}
+			walks[t.Class] = w
+		}
+		switch w {
+		case walkNone:
+			r.Unwalked += st.count
+			continue
+		case walkUnknown:
+			r.UnknownClasses += st.count
+		}
+		n := float64(min(len(t.Frames), MaxJavaStackTraceDepth) + throwWalkSkipped)
+		total += float64(st.count) * (fixed + perFrame*n)
+		frames += float64(st.count) * n
+		r.Used += st.count
+		samples := int(math.Round(total/period)) - emitted
+		if samples <= 0 {
+			continue
+		}
+		emitted += samples
+		fr, err := throwFrames(cp, t.Frames)
+		if err != nil {
+			return r, err
+		}
+		rec.sample(&jfrjson.Sample{Time: t.Time, Thread: t.Thread, Frames: fr}, samples)
+	}
+	r.Samples, r.Time = emitted, total
+	if r.Used > 0 {
+		r.MeanFrames = frames / float64(r.Used)
+	}
+	ts.stacks, ts.order = nil, nil
+	return r, nil
+}
+
+type walkKind uint8
+
+const (
+	walkYes     walkKind = iota // Throwable's fillInStackTrace() runs
+	walkUnknown                 // a class in the hierarchy is not on the classpath
+	walkNone                    // an override that does not call Throwable's
+)
+
+// throwableWalks says whether constructing a throwable of class walks the
+// stack: unless a class between it and Throwable declares
+// fillInStackTrace() without calling another fillInStackTrace (the idiom
+// of throwables made cheap on purpose).
+func throwableWalks(cp *classfile.Classpath, class string) (walkKind, error) {
+	if cp == nil {
+		return walkUnknown, nil
+	}
+	for c, depth := class, 0; c != throwableClass && c != ""; depth++ {
+		if depth > 64 {
+			return walkUnknown, nil // a broken hierarchy: cannot tell
+		}
+		cf, err := cp.Class(c)
+		switch {
+		case errors.Is(err, classfile.ErrNotFound):
+			return walkUnknown, nil
+		case err != nil:
+			return walkUnknown, fmt.Errorf("throwable class %s: %w", className(c), err)
+		}
+		if m := cf.Method(fillInStackTrace.Name, fillInStackTrace.Descriptor); m != nil && m.Code != nil {
+			if !invokes(cf, m, fillInStackTrace.Name) {
+				return walkNone, nil
+			}
+			return walkYes, nil
+		}
+		c = cf.Super
+	}
+	return walkYes, nil
+}
+
+// invokes reports whether method m of class c calls a method named name.
+func invokes(c *classfile.Class, m *classfile.Method, name string) bool {
+	return invokeAt(c, m, name) >= 0
+}
+
+// invokeAt is the bytecode index of m's first call to a method named
+// name, or -1.
+func invokeAt(c *classfile.Class, m *classfile.Method, name string) int {
+	if m == nil || m.Code == nil {
+		return -1
+	}
+	ins, err := classfile.Decode(m.Code.Bytecode)
+	if err != nil {
+		return -1
+	}
+	for i := range ins {
+		if !ins[i].IsInvoke() || ins[i].Op == classfile.OpInvokedynamic {
+			continue
+		}
+		if _, n, _, err := c.Pool.MethodRef(ins[i].Index); err == nil && n == name {
+			return ins[i].BCI
+		}
+	}
+	return -1
+}
+
+// throwFrames is a throwable's stack as a sample of its walk: the
+// native fillInStackTrace(int) on top, then fillInStackTrace(), then the
+// event's frames with Throwable's constructor at its call of
+// fillInStackTrace() where the classpath has Throwable (the event is
+// emitted at the constructor's end, at a bytecode index JFR's
+// instrumentation added).
+func throwFrames(cp *classfile.Classpath, event []jfrjson.Frame) ([]jfrjson.Frame, error) {
+	out := make([]jfrjson.Frame, 0, len(event)+2)
+	ctor := event[0]
+	typ := ctor.Type
+	if typ == jfrjson.Native || typ == "" {
+		typ = jfrjson.Interpreted
+	}
+	inner, outer := -1, -1
+	if cp != nil && ctor.Method.Class == throwableClass && ctor.Method.Name == "<init>" {
+		c, err := cp.Class(throwableClass)
+		switch {
+		case errors.Is(err, classfile.ErrNotFound):
+		case err != nil:
+			return nil, fmt.Errorf("class %s: %w", className(throwableClass), err)
+		default:
+			outer = invokeAt(c, c.Method("<init>", ctor.Method.Descriptor), fillInStackTrace.Name)
+			inner = invokeAt(c, c.Method(fillInStackTrace.Name, fillInStackTrace.Descriptor), fillInStackTrace.Name)
+		}
+	}
+	out = append(out,
+		jfrjson.Frame{Method: fillInStackTraceNative, BCI: -1, Type: jfrjson.Native},
+		jfrjson.Frame{Method: fillInStackTrace, BCI: max(inner, 0), Type: typ})
+	if outer >= 0 {
+		ctor.BCI = outer
+	}
+	out = append(out, ctor)
+	return append(out, event[1:]...), nil
+}

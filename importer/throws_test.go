@@ -1,0 +1,157 @@
+package importer
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/jfrjson"
+)
+
+// throwRecording is 100 execution samples 1 ms apart of thread main
+// (App.main@4 → App.work), and throws jdk.JavaExceptionThrow events of
+// class class, each constructed at App.work@7 through the constructors of
+// RuntimeException, Exception and Throwable; a thread "other" without
+// execution samples throws as many.
+func throwRecording(t testing.TB, throws int, class string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := jfrjson.NewWriter(&buf)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	main := jfrjson.Thread{Name: "main", JavaID: 1, IsJava: true}
+	frame := func(class, name, desc string, bci int, typ jfrjson.FrameType) jfrjson.Frame {
+		return jfrjson.Frame{Method: jfrjson.Method{Class: class, Name: name, Descriptor: desc}, BCI: bci, Type: typ}
+	}
+	for k := 0; k < 100; k++ {
+		s := &jfrjson.Sample{Time: at.Add(time.Duration(k) * time.Millisecond), Thread: main,
+			Frames: []jfrjson.Frame{frame("App", "work", "()V", 2, jfrjson.JITCompiled), frame("App", "main", "()V", 4, jfrjson.JITCompiled)}}
+		require.NoError(t, w.Write(&jfrjson.Event{Sample: s}))
+	}
+	stack := []jfrjson.Frame{
+		frame("java/lang/Throwable", "<init>", "(Ljava/lang/String;)V", 35, jfrjson.JITCompiled),
+		frame("java/lang/Exception", "<init>", "(Ljava/lang/String;)V", 2, jfrjson.Inlined),
+		frame("java/lang/RuntimeException", "<init>", "(Ljava/lang/String;)V", 2, jfrjson.Inlined),
+		frame("App", "work", "()V", 7, jfrjson.JITCompiled),
+		frame("App", "main", "()V", 4, jfrjson.JITCompiled),
+	}
+	for _, th := range []jfrjson.Thread{main, {Name: "other", JavaID: 2, IsJava: true}} {
+		for k := 0; k < throws; k++ {
+			ev := &jfrjson.Throw{Time: at.Add(time.Duration(k) * 99 * time.Millisecond / time.Duration(throws)), Thread: th, Frames: stack, Class: class}
+			require.NoError(t, w.Write(&jfrjson.Event{Throw: ev}))
+		}
+	}
+	require.NoError(t, w.Close())
+	return buf.Bytes()
+}
+
+// Each throwable of a model thread costs a stack walk of fixed + per
+// frame × (its frames + 2) ns, modelled as samples of the native
+// Throwable.fillInStackTrace(int) on its stack; another thread's are
+// counted, not modelled.
+func TestThrowsBecomeStackWalks(t *testing.T) {
+	// 10 000 throws of 5 frames (7 walked) at 110 + 18 × 7 = 236 ns:
+	// 2.36 ms, 2 samples of 1 ms (rounded), beside 100 of Java code.
+	m, err := Import(bytes.NewReader(throwRecording(t, 10000, "java/lang/RuntimeException")), nil, Options{})
+	require.NoError(t, err)
+	r := m.Report.Throws
+	assert.Equal(t, 20000, r.Events)
+	assert.Equal(t, 10000, r.Used)
+	assert.Equal(t, 10000, r.Other)
+	assert.Equal(t, 10000, r.UnknownClasses, "no classpath: every class unknown, its walk modelled")
+	assert.InDelta(t, 7.0, r.MeanFrames, 1e-9)
+	assert.InDelta(t, 10000*(DefaultThrowWalkFixed+7*DefaultThrowWalkPerFrame), r.Time, 1e-6)
+	assert.Equal(t, 2, r.Samples)
+	assert.Equal(t, time.Millisecond, m.Report.Period)
+
+	w := m.Recorded.MethodWeights()
+	assert.InDelta(t, 2*float64(time.Millisecond), w["java.lang.Throwable.fillInStackTrace(I)Ljava/lang/Throwable;"], 1)
+	var nat bool
+	for i := range m.Program.Methods {
+		mm := &m.Program.Methods[i]
+		if mm.Class == "java.lang.Throwable" && mm.Name == "fillInStackTrace" {
+			for _, s := range mm.Body {
+				nat = nat || s.Native != nil
+			}
+		}
+	}
+	assert.True(t, nat, "the walk is native code in the model: no JFR sampler sees it, a JVMTI one does")
+
+	// Options set the costs; IgnoreThrows leaves the walks out.
+	m, err = Import(bytes.NewReader(throwRecording(t, 10000, "java/lang/RuntimeException")), nil, Options{ThrowWalkFixed: 1000, ThrowWalkPerFrame: 1000})
+	require.NoError(t, err)
+	assert.Equal(t, 80, m.Report.Throws.Samples, "10 000 × (1000 + 7 × 1000) ns = 80 ms")
+	m, err = Import(bytes.NewReader(throwRecording(t, 10000, "java/lang/RuntimeException")), nil, Options{IgnoreThrows: true})
+	require.NoError(t, err)
+	assert.Zero(t, m.Report.Throws.Samples)
+	assert.Equal(t, 20000, m.Report.Throws.Events)
+	for name := range m.Recorded.MethodWeights() {
+		assert.NotContains(t, name, "fillInStackTrace")
+	}
+
+	_, err = Import(bytes.NewReader(throwRecording(t, 1, "java/lang/RuntimeException")), nil, Options{ThrowWalkPerFrame: -1})
+	assert.ErrorContains(t, err, "throw walk cost per frame: -1 ns must be > 0")
+}
+
+// A throwable whose class overrides fillInStackTrace() without calling
+// another fillInStackTrace does not walk the stack; one that calls
+// Throwable's does. Throwable's constructor frame moves to its call of
+// fillInStackTrace().
+func TestThrowableWalksFollowsOverrides(t *testing.T) {
+	throwable := &classfile.Class{Name: "java/lang/Throwable", Super: "java/lang/Object"}
+	// <init>(String): aload_0, invokevirtual #1 fillInStackTrace()
+	pool := methodRefPool(t, "java/lang/Throwable", "fillInStackTrace", "()Ljava/lang/Throwable;")
+	throwable.Pool = pool
+	throwable.Methods = []classfile.Method{
+		{Name: "<init>", Descriptor: "(Ljava/lang/String;)V", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x2a, 0xb6, 0, 1, 0x57, 0xb1}}},
+		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x03, 0xb6, 0, 1, 0xb0}}},
+	}
+	cheap := &classfile.Class{Name: "app/Cheap", Super: "java/lang/RuntimeException", Methods: []classfile.Method{
+		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0xb0}}}}}
+	calls := &classfile.Class{Name: "app/Calls", Super: "java/lang/RuntimeException", Pool: pool, Methods: []classfile.Method{
+		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0xb7, 0, 1, 0xb0}}}}}
+	rte := &classfile.Class{Name: "java/lang/RuntimeException", Super: "java/lang/Exception"}
+	exc := &classfile.Class{Name: "java/lang/Exception", Super: "java/lang/Throwable"}
+	cp := classfile.ClasspathOf(throwable, cheap, calls, rte, exc)
+
+	for _, c := range []struct {
+		class string
+		want  walkKind
+	}{{"java/lang/RuntimeException", walkYes}, {"app/Cheap", walkNone}, {"app/Calls", walkYes}, {"app/Missing", walkUnknown}} {
+		got, err := throwableWalks(cp, c.class)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got, c.class)
+	}
+
+	m, err := Import(bytes.NewReader(throwRecording(t, 10000, "app/Cheap")), cp, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 10000, m.Report.Throws.Unwalked)
+	assert.Zero(t, m.Report.Throws.Samples)
+
+	fr, err := throwFrames(cp, []jfrjson.Frame{{Method: jfrjson.Method{Class: "java/lang/Throwable", Name: "<init>", Descriptor: "(Ljava/lang/String;)V"}, BCI: 35, Type: jfrjson.JITCompiled}})
+	require.NoError(t, err)
+	require.Len(t, fr, 3)
+	assert.Equal(t, fillInStackTraceNative, fr[0].Method)
+	assert.Equal(t, jfrjson.Native, fr[0].Type)
+	assert.Equal(t, fillInStackTrace, fr[1].Method)
+	assert.Equal(t, 2, fr[1].BCI, "fillInStackTrace()'s call of fillInStackTrace(int)")
+	assert.Equal(t, 2, fr[2].BCI, "the constructor's call of fillInStackTrace()")
+}
+
+// methodRefPool is a constant pool whose entry 1 is a Methodref to
+// class.name descriptor.
+func methodRefPool(t testing.TB, class, name, descriptor string) classfile.Pool {
+	t.Helper()
+	return classfile.Pool{
+		{},
+		{Tag: classfile.TagMethodref, A: 2, B: 3},
+		{Tag: classfile.TagClass, A: 4},
+		{Tag: classfile.TagNameAndType, A: 5, B: 6},
+		{Tag: classfile.TagUtf8, Str: class},
+		{Tag: classfile.TagUtf8, Str: name},
+		{Tag: classfile.TagUtf8, Str: descriptor},
+	}
+}
