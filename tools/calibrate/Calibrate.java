@@ -218,6 +218,46 @@ public class Calibrate {
         }
     }
 
+    // Throwables whose construction walks the stack, and ones that do not
+    // (fillInStackTrace overridden: the Java side of a construction alone).
+    static final class Walked extends RuntimeException { }
+    static final class Unwalked extends RuntimeException {
+        @Override public synchronized Throwable fillInStackTrace() { return this; }
+    }
+
+    static Throwable lastThrown;
+
+    /** throwAt descends d frames, then constructs n throwables of one kind; returns the frames the last one recorded. */
+    static int throwAt(int d, boolean walk, int n) {
+        if (d > 1) return throwAt(d - 1, walk, n);
+        for (int i = 0; i < n; i++) lastThrown = walk ? new Walked() : new Unwalked();
+        return walk ? lastThrown.getStackTrace().length : 0;
+    }
+
+    /**
+     * throwcost DEPTH MS: constructs throwables DEPTH frames deep, after a
+     * warm-up that compiles both kinds, alternating batches of each kind
+     * for MS ms; prints the best ns per construction of each kind and the
+     * frames a walked one records.
+     */
+    static void throwcost(int depth, int ms) {
+        int batch = 2000;
+        for (int w = 0; w < 20; w++) { throwAt(depth, true, batch / 10); throwAt(depth, false, batch); }
+        double walked = Double.MAX_VALUE, unwalked = Double.MAX_VALUE;
+        int frames = 0;
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < end) {
+            long t0 = System.nanoTime();
+            frames = throwAt(depth, true, batch);
+            long t1 = System.nanoTime();
+            throwAt(depth, false, batch);
+            long t2 = System.nanoTime();
+            walked = Math.min(walked, (t1 - t0) / (double) batch);
+            unwalked = Math.min(unwalked, (t2 - t1) / (double) batch);
+        }
+        System.out.printf(Locale.ROOT, "THROW depth=%d frames=%d walked=%.1f unwalked=%.1f%n", depth, frames, walked, unwalked);
+    }
+
     /** javac SRC SECS: compile SRC in-process again and again (javac is the workload, -XX:+CITime times the JIT). */
     static void javac(String src, int secs) throws Exception {
         JavaCompiler jc = ToolProvider.getSystemJavaCompiler();
@@ -524,6 +564,31 @@ public class Calibrate {
         put("c2_wall_ns_per_bytecode", "", "ns", "C2 elapsed time per bytecode (-XX:+CITime Tier4 speed)", wall * 1e9 / bytes);
     }
 
+    /** THROW_DEPTHS are the depths (frames below the constructing method) measureThrow fits over. */
+    static final int[] THROW_DEPTHS = {4, 32, 128, 512};
+
+    /**
+     * measureThrow fits the stack walk of a throwable's construction
+     * (JVM_FillInStackTrace, in the VM): best ns per construction that
+     * walks less one whose fillInStackTrace is overridden, over the frames
+     * the walk passes (those it records plus the two fillInStackTrace
+     * frames it skips), at each of THROW_DEPTHS.
+     */
+    static void measureThrow() throws Exception {
+        List<double[]> xs = new ArrayList<>();
+        List<Double> ys = new ArrayList<>();
+        for (int d : THROW_DEPTHS) {
+            Map<String, Double> m = kv(last(child(List.of("-Xss16m"), "throwcost", "" + d, "3000"), "THROW"));
+            double frames = m.get("frames") + 2, walk = m.get("walked") - m.get("unwalked");
+            System.out.printf(Locale.ROOT, "    throw depth=%d frames=%.0f: walked %.0f ns, unwalked %.0f ns, walk %.0f ns%n", d, frames, m.get("walked"), m.get("unwalked"), walk);
+            xs.add(new double[] {frames});
+            ys.add(walk);
+        }
+        double[] b = fit(xs, ys, 1);
+        put("throw_walk_fixed", "import:throw_walk_fixed", "ns", "intercept of a throwable's stack walk (construction with the walk less one without, fit over depth)", b[0]);
+        put("throw_walk_per_frame", "import:throw_walk_per_frame", "ns", "a throwable's stack walk per frame walked (JVM_FillInStackTrace; fit over depth)", b[1]);
+    }
+
     static String last(List<String> lines, String prefix) {
         String r = null;
         for (String l : lines) if (l.startsWith(prefix)) r = l;
@@ -536,14 +601,24 @@ public class Calibrate {
         cp = System.getProperty("java.class.path");
         Files.createDirectories(outDir);
         writeJfc(outDir.resolve("p10.jfc"));
+        // calibrate.only: the measurements to run, comma-separated (all when empty).
+        Set<String> only = new HashSet<>();
+        for (String o : System.getProperty("calibrate.only", "").split(",")) if (!o.isBlank()) only.add(o.trim());
+        Set<String> known = Set.of("dump", "jvmti", "felt", "jfr", "interp", "compile", "throw");
+        for (String o : only) if (!known.contains(o)) throw new IllegalArgumentException("calibrate.only: unknown measurement " + o + " (known: " + known + ")");
         for (int r = 1; r <= reps; r++) {
             System.out.println("## repetition " + r + " of " + reps);
-            measureDump();
-            double perFrame = measureJVMTI();
-            measureFelt();
-            measureJFR(outDir, perFrame);
-            measureInterp();
-            measureCompile(src);
+            double perFrame = threadDumpPerFrame;
+            if (only.isEmpty() || only.contains("dump")) measureDump();
+            if (only.isEmpty() || only.contains("jvmti")) perFrame = measureJVMTI();
+            if (only.isEmpty() || only.contains("felt")) measureFelt();
+            if (only.isEmpty() || only.contains("jfr")) {
+                if (!(perFrame > 0)) throw new IllegalArgumentException("calibrate.only: jfr needs jvmti or dump (its walk is costed per frame from them)");
+                measureJFR(outDir, perFrame);
+            }
+            if (only.isEmpty() || only.contains("interp")) measureInterp();
+            if (only.isEmpty() || only.contains("compile")) measureCompile(src);
+            if (only.isEmpty() || only.contains("throw")) measureThrow();
         }
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(outDir.resolve("calibration.csv")))) {
             w.println("quantity,model_key,median,min,max,reps,unit,how");
@@ -575,9 +650,10 @@ public class Calibrate {
             case "backoff": backoff(Integer.parseInt(a[1])); break;
             case "kernel": kernel(a[1], Long.parseLong(a[2])); break;
             case "javac": javac(a[1], Integer.parseInt(a[2])); break;
+            case "throwcost": throwcost(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
             case "all": all(Paths.get(a[1]), a.length > 2 ? Integer.parseInt(a[2]) : 3, Paths.get(a.length > 3 ? a[3] : "Calibrate.java")); break;
             default:
-                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS");
+                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS | throwcost D MS");
                 System.exit(2);
         }
     }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/importer"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
 	"github.com/stretchr/testify/assert"
@@ -71,11 +72,17 @@ func roundSig(x float64, n int) float64 {
 // defaultOf is the default value of a setting: sim.KEY, jit.KEY and
 // safepoint.KEY of the calibrated preset as --set names them, or
 // sampler:NAME.KEY, KEY of sampler NAME's registered defaults as
-// --sampler NAME,KEY=V sets it.
+// --sampler NAME,KEY=V sets it, or import:KEY, a cost profsim import
+// takes (importDefaults).
 //
 // isInt says the setting is an integer (not a duration): its default is
 // the rounded median rounded again to a whole number.
 func defaultOf(t *testing.T, name string) (value float64, isInt bool) {
+	if key, ok := strings.CutPrefix(name, "import:"); ok {
+		v, ok := importDefaults[key]
+		require.True(t, ok, "setting %q: no import default %q", name, key)
+		return v, false
+	}
 	if sampler, ok := strings.CutPrefix(name, "sampler:"); ok {
 		sname, key, ok := strings.Cut(sampler, ".")
 		require.True(t, ok, "setting %q: no KEY after the sampler's name", name)
@@ -99,6 +106,13 @@ func defaultOf(t *testing.T, name string) (value float64, isInt bool) {
 		t.Fatalf("setting %q: prefix %q is none of sim, jit, safepoint, sampler:", name, prefix)
 	}
 	return numberOf(t, name, ptr, key)
+}
+
+// importDefaults are the import's measured costs (calibration.csv names
+// them import:KEY), in ns.
+var importDefaults = map[string]float64{
+	"throw_walk_fixed":     importer.DefaultThrowWalkFixed,
+	"throw_walk_per_frame": importer.DefaultThrowWalkPerFrame,
 }
 
 func numberOf(t *testing.T, name string, ptr any, key string) (value float64, isInt bool) {

@@ -4,7 +4,11 @@
 # Env:   REPS (repetitions of every measurement, default 3)
 #        OUT  (output dir, default: a new temp dir)
 #        IDLE_WAIT (seconds to wait for an idle machine first, default 120)
-#        UPDATE=1 copies calibration.csv and machine.txt into tools/calibrate/
+#        ONLY (measurements to run, comma-separated: dump jvmti felt jfr interp
+#              compile throw; default all)
+#        UPDATE=1 copies calibration.csv and machine.txt into tools/calibrate/;
+#              with ONLY, replaces (or adds) only the rows measured and adds
+#              a line to machine.txt
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPS=${REPS:-3}
@@ -41,7 +45,7 @@ else
 fi
 wait_idle
 a=$(busy_jiffies); t0=$(date +%s)
-java -Dcalibrate.agent="$AGENT" -cp "$OUT/classes" Calibrate all "$OUT" "$REPS" "$HERE/Calibrate.java"
+java -Dcalibrate.agent="$AGENT" -Dcalibrate.only="${ONLY:-}" -cp "$OUT/classes" Calibrate all "$OUT" "$REPS" "$HERE/Calibrate.java"
 b=$(busy_jiffies); t1=$(date +%s)
 # children's CPU (user, sys) from bash's `times`, e.g. "0m12.345s 0m1.234s"
 times > "$OUT/times.txt"   # in this shell: a subshell would see no children
@@ -49,7 +53,17 @@ own=$(tail -1 "$OUT/times.txt" | awk '{for (i = 1; i <= 2; i++) { split($i, p, "
 awk -v a="$a" -v b="$b" -v w="$((t1 - t0))" -v own="$own" 'BEGIN {
   f = ((b - a) / 100 - own) / w; if (f < 0) f = 0
   printf "foreign load during the measurements: %.2f cores (wall %d s, own CPU %.0f s)\n", f, w, own }' | tee -a "$OUT/machine.txt"
-if [[ ${UPDATE:-} == 1 ]]; then
+if [[ ${UPDATE:-} == 1 && -n ${ONLY:-} ]]; then
+  # Rows measured now replace their namesakes in place; new ones go last.
+  awk -F, 'NR == FNR { if (FNR > 1) { row[$1] = $0; order[++n] = $1 } next }
+    FNR == 1 || !($1 in row) { print; next }
+    { print row[$1]; done[$1] = 1 }
+    END { for (i = 1; i <= n; i++) if (!done[order[i]]) print row[order[i]] }' \
+    "$OUT/calibration.csv" "$HERE/calibration.csv" > "$OUT/merged.csv"
+  cp "$OUT/merged.csv" "$HERE/calibration.csv"
+  { echo "--- ONLY=$ONLY:"; cat "$OUT/machine.txt"; } >> "$HERE/machine.txt"
+  echo "merged the rows of $ONLY into $HERE/calibration.csv"
+elif [[ ${UPDATE:-} == 1 ]]; then
   cp "$OUT/calibration.csv" "$OUT/machine.txt" "$HERE/"
   echo "copied calibration.csv and machine.txt into $HERE"
 fi
