@@ -11,6 +11,8 @@
 # beside the driver's classes and the jars. MAIN [ARGS...] is the driver's
 # class and arguments; $JVM_OPTS go before it. The recording is 5 s from
 # 8 s in (record.sh); the import refines three times and prints its check.
+# RECORD_ONLY=1 stops after the recording; IMPORT_ONLY=1 imports the
+# recording OUT/NAME.json made before.
 set -eu
 name=$1 dir=$2 pkg=$3 jars=$4 modules=$5
 shift 5
@@ -22,9 +24,12 @@ if [ "$pkg" != - ] && [ ! -f "${jars%%:*}" ]; then
 	apt-get install -y --no-install-recommends "$pkg"
 fi
 mkdir -p "$out"
-javac -d "$out/classes" -cp "$jars" "$dir"/*.java
-# shellcheck disable=SC2086 # JVM_OPTS is a list of options
-"$realapps/record.sh" "$out/$name.json" 8s 5s -- ${JVM_OPTS:-} -cp "$out/classes:$jars" "$@"
+if [ "${IMPORT_ONLY:-}" != 1 ]; then
+	javac -d "$out/classes" -cp "$jars" "$dir"/*.java
+	# shellcheck disable=SC2086 # JVM_OPTS is a list of options
+	"$realapps/record.sh" "$out/$name.json" 8s 5s -- ${JVM_OPTS:-} -cp "$out/classes:$jars" "$@"
+fi
+[ "${RECORD_ONLY:-}" = 1 ] && exit 0
 cp="$out/classes"
 for j in $(echo "$jars" | tr ':' ' '); do cp="$cp:$(readlink -f "$j")"; done
 for m in $modules; do cp="$cp:$java_home/jmods/$m.jmod"; done

@@ -8,7 +8,8 @@
 # (JFR then reports inlined frames at their own bytecode index, not at the
 # nearest safepoint), stack depth 2048 (the default 64 truncates deep
 # stacks), and profsim.jfc (execution and native method samples every
-# 1 ms, compilations, inlining). jfr print gets --stack-depth 2048 too: it prints 5 frames
+# 1 ms, compilations, inlining, throwables with their stacks, thread CPU
+# load). The throwables are printed folded (ThrowFold.java), after. jfr print gets --stack-depth 2048 too: it prints 5 frames
 # of each stack unless told otherwise. The recording starts DELAY after the JVM (past start-up and
 # most of the warm-up) and lasts DURATION; the JVM is then ended, so a
 # program that runs longer is fine. Needs OpenJDK 17 (java, jfr).
@@ -38,6 +39,9 @@ if [ ! -s "$tmp/rec.jfr" ]; then
 	echo "record.sh: no recording written (did the program end before DELAY + DURATION?)" >&2
 	exit 1
 fi
-jfr summary "$tmp/rec.jfr" | grep -E 'jdk\.(ExecutionSample|NativeMethodSample|Compilation|CompilerInlining) ' >&2 || true
-jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadStart,jdk.ActiveRecording \
+jfr summary "$tmp/rec.jfr" | grep -E 'jdk\.(ExecutionSample|NativeMethodSample|Compilation|CompilerInlining|JavaExceptionThrow|ThreadCPULoad) ' >&2 || true
+jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadCPULoad,jdk.ThreadStart,jdk.ActiveRecording \
 	"$tmp/rec.jfr" >"$out"
+# The throwables, folded by thread, class and stack (one exception-heavy
+# program's would be tens of GB printed one by one), as a second document.
+java "$here/ThrowFold.java" "$tmp/rec.jfr" >>"$out"
