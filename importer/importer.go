@@ -159,6 +159,14 @@ type Report struct {
 	// ones.
 	NativeSamples, NativeOther, NativeUnusable int
 	NativeOtherThreads                         []string
+	// NativeModelled is how many samples of Period the model's native
+	// samples became: each stands for one Tick of JFR's sampler (weigh).
+	NativeModelled int
+	// Tick is the period of JFR's sampler thread (TickPeriod) when the
+	// weights were set by it: a native method sample stands for a Tick, an
+	// execution sample (Period) for the rest of its thread's time. Zero
+	// when every sample stands for Period.
+	Tick time.Duration
 	// NativeOnly counts the samples with no Java frame (every frame
 	// Native): modelled as native code.
 	NativeOnly int
@@ -287,8 +295,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	*rp = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
 		Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes,
 		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly,
-		NativeSamples: rec.nativeUsed, NativeOther: rec.nativeOther, NativeOtherThreads: rec.nativeOtherThreads,
-		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(), Deepest: rec.maxFrames,
+		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(),
 		Recorder: rec.recorder, RecorderSamples: rec.recorderSamples,
 		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0])}
 	switch {
@@ -305,12 +312,35 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		return nil, fmt.Errorf("the samples span %v (from %s to %s), more than the %v a model may play out",
 			rp.Span, time.Unix(0, rec.times[0]).UTC().Format(time.RFC3339Nano), time.Unix(0, rec.times[len(rec.times)-1]).UTC().Format(time.RFC3339Nano), MaxRecorded)
 	}
-	if cpu := float64(rp.Period) * float64(rp.Samples+rp.NativeSamples); cpu > float64(MaxRecorded) {
-		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", rp.Samples+rp.NativeSamples, rp.Period, cpu/float64(time.Hour), MaxRecorded)
+	if n := rp.Samples + rec.native.count; float64(rp.Period)*float64(n) > float64(MaxRecorded) {
+		return nil, fmt.Errorf("%d samples of %v each are %.0f h of CPU, more than the %v a model may play out", n, rp.Period, float64(rp.Period)*float64(n)/float64(time.Hour), MaxRecorded)
+	}
+	// The weights: a native method sample stands for one tick of JFR's
+	// sampler, an execution sample for the rest of its thread's time
+	// (weigh, docs/IMPORT.md "Native code and failed samples").
+	tick := float64(rp.Period)
+	if rp.PeriodFrom == PeriodEstimated {
+		tick = float64(TickPeriod(rec.times))
+	}
+	var throwNs map[int]float64
+	if !opt.IgnoreThrows {
+		if throwNs, err = rec.throwTime(cp, opt.ThrowWalkFixed, opt.ThrowWalkPerFrame); err != nil {
+			return nil, err
+		}
+	}
+	if rp.PeriodFrom == PeriodEstimated {
+		if p, ok := rec.weigh(tick, throwNs); ok {
+			rp.Period, rp.Tick = time.Duration(p), time.Duration(tick)
+		}
+	}
+	if rp.Tick == 0 {
+		tick = float64(rp.Period)
 	}
 	b.period = float64(rp.Period)
+	rec.addNative(tick / b.period)
+	rp.NativeSamples, rp.NativeModelled, rp.NativeOther, rp.NativeOtherThreads = rec.nativeUsed, rec.nativeModelled, rec.nativeOther, rec.nativeOtherThreads
 	if !opt.IgnoreThrows {
-		if rp.Throws, err = rec.addThrows(cp, b.period, opt.ThrowWalkFixed, opt.ThrowWalkPerFrame); err != nil {
+		if rp.Throws, err = rec.addThrows(b.period); err != nil {
 			return nil, err
 		}
 		if rp.Throws.Time > float64(MaxRecorded) {
@@ -322,6 +352,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	} else {
 		rp.Throws = ThrowReport{Events: rec.throws.events}
 	}
+	rp.Deepest = rec.maxFrames
 	if rec.nativeOnly > 0 {
 		rp.warnf("%d of %d samples have no Java frame (every frame Native): modelled as native code", rec.nativeOnly, rec.samples)
 	}
@@ -426,7 +457,10 @@ type recording struct {
 	// samples.
 	nativeUsed, nativeOther int
 	nativeOtherThreads      []string
-	nativeThreads           int
+	// nativeModelled is how many execution samples' worth the used native
+	// samples became (addNative).
+	nativeModelled int
+	nativeThreads  int
 
 	// recorder names the recorder's threads whose samples were left out
 	// (first-seen order); recorderSamples counts those samples.
@@ -447,7 +481,10 @@ type nativeSamples struct {
 	// tick of JFR's sampler thread (EstimatePeriod).
 	times            []int64
 	truncated, empty int
+	count            int // the usable ones
 	key              strings.Builder
+	// spans holds each thread's first and last usable native sample.
+	spans map[threadKey]*[2]int64
 }
 
 type nativeStack struct {
@@ -472,6 +509,13 @@ func (ns *nativeSamples) add(s *jfrjson.Sample) {
 	for _, f := range s.Frames {
 		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
 	}
+	ns.count++
+	at, tk := s.Time.UnixNano(), threadKey{s.Thread.Name, threadID(s.Thread)}
+	if sp, ok := ns.spans[tk]; ok {
+		sp[0], sp[1] = min(sp[0], at), max(sp[1], at)
+	} else {
+		ns.spans[tk] = &[2]int64{at, at}
+	}
 	st, ok := ns.stacks[k.String()]
 	if !ok {
 		st = &nativeStack{s: s}
@@ -486,15 +530,16 @@ func (ns *nativeSamples) add(s *jfrjson.Sample) {
 
 // addNative adds the native samples of threads that have execution
 // samples — the model's threads — to the aggregate: a native method's
-// samples become its self time, as execution samples are a Java method's.
-// The native samples of other threads (idle in native code, or native
-// all along: JFR cannot tell running from waiting there) are counted,
-// not modelled. Every native sample's time is a sampling tick.
-func (rec *recording) addNative() {
+// samples become its self time, as execution samples are a Java method's,
+// each native sample weighing scale execution samples (weigh), rounded
+// over all stacks together. The native samples of other threads (idle in
+// native code, or native all along: JFR cannot tell running from waiting
+// there) are counted, not modelled.
+func (rec *recording) addNative(scale float64) {
 	ns := &rec.native
-	rec.times = append(rec.times, ns.times...)
 	with := map[int]bool{}
 	other := map[string]bool{}
+	var total float64
 	for _, k := range ns.order {
 		st := ns.stacks[k]
 		ti, ok := rec.byThread[threadKey{st.s.Thread.Name, threadID(st.s.Thread)}]
@@ -507,11 +552,17 @@ func (rec *recording) addNative() {
 			continue
 		}
 		with[ti] = true
-		rec.sample(st.s, st.count)
 		rec.nativeUsed += st.count
+		total += float64(st.count) * scale
+		n := int(math.Round(total)) - rec.nativeModelled
+		if n <= 0 {
+			continue
+		}
+		rec.nativeModelled += n
+		rec.sample(st.s, n)
 	}
 	rec.nativeThreads = len(with)
-	ns.stacks, ns.order, ns.times = nil, nil, nil
+	ns.stacks, ns.order = nil, nil
 }
 
 type threadKey struct {
@@ -523,6 +574,7 @@ type threadData struct {
 	name    string
 	samples int
 	first   int64 // Unix ns of the first sample
+	last    int64 // and of the last
 	roots   map[int]int
 	order   []int // roots in first-seen order
 }
@@ -569,6 +621,7 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 		frameTypes: map[jfrjson.FrameType]int{}, unusable: map[threadKey]int{}}
 	rec.depth = map[int]int{}
 	rec.native.stacks = map[string]*nativeStack{}
+	rec.native.spans = map[threadKey]*[2]int64{}
 	rec.throws.stacks = map[string]*throwStack{}
 	recorder := map[string]bool{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
@@ -631,7 +684,8 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 	if err != nil {
 		return nil, err
 	}
-	rec.addNative()
+	rec.times = append(rec.times, rec.native.times...)
+	rec.native.times = nil
 	sort.Slice(rec.times, func(i, j int) bool { return rec.times[i] < rec.times[j] })
 	return rec, nil
 }
@@ -732,10 +786,11 @@ func (rec *recording) thread(t jfrjson.Thread, at int64) *threadData {
 	if i, ok := rec.byThread[k]; ok {
 		th := rec.threads[i]
 		th.first = min(th.first, at)
+		th.last = max(th.last, at)
 		return th
 	}
 	rec.byThread[k] = len(rec.threads)
-	th := &threadData{name: t.Name, first: at, roots: map[int]int{}}
+	th := &threadData{name: t.Name, first: at, last: at, roots: map[int]int{}}
 	rec.threads = append(rec.threads, th)
 	return th
 }

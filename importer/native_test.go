@@ -150,3 +150,40 @@ func TestNoNativeSamplesNoNativeTime(t *testing.T) {
 		walk(pm.Body)
 	}
 }
+
+// A tick at which the thread's Java code could not be walked leaves no
+// sample: that time is Java code's, not shared with native code. Here 40
+// of 100 ticks find main in native code, 20 in Java code, and 40 (in Java
+// code, the walk failing) leave nothing: native code is 40 % of main's
+// time, not the 67 % that weighing every sample alike would give. Main's
+// samples span ticks 0 to 97: 98 ms, of which 40 native.
+func TestFailedTicksAreJavaTime(t *testing.T) {
+	var buf bytes.Buffer
+	w := jfrjson.NewWriter(&buf)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	main := jfrjson.Thread{Name: "main", JavaID: 1, IsJava: true}
+	frame := func(name string, bci int, typ jfrjson.FrameType) jfrjson.Frame {
+		return jfrjson.Frame{Method: jfrjson.Method{Class: "App", Name: name, Descriptor: "()V"}, BCI: bci, Type: typ}
+	}
+	for k := 0; k < 100; k++ {
+		tick := at.Add(time.Duration(k) * time.Millisecond)
+		switch k % 5 {
+		case 0, 1:
+			s := &jfrjson.Sample{Time: tick, Thread: main, Frames: []jfrjson.Frame{frame("nat", 0, jfrjson.Native), frame("main", 9, jfrjson.JITCompiled)}}
+			require.NoError(t, w.Write(&jfrjson.Event{NativeSample: s}))
+		case 2:
+			s := &jfrjson.Sample{Time: tick, Thread: main, Frames: []jfrjson.Frame{frame("work", 2, jfrjson.JITCompiled), frame("main", 4, jfrjson.JITCompiled)}}
+			require.NoError(t, w.Write(&jfrjson.Event{Sample: s}))
+		}
+	}
+	require.NoError(t, w.Close())
+	m, err := Import(bytes.NewReader(buf.Bytes()), nil, Options{})
+	require.NoError(t, err)
+	r := m.Report
+	assert.Equal(t, time.Millisecond, r.Tick, "the gaps are 1, 1 and 3 ms: the sampler's period is the short one")
+	assert.Equal(t, 2900*time.Microsecond, r.Period, "(98 ms − 40 native ticks) / 20 execution samples")
+	assert.Equal(t, 40, r.NativeSamples)
+	assert.Equal(t, 14, r.NativeModelled, "40 ticks of 1 ms in samples of 2.9 ms, rounded")
+	wts := m.Recorded.MethodWeights()
+	assert.InDelta(t, 14.0/34, wts["App.nat"]/(wts["App.nat"]+wts["App.work"]), 1e-9, "40/98 = 0.408 but for the rounding")
+}

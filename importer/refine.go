@@ -17,7 +17,7 @@ import (
 // native samples) and span, and
 // a second more (room for the interpreter and contention).
 func RunToEnd(cfg harness.Config, r *Report) harness.Config {
-	cfg.Sim.Duration = sim.Time(20*(r.Span+time.Duration(r.Samples+r.NativeSamples+r.Throws.Samples)*r.Period)) + sim.Second
+	cfg.Sim.Duration = sim.Time(20*(r.Span+time.Duration(r.Samples+r.NativeModelled+r.Throws.Samples)*r.Period)) + sim.Second
 	return cfg
 }
 

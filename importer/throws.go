@@ -61,11 +61,16 @@ type throwSamples struct {
 	// lost its root or has no frames (not used).
 	events, recorder, truncated, empty int
 	key                                strings.Builder
+	report                             ThrowReport
 }
 
 type throwStack struct {
 	t     *jfrjson.Throw // the first event of the stack
 	count int
+	// ns is the walks' time and frames the stack of their samples
+	// (throwTime); frames is nil for a throwable not modelled.
+	ns     float64
+	frames []jfrjson.Frame
 }
 
 func (ts *throwSamples) add(t *jfrjson.Throw) {
@@ -114,24 +119,22 @@ type ThrowReport struct {
 	UnknownClasses int
 }
 
-// addThrows adds the stack walks of the model's threads' throwables as
-// samples of the native Throwable.fillInStackTrace(int) on the
-// throwable's stack: each walk costs fixed + perFrame × the frames it
-// passes (ns), a sample stands for period (ns), and the samples are
-// rounded over all stacks together so that their total is the walks'
-// total time to within one sample. Where the classpath has Throwable,
-// the constructor frame takes the bytecode index of its call to
-// fillInStackTrace() (the event is emitted from the constructor's end).
-func (rec *recording) addThrows(cp *classfile.Classpath, period, fixed, perFrame float64) (ThrowReport, error) {
+// throwTime decides, for each folded throwable of a model thread, whether
+// its construction walks the stack and what the walk costs: fixed +
+// perFrame × the frames it passes (ns). It returns the walks' total time
+// by thread (index in rec.threads); addThrows then adds them as samples.
+func (rec *recording) throwTime(cp *classfile.Classpath, fixed, perFrame float64) (map[int]float64, error) {
 	ts := &rec.throws
-	r := ThrowReport{Events: ts.events, Recorder: ts.recorder, Unusable: ts.truncated + ts.empty}
+	r := &ts.report
+	*r = ThrowReport{Events: ts.events, Recorder: ts.recorder, Unusable: ts.truncated + ts.empty}
 	walks := map[string]walkKind{}
-	var total, frames float64
-	emitted := 0
+	byThread := map[int]float64{}
+	var frames float64
 	for _, k := range ts.order {
 		st := ts.stacks[k]
 		t := st.t
-		if _, ok := rec.byThread[threadKey{t.Thread.Name, threadID(t.Thread)}]; !ok {
+		ti, ok := rec.byThread[threadKey{t.Thread.Name, threadID(t.Thread)}]
+		if !ok {
 			r.Other += st.count
 			continue
 		}
@@ -139,7 +142,7 @@ func (rec *recording) addThrows(cp *classfile.Classpath, period, fixed, perFrame
 		if !ok {
 			var err error
 			if w, err = throwableWalks(cp, t.Class); err != nil {
-				return r, err
+				return nil, err
 			}
 			walks[t.Class] = w
 		}
@@ -150,27 +153,48 @@ func (rec *recording) addThrows(cp *classfile.Classpath, period, fixed, perFrame
 		case walkUnknown:
 			r.UnknownClasses += st.count
 		}
+		fr, err := throwFrames(cp, t.Frames)
+		if err != nil {
+			return nil, err
+		}
 		n := float64(min(len(t.Frames), MaxJavaStackTraceDepth) + throwWalkSkipped)
-		total += float64(st.count) * (fixed + perFrame*n)
+		st.ns = float64(st.count) * (fixed + perFrame*n)
+		st.frames = fr
+		byThread[ti] += st.ns
+		r.Time += st.ns
 		frames += float64(st.count) * n
 		r.Used += st.count
+	}
+	if r.Used > 0 {
+		r.MeanFrames = frames / float64(r.Used)
+	}
+	return byThread, nil
+}
+
+// addThrows adds the stack walks throwTime costed as samples of the
+// native Throwable.fillInStackTrace(int) on the throwable's stack, a
+// sample standing for period (ns), rounded over all stacks together so
+// that their total is the walks' total time to within one sample.
+func (rec *recording) addThrows(period float64) (ThrowReport, error) {
+	ts := &rec.throws
+	var total float64
+	emitted := 0
+	for _, k := range ts.order {
+		st := ts.stacks[k]
+		if st.frames == nil {
+			continue
+		}
+		total += st.ns
 		samples := int(math.Round(total/period)) - emitted
 		if samples <= 0 {
 			continue
 		}
 		emitted += samples
-		fr, err := throwFrames(cp, t.Frames)
-		if err != nil {
-			return r, err
-		}
-		rec.sample(&jfrjson.Sample{Time: t.Time, Thread: t.Thread, Frames: fr}, samples)
+		rec.sample(&jfrjson.Sample{Time: st.t.Time, Thread: st.t.Thread, Frames: st.frames}, samples)
 	}
-	r.Samples, r.Time = emitted, total
-	if r.Used > 0 {
-		r.MeanFrames = frames / float64(r.Used)
-	}
+	ts.report.Samples = emitted
 	ts.stacks, ts.order = nil, nil
-	return r, nil
+	return ts.report, nil
 }
 
 type walkKind uint8

@@ -192,7 +192,11 @@ func writeImportHeader(w io.Writer, rec string, cp []string, r *importer.Report)
 	fmt.Fprintf(w, "# %d samples (%d truncated, not used) of %d threads over %v, %v of CPU each\n",
 		r.Samples, r.Truncated, r.Threads, r.Span.Round(time.Millisecond), r.Period)
 	if r.NativeSamples > 0 {
-		fmt.Fprintf(w, "# %d native method samples of the same threads, %v each: native statements\n", r.NativeSamples, r.Period)
+		each := r.Period
+		if r.Tick > 0 {
+			each = r.Tick
+		}
+		fmt.Fprintf(w, "# %d native method samples of the same threads, %v each: native statements\n", r.NativeSamples, each)
 	}
 	if t := r.Throws; t.Used > 0 {
 		fmt.Fprintf(w, "# %d throwables of the same threads (of %d recorded), %.0f frames deep on average: their stack walks are %d samples of Throwable.fillInStackTrace(int)\n",
@@ -209,6 +213,10 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 	if r.NativeSamples+r.NativeOther+r.NativeUnusable > 0 {
 		fmt.Fprintf(w, "native: %d native method samples modelled as native statements, %d of threads without execution samples and %d truncated or empty (not used)\n",
 			r.NativeSamples, r.NativeOther, r.NativeUnusable)
+	}
+	if r.Tick > 0 {
+		fmt.Fprintf(w, "weights: JFR's sampler ticked every %v; a native method sample stands for a tick, an execution sample for %v (its busiest thread's time less native code and throwables' walks, over its execution samples): %d native method samples are %d samples of %v\n",
+			r.Tick, r.Period, r.NativeSamples, r.NativeModelled, r.Period)
 	}
 	if t := r.Throws; t.Events > 0 {
 		fmt.Fprintf(w, "throwables: %d stack walks (%.0f frames each on average, %.1f ms in all) modelled as %d samples of Throwable.fillInStackTrace(int); %d of threads without execution samples, %d of the recorder's threads, %d truncated or empty, %d of classes whose fillInStackTrace does not walk (not used)\n",

@@ -12,7 +12,7 @@
 # class and arguments; $JVM_OPTS go before it. The recording is 5 s from
 # 8 s in (record.sh); the import refines three times and prints its check.
 # RECORD_ONLY=1 stops after the recording; IMPORT_ONLY=1 imports the
-# recording OUT/NAME.json made before.
+# recording OUT/NAME.json made before; $IMPORT_FLAGS go to profsim import.
 set -eu
 name=$1 dir=$2 pkg=$3 jars=$4 modules=$5
 shift 5
@@ -35,4 +35,4 @@ for j in $(echo "$jars" | tr ':' ' '); do cp="$cp:$(readlink -f "$j")"; done
 for m in $modules; do cp="$cp:$java_home/jmods/$m.jmod"; done
 cd "$root"
 go run ./cmd/profsim import --jfr-json "$out/$name.json" --classpath "$cp" \
-	--out "$out/$name-real.yaml" --name "$name-real" --check --seed 2
+	--out "$out/$name-real.yaml" --name "$name-real" --check --seed 2 ${IMPORT_FLAGS:-}
