@@ -3,7 +3,9 @@ package importer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -354,11 +356,14 @@ func regionSelf(r *region) (self float64, bytes int) {
 
 // siteCalls is the planned number of calls at a site: each callee's share
 // of its own calls (the site's share of the callee's inclusive samples).
+//
+// The callees are summed in index order: a float sum in map order differs
+// in its last bits from run to run, and so would the model's file.
 func (b *builder) siteCalls(it *item) (total float64, per map[int]float64) {
-	per = map[int]float64{}
-	for callee, w := range it.callees {
+	per = make(map[int]float64, len(it.callees))
+	for _, callee := range slices.Sorted(maps.Keys(it.callees)) {
 		c := b.methods[callee]
-		e := c.calls * float64(w) / c.incl
+		e := c.calls * float64(it.callees[callee]) / c.incl
 		per[callee] = e
 		total += e
 	}
