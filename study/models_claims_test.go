@@ -92,28 +92,16 @@ func TestM3_Models(t *testing.T) {
 	assertUnionGrows(t, r)
 }
 
-// TestM4_Models reads M4 on the models: the claim's "most disagreeing
-// pairs are not caller and callee" does not hold there
-// (TestDivergence_M4_Models); the test checks there are enough pairs to
-// judge and logs the share.
+// TestM4_Models: on the models, as the claim says, most pairs of
+// profilers that disagree on the hottest method name methods that are not
+// caller and callee (15 pairs, 3 related: fop's Deflater.deflate, which
+// xprof's flat profile names, over its native callee deflateBytesBytes,
+// which the others walk at the tick).
 func TestM4_Models(t *testing.T) {
 	r := measureModels[*M4Result](t, "m4-innocuous")
 	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
-	if f := float64(r.Related()) / float64(len(r.Pairs)); f >= m4RelatedMax {
-		diverges(t, "%d of %d disagreeing pairs are caller and callee, not fewer than half", r.Related(), len(r.Pairs))
-	}
-}
-
-// TestDivergence_M4_Models pins the documented divergence
-// (REPRODUCTIONS.md, M4 on models): at least half of the disagreeing
-// pairs are caller and callee — on antlr's and chart's models every pair
-// is a native method (FileOutputStream.open0, MaskFill.FillAAPgram),
-// which hprof, jprofile and yourkit walk at the tick, against its
-// compiled Java caller, which xprof's flat profile names.
-func TestDivergence_M4_Models(t *testing.T) {
-	r := measureModels[*M4Result](t, "m4-innocuous")
-	require.NotEmpty(t, r.Pairs)
-	assert.GreaterOrEqual(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
+	assert.Less(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax,
+		"%d of %d disagreeing pairs are caller and callee", r.Related(), len(r.Pairs))
 }
 
 // TestM6_Models: on the models a second costed profiler moves xprof's
@@ -132,17 +120,16 @@ func TestDivergence_M6_Models(t *testing.T) {
 	assert.Zero(t, r.PollDiffs())
 }
 
-// TestM9_Models: tprof's prediction within 5 points is checked on every
-// model and its misses logged; xprof's shortfalls likewise. Neither part
-// holds on every model (TestDivergence_M9_Models).
+// TestM9_Models: tprof's prediction is within 5 points on every model
+// (mean over seeds), as the claim says; xprof's shortfalls are logged:
+// its top method falls short on half the models, not most
+// (TestDivergence_M9_Models).
 func TestM9_Models(t *testing.T) {
 	r := measureModels[*M9Result](t, "m9-actionable")
 	for _, b := range r.Benchmarks {
 		e := r.AbsError("tprof", b)
 		assert.Equal(t, len(r.Seeds), e.N, "%s: a tprof observation per seed", b)
-		if e.Mean > m9TprofPoints {
-			diverges(t, "%s: tprof's prediction is off by %.1f points (mean over seeds)", b, e.Mean)
-		}
+		assert.LessOrEqual(t, e.Mean, m9TprofPoints, "%s: tprof's prediction error (points, mean over seeds)", b)
 	}
 	if n := r.Shortfalls("xprof"); 2*n <= len(r.Benchmarks) {
 		diverges(t, "xprof's top method gains less than half its prediction on %d of %d models, not most", n, len(r.Benchmarks))
@@ -150,20 +137,11 @@ func TestM9_Models(t *testing.T) {
 }
 
 // TestDivergence_M9_Models pins the documented divergence
-// (REPRODUCTIONS.md, M9 on models): tprof's prediction is off by more
-// than 5 points on some model (lusearch-real: ExactPhraseScorer.phraseFreq's
-// own work is statements of 1–4 cycles, which the 50 % speed-up rounds to
-// whole cycles, at least one, so its own time per call falls to 72 %, not
-// 50 %, and the run gains about half the prediction), and xprof's top
-// method falls short on fewer than most models (it is a truly hot method,
-// often a native one, on several).
+// (REPRODUCTIONS.md, M9 on models): xprof's top method falls short on
+// no more than half the models — on the others it is a truly hot method
+// (a native one on antlr).
 func TestDivergence_M9_Models(t *testing.T) {
 	r := measureModels[*M9Result](t, "m9-actionable")
-	worst := 0.0
-	for _, b := range r.Benchmarks {
-		worst = max(worst, r.AbsError("tprof", b).Mean)
-	}
-	assert.Greater(t, worst, m9TprofPoints)
 	assert.LessOrEqual(t, 2*r.Shortfalls("xprof"), len(r.Benchmarks))
 }
 
@@ -193,14 +171,12 @@ func TestM5_Models(t *testing.T) {
 }
 
 // TestDivergence_M5_Models pins the documented divergence
-// (REPRODUCTIONS.md, M5 on models): on antlr's model neither safepoint
-// sampler shows the pattern on a perfect clock (the model's program is
-// not periodic: every driver trip draws its branches, so a tick on the
-// grid does not find it at the same place), and hprof does not at its
-// measured jitter.
+// (REPRODUCTIONS.md, M5 on models): on antlr's model hprof shows no
+// pattern, at its measured jitter or on a perfect clock (xprof does,
+// both ways).
 func TestDivergence_M5_Models(t *testing.T) {
 	r := measureModels[*M5Result](t, "m5-autocorrelation")
-	for _, p := range []string{"hprof", "xprof:grid", "hprof:grid"} {
+	for _, p := range []string{"hprof", "hprof:grid"} {
 		assert.Less(t, r.Share(p).Mean, m5Systematic, p)
 	}
 }
