@@ -228,7 +228,7 @@ public class Calibrate {
     static Throwable lastThrown;
 
     /** throwAt descends d frames, then constructs n throwables of one kind; returns the frames the last one recorded. */
-    static int throwAt(int d, boolean walk, int n) {
+    public static int throwAt(int d, boolean walk, int n) {
         if (d > 1) return throwAt(d - 1, walk, n);
         for (int i = 0; i < n; i++) lastThrown = walk ? new Walked() : new Unwalked();
         return walk ? lastThrown.getStackTrace().length : 0;
@@ -255,6 +255,49 @@ public class Calibrate {
             walked = Math.min(walked, (t1 - t0) / (double) batch);
             unwalked = Math.min(unwalked, (t2 - t1) / (double) batch);
         }
+        System.out.printf(Locale.ROOT, "THROW depth=%d frames=%d walked=%.1f unwalked=%.1f%n", depth, frames, walked, unwalked);
+    }
+
+    /**
+     * throwchain DEPTH MS: as throwcost, but the stack below the
+     * construction is DEPTH distinct methods (a generated class, each
+     * method its own code and debug information, as a real application's
+     * stack is) rather than one method recursing.
+     */
+    static void throwchain(int depth, int ms) throws Exception {
+        Path dir = Files.createTempDirectory("calib-chain");
+        StringBuilder src = new StringBuilder("public class Chain {\n");
+        src.append("  public static int leaf(boolean walk, int n) { return Calibrate.throwAt(1, walk, n); }\n");
+        for (int k = 0; k < depth; k++) {
+            String next = k + 1 < depth ? "m" + (k + 1) + "(walk, n, x)" : "leaf(walk, n)";
+            src.append("  public static int m").append(k).append("(boolean walk, int n, int y) {\n")
+               .append("    int x = y * ").append(31 + 2 * k).append(" + ").append(k).append(";\n")
+               .append("    for (int i = 0; i < (x & 3); i++) x ^= i * ").append(7 + k).append(";\n")
+               .append("    return ").append(next).append(" + (x & 1);\n  }\n");
+        }
+        src.append("}\n");
+        Path f = dir.resolve("Chain.java");
+        Files.writeString(f, src.toString());
+        JavaCompiler jc = ToolProvider.getSystemJavaCompiler();
+        if (jc.run(null, null, null, "-cp", System.getProperty("java.class.path"), "-d", dir.toString(), f.toString()) != 0)
+            throw new IllegalStateException("could not compile the generated chain");
+        ClassLoader cl = new java.net.URLClassLoader(new java.net.URL[] {dir.toUri().toURL()}, Calibrate.class.getClassLoader());
+        java.lang.reflect.Method m0 = cl.loadClass("Chain").getMethod("m0", boolean.class, int.class, int.class);
+        int batch = 500;
+        for (int w = 0; w < 200; w++) { m0.invoke(null, true, batch / 10, w); m0.invoke(null, false, batch, w); }
+        double walked = Double.MAX_VALUE, unwalked = Double.MAX_VALUE;
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < end) {
+            long t0 = System.nanoTime();
+            m0.invoke(null, true, batch, 1);
+            long t1 = System.nanoTime();
+            m0.invoke(null, false, batch, 1);
+            long t2 = System.nanoTime();
+            walked = Math.min(walked, (t1 - t0) / (double) batch);
+            unwalked = Math.min(unwalked, (t2 - t1) / (double) batch);
+        }
+        m0.invoke(null, true, 1, 1);
+        int frames = lastThrown.getStackTrace().length;
         System.out.printf(Locale.ROOT, "THROW depth=%d frames=%d walked=%.1f unwalked=%.1f%n", depth, frames, walked, unwalked);
     }
 
@@ -651,9 +694,10 @@ public class Calibrate {
             case "kernel": kernel(a[1], Long.parseLong(a[2])); break;
             case "javac": javac(a[1], Integer.parseInt(a[2])); break;
             case "throwcost": throwcost(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
+            case "throwchain": throwchain(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
             case "all": all(Paths.get(a[1]), a.length > 2 ? Integer.parseInt(a[2]) : 3, Paths.get(a.length > 3 ? a[3] : "Calibrate.java")); break;
             default:
-                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS | throwcost D MS");
+                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS | throwcost D MS | throwchain D MS");
                 System.exit(2);
         }
     }
