@@ -35,9 +35,10 @@ type mmethod struct {
 	desc   string
 	ref    string // "Class.name(desc)": unambiguous
 	native bool
-	// body holds the class file's analysis; nil when the method is
-	// modelled from the samples alone.
+	// body holds the class file's analysis and code its bytecode; nil
+	// when the method is modelled from the samples alone.
 	body *classfile.Body
+	code []byte
 	// traps: the method's bytecode holds a check C2 compiles to an
 	// uncommon trap (guardedByTrap).
 	traps   bool
@@ -69,6 +70,9 @@ type region struct {
 	parent    int // index in regions, -1 for the body
 	items     []*item
 	x         float64 // planned executions over the run
+	// uncounted: the class file's loop is not one C2 counts
+	// (classfile.Body.Counted): its back edge keeps its poll.
+	uncounted bool
 }
 
 type itemKind uint8
@@ -212,7 +216,7 @@ func (b *builder) structure(m *mmethod) error {
 					if err != nil {
 						return fmt.Errorf("%s: %w", m.ref, err)
 					}
-					m.body = body
+					m.body, m.code = body, cm.Code.Bytecode
 					m.traps = guardedByTrap(body)
 				}
 			}
@@ -244,7 +248,7 @@ func (b *builder) structure(m *mmethod) error {
 				break
 			}
 		}
-		m.regions = append(m.regions, &region{head: l.Head, end: l.End, parent: parent})
+		m.regions = append(m.regions, &region{head: l.Head, end: l.End, parent: parent, uncounted: m.body != nil && !m.body.Counted(m.code, l)})
 	}
 	innermost := func(bci int) int {
 		best := 0
@@ -743,14 +747,14 @@ func (b *builder) loop(m *mmethod, it *item, x float64) program.Stmt {
 		// Fewer trips than entries: the loop runs once on a share t of them.
 		br := program.Stmt{Branch: &program.Branch{Probability: math.Max(0, t)}}
 		m.nextLine()
-		lp := program.Stmt{Loop: &program.Loop{Trips: program.Const(1)}}
+		lp := program.Stmt{Loop: &program.Loop{Trips: program.Const(1), Uncounted: r.uncounted}}
 		m.nextLine()
 		lp.Loop.Body = b.region(m, it.loop, x*t)
 		br.Branch.Then = []program.Stmt{lp}
 		return br
 	}
 	trips, mean := realizeTrips(t)
-	lp := program.Stmt{Loop: &program.Loop{Trips: trips}}
+	lp := program.Stmt{Loop: &program.Loop{Trips: trips, Uncounted: r.uncounted}}
 	m.nextLine()
 	lp.Loop.Body = b.region(m, it.loop, x*mean)
 	return lp

@@ -210,8 +210,10 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 }
 
 // placePolls removes the back-edge poll of counted loops (HotSpot): loops
-// with a bounded trip count — every loop in our IR — that are innermost and
-// contain no call left after inlining, no allocation and no runtime call.
+// not marked uncounted (program.Loop.Uncounted: C2 counts only a loop
+// whose exit test steps an int induction variable, PhaseIdealLoop::
+// is_counted_loop) that are innermost and contain no call left after
+// inlining, no allocation and no runtime call.
 // With counted-loop safepoints such a loop is strip mined (stripLength).
 func (j *JIT) placePolls(c *sim.Code) {
 	for pc := range c.Instrs {
@@ -223,7 +225,7 @@ func (j *JIT) placePolls(c *sim.Code) {
 			back := &c.Instrs[in.LoopBackPC()]
 			back.Flags |= sim.FlagPoll
 			back.SetStripLength(0)
-			if j.cfg.Flavour == HotSpot && counted(c, int32(pc)+1, in.LoopBackPC()) {
+			if j.cfg.Flavour == HotSpot && in.Flags&sim.FlagUncounted == 0 && counted(c, int32(pc)+1, in.LoopBackPC()) {
 				back.Flags &^= sim.FlagPoll
 				u := j.cfg.LoopUnroll
 				if bodySize(c, int32(pc)+1, in.LoopBackPC()) > j.cfg.LoopUnrollMaxBody {

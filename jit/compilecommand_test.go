@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/profsim/profsim/program"
@@ -156,4 +157,20 @@ func TestProgramCompileCommandsComeLast(t *testing.T) {
 		small, _ := inlinedAt(t, vm)
 		assert.Equal(t, c.small, small, "%s then %s", c.config, c.program)
 	}
+}
+
+// TestUncountedLoopKeepsItsPoll: a loop C2 does not count (walking a list
+// or a tree; program.Loop.Uncounted) keeps its back-edge poll when
+// compiled, where the same loop counted loses it.
+func TestUncountedLoopKeepsItsPoll(t *testing.T) {
+	vm, _ := setup(t, parse(t, loops), nil)
+	counted := loopBack(t, vm.Code(method(t, vm, "L.counted")))
+	assert.Zero(t, counted.Flags&sim.FlagPoll)
+	uncounted := strings.Replace(loops, "body: [{loop: {trips: 1000, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: L.leaf}}]}}]",
+		"body: [{loop: {trips: 1000, uncounted: true, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: L.leaf}}]}}]", 1)
+	require.NotEqual(t, loops, uncounted)
+	vm, _ = setup(t, parse(t, uncounted), nil)
+	back := loopBack(t, vm.Code(method(t, vm, "L.counted")))
+	assert.NotZero(t, back.Flags&sim.FlagPoll)
+	assert.Zero(t, back.StripLength(), "a poll every trip, not strip-mined")
 }

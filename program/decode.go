@@ -382,7 +382,7 @@ var (
 	workKeys    = []string{"cycles", "bytecodes"}
 	callKeys    = []string{"method"}
 	virtualKeys = []string{"receivers"}
-	loopKeys    = []string{"trips", "body"}
+	loopKeys    = []string{"trips", "body", "uncounted"}
 	branchKeys  = []string{"probability", "then", "else"}
 	allocKeys   = []string{"bytes"}
 	blockKeys   = []string{"kind", "duration", "lock", "body"}
@@ -530,10 +530,13 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 		l := &Loop{}
 		s.Loop = l
 		d.object(n, loopKeys, func(key string, v *node) {
-			if key == "trips" {
+			switch key {
+			case "trips":
 				l.Trips = d.dist(v, false)
-			} else {
+			case "body":
 				l.Body = d.stmts(v)
+			case "uncounted":
+				l.Uncounted = d.boolean(v)
 			}
 		})
 	case "branch":

@@ -71,6 +71,9 @@ func stmtSummary(s *Stmt) string {
 		sort.Strings(rs)
 		return "virtual_call " + strings.Join(rs, " | ")
 	case s.Loop != nil:
+		if s.Loop.Uncounted {
+			return fmt.Sprintf("loop, trips %v, uncounted", s.Loop.Trips)
+		}
 		return fmt.Sprintf("loop, trips %v", s.Loop.Trips)
 	case s.Branch != nil:
 		return fmt.Sprintf("branch, probability %g", s.Branch.Probability)

@@ -154,6 +154,11 @@ type Loop struct {
 	// Trips must be bounded: a constant or a uniform range of integers.
 	Trips *Dist  `json:"trips" yaml:"trips"`
 	Body  []Stmt `json:"body" yaml:"body"`
+	// Uncounted marks a loop a HotSpot JIT does not treat as counted
+	// (its exit test is not an int induction variable against a limit:
+	// walking a list, a tree, a while (true)): its back edge keeps its
+	// safepoint poll once compiled. Every other loop is counted.
+	Uncounted bool `json:"uncounted,omitempty" yaml:"uncounted,omitempty"`
 }
 
 // Branch runs Then with the given probability, otherwise Else.

@@ -60,6 +60,9 @@ const (
 	// a version that rewrites the body may keep the flag; instrumentation's
 	// OpCounts, in the body or a callee, are fast-forwarded too).
 	FlagCallLoop
+	// FlagUncounted marks a LoopEnter whose loop is not a counted loop
+	// (program.Loop.Uncounted): a HotSpot JIT keeps its back-edge poll.
+	FlagUncounted
 )
 
 // A LoopBack without FlagPoll whose C (StripLength) is N > 0 is
@@ -582,6 +585,9 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			f.code.LoopSlots = f.depth
 		}
 		enter := f.emit(Instr{Op: OpLoopEnter, Line: line, A: slot, B: int32(len(f.img.dists) - 1)})
+		if s.Loop.Uncounted {
+			f.code.Instrs[enter].Flags |= FlagUncounted
+		}
 		var inner []int32
 		if err := f.list(s.Loop.Body, &inner); err != nil {
 			return err

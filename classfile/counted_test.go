@@ -1,0 +1,36 @@
+package classfile
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Counted tells the loops C2 counts (an int induction variable stepped by
+// iinc, tested at the back edge) from the ones it does not.
+func TestCountedLoops(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code []byte
+		want bool
+	}{
+		// for (int i = 0; i < n; i++) {}  (n in local 0, i in local 1)
+		{"for i < n", []byte{0x03, 0x3c, 0xa7, 0x00, 0x06, 0x84, 0x01, 0x01, 0x1b, 0x1a, 0xa1, 0xff, 0xfb, 0xb1}, true},
+		// the same with wide iinc and wide iload of local 1
+		{"wide", []byte{0x03, 0x3c, 0xa7, 0x00, 0x09, 0xc4, 0x84, 0x00, 0x01, 0x00, 0x01, 0xc4, 0x15, 0x00, 0x01, 0x1a, 0xa1, 0xff, 0xf5, 0xb1}, true},
+		// while (--k > 0) {}  (k in local 0): iinc 0 -1; iload_0; ifgt
+		{"while --k > 0", []byte{0x84, 0x00, 0xff, 0x1a, 0x9d, 0xff, 0xfc, 0xb1}, true},
+		// while (x != null) x = null;  (x in local 0): a reference test
+		{"while x != null", []byte{0xa7, 0x00, 0x05, 0x01, 0x4b, 0x2a, 0xc7, 0xff, 0xfd, 0xb1}, false},
+		// while (true) { i++; }: the back edge is a goto
+		{"while true", []byte{0x84, 0x00, 0x01, 0xa7, 0xff, 0xfd}, false},
+		// while (n > 0) {}: an int test, but nothing steps n
+		{"unstepped", []byte{0xa7, 0x00, 0x04, 0x00, 0x1a, 0x9d, 0xff, 0xfe, 0xb1}, false},
+	} {
+		b, err := Analyze(nil, &Code{Bytecode: c.code})
+		require.NoError(t, err, c.name)
+		require.Len(t, b.Loops, 1, c.name)
+		assert.Equal(t, c.want, b.Counted(c.code, b.Loops[0]), c.name)
+	}
+}
