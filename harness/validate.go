@@ -123,9 +123,28 @@ func checkRanges(cfg Config) error {
 	return nil
 }
 
-// resolveSamplers parses and resolves the sampler specs, builds a fresh
-// instance of each, and checks the IDs are distinct and the code the run
-// builds has what each sampler needs.
+// PlanSamplers is the run's samplers as Build will attach them, without
+// building anything: names are the profiles' IDs in the requested order
+// (Outcome.Names: "truth" first unless listed elsewhere or
+// NoTruthProfile, then Extra's) and resolved the named samplers' settings
+// (Outcome.Samplers: in the order of Samplers, truth excluded). It
+// refuses, with Validate's error, every list Build refuses: a spec that
+// does not parse or resolve, an ID listed twice (Extra's included),
+// "truth" with a label or keys or listed under NoTruthProfile, and a
+// sampler whose yield points the run's code lacks. A sweep plans its
+// runs with it, so it refuses what `profsim run` refuses.
+func (cfg Config) PlanSamplers() (names []string, resolved []*samplers.Resolved, err error) {
+	pl, err := resolveSamplers(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pl.names, pl.resolved, nil
+}
+
+// resolveSamplers is PlanSamplers's work, which also builds a fresh
+// instance of each named sampler for Build to attach: it parses and
+// resolves the sampler specs and checks the IDs are distinct and the
+// code the run builds has what each sampler needs.
 func resolveSamplers(cfg Config) (*plan, error) {
 	names := append([]string{}, cfg.Samplers...)
 	switch {

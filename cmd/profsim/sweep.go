@@ -418,9 +418,11 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	if memErr != nil {
 		w, loadErr = workloadInfo{}, memErr
 	}
-	names, resolved, err := plannedSamplers(pr.cfg.Samplers)
+	// The samplers as the run will attach them: a list the run refuses
+	// stops the sweep here.
+	names, resolved, err := pr.cfg.PlanSamplers()
 	if err != nil {
-		return job, nil, usagef("sweep: point %d (%s): %v", pt.Index, coordText(pt.Coords), err)
+		return job, nil, pointError(plan.file, pt, err)
 	}
 	pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
 	job.Config, err = json.Marshal(pr.config)
@@ -480,14 +482,6 @@ func durationAxes(g *sweep.Grid) []bool {
 
 func hasSetPrefix(name string) bool {
 	return slices.ContainsFunc(setPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
-}
-
-func coordText(cs []sweep.Coord) string {
-	var parts []string
-	for _, c := range cs {
-		parts = append(parts, c.Name+"="+c.Value.String())
-	}
-	return strings.Join(parts, " ")
 }
 
 // planPoint turns a point's settings into `profsim run` flags and parses
@@ -603,32 +597,6 @@ func pointError(file string, pt sweep.Point, err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "run: ")
 	return usagef("sweep: %s: point %d: %s (settings: %s)", file, pt.Index, msg, strings.Join(where, " "))
-}
-
-// plannedSamplers resolves a run's sampler specs as harness.Run will:
-// profile names in order, truth first unless listed.
-func plannedSamplers(specs []string) (names []string, resolved []*samplers.Resolved, err error) {
-	hasTruth := false
-	for _, text := range specs {
-		sp, err := samplers.ParseSpec(text)
-		if err != nil {
-			return nil, nil, err
-		}
-		names = append(names, sp.ID())
-		if sp.ID() == "truth" {
-			hasTruth = true
-			continue
-		}
-		r, err := sp.Resolve()
-		if err != nil {
-			return nil, nil, err
-		}
-		resolved = append(resolved, r)
-	}
-	if !hasTruth {
-		names = append([]string{"truth"}, names...)
-	}
-	return names, resolved, nil
 }
 
 // runKey names a run by its resolved config: the SHA-256 of the config's

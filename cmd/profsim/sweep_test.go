@@ -297,6 +297,38 @@ func TestSweepBadGridsExit2NamingThePath(t *testing.T) {
 	}
 }
 
+// A sweep plans its samplers as the run attaches them
+// (harness.Config.PlanSamplers): a point whose sampler list `profsim run`
+// refuses stops the whole sweep before any run, exit status 2, with the
+// run's message naming the point. cbs on HotSpot code, which has no
+// prologue yield points, once planned and failed only when the point ran.
+func TestSweepRefusesTheSamplerListsRunRefuses(t *testing.T) {
+	for _, c := range []struct {
+		run   []string // the point's `profsim run` flags
+		grid  string
+		point int
+	}{
+		{[]string{"--vm", "hotspot17", "--sampler", "cbs"},
+			"run: {workload: hotcold, duration: 10ms, sampler: [truth, cbs]}\ngrid: {vm: [jikes, hotspot17]}", 1},
+		{[]string{"--sampler", "jikes-timer:a"},
+			"run: {workload: hotcold, duration: 10ms}\ngrid: {sampler: [\"jikes-timer:a\"]}", 0},
+		{[]string{"--sampler", "async", "--sampler", "async"},
+			"run: {workload: hotcold, duration: 10ms}\ngrid: {seed: [1]}\nzip: {sampler: [[async, async]]}", 0},
+		{[]string{"--sampler", "truth,x=1"},
+			"run: {workload: hotcold, duration: 10ms, sampler: [\"truth,x=1\"]}", 0},
+	} {
+		code, _, runErr := sweepMain(t, append([]string{"run", "--workload", "hotcold", "--duration", "10ms"}, c.run...)...)
+		require.Equal(t, 2, code, "%v: %s", c.run, runErr)
+		msg := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(runErr), "profsim: "), "run: ")
+
+		dir := filepath.Join(t.TempDir(), "o")
+		code, _, stderr := sweepMain(t, "sweep", writeGrid(t, c.grid), "--out", dir)
+		assert.Equal(t, 2, code, "%s: %s", c.grid, stderr)
+		assert.Contains(t, stderr, fmt.Sprintf("grid.yaml: point %d: %s (settings: ", c.point, msg), c.grid)
+		assert.NoFileExists(t, filepath.Join(dir, "runs.csv"), "no point ran")
+	}
+}
+
 // TestSweepSIGINT interrupts a real `profsim sweep` process with SIGINT,
 // resumes it, and compares the tables with an uninterrupted sweep's.
 func TestSweepSIGINT(t *testing.T) {
