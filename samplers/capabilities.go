@@ -74,12 +74,36 @@ func SetInterval(s Sampler, iv sim.Time) error {
 // a tick served at least one sample exactly when a sample's time equals
 // the tick's, so the ticks served can be counted. Samplers that sample
 // later, at a poll or a safepoint a request may share with the next tick
-// (the safepoint family, sps, isps, cbs, jikes-timer), or that have no
-// ticks (komorium), do not provide it.
+// (the safepoint family, sps, isps, cbs, jikes-timer, jfr-coop,
+// jfr-cputime), or that have no ticks (komorium), do not provide it.
 type TickSynchronous interface {
 	Sampler
 	// SamplesAtTick marks the capability.
 	SamplesAtTick()
+}
+
+// IsTickSynchronous reports whether the registered sampler name is
+// TickSynchronous. Its type decides, whatever its configuration: every
+// instance of name is, or none is. An unregistered name is an error.
+func IsTickSynchronous(name string) (bool, error) {
+	info, err := Lookup(name)
+	if err != nil {
+		return false, err
+	}
+	_, ok := info.Build(info.Name, info.Config()).(TickSynchronous)
+	return ok, nil
+}
+
+// TickSynchronousNames are the registered samplers that are
+// TickSynchronous, in List's order (by name).
+func TickSynchronousNames() []string {
+	var names []string
+	for _, info := range List() {
+		if ok, _ := IsTickSynchronous(info.Name); ok { // listed, so registered
+			names = append(names, info.Name)
+		}
+	}
+	return names
 }
 
 // Traceable is a sampler that tells Env.Trace each sample's story (trace.go).

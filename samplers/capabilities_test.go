@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/profsim/profsim/samplers"
@@ -71,4 +72,24 @@ func TestSetInterval(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualError(t, samplers.SetInterval(s, sim.Millisecond),
 		"sampler tprof: has no settable sampling interval (not a samplers.IntervalSetter)")
+}
+
+// The tick-synchronous samplers are the ones whose OnTimer takes the
+// samples there and then — Async, JFR, PCCT (pcct and hotmethods) and
+// Tprof — and no other: the safepoint family, Hofer's, the edge samplers,
+// jfr-coop and jfr-cputime sample at a later poll or safepoint, Komorium
+// has no ticks. An unknown name is an error, not a no.
+func TestTickSynchronousNames(t *testing.T) {
+	want := []string{"async", "hotmethods", "jfr", "pcct", "tprof"}
+	assert.Equal(t, want, samplers.TickSynchronousNames())
+	for _, info := range samplers.List() {
+		ts, err := samplers.IsTickSynchronous(info.Name)
+		require.NoError(t, err, info.Name)
+		assert.Equal(t, slices.Contains(want, info.Name), ts, info.Name)
+	}
+	ts, err := samplers.IsTickSynchronous("async:exact")
+	assert.ErrorContains(t, err, `unknown sampler "async:exact"`, "a name, not a profile ID")
+	assert.False(t, ts)
+	_, err = samplers.IsTickSynchronous("gprof")
+	assert.ErrorContains(t, err, `unknown sampler "gprof"`)
 }

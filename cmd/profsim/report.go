@@ -127,7 +127,7 @@ type costReport struct {
 	Requested int64 `json:"requested"`
 	Taken     int64 `json:"taken"`
 	// Served counts the ticks that produced at least one sample; present
-	// only where that is known exactly (see tickSynchronous).
+	// only where that is known exactly (samplers.TickSynchronous).
 	Served *int64 `json:"served,omitempty"`
 	// Undecipherable counts thread samples whose top compiled frame had no
 	// debug record at or after its position (samplers.ResolveDebugInfo):
@@ -252,7 +252,11 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 			pr.FewSamples = pr.Samples < minSamples
 			c := out.Costs[name]
 			pr.Costs = &costReport{AgentCPUNS: int64(c.AgentCPU), StallNS: int64(c.Stall), PauseNS: int64(c.Pauses), Requested: c.Requested, Taken: c.Taken, Undecipherable: c.Undecipherable}
-			if tickSynchronous(out, name) {
+			// Which tick a sample served is recorded only for a
+			// samplers.TickSynchronous; for the others the report does not
+			// guess. Every profile but the truth's is a registered
+			// sampler's: cmd attaches no Config.Extra sampler.
+			if ts, err := samplers.IsTickSynchronous(samplerName(name)); err == nil && ts {
 				pr.Costs.Served = served(c)
 			}
 			if len(c.Measures) > 0 {
@@ -269,32 +273,6 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 
 // samplerName is the registry name in a profile's key, NAME or
 // NAME:LABEL (samplers.Spec.ID).
-// tickSynchronous reports whether the sampler with profile key id is a
-// samplers.TickSynchronous, for which the ticks served are known; for the
-// others which tick a sample served is not recorded, and the report does
-// not guess.
-func tickSynchronous(out *harness.Outcome, id string) bool {
-	for _, r := range out.Samplers {
-		if r.ID == id {
-			_, ok := r.New().(samplers.TickSynchronous)
-			return ok
-		}
-	}
-	return false
-}
-
-// tickSynchronousNames are the registered samplers that are
-// samplers.TickSynchronous, in the registry's order.
-func tickSynchronousNames() []string {
-	var names []string
-	for _, info := range samplers.List() {
-		if _, ok := info.Build(info.Name, info.Config()).(samplers.TickSynchronous); ok {
-			names = append(names, info.Name)
-		}
-	}
-	return names
-}
-
 func samplerName(id string) string {
 	name, _, _ := strings.Cut(id, ":")
 	return name
@@ -537,7 +515,7 @@ func (r *report) writeShares(w io.Writer, t shareTable) {
 		fmt.Fprintf(w, "  undecipherable: in compiled code with no debug record at or after the pc; async records the method at bci 0, jfr drops the sample\n")
 	}
 	if anyServed {
-		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(tickSynchronousNames(), ", "))
+		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(samplers.TickSynchronousNames(), ", "))
 	}
 }
 
