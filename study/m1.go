@@ -4,12 +4,18 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/plot"
+
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 )
+
+func init() {
+	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: typed(MeasureM1)})
+}
 
 // ListingOneConfig is one JVM configuration of the Listing 1 experiment.
 type ListingOneConfig struct {
@@ -164,4 +170,57 @@ func PooledShare(rows []ListingOneRow, config, sampler, method string) float64 {
 		return math.NaN()
 	}
 	return num / den
+}
+
+// M1Result is Listing 1 under each of ListingOneConfigs, every seed.
+type M1Result struct {
+	Duration sim.Time
+	Rows     []ListingOneRow
+}
+
+// MeasureM1 runs Listing 1 for M1.
+func MeasureM1(o Options) (*M1Result, error) {
+	d := 2 * sim.Second
+	rows, err := ListingOneRuns(o, ListingOneConfigs, d)
+	if err != nil {
+		return nil, err
+	}
+	return &M1Result{Duration: d, Rows: rows}, nil
+}
+
+// Pooled is sampler's share (%) of method ("hot" or "cold") under config,
+// pooled over the seeds (PooledShare).
+func (r *M1Result) Pooled(config ListingOneConfig, sampler, method string) float64 {
+	return PooledShare(r.Rows, config.Name, sampler, method)
+}
+
+func (r *M1Result) render() (*Result, error) {
+	res := &Result{Table: listingOneTable(r.Rows, r.Duration), Tidy: tidyOf(listingOneObs(r.Rows))}
+	// Figure: each sampler's share of hot() per configuration, mean and
+	// 95 % CI over seeds.
+	p := plot.New()
+	p.Title.Text = "M1: share of self time in hot() by profiler (Listing 1)"
+	p.Y.Label.Text = "hot() (% of self time), mean ± 95 % CI over seeds"
+	for ci, c := range ListingOneConfigs {
+		var pts errPoints
+		for i, s := range ListingOneSamplers {
+			var xs []float64
+			for _, row := range r.Rows {
+				if row.Config.Name == c.Name {
+					xs = append(xs, row.Hot.At(s))
+				}
+			}
+			st := NewStat(xs)
+			pts.add(float64(i)+0.3*(float64(ci)-0.5), st)
+		}
+		if err := pts.addTo(p, series{Label: c.Name, Style: ci}); err != nil {
+			return nil, err
+		}
+	}
+	p.NominalX(ListingOneSamplers...)
+	p.X.Min, p.X.Max = -0.6, float64(len(ListingOneSamplers))-0.4
+	p.Y.Min, p.Y.Max = 0, 125 // room for the legend above the data
+	p.Legend.Top = true
+	res.Figure = p
+	return res, nil
 }

@@ -358,3 +358,8 @@ func (r *M6Result) render() (*Result, error) {
 	res.Figure = p
 	return res, nil
 }
+
+func stat_mean(v []float64) float64 {
+	m, _ := MeanCI(v)
+	return m
+}
