@@ -213,3 +213,11 @@ func fmtCI(mean, half float64) string {
 	}
 	return fmt.Sprintf("%.2f ± %.2f", mean, half)
 }
+
+// quantile of sorted xs (empirical).
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return stat.Quantile(q, stat.Empirical, sorted, nil)
+}

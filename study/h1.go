@@ -1,0 +1,112 @@
+package study
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/profsim/profsim/sim"
+)
+
+func init() {
+	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: typed(MeasureH1)})
+}
+
+// H1Result is Fig. 9/10's overhead.
+type H1Result struct{ HoferOverheadData }
+
+// MeasureH1 reads (or runs) the overhead grid.
+func MeasureH1(o Options) (*H1Result, error) {
+	d, err := measureHoferOverhead(o)
+	return &H1Result{d}, err
+}
+
+func (r *H1Result) render() (*Result, error) {
+	benches := r.Benches
+	cols := []string{"stand-in"}
+	for _, iv := range hoferIntervals {
+		for _, pr := range hoferTechniques {
+			cols = append(cols, fmt.Sprintf("%s %v", pr, iv))
+		}
+	}
+	t := &Table{Title: "H1: overhead (%), mean ± 95 % CI over seeds", Columns: cols}
+	res := &Result{Table: t, Tidy: tidyOf(r.runObs(benches))}
+	for _, b := range benches {
+		cells := []any{b}
+		for _, iv := range hoferIntervals {
+			for _, pr := range hoferTechniques {
+				cells = append(cells, r.Overhead(b, pr, iv).String())
+			}
+		}
+		t.AddRow(cells...)
+	}
+	cells := []any{"geo. mean (tmt excluded)"}
+	for _, iv := range hoferIntervals {
+		for _, pr := range hoferTechniques {
+			g := r.GeoMean(pr, iv)
+			cells = append(cells, fmt.Sprintf("%.2f", g))
+		}
+	}
+	t.AddRow(cells...)
+	// ISPS − SPS per stand-in and interval, paired by seed: what decoding
+	// one frame (plus the trampolines) instead of walking the stack saves.
+	for _, b := range benches {
+		cells := []any{b + ": isps − sps (paired)"}
+		for _, iv := range hoferIntervals {
+			m := r.Diff(b, "isps", "sps", iv)
+			cells = append(cells, "", "", fmt.Sprintf("%+.2f ± %.2f", m.Mean, m.CI))
+		}
+		t.AddRow(cells...)
+	}
+	g10, g1, g01 := r.Gap(10*sim.Millisecond), r.Gap(sim.Millisecond), r.Gap(100*sim.Microsecond)
+	t.Notes = append(t.Notes, r.Note,
+		fmt.Sprintf("JVMTI − SPS, paired by seed over the stand-ins but tmt: %.2f ± %.2f points at 10 ms, %.2f ± %.2f at 1 ms, %.2f ± %.2f at 0.1 ms.",
+			g10.Mean, g10.CI, g1.Mean, g1.CI, g01.Mean, g01.CI),
+		"Paper (DaCapo 9.12, Fig. 9): at 10 ms JVMTI > 10 % on average, SPS < 3 %, ISPS close to 2 %; the improvements are largest on lusearch, sunflow, tradebeans, tradesoap and xalan (CPU-heavy or many threads); Scala (Fig. 10): JVMTI ≈ 5 % at 10 ms, ≈ 25 % at 1 ms where ISPS stays < 10 %.")
+	// Figure: each technique's geometric-mean overhead against the
+	// interval, mean and 95 % CI over seeds (a geometric mean per seed),
+	// the paper's 10 ms bounds as references.
+	p := plot.New()
+	p.Title.Text = "H1: geometric-mean overhead (tmt excluded), mean ± 95 % CI over seeds"
+	p.X.Label.Text = "sampling interval (ms, log scale)"
+	p.Y.Label.Text = "overhead over the unprofiled run (%)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0.1, Label: "0.1"}, {Value: 1, Label: "1"}, {Value: 10, Label: "10"}})
+	top := 0.0
+	for i, pr := range hoferTechniques {
+		var pts errPoints
+		for _, iv := range hoferIntervals {
+			m := NewStat(r.seedGeoMeans(pr, iv))
+			// Spread the techniques a little so their error bars do not overlap.
+			h := pts.add(float64(iv)/float64(sim.Millisecond)*math.Pow(1.08, float64(i-1)), m)
+			top = math.Max(top, m.Mean+h)
+		}
+		if err := pts.addTo(p, series{Label: pr, Style: i, Line: true}); err != nil {
+			return nil, err
+		}
+	}
+	for i, ref := range []struct {
+		y     float64
+		label string
+	}{{10, "paper, 10 ms: JVMTI > 10 %"}, {3, "paper, 10 ms: SPS < 3 %"}} {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0.08, Y: ref.y}, {X: 12.5, Y: ref.y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = color.Gray{Y: 100}
+		l.Dashes = []vg.Length{vg.Points(4 - 2*float64(i)), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add(ref.label, l)
+	}
+	p.X.Min, p.X.Max = 0.08, 12.5
+	p.Y.Min, p.Y.Max = math.Min(0, p.Y.Min), 1.6*math.Max(top, 10) // room for the legend above the data
+	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(4)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
+	res.Figure = p
+	return res, nil
+}

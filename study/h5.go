@@ -1,0 +1,146 @@
+package study
+
+import (
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/profsim/profsim/profile"
+)
+
+func init() {
+	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(MeasureH5), Paper: hoferPaperNote})
+}
+
+// H5Obs is one tidy observation of H5: iteration Iteration of the run of
+// Benchmark with Seed under Technique, compared with the technique's
+// average CCT.
+type H5Obs struct {
+	Benchmark   string
+	Technique   string
+	Seed        uint64
+	Iteration   int
+	OverlapPct  float64 `tidy:"overlap_pct"`
+	CoveragePct float64 `tidy:"coverage_pct"`
+}
+
+// H5Result is Fig. 12's stability.
+type H5Result struct {
+	HoferAccuracyData
+	Obs []H5Obs
+}
+
+// MeasureH5 compares every iteration's CCT with its technique's average.
+func MeasureH5(o Options) (*H5Result, error) {
+	d, err := measureHoferAccuracy(o)
+	if err != nil {
+		return nil, err
+	}
+	return h5Of(d), nil
+}
+
+// h5Of is H5 on the accuracy runs d.
+func h5Of(d HoferAccuracyData) *H5Result {
+	res := &H5Result{HoferAccuracyData: d}
+	for _, b := range d.Benches {
+		for _, pr := range hoferTechniques {
+			its := d.iterations(b, pr)
+			avg := averageCCT(cctsOf(its))
+			for _, it := range its {
+				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * profile.OverlapWeights(it.cct, avg), 100 * coverageOf(avg, it.cct)})
+			}
+		}
+	}
+	return res
+}
+
+// sorted lists (b, pr)'s overlaps (coverage false) or coverages, sorted.
+func (r *H5Result) sorted(b, pr string, coverage bool) []float64 {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b && x.Technique == pr {
+			if coverage {
+				xs = append(xs, x.CoveragePct)
+			} else {
+				xs = append(xs, x.OverlapPct)
+			}
+		}
+	}
+	if xs == nil {
+		panic(fmt.Sprintf("study: H5 has no iterations of %s %s", b, pr))
+	}
+	sort.Float64s(xs)
+	return xs
+}
+
+// Overlap and Coverage are (b, pr)'s q-quantiles over iterations × seeds.
+func (r *H5Result) Overlap(b, pr string, q float64) float64 {
+	return quantile(r.sorted(b, pr, false), q)
+}
+
+func (r *H5Result) Coverage(b, pr string, q float64) float64 {
+	return quantile(r.sorted(b, pr, true), q)
+}
+
+func (r *H5Result) render() (*Result, error) {
+	benches := r.Benches
+	cols := []string{"stand-in"}
+	for _, pr := range hoferTechniques {
+		cols = append(cols, pr+" overlap", pr+" hot-edge cov.")
+	}
+	t := &Table{Title: "H5: per-iteration CCT vs its technique's average CCT, median [quartiles] over iterations × rounds (%)", Columns: cols}
+	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
+	for _, b := range benches {
+		cells := []any{b}
+		for _, pr := range hoferTechniques {
+			cells = append(cells, fmt.Sprintf("%.1f [%.1f, %.1f]", r.Overlap(b, pr, 0.5), r.Overlap(b, pr, 0.25), r.Overlap(b, pr, 0.75)),
+				fmt.Sprintf("%.1f [%.1f, %.1f]", r.Coverage(b, pr, 0.5), r.Coverage(b, pr, 0.25), r.Coverage(b, pr, 0.75)))
+		}
+		t.AddRow(cells...)
+	}
+	t.Notes = append(t.Notes, r.Note,
+		"Paper (Fig. 12): for every benchmark the stability of the three techniques is very similar; fop, kiama, scalac, scaladoc and scalaxb vary significantly between iterations (many calling contexts each seen in few samples), and their hot-edge coverage is much better than their overlap.")
+	// Figure: each technique's overlap and hot-edge coverage per
+	// stand-in, the median over iterations (every seed) with the
+	// quartiles as bars.
+	p := plot.New()
+	p.Title.Text = "H5: iteration CCTs vs the average CCT (median, bars: quartiles over iterations and seeds)"
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "stand-in"
+	p.Y.Label.Text = "agreement with the average CCT (%)"
+	k := 0
+	for mi, measure := range []struct {
+		name string
+		at   func(b, pr string, q float64) float64
+	}{{"overlap", r.Overlap}, {"hot-edge coverage", r.Coverage}} {
+		for pi, pr := range hoferTechniques {
+			var pts errPoints
+			for bi, b := range benches {
+				m := measure.at(b, pr, 0.5)
+				pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(k)/5, Y: m})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{m - measure.at(b, pr, 0.25), measure.at(b, pr, 0.75) - m})
+			}
+			s := series{Label: pr + " " + measure.name, Style: pi, Shape: draw.CircleGlyph{}}
+			if mi > 0 {
+				s.Shape = draw.TriangleGlyph{}
+			}
+			if err := pts.addTo(p, s); err != nil {
+				return nil, err
+			}
+			k++
+		}
+	}
+	p.NominalX(benches...)
+	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
+	p.Y.Min, p.Y.Max = 0, 175 // room for the legend above the data
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
+	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
+	res.Figure = p
+	return res, nil
+}

@@ -1,0 +1,131 @@
+package study
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+)
+
+func init() {
+	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: typed(MeasureH7)})
+}
+
+// H7Obs is one tidy observation of H7: in the runs of Benchmark with
+// Seed, the mean stack depth at ISPS's samples, the frames SPS walked and
+// those ISPS decoded per sample.
+type H7Obs struct {
+	Benchmark  string
+	Seed       uint64
+	Depth      float64
+	SPSFrames  float64 `tidy:"sps_frames"`
+	ISPSFrames float64 `tidy:"isps_frames"`
+}
+
+// H7Result is §5's frames decoded.
+type H7Result struct {
+	HoferAccuracyData
+	Obs []H7Obs
+}
+
+// MeasureH7 reads frames per sample from the accuracy runs.
+func MeasureH7(o Options) (*H7Result, error) {
+	d, err := measureHoferAccuracy(o)
+	if err != nil {
+		return nil, err
+	}
+	res := &H7Result{HoferAccuracyData: d}
+	for _, b := range d.Benches {
+		for si, seed := range d.Seeds {
+			r := d.run(b, si, "isps")
+			res.Obs = append(res.Obs, H7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Measures[samplers.FramesDecodedPerSample], r.costs.Measures[samplers.FramesDecodedPerSample]})
+		}
+	}
+	return res, nil
+}
+
+// stat is f over b's runs.
+func (r *H7Result) stat(b string, f func(H7Obs) float64) Stat {
+	var xs []float64
+	for _, x := range r.Obs {
+		if x.Benchmark == b {
+			xs = append(xs, f(x))
+		}
+	}
+	if xs == nil {
+		panic("study: H7 has no runs of " + b)
+	}
+	return NewStat(xs)
+}
+
+// Depth, SPS, ISPS and Ratio (ISPS / depth) on b over the seeds.
+func (r *H7Result) Depth(b string) Stat { return r.stat(b, func(x H7Obs) float64 { return x.Depth }) }
+func (r *H7Result) SPS(b string) Stat   { return r.stat(b, func(x H7Obs) float64 { return x.SPSFrames }) }
+func (r *H7Result) ISPS(b string) Stat {
+	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames })
+}
+func (r *H7Result) Ratio(b string) Stat {
+	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames / x.Depth })
+}
+
+func (r *H7Result) render() (*Result, error) {
+	t := &Table{Title: "H7: frames decoded per sample at 1 ms (mean ± 95 % CI over seeds) vs the stack depth at the samples",
+		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
+	var spsPts, ispsPts errPoints
+	maxD := 0.0
+	for _, b := range r.Benches {
+		d, sp, is, ra := r.Depth(b), r.SPS(b), r.ISPS(b), r.Ratio(b)
+		t.AddRow(b, d.String(), sp.String(), is.String(), ra.String())
+		spsPts.add(d.Mean, sp)
+		ispsPts.add(d.Mean, is)
+		maxD = math.Max(maxD, math.Max(d.Mean, sp.Hi()))
+	}
+	t.Notes = append(t.Notes, r.Note,
+		"SPS walks its stack at every sample (up to 256 frames); ISPS decodes the top frame and, at each intercepted return, the frame returned into — a frame shared by many samples is decoded once; its count includes the frames completed at retrieves. Paper (§5): incremental stack tracing 'examines each stack frame only once instead of walking the entire stack'; no figure.")
+	// Figure: frames per sample against the stack depth, a point per
+	// stand-in with its 95 % CI over seeds, y = depth (a full walk) as
+	// the reference.
+	p := plot.New()
+	p.Title.Text = "H7: frames per sample vs stack depth at 1 ms (mean ± 95 % CI over seeds)"
+	p.X.Label.Text = "mean stack depth at the samples (frames)"
+	p.Y.Label.Text = "frames decoded per sample"
+	top := 1.1 * maxD
+	yx, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: top, Y: top}})
+	if err != nil {
+		return nil, err
+	}
+	yx.Color, yx.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(yx)
+	p.Legend.Add("y = depth (a full walk)", yx)
+	for i, s := range []struct {
+		name string
+		pts  errPoints
+	}{{"SPS (walks)", spsPts}, {"ISPS (incremental)", ispsPts}} {
+		if err := s.pts.addTo(p, series{Label: s.name, Style: i}); err != nil {
+			return nil, err
+		}
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, top, 0, top
+	p.Legend.Top, p.Legend.Left = true, true // above y = depth, clear of the data
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
+	return &Result{Table: t, Figure: p, Tidy: tidyOf(r.Obs)}, nil
+}
+
+// meanDepth is the mean stack depth of p's samples.
+func meanDepth(p *profile.Profile) float64 {
+	var n, d float64
+	for i, s := range p.Samples {
+		n += float64(s.Count)
+		d += float64(s.Count) * float64(p.Depth(i))
+	}
+	if n == 0 {
+		return 0
+	}
+	return d / n
+}

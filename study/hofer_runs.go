@@ -1,0 +1,93 @@
+package study
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+// hoferTechniques are the paper's three sampling techniques, in its order.
+var hoferTechniques = []string{"jvmti", "sps", "isps"}
+
+// hoferWarmUp is discarded from every run (the paper discards its first
+// 20 iterations); steady-state speed is measured after it.
+const hoferWarmUp = 100 * sim.Millisecond
+
+// hoferRun is one run's measurements.
+type hoferRun struct {
+	speed   float64 // bytecodes per simulated second after the warm-up
+	costs   samplers.Costs
+	prof    *profile.Profile
+	windows []*profile.Profile
+}
+
+// hoferRunKey is one Hofer run: bench for d, costed with prof ("" =
+// unprofiled) at interval iv, profiles split into windows of window (0:
+// none).
+type hoferRunKey struct {
+	bench         string
+	seed          uint64
+	prof          string
+	iv, d, window sim.Time
+}
+
+func (k hoferRunKey) run() (*hoferRun, error) {
+	bench, seed, prof, iv, d, window := k.bench, k.seed, k.prof, k.iv, k.d, k.window
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
+	cfg.TruthPerMethod = true // only the bytecodes executed are read
+	var setErr error
+	if prof != "" {
+		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
+		cfg.Configure = func(x samplers.Sampler) { setErr = samplers.SetInterval(x, iv) }
+	}
+	out, err := harness.Run(p, cfg)
+	if setErr != nil {
+		err = setErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
+	}
+	if out.Result.End <= hoferWarmUp {
+		return nil, fmt.Errorf("%s %s %v seed %d: the program ended at %v, within the warm-up", bench, prof, iv, seed, out.Result.End)
+	}
+	r := &hoferRun{speed: float64(out.Result.Truth.BytecodeTotal()-out.WarmUpBytecodes) / (out.Result.End - hoferWarmUp).Seconds()}
+	if prof != "" {
+		r.costs, r.prof, r.windows = out.Costs[prof], out.Profiles[prof], out.Windows[prof]
+	}
+	return r, nil
+}
+
+// hoferKey names one run of a grid, its seed by index.
+type hoferKey struct {
+	bench string
+	seed  int // index into Options.Seeds
+	prof  string
+	iv    sim.Time
+}
+
+// hoferGrid runs keys for d with windows of window.
+func hoferGrid(o Options, keys []hoferKey, d, window sim.Time) (map[hoferKey]*hoferRun, error) {
+	rk := make([]hoferRunKey, len(keys))
+	for i, k := range keys {
+		rk[i] = hoferRunKey{k.bench, o.Seeds[k.seed], k.prof, k.iv, d, window}
+	}
+	runs, err := runAll(o, rk)
+	if err != nil {
+		return nil, err
+	}
+	out := map[hoferKey]*hoferRun{}
+	for i, k := range keys {
+		out[k] = runs[i]
+	}
+	return out, nil
+}
