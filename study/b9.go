@@ -1,0 +1,137 @@
+package study
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+func init() {
+	register(Experiment{Name: "b9-reproducible", Claim: "B9", Title: "Binder §1/§7: the same granularity gives the same profile on any CPU and load", Run: typed(MeasureB9)})
+}
+
+// b9Variants are the CPUs B9 runs on: speed (percent of 1 GHz) and count.
+var b9Variants = []struct {
+	name        string
+	speed, cpus int64
+}{{"1 GHz, 4 CPUs", 100, 4}, {"2.5 GHz, 4 CPUs", 250, 4}, {"400 MHz, 4 CPUs", 40, 4}, {"1 GHz, 1 CPU", 100, 1}}
+
+// B9Obs is one tidy observation of B9: the run of Program with Seed on
+// Variant, each profiler's CCT overlap (%) with its profile on the first
+// variant and whether it is identical (same stacks, same counts).
+type B9Obs struct {
+	Program           string
+	Seed              uint64
+	Variant           string
+	KomoriumPct       float64 `tidy:"komorium_pct"`
+	KomoriumIdentical bool
+	TprofPct          float64 `tidy:"tprof_pct"`
+	TprofIdentical    bool
+}
+
+// B9Result is B9's runs.
+type B9Result struct {
+	Seeds []uint64
+	Obs   []B9Obs
+}
+
+// Compared lists the observations on the variants after the first.
+func (r *B9Result) Compared() []B9Obs {
+	var out []B9Obs
+	for _, x := range r.Obs {
+		if x.Variant != b9Variants[0].name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// MeasureB9: Komorium at constant granularity gives identical profiles
+// under different CPU speeds and loads (one CPU shared with the VM's
+// threads); tprof's differ. The programs run to their end, so every
+// variant executes the same bytecodes.
+func MeasureB9(o Options) (*B9Result, error) {
+	progs := []string{"sqsum", "deepcall"}
+	var keys []b9Key
+	for _, prog := range progs {
+		for _, seed := range o.Seeds {
+			for vi := range b9Variants {
+				keys = append(keys, b9Key{prog, seed, vi})
+			}
+		}
+	}
+	runs, err := runAll(o, keys)
+	if err != nil {
+		return nil, err
+	}
+	res := &B9Result{Seeds: o.Seeds}
+	var ref *b9Run
+	for i, k := range keys {
+		r := runs[i]
+		if k.variant == 0 {
+			ref = r
+		}
+		res.Obs = append(res.Obs, B9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.komorium, r.komorium), sameSamples(ref.komorium, r.komorium),
+			100 * profile.OverlapContexts(ref.tprof, r.tprof), sameSamples(ref.tprof, r.tprof)})
+	}
+	return res, nil
+}
+
+// b9Key is one B9 run: prog to its end on b9Variants[variant] with
+// komorium and tprof.
+type b9Key struct {
+	prog    string
+	seed    uint64
+	variant int
+}
+
+// b9Run is a B9 run's two profiles.
+type b9Run struct{ komorium, tprof *profile.Profile }
+
+func (k b9Key) run() (*b9Run, error) {
+	p, err := workloads.Get(k.prog)
+	if err != nil {
+		return nil, err
+	}
+	v := b9Variants[k.variant]
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 20*sim.Second // to the end
+	cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, int(v.cpus)
+	cfg.Samplers = []string{"komorium", "tprof"}
+	cfg.NoTruthProfile = true // only the samplers' profiles are compared
+	cfg.TruthPerMethod = true
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &b9Run{out.Profiles["komorium"], out.Profiles["tprof"]}, nil
+}
+
+func (r *B9Result) render() (*Result, error) {
+	t := &Table{Title: "Does the profile change with the CPU? (CCT overlap with the first variant's profile, %)", Columns: []string{"program", "variant", "komorium 10 000", "komorium identical", "tprof 10 ms"}}
+	for _, x := range r.Obs {
+		if x.Seed == r.Seeds[0] {
+			t.AddRow(x.Program, x.Variant, fmt.Sprintf("%.2f", x.KomoriumPct), fmt.Sprint(x.KomoriumIdentical), fmt.Sprintf("%.2f", x.TprofPct))
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Binder's sqSum and a deep call chain, run to their end; seeds %v (rows for the first). 'identical': the same stacks with the same sample counts.", r.Seeds))
+	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
+}
+
+// sameSamples reports whether two profiles hold the same stacks with the
+// same counts.
+func sameSamples(a, b *profile.Profile) bool {
+	ca, cb := a.ContextWeights(), b.ContextWeights()
+	if len(ca) != len(cb) {
+		return false
+	}
+	for k, v := range ca {
+		if cb[k] != v {
+			return false
+		}
+	}
+	return true
+}

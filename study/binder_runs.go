@@ -1,0 +1,223 @@
+package study
+
+import (
+	"fmt"
+
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
+)
+
+// Binder's experiments run Komorium on the SPECjvm98 stand-ins. By default
+// four of them span the claims — loop-dominated (compress), large blocks
+// (mpegaudio), deep and call-heavy (javac), exception-heavy (jack); --full
+// runs all seven, ten times longer; Options.Paper runs the four for
+// binderPaperDuration.
+var (
+	binderBenchesDefault = []string{"compress", "javac", "mpegaudio", "jack"}
+	binderGrans          = []int64{500, 1000, 5000, 10000, 100000, 1000000}
+)
+
+// binderPaperDuration is a paper-length run: the four stand-ins execute
+// 3.7–6.0·10⁸ bytecodes a simulated second (1 s, seed 1: compress 6.0,
+// javac 4.8, jack 4.8, mpegaudio 3.7), so 20 s is 0.75–1.2·10¹⁰, the
+// ≈ 10¹⁰ of Binder's SPECjvm98 runs at problem size 100.
+const binderPaperDuration = 20 * sim.Second
+
+// binderPaperNote is what Options.Paper runs for the grid's experiments.
+const binderPaperNote = "the 4 default stand-ins for 20 s (≈ 10¹⁰ bytecodes a run, as the paper's), every granularity of a seed on one execution (samplers.KomoriumSet)"
+
+func binderSetup(o Options) (benches []string, d sim.Time) {
+	switch {
+	case o.Paper:
+		return binderBenchesDefault, binderPaperDuration
+	case o.Full:
+		return a2Benches, sim.Second
+	}
+	return binderBenchesDefault, 100 * sim.Millisecond
+}
+
+// komoriumRun is one Komorium run's accuracy and size against the exact
+// bytecode CCT of the same execution.
+type komoriumRun struct {
+	overlap float64 // % of the exact bytecode CCT
+	nodes   int     // nodes of the sampled CCT
+	deltaB  float64 // (reported − executed) / executed bytecodes
+	profile *profile.Profile
+}
+
+// komoriumKey is one run of bench for d with a passive Komorium (its
+// instrumentation free, so the execution is the unprofiled one) at
+// granularity gran, randomized (Binder's U[0, 100)) or not, with MaxPath
+// off or at its default.
+type komoriumKey struct {
+	bench     string
+	seed      uint64
+	d         sim.Time
+	gran      int64
+	random    bool
+	noMaxPath bool
+}
+
+func (k komoriumKey) run() (*komoriumRun, error) {
+	bench := k.bench
+	p, err := workloads.Get(bench)
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.Samplers = []string{"komorium"}
+	kc := samplers.DefaultKomoriumConfig()
+	kc.Granularity = k.gran
+	if k.random {
+		kc.Random = 100 // Binder: U[0, 100)
+	}
+	if k.noMaxPath {
+		kc.Instrumentation.MaxPath = 0
+	}
+	cfg.Configure = func(s samplers.Sampler) {
+		if x, ok := s.(*samplers.Komorium); ok {
+			*x = *samplers.NewKomorium(x.Name(), kc)
+		}
+	}
+	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", bench, err)
+	}
+	kp := out.Profiles["komorium"]
+	exact := harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
+	executed := float64(out.Result.Truth.BytecodeTotal())
+	return &komoriumRun{
+		overlap: 100 * profile.OverlapContexts(kp, exact),
+		nodes:   len(kp.CCT().Nodes) - 1,
+		deltaB:  (out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
+		profile: kp,
+	}, nil
+}
+
+// komoriumSetKey is the granularity grid of bench for d on one execution:
+// a passive samplers.KomoriumSet with a member per granularity, constant
+// and randomized (binderSetConfigs), MaxPath at its default. The members
+// are the Komoriums alone on single-threaded stand-ins (the four of
+// binderBenchesDefault), whose runs cost a twelfth.
+type komoriumSetKey struct {
+	bench string
+	seed  uint64
+	d     sim.Time
+}
+
+// binderSetConfigs are a komoriumSetKey's members, the granularities in
+// binderGrans order, each constant then randomized.
+func binderSetConfigs() []samplers.KomoriumConfig {
+	var out []samplers.KomoriumConfig
+	for _, g := range binderGrans {
+		for _, random := range []bool{false, true} {
+			kc := samplers.DefaultKomoriumConfig()
+			kc.Granularity = g
+			if random {
+				kc.Random = 100 // Binder: U[0, 100)
+			}
+			out = append(out, kc)
+		}
+	}
+	return out
+}
+
+func (k komoriumSetKey) run() ([]*komoriumRun, error) {
+	p, err := workloads.Get(k.bench)
+	if err != nil {
+		return nil, err
+	}
+	set, err := samplers.NewKomoriumSet("komorium-set", binderSetConfigs())
+	if err != nil {
+		return nil, err
+	}
+	cfg := harness.DefaultConfig()
+	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	cfg.Extra = []samplers.Sampler{set}
+	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
+	out, err := harness.Run(p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.bench, err)
+	}
+	exact := harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
+	executed := float64(out.Result.Truth.BytecodeTotal())
+	results := set.Results()
+	ps := make([]*profile.Profile, len(results))
+	for i, r := range results {
+		ps[i] = r.Profile
+	}
+	overlaps := profile.OverlapContextsWith(ps, exact)
+	var runs []*komoriumRun
+	for i, r := range results {
+		runs = append(runs, &komoriumRun{
+			overlap: 100 * overlaps[i],
+			nodes:   len(r.Profile.CCT().Nodes) - 1,
+			deltaB:  (r.Costs.Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
+		})
+	}
+	return runs, nil
+}
+
+type binderKey struct {
+	bench  string
+	gran   int64
+	random bool
+	seed   uint64
+}
+
+// binderGrid runs every (stand-in, granularity, constant/randomized, seed)
+// (the runs cache makes that once: B1, B2, B3, B4, B5 and B6 read the same
+// runs). On the four single-threaded default stand-ins (test and paper
+// size) each (stand-in, seed) is one execution for every granularity
+// (komoriumSetKey, the same figures as the runs one by one); Full's
+// seven include the multi-threaded mtrt, where a set's members are
+// 99.90–99.99 % of the Komoriums alone, so they run one by one.
+func binderGrid(o Options) (map[binderKey]*komoriumRun, error) {
+	benches, d := binderSetup(o)
+	if o.Paper || !o.Full {
+		var keys []komoriumSetKey
+		for _, b := range benches {
+			for _, s := range o.Seeds {
+				keys = append(keys, komoriumSetKey{b, s, d})
+			}
+		}
+		sets, err := runAll(o, keys)
+		if err != nil {
+			return nil, err
+		}
+		grid := map[binderKey]*komoriumRun{}
+		cfgs := binderSetConfigs()
+		for i, k := range keys {
+			for j, c := range cfgs {
+				grid[binderKey{k.bench, c.Granularity, c.Random > 0, k.seed}] = sets[i][j]
+			}
+		}
+		return grid, nil
+	}
+	var keys []binderKey
+	var runKeys []komoriumKey
+	for _, b := range benches {
+		for _, g := range binderGrans {
+			for _, r := range []bool{false, true} {
+				for _, s := range o.Seeds {
+					keys = append(keys, binderKey{b, g, r, s})
+					runKeys = append(runKeys, komoriumKey{bench: b, seed: s, d: d, gran: g, random: r})
+				}
+			}
+		}
+	}
+	runs, err := runAll(o, runKeys)
+	if err != nil {
+		return nil, err
+	}
+	grid := map[binderKey]*komoriumRun{}
+	for i, k := range keys {
+		grid[k] = runs[i]
+	}
+	return grid, nil
+}
