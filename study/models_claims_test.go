@@ -2,6 +2,7 @@ package study
 
 import (
 	"flag"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,16 +93,29 @@ func TestM3_Models(t *testing.T) {
 	assertUnionGrows(t, r)
 }
 
-// TestM4_Models: on the models, as the claim says, most pairs of
-// profilers that disagree on the hottest method name methods that are not
-// caller and callee (15 pairs, 3 related: fop's Deflater.deflate, which
-// xprof's flat profile names, over its native callee deflateBytesBytes,
-// which the others walk at the tick).
+// TestM4_Models reads M4 on the models: the claim's "most disagreeing
+// pairs are not caller and callee" does not hold there — half of them are
+// (TestDivergence_M4_Models); the test checks there are enough pairs to
+// judge and logs the share.
 func TestM4_Models(t *testing.T) {
 	r := measureModels[*M4Result](t, "m4-innocuous")
 	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
-	assert.Less(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax,
-		"%d of %d disagreeing pairs are caller and callee", r.Related(), len(r.Pairs))
+	if f := float64(r.Related()) / float64(len(r.Pairs)); f >= m4RelatedMax {
+		diverges(t, "%d of %d disagreeing pairs are caller and callee, not fewer than half", r.Related(), len(r.Pairs))
+	}
+}
+
+// TestDivergence_M4_Models pins the documented divergence
+// (REPRODUCTIONS.md, M4 on models): 12 of 24 disagreeing pairs are caller
+// and callee — among them a native method the JVMTI samplers walk at the tick against
+// the compiled Java caller xprof's flat profile names (antlr's
+// FileOutputStream.open0 under its constructor, fop's deflateBytesBytes
+// under Deflater.deflate), and a callee whose uncounted loop polls against
+// the caller xprof names (hsqldb's Index.next under TableFilter.next).
+func TestDivergence_M4_Models(t *testing.T) {
+	r := measureModels[*M4Result](t, "m4-innocuous")
+	require.NotEmpty(t, r.Pairs)
+	assert.GreaterOrEqual(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
 }
 
 // TestM6_Models: on the models a second costed profiler moves xprof's
@@ -171,32 +185,58 @@ func TestM5_Models(t *testing.T) {
 }
 
 // TestDivergence_M5_Models pins the documented divergence
-// (REPRODUCTIONS.md, M5 on models): on antlr's model hprof shows no
-// pattern, at its measured jitter or on a perfect clock (xprof does,
-// both ways).
+// (REPRODUCTIONS.md, M5 on models): on antlr's model neither safepoint
+// sampler shows the pattern on a perfect clock (the model's program is
+// not periodic: every driver trip draws its branches, so a tick on the
+// grid does not find it at the same place), and hprof does not at its
+// measured jitter.
 func TestDivergence_M5_Models(t *testing.T) {
 	r := measureModels[*M5Result](t, "m5-autocorrelation")
-	for _, p := range []string{"hprof", "hprof:grid"} {
+	for _, p := range []string{"hprof", "xprof:grid", "hprof:grid"} {
 		assert.Less(t, r.Share(p).Mean, m5Systematic, p)
 	}
 }
 
 // TestX4_Models: on the models of the DaCapo applications (2 s, HotSpot
 // 17 defaults, no DebugNonSafepoints) JDK 25's cooperative sampler and
-// JDK 17's JFR agree with each other on every model — they name the top
+// JDK 17's JFR agree with each other on the models — they name the top
 // frame through the same debug information and both skip threads in
-// native code — so removing the top frame's safepoint bias moves no
-// method profile measurably; their error against the truth is the
-// skid and the native time (X1, issue 32), where the safepoint sampler,
-// which walks threads in native code, is ahead on antlr and chart.
+// native code — so removing the top frame's safepoint bias moves their
+// method profiles little; their error against the truth is the skid and
+// the native time (X1, issue 32), where the safepoint sampler, which
+// walks threads in native code, is ahead on antlr and chart. A model
+// where they differ by more than x4ModelCoopJfr is logged
+// (TestDivergence_X4_Models pins which).
 func TestX4_Models(t *testing.T) {
 	r := measureModels[*X4Result](t, "x4-cooperative-sampling")
 	m := func(x X4Sampler) float64 { return x.Methods }
+	agree := 0
 	for _, b := range r.Benches {
 		coop, jfr := r.Stat(b.Name, "jfr-coop", m).Mean, r.Stat(b.Name, "jfr", m).Mean
-		assert.InDelta(t, jfr, coop, x4ModelCoopJfr, "%s: jfr-coop's method overlap with the truth is jfr's", b.Name)
+		if math.Abs(coop-jfr) <= x4ModelCoopJfr {
+			agree++
+		} else {
+			diverges(t, "%s: jfr-coop's method overlap with the truth is %.1f, jfr's %.1f", b.Name, coop, jfr)
+		}
 		t.Logf("%s: method overlap jfr-coop %.1f, jfr %.1f, safepoint %.1f, async %.1f", b.Name, coop, jfr, r.Stat(b.Name, "safepoint", m).Mean, r.Stat(b.Name, "async", m).Mean)
 	}
+	assert.GreaterOrEqual(t, 2*agree, len(r.Benches), "jfr-coop and jfr agree on most models")
+}
+
+// TestDivergence_X4_Models pins the documented divergence
+// (REPRODUCTIONS.md, X4): on lusearch's model jfr-coop's method overlap
+// with the truth is more than x4ModelCoopJfr above jfr's (42.0 against
+// 33.5 ± 7.8 over seeds 1–3), and on no other.
+func TestDivergence_X4_Models(t *testing.T) {
+	r := measureModels[*X4Result](t, "x4-cooperative-sampling")
+	m := func(x X4Sampler) float64 { return x.Methods }
+	var differ []string
+	for _, b := range r.Benches {
+		if math.Abs(r.Stat(b.Name, "jfr-coop", m).Mean-r.Stat(b.Name, "jfr", m).Mean) > x4ModelCoopJfr {
+			differ = append(differ, b.Name)
+		}
+	}
+	assert.Equal(t, []string{"lusearch-real"}, differ)
 }
 
 // x4ModelCoopJfr: jfr and jfr-coop take their rounds on their own jitter
