@@ -317,3 +317,31 @@ func TestExplainJITInJSON(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.NotContains(t, out, "explain_jit", "only when asked")
 }
+
+// `profsim show NAME` is `profsim workloads --lines NAME`: the same
+// listing, the same refusals, exit status 2 for a missing or extra
+// argument or a flag.
+func TestShowIsTheListing(t *testing.T) {
+	code, want, errOut := runMain("workloads", "--lines", "hotcold")
+	require.Equal(t, 0, code, errOut)
+	code, got, errOut := runMain("show", "hotcold")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, want, got)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show"}, "show: want one workload (a built-in name or a file), got 0 arguments"},
+		{[]string{"show", "hotcold", "callpair"}, "got 2 arguments"},
+		{[]string{"show", "--measure"}, `show: unknown flag "--measure"`},
+		{[]string{"show", "hotcld"}, `unknown workload "hotcld": did you mean "hotcold"?`},
+		{[]string{"shw", "hotcold"}, `did you mean "show"?`},
+	} {
+		code, _, errOut := runMain(c.args...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Contains(t, errOut, c.want, "%v", c.args)
+	}
+	code, out, _ := runMain("show", "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "Usage: profsim show NAME|FILE")
+}

@@ -47,6 +47,8 @@ Usage:
   profsim report [run flags] --html FILE     one self-contained page: table, bias matrices,
                                              flame graphs, timeline
   profsim workloads                          list the built-in workloads
+  profsim show NAME|FILE                     print a workload's methods, statements numbered as
+                                             profiles number lines
   profsim samplers                           list the profilers
   profsim study [NAME --out DIR]             list the paper reproductions, or run one
   profsim sweep GRID.yaml --out DIR          run a parameter grid (docs/SWEEPS.md)
@@ -85,6 +87,8 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 		err = cmdReport(args[1:], stdout)
 	case "workloads":
 		err = cmdWorkloads(args[1:], stdout)
+	case "show":
+		err = cmdShow(args[1:], stdout)
 	case "samplers":
 		err = cmdSamplers(args[1:], stdout)
 	case "study":
@@ -98,11 +102,11 @@ func command(args []string, stdout, stderr io.Writer) (err error) {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
-		cmds := []string{"run", "init", "timeline", "report", "workloads", "samplers", "study", "sweep", "import", "version"}
+		cmds := []string{"run", "init", "timeline", "report", "workloads", "show", "samplers", "study", "sweep", "import", "version"}
 		if s := nearest.Name(args[0], cmds); s != "" {
-			err = usagef("unknown command %q; did you mean %q? (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0], s)
+			err = usagef("unknown command %q; did you mean %q? (want run, init, timeline, report, workloads, show, samplers, study, sweep, import or version)", args[0], s)
 		} else {
-			err = usagef("unknown command %q (want run, init, timeline, report, workloads, samplers, study, sweep, import or version)", args[0])
+			err = usagef("unknown command %q (want run, init, timeline, report, workloads, show, samplers, study, sweep, import or version)", args[0])
 		}
 	}
 	return err

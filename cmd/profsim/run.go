@@ -816,6 +816,21 @@ func samplerKeysDoc(w io.Writer) error {
 	return nil
 }
 
+// cmdShow prints one workload's listing: `profsim show NAME` is
+// `profsim workloads --lines NAME`.
+func cmdShow(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprintln(stdout, "Usage: profsim show NAME|FILE\n\nPrints the workload's methods with their statements numbered as profiles number lines\n(the same as profsim workloads --lines NAME).")
+		return errHelp
+	case len(args) != 1:
+		return usagef("show: want one workload (a built-in name or a file), got %d arguments", len(args))
+	case strings.HasPrefix(args[0], "-"):
+		return usagef("show: unknown flag %q (show takes one workload: profsim show NAME|FILE)", args[0])
+	}
+	return cmdWorkloads([]string{"--lines", args[0]}, stdout)
+}
+
 func cmdWorkloads(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
