@@ -1,6 +1,7 @@
 package classfile
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,5 +38,43 @@ func TestCountedLoops(t *testing.T) {
 		require.NoError(t, err, c.name)
 		require.Len(t, b.Loops, 1, c.name)
 		assert.Equal(t, c.want, b.Counted(c.code, b.Loops[0]), c.name)
+	}
+}
+
+// On the JDK's own classes (skipped without a JDK's jmods): the for
+// loops over an index are counted, the walks along a chain of nodes are
+// not — HashMap.resize has one of each.
+func TestCountedLoopsOfTheJDK(t *testing.T) {
+	jmods, _ := filepath.Glob("/usr/lib/jvm/*/jmods/java.base.jmod")
+	if len(jmods) == 0 {
+		t.Skip("no JDK jmods under /usr/lib/jvm")
+	}
+	cp, err := OpenClasspath(jmods[0])
+	require.NoError(t, err)
+	defer cp.Close()
+	for _, c := range []struct {
+		class, method string
+		want          []bool // by loop, outer first
+	}{
+		{"java/util/ArrayList", "indexOfRange", []bool{true, true}},
+		{"java/lang/StringLatin1", "hashCode", []bool{true}},
+		{"java/util/HashMap", "getNode", []bool{false}},
+		{"java/util/LinkedList", "indexOf", []bool{false, false}},
+		{"java/util/HashMap", "resize", []bool{true, false}},
+	} {
+		cl, err := cp.Class(c.class)
+		require.NoError(t, err, c.class)
+		var got []bool
+		for _, m := range cl.Methods {
+			if m.Name != c.method || m.Code == nil {
+				continue
+			}
+			b, err := Analyze(cl.Pool, m.Code)
+			require.NoError(t, err)
+			for _, l := range b.Loops {
+				got = append(got, b.Counted(m.Code.Bytecode, l))
+			}
+		}
+		assert.Equal(t, c.want, got, "%s.%s (%s)", c.class, c.method, jmods[0])
 	}
 }
