@@ -106,6 +106,19 @@ func TickSynchronousNames() []string {
 	return names
 }
 
+// GlobalSafepointer is a sampler each of whose samples is a global
+// safepoint it requests (the safepoint family: a JVMTI agent's
+// GetAllStackTraces). In costed mode each request stops every thread
+// (safepoint.Coordinator) and is in the run's safepoints; in passive mode
+// none is run — the sampler takes each thread's sample at that thread's
+// next poll, stopping nothing — so a passive run's safepoints hold none
+// of its requests (Costs.Requested counts them).
+type GlobalSafepointer interface {
+	Sampler
+	// RequestsGlobalSafepoints marks the capability.
+	RequestsGlobalSafepoints()
+}
+
 // Traceable is a sampler that tells Env.Trace each sample's story (trace.go).
 // The others aggregate without per-sample times (cbs, jikes-timer,
 // hotmethods, pcct) or count instead of sampling (komorium).

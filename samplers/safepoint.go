@@ -127,6 +127,11 @@ type Safepoint struct {
 	requests map[safepoint.RequestID]bool
 }
 
+// RequestsGlobalSafepoints makes Safepoint a GlobalSafepointer.
+func (s *Safepoint) RequestsGlobalSafepoints() {}
+
+var _ GlobalSafepointer = (*Safepoint)(nil)
+
 // NewSafepoint creates a safepoint sampler named name.
 func NewSafepoint(name string, cfg SafepointConfig) *Safepoint {
 	return &Safepoint{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}, requests: map[safepoint.RequestID]bool{}}

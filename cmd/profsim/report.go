@@ -78,6 +78,11 @@ type safepointReport struct {
 	MaxTTSPNS    int64 `json:"max_ttsp_ns"`
 	TotalPauseNS int64 `json:"total_pause_ns"`
 	GCs          int   `json:"gcs"`
+	// PassiveRequests counts, in passive mode, the global safepoints the
+	// safepoint family's samplers requested (samplers.GlobalSafepointer),
+	// which stopped nothing and are not in Count: each sample was taken
+	// at the thread's next poll.
+	PassiveRequests int64 `json:"passive_requests,omitempty"`
 }
 
 type profileReport struct {
@@ -202,6 +207,13 @@ func newReport(workload string, cfg harness.Config, out *harness.Outcome) *repor
 				if rec.Reason == "gc" && rec.Requested >= res.From {
 					r.Safepoints.GCs++
 				}
+			}
+		}
+	}
+	if r.Mode == "passive" {
+		for _, rs := range out.Samplers {
+			if _, ok := rs.New().(samplers.GlobalSafepointer); ok {
+				r.Safepoints.PassiveRequests += out.Costs[rs.ID].Requested
 			}
 		}
 	}
@@ -370,6 +382,9 @@ func (r *report) writeHeader(w io.Writer) {
 	if sp := r.Safepoints; sp.Count > 0 {
 		fmt.Fprintf(w, "safepoints %d (GCs %d)   time to safepoint mean %v max %v   total pause %v\n",
 			sp.Count, sp.GCs, sim.Time(sp.MeanTTSPNS), sim.Time(sp.MaxTTSPNS), sim.Time(sp.TotalPauseNS))
+	}
+	if sp := r.Safepoints; sp.PassiveRequests > 0 {
+		fmt.Fprintf(w, "passive: the %d global safepoints the safepoint samplers requested stopped no thread (each sample was taken at the thread's next poll; --mode costed runs them)\n", sp.PassiveRequests)
 	}
 	for _, inc := range r.Incidents {
 		fmt.Fprintf(w, "incident: %s\n", inc)

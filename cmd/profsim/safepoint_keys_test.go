@@ -145,3 +145,36 @@ zip:
 		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
 	}
 }
+
+// In passive mode a safepoint sampler's requests stop nothing: the run's
+// safepoints count none of them, and passive_requests says how many there
+// were; in costed mode they are the safepoints and passive_requests is
+// absent.
+func TestPassiveSafepointRequests(t *testing.T) {
+	type result struct {
+		Safepoints struct {
+			Count           int    `json:"count"`
+			PassiveRequests *int64 `json:"passive_requests"`
+		} `json:"safepoints"`
+		Profiles map[string]struct {
+			Costs struct {
+				Requested int64 `json:"requested"`
+			} `json:"costs"`
+		} `json:"profiles"`
+	}
+	run := func(mode string) result {
+		code, out, errOut := runMain("run", "--workload", "hotcold", "--duration", "50ms", "--samplers", "safepoint,async", "--mode", mode, "--format", "json")
+		require.Equal(t, 0, code, errOut)
+		var r result
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r
+	}
+	p := run("passive")
+	assert.Zero(t, p.Safepoints.Count)
+	require.NotNil(t, p.Safepoints.PassiveRequests)
+	assert.Positive(t, *p.Safepoints.PassiveRequests)
+	assert.Equal(t, p.Profiles["safepoint"].Costs.Requested, *p.Safepoints.PassiveRequests, "the safepoint sampler's requests, not async's")
+	c := run("costed")
+	assert.Positive(t, c.Safepoints.Count)
+	assert.Nil(t, c.Safepoints.PassiveRequests)
+}
