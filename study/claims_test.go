@@ -177,7 +177,7 @@ func runExperimentOn(t *testing.T, name string, models bool) *Result {
 	checkTidy(t, r, name)
 	if *pngDir != "" && r.Figure != nil {
 		require.NoError(t, os.MkdirAll(*pngDir, 0o755))
-		require.NoError(t, r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(*pngDir, name+".png")))
+		require.NoError(t, savePNG(r.Figure, 16*vg.Centimeter, 10*vg.Centimeter, slideDPI, filepath.Join(*pngDir, name+".png")))
 	}
 	results[key] = r
 	return r

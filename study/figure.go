@@ -101,9 +101,16 @@ type Figure interface {
 // data areas aligned.
 type panels []*plot.Plot
 
-// draw lays the panels out in a row on c, their data areas aligned.
+// figureMargin keeps a figure's title and tick labels off the edge of
+// the image: a slide crops nothing, but text touching the border reads
+// as cut.
+const figureMargin = 3 * vg.Millimeter
+
+// draw lays the panels out in a row on c, their data areas aligned, with
+// figureMargin around them.
 func (ps panels) draw(c draw.Canvas) {
-	t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	t := draw.Tiles{Rows: 1, Cols: len(ps), PadX: 2 * vg.Millimeter, PadY: vg.Millimeter,
+		PadTop: figureMargin, PadBottom: figureMargin, PadLeft: figureMargin, PadRight: figureMargin}
 	cs := plot.Align([][]*plot.Plot{ps}, t, c)
 	for i, p := range ps {
 		p.Draw(cs[0][i])
@@ -132,6 +139,15 @@ func (ps panels) Save(w, h vg.Length, file string) (err error) {
 	return err
 }
 
+// asPanels is fig as panels (a single plot is one panel), so that every
+// figure is drawn by panels.draw, margins included.
+func asPanels(fig Figure) Figure {
+	if p, ok := fig.(*plot.Plot); ok {
+		return panels{p}
+	}
+	return fig
+}
+
 // slideDPI renders a 16 cm panel 1600 pixels wide: a slide's width, with
 // the layout and the relative text size of the SVG.
 const slideDPI = 254
@@ -149,11 +165,7 @@ func savePNG(fig Figure, w, h vg.Length, dpi int, file string) (err error) {
 		return fmt.Errorf("study: a %T figure has no PNG rendering", fig)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(len(ps))*w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
-	if len(ps) == 1 {
-		ps[0].Draw(draw.New(c))
-	} else {
-		ps.draw(draw.New(c))
-	}
+	ps.draw(draw.New(c))
 	f, err := os.Create(file)
 	if err != nil {
 		return err

@@ -165,7 +165,7 @@ func (r *Result) Write(dir, name string) error {
 	if r.Figure != nil {
 		// 16 × 10 cm a panel; the PNG the same at 1600 × 1000 pixels a
 		// panel, for slides.
-		if err := r.Figure.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg")); err != nil {
+		if err := asPanels(r.Figure).Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg")); err != nil {
 			return err
 		}
 		return savePNG(r.Figure, 16*vg.Centimeter, 10*vg.Centimeter, slideDPI, filepath.Join(dir, name+".png"))
