@@ -478,3 +478,28 @@ func TestLab6JDK25AndEngines(t *testing.T) {
 	assert.InDelta(t, wallAsleep, asleep, within(wallAsleep, profileOf(t, main, "async:wall").Samples), "wall: main asleep in half its samples")
 	t.Logf("async:wall: main %.1f %% of the samples, %.1f %% of them in pause()", 100*wall, 100*asleep)
 }
+
+// Exercise 7: on fop-real, jfr sees neither the native deflateBytesBytes
+// nor the VM's fillInStackTrace(I) walk (it takes threads in Java code
+// only), where safepoint and async see both, async within the sampling
+// noise of the truth; safepoint misses StringBuffer.append(C), poll-free
+// compiled code charged to a caller.
+func TestLab7RealProgram(t *testing.T) {
+	lab := labMarkdown(t)
+	r := labRun(t, lab, "./profsim run --workload fop-real --duration 3s --samplers truth,safepoint,jfr,async --debug-non-safepoints")
+	const (
+		deflate = "java.util.zip.Deflater.deflateBytesBytes"
+		fill    = "java.lang.Throwable.fillInStackTrace(I)Ljava/lang/Throwable;"
+		appendC = "java.lang.StringBuffer.append(C)Ljava/lang/StringBuffer;"
+	)
+	for _, m := range []string{deflate, fill} {
+		truth := selfShare(t, r, "truth", m)
+		require.Positive(t, truth, "%s runs in the model", m)
+		assert.Zero(t, selfShare(t, r, "jfr", m), "jfr never samples %s", m)
+		assert.Positive(t, selfShare(t, r, "safepoint", m), "a JVMTI agent walks a thread in %s", m)
+		assert.InDelta(t, truth, selfShare(t, r, "async", m), within(truth, profileOf(t, r, "async").Samples), "async: %s", m)
+	}
+	truth := selfShare(t, r, "truth", appendC)
+	assert.Zero(t, selfShare(t, r, "safepoint", appendC), "safepoint charges append's time to a caller")
+	assert.InDelta(t, truth, selfShare(t, r, "async", appendC), within(truth, profileOf(t, r, "async").Samples), "async finds append")
+}
