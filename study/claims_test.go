@@ -29,6 +29,11 @@ var paper = flag.Bool("study.paper", false, "run the experiments run length limi
 // looked at.
 var pngDir = flag.String("study.png", "", "write each experiment's figure as NAME.png into this directory")
 
+// updateTables rewrites the tables' goldens (testdata/tables/NAME.md)
+// from this run: for a change of results that is meant, said why in its
+// commit.
+var updateTables = flag.Bool("study.update-tables", false, "rewrite testdata/tables/NAME.md from this run's tables (a meant change of results)")
+
 func seeds() []uint64 {
 	if *full {
 		return []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
@@ -172,6 +177,9 @@ func runExperimentOn(t *testing.T, name string, models bool) *Result {
 	r, err := e.Run(o)
 	require.NoError(t, err)
 	t.Log("\n" + r.Table.Markdown())
+	if !models && !*full && !o.Paper {
+		checkTableGolden(t, name, r.Table.Markdown())
+	}
 	require.NotNil(t, r.Data, "%s: a typed result", name)
 	require.NotNil(t, r.Tidy, "%s: a typed result writes tidy data", name)
 	checkTidy(t, r, name)
@@ -562,4 +570,22 @@ func TestDivergence_M6(t *testing.T) {
 	r := measure[*M6Result](t, "m6-observer")
 	require.Positive(t, r.PollsCompared())
 	assert.Zero(t, r.PollDiffs())
+}
+
+// checkTableGolden compares an experiment's table at the test's default
+// options (the stand-ins, seeds 1-3, the test sizes) with its golden,
+// testdata/tables/NAME.md: same seeds, same table, byte for byte, so a
+// change that moves any number of any experiment shows, however small.
+// -study.update-tables rewrites it.
+func checkTableGolden(t *testing.T, name, table string) {
+	t.Helper()
+	path := filepath.Join("testdata", "tables", name+".md")
+	if *updateTables {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(table), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "%s has no golden table: go test ./study -run ... -study.update-tables writes it", name)
+	assert.Equal(t, string(want), table, "%s's table changed: if that is meant, regenerate with go test ./study -study.update-tables and say why in the commit", name)
 }
