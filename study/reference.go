@@ -6,10 +6,19 @@ import (
 	"path/filepath"
 )
 
+// referencesOff hides the papers' tables from referenceDir: the golden
+// tables (study/testdata/tables) are rendered without them, so that they
+// do not depend on ../shared being present. Only tests set it, between
+// runs (no render runs concurrently with it set).
+var referencesOff bool
+
 // referenceDir holds the papers' tables as CSV (../shared/reference from
 // the repository root); experiments print them beside their results when
 // present.
 func referenceDir() string {
+	if referencesOff {
+		return ""
+	}
 	for _, d := range []string{"../shared/reference", "../../shared/reference", "../../../shared/reference"} {
 		if _, err := os.Stat(d); err == nil {
 			return d
