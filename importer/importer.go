@@ -327,6 +327,9 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		if throwNs, err = rec.throwTime(cp, opt.ThrowWalkFixed, opt.ThrowWalkPerFrame); err != nil {
 			return nil, err
 		}
+		if t := rec.throws.report; t.Time > float64(MaxRecorded) {
+			return nil, fmt.Errorf("%d throwables' stack walks are %.0f h of CPU, more than the %v a model may play out", t.Used, t.Time/float64(time.Hour), MaxRecorded)
+		}
 	}
 	if rp.PeriodFrom == PeriodEstimated {
 		if p, ok := rec.weigh(tick, throwNs); ok {
@@ -340,12 +343,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	rec.addNative(tick / b.period)
 	rp.NativeSamples, rp.NativeModelled, rp.NativeOther, rp.NativeOtherThreads = rec.nativeUsed, rec.nativeModelled, rec.nativeOther, rec.nativeOtherThreads
 	if !opt.IgnoreThrows {
-		if rp.Throws, err = rec.addThrows(b.period); err != nil {
-			return nil, err
-		}
-		if rp.Throws.Time > float64(MaxRecorded) {
-			return nil, fmt.Errorf("%d throwables' stack walks are %.0f h of CPU, more than the %v a model may play out", rp.Throws.Used, rp.Throws.Time/float64(time.Hour), MaxRecorded)
-		}
+		rp.Throws = rec.addThrows(b.period)
 		if rp.Throws.UnknownClasses > 0 {
 			rp.warnf("%d throwables have a class (or superclass) not on the classpath: their stack walk is modelled as Throwable's, though the class may override fillInStackTrace", rp.Throws.UnknownClasses)
 		}
@@ -504,11 +502,7 @@ func (ns *nativeSamples) add(s *jfrjson.Sample) {
 		return
 	}
 	k := &ns.key
-	k.Reset()
-	fmt.Fprintf(k, "%q %d", s.Thread.Name, threadID(s.Thread))
-	for _, f := range s.Frames {
-		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
-	}
+	stackKey(k, s.Thread, "", s.Frames)
 	ns.count++
 	at, tk := s.Time.UnixNano(), threadKey{s.Thread.Name, threadID(s.Thread)}
 	if sp, ok := ns.spans[tk]; ok {
@@ -528,6 +522,38 @@ func (ns *nativeSamples) add(s *jfrjson.Sample) {
 	st.count++
 }
 
+// stackKey writes into k a key for a stack of thread (and, for a
+// throwable, its class): equal keys, equal stacks.
+func stackKey(k *strings.Builder, t jfrjson.Thread, class string, frames []jfrjson.Frame) {
+	k.Reset()
+	fmt.Fprintf(k, "%q %d", t.Name, threadID(t))
+	if class != "" {
+		fmt.Fprintf(k, " %q", class)
+	}
+	for _, f := range frames {
+		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
+	}
+}
+
+// rounder turns fractional sample counts into whole ones, rounding their
+// running total, so that the whole counts add up to the fractions' total
+// to within one.
+type rounder struct {
+	total   float64
+	emitted int
+}
+
+// add adds x and returns the whole samples it brings (0 or more).
+func (r *rounder) add(x float64) int {
+	r.total += x
+	n := int(math.Round(r.total)) - r.emitted
+	if n <= 0 {
+		return 0
+	}
+	r.emitted += n
+	return n
+}
+
 // addNative adds the native samples of threads that have execution
 // samples — the model's threads — to the aggregate: a native method's
 // samples become its self time, as execution samples are a Java method's,
@@ -539,7 +565,7 @@ func (rec *recording) addNative(scale float64) {
 	ns := &rec.native
 	with := map[int]bool{}
 	other := map[string]bool{}
-	var total float64
+	var r rounder
 	for _, k := range ns.order {
 		st := ns.stacks[k]
 		ti, ok := rec.byThread[threadKey{st.s.Thread.Name, threadID(st.s.Thread)}]
@@ -553,14 +579,11 @@ func (rec *recording) addNative(scale float64) {
 		}
 		with[ti] = true
 		rec.nativeUsed += st.count
-		total += float64(st.count) * scale
-		n := int(math.Round(total)) - rec.nativeModelled
-		if n <= 0 {
-			continue
+		if n := r.add(float64(st.count) * scale); n > 0 {
+			rec.sample(st.s, n)
 		}
-		rec.nativeModelled += n
-		rec.sample(st.s, n)
 	}
+	rec.nativeModelled = r.emitted
 	rec.nativeThreads = len(with)
 	ns.stacks, ns.order = nil, nil
 }

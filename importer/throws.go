@@ -3,7 +3,6 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/profsim/profsim/classfile"
@@ -85,11 +84,7 @@ func (ts *throwSamples) add(t *jfrjson.Throw) {
 		return
 	}
 	k := &ts.key
-	k.Reset()
-	fmt.Fprintf(k, "%q %d %q", t.Thread.Name, threadID(t.Thread), t.Class)
-	for _, f := range t.Frames {
-		fmt.Fprintf(k, ";%q.%q%q@%d:%s", f.Method.Class, f.Method.Name, f.Method.Descriptor, f.BCI, f.Type)
-	}
+	stackKey(k, t.Thread, t.Class, t.Frames)
 	st, ok := ts.stacks[k.String()]
 	if !ok {
 		st = &throwStack{t: t}
@@ -175,26 +170,21 @@ func (rec *recording) throwTime(cp *classfile.Classpath, fixed, perFrame float64
 // native Throwable.fillInStackTrace(int) on the throwable's stack, a
 // sample standing for period (ns), rounded over all stacks together so
 // that their total is the walks' total time to within one sample.
-func (rec *recording) addThrows(period float64) (ThrowReport, error) {
+func (rec *recording) addThrows(period float64) ThrowReport {
 	ts := &rec.throws
-	var total float64
-	emitted := 0
+	var r rounder
 	for _, k := range ts.order {
 		st := ts.stacks[k]
 		if st.frames == nil {
 			continue
 		}
-		total += st.ns
-		samples := int(math.Round(total/period)) - emitted
-		if samples <= 0 {
-			continue
+		if n := r.add(st.ns / period); n > 0 {
+			rec.sample(&jfrjson.Sample{Time: st.t.Time, Thread: st.t.Thread, Frames: st.frames}, n)
 		}
-		emitted += samples
-		rec.sample(&jfrjson.Sample{Time: st.t.Time, Thread: st.t.Thread, Frames: st.frames}, samples)
 	}
-	ts.report.Samples = emitted
+	ts.report.Samples = r.emitted
 	ts.stacks, ts.order = nil, nil
-	return ts.report, nil
+	return ts.report
 }
 
 type walkKind uint8
