@@ -1,280 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/profsim/profsim"
 	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/param"
-	"github.com/profsim/profsim/program"
-	"github.com/profsim/profsim/safepoint"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 )
 
-// settings are the VM, JIT, GC and safepoint-protocol keys --set takes,
-// under the prefixes sim., jit., gc. and safepoint.
-type settings struct {
-	Sim       sim.Config         `key:"sim"`
-	JIT       jit.Config         `key:"jit"`
-	GC        safepoint.GCConfig `key:"gc"`
-	Safepoint safepoint.Config   `key:"safepoint"`
-}
-
-func settingsOf(cfg *harness.Config) *settings {
-	st := &settings{Sim: cfg.Sim, JIT: cfg.JIT, GC: safepoint.DefaultGCConfig(), Safepoint: cfg.Safepoint}
-	if cfg.GC != nil {
-		st.GC = *cfg.GC
-	}
-	return st
-}
-
-func (st *settings) into(cfg *harness.Config) {
-	cfg.Sim, cfg.JIT, cfg.Safepoint = st.Sim, st.JIT, st.Safepoint
-	if cfg.GC != nil {
-		gc := st.GC
-		cfg.GC = &gc
-	}
-}
-
-// runConfig is the JSON result's `config`: everything the run was made
-// from, resolved. Two results with equal configs come from equal runs, and
-// Args reproduces the run.
-type runConfig struct {
-	Profsim  versionInfo  `json:"profsim"`
-	Workload workloadInfo `json:"workload"`
-	Seed     uint64       `json:"seed"`
-	Duration string       `json:"duration"`
-	// Skip is where the profiles start (--skip), absent for 0: the
-	// report's profiles, times and counts are those of [Skip, the end).
-	Skip string `json:"skip,omitempty"`
-	// Threads is --threads, the patterns of the threads profiled, absent
-	// for all of them.
-	Threads string `json:"threads,omitempty"`
-	CPUs    int    `json:"cpus"`
-	Mode    string `json:"mode"`
-	// VM is the preset the settings started from; Settings are what
-	// the preset, shorthand flags, --jvm-flags and --set resolved to (how
-	// a setting was given is not recorded: equal settings, equal runs).
-	VM string `json:"vm"`
-	// BaselineOnly: no optimizing JIT (--baseline-only).
-	BaselineOnly bool `json:"baseline_only"`
-	GC           bool `json:"gc"`
-	// Truth is "methods" for a truth per method (--truth methods), absent
-	// for the calling-context tree.
-	Truth string `json:"truth,omitempty"`
-	// Settings is every sim., jit., gc. and safepoint. key with its value.
-	Settings   map[string]string `json:"settings"`
-	Injections []string          `json:"injections"`
-	Speedups   []string          `json:"speedups"`
-	Samplers   []samplerConfig   `json:"samplers"`
-	// Args is a `profsim run` command line that reproduces this result.
-	Args []string `json:"args"`
-}
-
-// versionInfo says which profsim made a result. Build is the identity
-// of its code (profsim.BuildID), in every build; the version and the VCS
-// revision are for people, present when the build recorded them.
-type versionInfo struct {
-	Module   string `json:"module"`
-	Version  string `json:"version"`
-	Revision string `json:"revision,omitempty"`
-	Modified bool   `json:"modified,omitempty"`
-	Build    string `json:"build"`
-	Go       string `json:"go"`
-}
-
-type workloadInfo struct {
-	Name string `json:"name"`
-	// Ref is what --workload named: a built-in name or a file path.
-	Ref string `json:"ref"`
-	// SHA256 is of the program's canonical JSON, before interventions.
-	SHA256 string `json:"sha256"`
-}
-
-type samplerConfig struct {
-	ID     string            `json:"id"`
-	Name   string            `json:"name"`
-	Label  string            `json:"label,omitempty"`
-	Params map[string]string `json:"params"`
-	// Spec is the full spec, every key given.
-	Spec string `json:"spec"`
-}
-
-func version() versionInfo {
-	v := versionInfo{Module: "github.com/profsim/profsim", Version: "(unknown)", Build: profsim.BuildID(),
-		Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if profsim.Version != "" {
-		v.Version = profsim.Version
-	} else if ok && bi.Main.Version != "" {
-		v.Version = bi.Main.Version
-	}
-	if !ok {
-		return v
-	}
-	if bi.Main.Path != "" {
-		v.Module = bi.Main.Path
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Revision = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
-	}
-	return v
-}
-
-// programHash is the SHA-256 of p's canonical JSON, json.Marshal(p),
-// hashed a method at a time: a large program's JSON is never held whole.
-// The JSON of p without its methods has "methods":[] exactly once (a
-// quote inside a string is escaped), where the methods' JSON, comma
-// separated, goes.
-func programHash(p *program.Program) string {
-	must := func(b []byte, err error) []byte {
-		if err != nil {
-			panic("profsim: program does not encode: " + err.Error())
-		}
-		return b
-	}
-	if p.Methods == nil {
-		b := must(json.Marshal(p))
-		h := sha256.Sum256(b)
-		return hex.EncodeToString(h[:])
-	}
-	shell := *p
-	shell.Methods = []program.Method{}
-	b := must(json.Marshal(&shell))
-	head, tail, ok := bytes.Cut(b, []byte(`"methods":[]`))
-	if !ok {
-		panic("profsim: program JSON without its methods key")
-	}
-	h := sha256.New()
-	h.Write(head)
-	h.Write([]byte(`"methods":[`))
-	for i := range p.Methods {
-		if i > 0 {
-			h.Write([]byte{','})
-		}
-		h.Write(must(json.Marshal(&p.Methods[i])))
-	}
-	h.Write([]byte{']'})
-	h.Write(tail)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func newRunConfig(f *runFlags, cfg harness.Config, out *harness.Outcome, name, hash string) *runConfig {
-	return runConfigOf(f, cfg, out.Names, out.Samplers, name, hash)
-}
-
-// runConfigOf is the config of a run with the given profiles (names, in
-// order) and resolved samplers: before the run (a sweep's key) or after.
-func runConfigOf(f *runFlags, cfg harness.Config, names []string, resolved []*samplers.Resolved, name, hash string) *runConfig {
-	rc := &runConfig{
-		Profsim:  version(),
-		Workload: workloadInfo{Ref: f.workload, SHA256: hash},
-		Seed:     cfg.Sim.Seed, Duration: param.FormatDuration(cfg.Sim.Duration), CPUs: cfg.Sim.CPUs,
-		Mode: cfg.Mode.String(), VM: f.vm, BaselineOnly: cfg.NoJIT, GC: cfg.GC != nil,
-		Settings: map[string]string{}, Injections: []string{}, Speedups: []string{}, Samplers: []samplerConfig{},
-	}
-	rc.Workload.Name = name
-	if cfg.ProfileFrom > 0 {
-		rc.Skip = param.FormatDuration(cfg.ProfileFrom)
-	}
-	rc.Threads = cfg.Sim.ProfileThreads
-	if cfg.TruthPerMethod {
-		rc.Truth = "methods"
-	}
-	for _, kv := range param.Values(settingsOf(&cfg)) {
-		if cfg.NoJIT && strings.HasPrefix(kv.Key, "jit.") {
-			continue // no optimizing JIT: its settings do nothing (and are refused)
-		}
-		rc.Settings[kv.Key] = kv.Value
-	}
-	rc.Injections = append(rc.Injections, f.rawInject...)
-	rc.Speedups = append(rc.Speedups, f.rawSpeedup...)
-	for _, r := range resolved {
-		spec := r.Spec()
-		sc := samplerConfig{ID: r.ID, Name: r.Name, Label: spec.Label, Params: map[string]string{}, Spec: spec.String()}
-		for _, kv := range r.Params {
-			sc.Params[kv.Key] = kv.Value
-		}
-		rc.Samplers = append(rc.Samplers, sc)
-	}
-	rc.Args = rc.args(names)
-	return rc
-}
-
-// args is a command line that reproduces the run: every setting given
-// explicitly, so that it does not depend on today's defaults.
-func (rc *runConfig) args(order []string) []string {
-	a := []string{"run", "--workload", rc.Workload.Ref, "--seed", strconv.FormatUint(rc.Seed, 10),
-		"--duration", rc.Duration, "--cpus", strconv.Itoa(rc.CPUs), "--mode", rc.Mode, "--vm", rc.VM}
-	if rc.Skip != "" {
-		a = append(a, "--skip", rc.Skip)
-	}
-	if rc.Threads != "" {
-		a = append(a, "--threads", rc.Threads)
-	}
-	if rc.BaselineOnly {
-		a = append(a, "--baseline-only")
-	}
-	if !rc.GC {
-		a = append(a, "--gc=false")
-	}
-	if rc.Truth != "" {
-		a = append(a, "--truth", rc.Truth)
-	}
-	for _, k := range sortedKeys(rc.Settings) {
-		a = append(a, "--set", k+"="+rc.Settings[k])
-	}
-	for _, in := range rc.Injections {
-		a = append(a, "--inject", in)
-	}
-	for _, sp := range rc.Speedups {
-		a = append(a, "--speedup", sp)
-	}
-	specs := map[string]string{}
-	for _, s := range rc.Samplers {
-		specs[s.ID] = s.Spec
-	}
-	for _, id := range order {
-		if id == "truth" {
-			a = append(a, "--sampler", "truth")
-		} else {
-			a = append(a, "--sampler", specs[id])
-		}
-	}
-	return a
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // columns are the run's settings as tidy-table columns: numbers as plain
 // numbers (durations in ns, booleans 0/1).
-func (rc *runConfig) columns() []setting {
+func configColumns(rc *harness.Description) []setting {
 	dur, _ := param.ParseDuration(rc.Duration)
 	var skip sim.Time
 	if rc.Skip != "" {
@@ -287,7 +29,7 @@ func (rc *runConfig) columns() []setting {
 		{"cpus", strconv.Itoa(rc.CPUs)}, {"mode", rc.Mode}, {"vm", rc.VM},
 		{"baseline_only", boolNum(rc.BaselineOnly)}, {"gc", boolNum(rc.GC)},
 	}
-	var st settings
+	var st harness.Settings
 	for k, v := range rc.Settings {
 		if err := param.Set(&st, k, v); err != nil {
 			panic("profsim: recorded setting does not set: " + err.Error())
@@ -318,7 +60,7 @@ func boolNum(b bool) string {
 
 // writeHeader prints the VM and any sampler settings that differ from
 // their defaults, above the table.
-func (rc *runConfig) writeHeader(w io.Writer) {
+func writeConfigHeader(w io.Writer, rc *harness.Description) {
 	fmt.Fprintf(w, "vm %s", rc.VM)
 	if rc.BaselineOnly {
 		fmt.Fprint(w, "   baseline only (no optimizing JIT)\n")
@@ -378,7 +120,7 @@ func stripText(n, unroll string) string {
 }
 
 // nonDefault lists a sampler's keys that differ from its defaults.
-func nonDefault(s samplerConfig) string {
+func nonDefault(s harness.SamplerConfig) string {
 	def, err := lookupDefaults(s.Name)
 	if err != nil {
 		return ""
@@ -395,11 +137,11 @@ func nonDefault(s samplerConfig) string {
 // printSettingKeys lists the keys --set takes.
 func printSettingKeys(w io.Writer) {
 	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, defaultVM); err != nil {
+	if err := harness.ApplyPreset(&cfg, harness.DefaultVM); err != nil {
 		panic(err)
 	}
-	fmt.Fprintf(w, "Keys of --set KEY=VALUE (defaults of --vm %s):\n", defaultVM)
-	writeKeys(w, param.Keys(settingsOf(&cfg)))
+	fmt.Fprintf(w, "Keys of --set KEY=VALUE (defaults of --vm %s):\n", harness.DefaultVM)
+	writeKeys(w, param.Keys(harness.SettingsOf(&cfg)))
 }
 
 // writeKeys prints keys as an aligned table.
@@ -429,14 +171,6 @@ func writeKeys(w io.Writer, keys []param.Key) {
 		}
 		fmt.Fprintln(w, "  "+line)
 	}
-}
-
-func presetNames() string {
-	var names []string
-	for _, p := range harness.Presets() {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 func runHelp(w io.Writer, fs *flag.FlagSet) {

@@ -62,13 +62,13 @@ func TestBoolFlagsTakeASpacedValue(t *testing.T) {
 	} {
 		f, err := parseRunFlags(append([]string{"--workload", "hotcold", "--gc", "false"}, args...), nil)
 		require.NoError(t, err, "%v", args)
-		require.NotNil(t, f.inline, "%v", args)
-		assert.False(t, *f.inline, "%v", args)
-		assert.False(t, f.gc, "%v", args)
+		require.NotNil(t, f.spec.Inline, "%v", args)
+		assert.False(t, *f.spec.Inline, "%v", args)
+		assert.False(t, f.spec.GC, "%v", args)
 	}
 	f, err := parseRunFlags([]string{"--inline", "--workload", "hotcold"}, nil)
 	require.NoError(t, err)
-	assert.True(t, *f.inline, "a bare boolean flag is true")
+	assert.True(t, *f.spec.Inline, "a bare boolean flag is true")
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.Bool("inline", true, "")
 	fs.Bool("gc", true, "")

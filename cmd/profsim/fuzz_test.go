@@ -72,12 +72,7 @@ func FuzzRunFlags(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range fl.injections {
-			_ = workloads.Inject(p, in)
-		}
-		for _, sp := range fl.speedups {
-			_ = workloads.ApplySpeedUp(p, sp)
-		}
+		_ = fl.spec.Intervene(p)
 		cfg.Sim.Duration = min(cfg.Sim.Duration, sim.Millisecond)
 		cfg.Sim.Limits = sim.Limits{MaxThreads: 1000, MaxMemory: 256 << 20}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"hash/fnv"
 	"html/template"
 	"io"
@@ -65,7 +66,7 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	from, window, err := reportWindow(own, time.Duration(f.duration), longestPeriod(cfg.Samplers))
+	from, window, err := reportWindow(own, f.spec.Duration, longestPeriod(cfg.Samplers))
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 		return runFailed(ctx, err)
 	}
 	rep := newReport(p.Name, cfg, out)
-	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
+	rep.Config = f.spec.Describe(cfg, out.Names, out.Samplers, harness.WorkloadInfo{Name: p.Name, Ref: f.spec.Workload, SHA256: hash})
 	rep.Bias = newBiasReport(cfg.Trace, out)
 	page, err := buildPage(rep, out.Names, out.Profiles, tl, f.top)
 	if err != nil {

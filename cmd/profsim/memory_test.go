@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +44,7 @@ func TestProgramHashIsOfTheJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(b)
-		if got, want := programHash(p), hex.EncodeToString(sum[:]); got != want {
+		if got, want := harness.ProgramHash(p), hex.EncodeToString(sum[:]); got != want {
 			t.Errorf("%s: programHash %s, SHA-256 of its JSON %s", p.Name, got, want)
 		}
 	}

@@ -51,7 +51,7 @@ type report struct {
 	Profiles   map[string]profileReport `json:"profiles"`
 	// Config is everything the run was made from, resolved (config.go;
 	// set by cmdRun).
-	Config *runConfig `json:"config,omitempty"`
+	Config *harness.Description `json:"config,omitempty"`
 	// Bias are the samplers' bias matrices (--why).
 	Bias  *biasReport `json:"bias,omitempty"`
 	names []string
@@ -376,7 +376,7 @@ func (r *report) edgeNames() []string {
 func (r *report) writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "workload %s   seed %d   cpus %d   simulated %v   mode %s\n", r.Workload, r.Seed, r.CPUs, sim.Time(r.SimulatedNS), r.Mode)
 	if r.Config != nil {
-		r.Config.writeHeader(w)
+		writeConfigHeader(w, r.Config)
 	}
 	fmt.Fprintf(w, "application CPU %v   VM CPU %v   statements %d   threads %d\n", sim.Time(r.AppCPUNS), sim.Time(r.VMCPUNS), r.Statements, len(r.Threads))
 	if sp := r.Safepoints; sp.Count > 0 {

@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,118 +28,34 @@ import (
 	"github.com/profsim/profsim/workloads"
 )
 
+// runFlags are `profsim run`'s flags: the run's description (spec,
+// harness.Spec's flags) and how its result is presented.
 type runFlags struct {
-	workload string
-	seed     uint64
-	duration time.Duration
-	// skip is --skip: where the profiles start; threads is --threads,
-	// the threads they are of.
-	skip       time.Duration
-	threads    string
-	cpus       int
-	format     string
-	by         string
-	out        string
-	top        int
-	specs      []string
-	mode       samplers.Mode
-	vm         string
-	jvmFlags   string
-	sets       []param.KV
-	inline     *bool
-	strip      *int64
-	dns        *bool
-	baseline   bool
-	gc         bool
+	spec   harness.Spec
+	format string
+	by     string
+	out    string
+	top    int
+	// explainJIT is --explain-jit; trace is the --trace file; why asks
+	// for the bias matrices.
 	explainJIT bool
-	// truth is --truth: contexts (the calling-context tree) or methods.
-	truth string
-	// trace is the --trace file; why asks for the bias matrices.
 	trace      string
 	why        bool
-	injections []workloads.Injection
-	speedups   []workloads.SpeedUp
-	// rawInject and rawSpeedup are the flags' values as given.
-	rawInject, rawSpeedup []string
-	// The run's limits (sim.Limits) and the largest workload file read.
-	maxThreads          int
-	maxMemory, maxInput byteSize
-	// baselineFlag is the flag that turned the optimizing JIT off:
-	// --baseline-only or --no-jit.
-	baselineFlag string
 }
 
-// defaultMaxInput is the largest workload file read by default: decoding
-// holds about 50 bytes per byte of YAML (a 43 MB file of 10⁶ statements
-// peaked at 2.2 GB), so 64 MiB stays within a few GiB.
-const defaultMaxInput = 64 << 20
-
-// defaultVM is the preset of a plain `profsim run`: today's HotSpot.
-const defaultVM = "hotspot17"
-
 func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
-	def := sim.DefaultConfig()
-	f := &runFlags{}
+	f := &runFlags{spec: harness.DefaultSpec()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.workload, "workload", "", "built-in workload NAME (see 'profsim workloads') or a .yaml/.json FILE")
-	fs.Uint64Var(&f.seed, "seed", def.Seed, "master seed: same seed, same output")
-	fs.DurationVar(&f.duration, "duration", time.Duration(def.Duration), "simulated time limit (the run ends earlier if the program does)")
-	fs.DurationVar(&f.skip, "skip", 0, "profile from this simulated time on: the run starts at 0 as without it (the JIT warms up, threads start), but the truth and every sampler count only what happens from then on, as a profiler started then would (no samples and no costs before it); the report's times are the window's")
-	fs.StringVar(&f.threads, "threads", "", "profile only the application threads whose names match `PATTERNS`, comma-separated shell patterns (e.g. 'worker-*,main'), as async-profiler's thread filter or JFR's per-thread views: the truth and every sampler see only them; the others still run")
-	fs.IntVar(&f.cpus, "cpus", def.CPUs, "simulated CPUs, 1 to 1024")
+	sf := f.spec.Bind(fs)
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, csv (tidy, one row per profile and method) or jsonl (the csv rows as JSON lines)")
 	fs.StringVar(&f.by, "by", "method", "attribution in the table and csv/jsonl: method, or line (each sample's top frame by source line)")
 	fs.StringVar(&f.out, "out", "", "directory to write each profile's <id>.pb.gz (pprof) and <id>.folded to")
 	fs.IntVar(&f.top, "top", 10, "rows of methods and edges in the table")
-	samplerList := fs.String("samplers", "", "comma-separated profiler names to run on the same execution (see 'profsim samplers'); default truth")
-	fs.Func("sampler", "a profiler instance NAME[:LABEL][,KEY=VALUE...], e.g. async:fast,interval=1ms (repeatable; keys: 'profsim samplers NAME')", func(v string) error {
-		f.specs = append(f.specs, v)
-		return nil
-	})
-	mode := fs.String("mode", "passive", "passive: samplers observe at no cost; costed: each sampler's costs and observer effect applied (several together perturb each other)")
-	fs.StringVar(&f.vm, "vm", defaultVM, "VM preset: "+presetNames()+" (see 'profsim run --help')")
-	fs.StringVar(&f.jvmFlags, "jvm-flags", "", "real HotSpot options mapped onto the model, applied after the preset, e.g. \"-XX:-Inline -XX:LoopStripMiningIter=100\"")
-	fs.Func("set", "set any VM, JIT, GC or safepoint key: jit.KEY=V, sim.KEY=V, gc.KEY=V, safepoint.KEY=V (repeatable; applied last; keys: 'profsim run --keys')", func(v string) error {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || k == "" {
-			return fmt.Errorf("%q is not KEY=VALUE", v)
-		}
-		f.sets = append(f.sets, param.KV{Key: k, Value: val})
-		return nil
-	})
 	keys := fs.Bool("keys", false, "list the keys --set takes, with type, default and source, and exit")
-	inline := fs.Bool("inline", true, "let the JIT inline (shorthand for -XX:+/-Inline)")
-	strip := fs.Int64("strip-mining", 0, "keep one poll every N compiled iterations of counted loops (N × jit.loop_unroll source iterations of a small body), 0: none (shorthand for -XX:LoopStripMiningIter=N, 0 meaning -XX:-UseCountedLoopSafepoints)")
-	dns := fs.Bool("debug-non-safepoints", false, "record debug information at every statement (shorthand for -XX:+DebugNonSafepoints)")
-	fs.BoolVar(&f.baseline, "baseline-only", false, "no optimizing JIT: every method runs its baseline-compiled code from the start (polls at every return and back-edge, nothing inlined, no interpreter); like Jikes RVM's baseline compiler")
-	noJIT := fs.Bool("no-jit", false, "deprecated name of --baseline-only (not an interpreter)")
-	fs.BoolVar(&f.gc, "gc", true, "allocation-driven garbage collection at safepoints")
-	fs.StringVar(&f.truth, "truth", "contexts", "ground truth: contexts (the exact calling-context tree) or methods (one context per method: self shares, lines, call edges and overlaps the same, up to 3x faster on context-rich programs; the truth's stacks are one frame deep, so its total shares and the hot-edge coverage are left empty)")
 	fs.BoolVar(&f.explainJIT, "explain-jit", false, "print each compiled method's tier, inlining tree and polls")
 	fs.StringVar(&f.trace, "trace", "", "write one JSON line per sample of every sampler to `FILE.jsonl`: when it was requested, where the thread truly was, how it was taken, what was recorded")
 	fs.BoolVar(&f.why, "why", false, "print each sampler's bias matrix: the method each sample was requested in against the one it was charged to, and the mechanisms that took them (json: \"bias\")")
-	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
-		in, err := workloads.ParseInjection(v)
-		if err == nil {
-			f.injections = append(f.injections, in)
-			f.rawInject = append(f.rawInject, v)
-		}
-		return err
-	})
-	fs.Func("speedup", "scale METHOD's own work by factor (0.5: twice as fast): METHOD:factor (repeatable)", func(v string) error {
-		sp, err := workloads.ParseSpeedUp(v)
-		if err == nil {
-			f.speedups = append(f.speedups, sp)
-			f.rawSpeedup = append(f.rawSpeedup, v)
-		}
-		return err
-	})
-	lim := sim.DefaultLimits()
-	f.maxMemory, f.maxInput = byteSize(lim.MaxMemory), defaultMaxInput
-	fs.IntVar(&f.maxThreads, "max-threads", lim.MaxThreads, "limit: application threads a run may create (the program's and spawned ones)")
-	fs.Var(&f.maxMemory, "max-memory", "limit: the run's estimated memory, a `SIZE` such as 512MiB or 20GiB (see Limits below)")
-	fs.Var(&f.maxInput, "max-input-size", "limit: the largest workload file read, a `SIZE` such as 256MiB")
 	if err := fs.Parse(joinBoolValues(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			runHelp(stdout, fs)
@@ -151,19 +65,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: %v", explainFlagError(fs, err))
 	}
 	given := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) {
-		given[fl.Name] = true
-		switch fl.Name {
-		case "inline":
-			f.inline = inline
-		case "strip-mining":
-			f.strip = strip
-		case "debug-non-safepoints":
-			f.dns = dns
-		case "no-jit":
-			f.baseline = f.baseline || *noJIT
-		}
-	})
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	if *keys {
 		if len(given) > 1 {
 			return nil, usagef("run: --keys lists the keys and runs nothing: %s would be ignored", givenExcept(given, "keys"))
@@ -171,101 +73,24 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		printSettingKeys(stdout)
 		return nil, errHelp
 	}
-	switch {
-	case given["baseline-only"] && f.baseline:
-		f.baselineFlag = "--baseline-only"
-	case f.baseline:
-		f.baselineFlag = "--no-jit"
-	}
-	if err := flagConflicts(f, given); err != nil {
+	if err := outputConflicts(f, given); err != nil {
 		return nil, err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return nil, usagef("run: unexpected argument %q (flags only)", fs.Arg(0))
-	case f.workload == "":
-		return nil, usagef("run: --workload is required (paper programs: %s; stand-ins: see 'profsim workloads')", strings.Join(workloads.Programs(), ", "))
-	case f.duration <= 0 || f.duration > time.Duration(sim.MaxTime):
-		return nil, usagef("run: --duration %v must be > 0 and at most %v (10^18 ns)", f.duration, time.Duration(sim.MaxTime))
-	case f.skip < 0 || f.skip >= f.duration:
-		return nil, usagef("run: --skip %v must be ≥ 0 and before --duration %v", f.skip, f.duration)
-	case given["threads"] && sim.CheckThreadPattern(f.threads) != nil:
-		return nil, usagef("run: --threads %v", sim.CheckThreadPattern(f.threads))
-	case f.cpus < 1 || f.cpus > sim.MaxCPUs:
-		return nil, usagef("run: --cpus %d must be in [1, %d]", f.cpus, sim.MaxCPUs)
-	case f.maxThreads < 1 || f.maxThreads > sim.MaxThreadsLimit:
-		return nil, usagef("run: --max-threads %d must be in [1, %d]", f.maxThreads, sim.MaxThreadsLimit)
-	case f.maxMemory < 1:
-		return nil, usagef("run: --max-memory %s must be > 0", f.maxMemory)
-	case f.maxInput < 1:
-		return nil, usagef("run: --max-input-size %s must be > 0", f.maxInput)
+	}
+	if err := sf.Finish(); err != nil {
+		return nil, usagef("run: %v", err)
+	}
+	switch {
+	case f.spec.BaselineOnly && f.explainJIT:
+		return nil, usagef("run: --explain-jit configures the optimizing JIT, which %s turns off", f.spec.BaselineFlag)
 	case !slices.Contains([]string{"table", "json", "csv", "jsonl"}, f.format):
 		return nil, usagef("run: --format %q: want table, json, csv or jsonl", f.format)
-	case f.truth != "contexts" && f.truth != "methods":
-		return nil, usagef("run: --truth %q: want contexts or methods", f.truth)
 	case f.by != "method" && f.by != "line":
 		return nil, usagef("run: --by %q: want method or line", f.by)
 	case f.top < 1:
 		return nil, usagef("run: --top %d must be ≥ 1", f.top)
-	case f.strip != nil && (*f.strip < 0 || *f.strip > 4294967295):
-		return nil, usagef("run: --strip-mining %d must be in [0, 4294967295], -XX:LoopStripMiningIter's range", *f.strip)
-	}
-	switch *mode {
-	case "passive":
-		f.mode = samplers.Passive
-	case "costed":
-		f.mode = samplers.Costed
-	default:
-		return nil, usagef("run: --mode %q: want passive or costed", *mode)
-	}
-	var names []string
-	if *samplerList != "" {
-		for _, name := range strings.Split(*samplerList, ",") {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				return nil, usagef("run: --samplers %q: empty name", *samplerList)
-			}
-			if strings.ContainsAny(name, ":=") {
-				return nil, usagef("run: --samplers %q: plain names only; give labels and keys with --sampler NAME[:LABEL][,KEY=VALUE...]", name)
-			}
-			names = append(names, name)
-		}
-	}
-	f.specs = append(names, f.specs...)
-	if len(f.specs) == 0 {
-		f.specs = []string{"truth"}
-	}
-	seen := map[string]bool{}
-	n := 0
-	for _, text := range f.specs {
-		spec, err := samplers.ParseSpec(text)
-		if err != nil {
-			return nil, usagef("run: --sampler: %v", err)
-		}
-		if seen[spec.ID()] {
-			return nil, usagef("run: --sampler: %q listed twice (give each instance its own label: NAME:LABEL)", spec.ID())
-		}
-		seen[spec.ID()] = true
-		if spec.Name == "truth" {
-			if spec.ID() != "truth" || len(spec.Set) > 0 {
-				return nil, usagef("run: --sampler %q: truth takes no label or keys", text)
-			}
-			continue
-		}
-		r, err := spec.Resolve()
-		if err != nil {
-			return nil, usagef("run: --sampler: %v", err)
-		}
-		if _, ok := r.New().(samplers.Instrumenter); ok && (f.skip > 0 || f.threads != "") {
-			return nil, usagef("run: --sampler %s instruments the program for every thread before it runs: it cannot start at --skip or watch only --threads", spec.ID())
-		}
-		if np, ok := r.New().(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() && f.baseline {
-			return nil, usagef("run: --sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), f.baselineFlag)
-		}
-		n++
-	}
-	if f.mode == samplers.Costed && n == 0 {
-		return nil, usagef("run: --mode costed needs a sampler besides truth (--samplers or --sampler)")
 	}
 	return f, nil
 }
@@ -291,12 +116,12 @@ naming the limit, the value reached and the flag that raises it.
   input          --max-input-size SIZE (default %s): the largest workload
                  file read; only regular files (or links to one) are read
   CPUs           --cpus N: at most %d
-`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.WorkloadBytesPerByte, sim.FormatBytes(defaultMaxInput), sim.MaxCPUs)
+`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.WorkloadBytesPerByte, sim.FormatBytes(harness.DefaultMaxInput), sim.MaxCPUs)
 }
 
-// flagConflicts names flags that contradict each other or that the rest
-// of the command line would silently ignore.
-func flagConflicts(f *runFlags, given map[string]bool) error {
+// outputConflicts names output flags that contradict each other or that
+// the rest of the command line would silently ignore.
+func outputConflicts(f *runFlags, given map[string]bool) error {
 	if f.why && (f.format == "csv" || f.format == "jsonl") {
 		return usagef("run: --why adds the bias matrices to the table and json, which --format %s does not print", f.format)
 	}
@@ -313,21 +138,6 @@ func flagConflicts(f *runFlags, given map[string]bool) error {
 			return usagef("run: --by shapes the table, csv and jsonl; --format json has every profile by method and by line")
 		}
 	}
-	if f.baseline {
-		if given["jvm-flags"] && slices.Contains(strings.Fields(f.jvmFlags), "-Xint") {
-			return usagef("run: --jvm-flags -Xint (every method interpreted) and %s (baseline-compiled code, no interpreter) exclude each other", f.baselineFlag)
-		}
-		for _, name := range []string{"explain-jit", "inline", "strip-mining", "debug-non-safepoints", "jvm-flags"} {
-			if given[name] {
-				return usagef("run: --%s configures the optimizing JIT, which %s turns off", name, f.baselineFlag)
-			}
-		}
-		for _, kv := range f.sets {
-			if strings.HasPrefix(kv.Key, "jit.") {
-				return usagef("run: --set %s configures the optimizing JIT, which %s turns off", kv.Key, f.baselineFlag)
-			}
-		}
-	}
 	return nil
 }
 
@@ -341,35 +151,6 @@ func givenExcept(given map[string]bool, skip string) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
-}
-
-// byteSize is a flag of bytes: a whole number with an optional binary
-// unit (B, KiB, MiB, GiB, TiB).
-type byteSize int64
-
-func (b byteSize) String() string { return sim.FormatBytes(int64(b)) }
-
-func (b *byteSize) Set(s string) error {
-	units := []struct {
-		suffix string
-		shift  uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
-	num, shift := s, uint(0)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			num, shift = strings.TrimSuffix(s, u.suffix), u.shift
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q is not a size: a whole number of bytes with an optional unit B, KiB, MiB, GiB or TiB (e.g. 512MiB)", s)
-	}
-	if n > math.MaxInt64>>shift {
-		return fmt.Errorf("%q is over the largest size, 8EiB", s)
-	}
-	*b = byteSize(n << shift)
-	return nil
 }
 
 // loadWorkloadMax resolves a built-in name first, then a file path, read
@@ -443,42 +224,12 @@ func fileKind(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-// buildConfig resolves the run's configuration: the preset, then the
-// shorthand flags given, then --jvm-flags, then --set.
+// buildConfig resolves the run's configuration (harness.Spec.Config).
 func buildConfig(f *runFlags) (harness.Config, error) {
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, f.vm); err != nil {
-		return cfg, usagef("run: --vm: %v", err)
+	cfg, err := f.spec.Config()
+	if err != nil {
+		return cfg, usagef("run: %v", err)
 	}
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = f.seed, sim.Time(f.duration), f.cpus
-	if f.inline != nil {
-		cfg.JIT.Inline = *f.inline
-	}
-	if f.strip != nil {
-		cfg.JIT.StripMiningIter = *f.strip
-	}
-	if f.dns != nil {
-		cfg.JIT.DebugNonSafepoints = *f.dns
-	}
-	if err := harness.ApplyJVMFlags(&cfg, f.jvmFlags); err != nil {
-		return cfg, usagef("run: --jvm-flags: %v", err)
-	}
-	st := settingsOf(&cfg)
-	for _, kv := range f.sets {
-		if err := param.Set(st, kv.Key, kv.Value); err != nil {
-			return cfg, usagef("run: --set: %v", err)
-		}
-	}
-	st.into(&cfg)
-	cfg.NoJIT = f.baseline
-	if !f.gc {
-		cfg.GC = nil
-	}
-	cfg.Samplers, cfg.Mode = f.specs, f.mode
-	cfg.TruthPerMethod = f.truth == "methods"
-	cfg.ProfileFrom = sim.Time(f.skip)
-	cfg.Sim.ProfileThreads = f.threads
-	cfg.Sim.Limits = sim.Limits{MaxThreads: f.maxThreads, MaxMemory: int64(f.maxMemory)}
 	return cfg, nil
 }
 
@@ -498,7 +249,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Let the collector keep the process near the estimate the
 		// limit bounds rather than at twice the live heap.
-		debug.SetMemoryLimit(int64(f.maxMemory))
+		debug.SetMemoryLimit(f.spec.MaxMemory)
 	}
 	p, hash, cfg, err := loadRun(f)
 	if err != nil {
@@ -564,12 +315,12 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	}
 	rep := newReport(p.Name, cfg, out)
 	restoreGC()
-	rep.Config = newRunConfig(f, cfg, out, p.Name, hash)
+	rep.Config = f.spec.Describe(cfg, out.Names, out.Samplers, harness.WorkloadInfo{Name: p.Name, Ref: f.spec.Workload, SHA256: hash})
 	if f.why {
 		rep.Bias = newBiasReport(cfg.Trace, out)
 	}
 	if f.out != "" {
-		if err := checkExport(out, int64(f.maxMemory)); err != nil {
+		if err := checkExport(out, f.spec.MaxMemory); err != nil {
 			return err
 		}
 		bases := map[string]string{}
@@ -610,11 +361,11 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 			return err
 		}
 	case "csv":
-		if err := writeCSV(w, rep, rep.Config.columns(), byLine); err != nil {
+		if err := writeCSV(w, rep, configColumns(rep.Config), byLine); err != nil {
 			return err
 		}
 	case "jsonl":
-		if err := writeJSONL(w, rep, rep.Config.columns(), byLine); err != nil {
+		if err := writeJSONL(w, rep, configColumns(rep.Config), byLine); err != nil {
 			return err
 		}
 	default:
@@ -644,26 +395,29 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 // loadRun reads the workload, applies the interventions and builds the
 // run's configuration; hash is the workload's before the interventions.
 func loadRun(f *runFlags) (p *program.Program, hash string, cfg harness.Config, err error) {
-	if err := checkWorkloadMemory(f.workload, int64(f.maxInput), int64(f.maxMemory)); err != nil {
-		return nil, "", cfg, err
-	}
-	p, err = loadWorkloadMax(f.workload, int64(f.maxInput))
+	p, hash, err = loadSpecProgram(&f.spec)
 	if err != nil {
 		return nil, "", cfg, err
 	}
-	hash = programHash(p)
-	for _, in := range f.injections {
-		if err := workloads.Inject(p, in); err != nil {
-			return nil, "", cfg, usagef("%v", err)
-		}
-	}
-	for _, sp := range f.speedups {
-		if err := workloads.ApplySpeedUp(p, sp); err != nil {
-			return nil, "", cfg, usagef("%v", err)
-		}
-	}
 	cfg, err = buildConfig(f)
 	return p, hash, cfg, err
+}
+
+// loadSpecProgram reads s's workload within its limits and applies its
+// interventions; hash is the program's before them.
+func loadSpecProgram(s *harness.Spec) (p *program.Program, hash string, err error) {
+	if err := checkWorkloadMemory(s.Workload, s.MaxInput, s.MaxMemory); err != nil {
+		return nil, "", err
+	}
+	p, err = loadWorkloadMax(s.Workload, s.MaxInput)
+	if err != nil {
+		return nil, "", err
+	}
+	hash = harness.ProgramHash(p)
+	if err := s.Intervene(p); err != nil {
+		return nil, "", usagef("%v", err)
+	}
+	return p, hash, nil
 }
 
 // runFailed is the error of a run that failed: a limit reached (exit 2,
@@ -856,7 +610,7 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	case *lines != "" && len(given) > 1:
 		return usagef("workloads: --lines prints one workload's statements; it takes no other flag")
 	case *lines != "":
-		p, err := loadWorkloadMax(*lines, defaultMaxInput)
+		p, err := loadWorkloadMax(*lines, harness.DefaultMaxInput)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/profsim/profsim/harness"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,7 +120,7 @@ zip:
 	require.Len(t, recs, 2)
 	slices.SortFunc(recs, func(a, b sweep.Record) int { return a.Point - b.Point })
 	for i, want := range []struct{ recheck, interval string }{{"0s", "1ms"}, {"10us", "2ms"}} {
-		var rc runConfig
+		var rc harness.Description
 		require.NoError(t, json.Unmarshal(recs[i].Config, &rc))
 		assert.Equal(t, want.recheck, rc.Settings["safepoint.sync_recheck"], "the VM key reached --set")
 		require.Len(t, rc.Samplers, 1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/profsim/profsim/harness"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +96,7 @@ grid:
 	assert.NotEqual(t, recs[0].Key, recs[1].Key, "the run key tells the windows apart")
 	var skips []string
 	for _, r := range recs {
-		var rc runConfig
+		var rc harness.Description
 		require.NoError(t, json.Unmarshal(r.Config, &rc))
 		skips = append(skips, rc.Skip)
 	}

@@ -4,7 +4,6 @@ package main
 // DIR/results.jsonl, tidy tables in DIR/runs.csv and DIR/methods.csv.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -188,24 +187,19 @@ func interrupted(s os.Signal, format string, args ...any) error {
 	return exitCodeError{code, fmt.Errorf(format, args...)}
 }
 
-// runSettingNames are the `profsim run` flags a grid may set, and the
-// repeatable ones among them. Output flags (format, out, ...) are the
-// sweep's own business.
+// runSettingNames are the `profsim run` flags a grid may set — the
+// flags of a harness.Spec — and the repeatable ones among them. Output
+// flags (format, out, ...) are the sweep's own business.
 func runSettingNames() (names []string, repeatable map[string]bool) {
-	var help bytes.Buffer
-	if _, err := parseRunFlags([]string{"-h"}, &help); !errors.Is(err, errHelp) {
-		panic("profsim: run -h did not print help")
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	spec := harness.DefaultSpec()
+	spec.Bind(fs)
+	fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+	repeatable = map[string]bool{}
+	for _, n := range harness.RepeatableFlags {
+		repeatable[n] = true
 	}
-	for _, line := range strings.Split(help.String(), "\n") {
-		if !strings.HasPrefix(line, "  -") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
-		if !slices.Contains(sweepOutputFlags, name) {
-			names = append(names, name)
-		}
-	}
-	return names, map[string]bool{"sampler": true, "set": true, "inject": true, "speedup": true}
+	return names, repeatable
 }
 
 // sweepOutputFlags are `profsim run` flags about presenting one result,
@@ -221,7 +215,7 @@ var sweepOutputFlags = []string{"by", "explain-jit", "format", "keys", "out", "t
 var setPrefixes = []string{"sim.", "jit.", "gc.", "safepoint."}
 
 // vmKeys are the --set keys.
-var vmKeys = param.Names(settingsOf(&harness.Config{}))
+var vmKeys = param.Names(harness.SettingsOf(&harness.Config{}))
 
 // isVMKey reports whether a grid setting's name is a --set key.
 func isVMKey(name string) bool { return slices.Contains(vmKeys, name) }
@@ -252,17 +246,16 @@ type sweepPlan struct {
 
 	// mu guards the workload cache, which replan reads from the workers.
 	mu      sync.Mutex
-	loaded  map[string]workloadInfo
+	loaded  map[string]harness.WorkloadInfo
 	loadErr map[string]error
 }
 
 // plannedRun is one point as a `profsim run`.
 type plannedRun struct {
-	args   []string
-	flags  *runFlags
+	spec   harness.Spec
 	cfg    harness.Config
-	config *runConfig
-	key    string // runKey(config)
+	config *harness.Description
+	key    string // config.Key()
 	keep   string // directory for its profiles, "" for none
 	// cache receives the run's table rows (nil: none kept).
 	cache *rowCache
@@ -274,7 +267,7 @@ type plannedRun struct {
 func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	// A grid file has the workloads' input limit: YAML decodes to tens
 	// of times its size.
-	data, err := readInput(file, defaultMaxInput)
+	data, err := readInput(file, harness.DefaultMaxInput)
 	if err != nil {
 		return nil, usagef("sweep: %v", err)
 	}
@@ -343,8 +336,8 @@ func planSweep(file string, shard sweep.Shard) (*sweepPlan, error) {
 	}
 	size := g.Size()
 	plan := &sweepPlan{file: file, grid: g, shard: shard, manifest: &sweep.Manifest{Name: g.Name, Shard: shard.String(), Size: size,
-		Grid: g.Digest(), Axes: g.AxisNames(), Durations: durationAxes(g), Workloads: map[string]string{}, Build: version().Build},
-		loaded: map[string]workloadInfo{}, loadErr: map[string]error{}}
+		Grid: g.Digest(), Axes: g.AxisNames(), Durations: durationAxes(g), Workloads: map[string]string{}, Build: harness.CurrentVersion().Build},
+		loaded: map[string]harness.WorkloadInfo{}, loadErr: map[string]error{}}
 	planJob := plan.planJob
 	// Only the shard's points are planned and kept: memory grows with the
 	// shard, not the grid. Besides them, point 0 (its key identifies the
@@ -398,16 +391,16 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	if err != nil {
 		return job, nil, err
 	}
-	ref := pr.flags.workload
+	ref := pr.spec.Workload
 	// A workload over the point's --max-memory is not read: the point
 	// fails, as at its run, and its key is of the workload's path.
-	memErr := checkWorkloadMemory(ref, int64(pr.flags.maxInput), int64(pr.flags.maxMemory))
+	memErr := checkWorkloadMemory(ref, pr.spec.MaxInput, pr.spec.MaxMemory)
 	plan.mu.Lock()
 	if _, ok := plan.loaded[ref]; !ok && plan.loadErr[ref] == nil && memErr == nil {
-		if p, err := loadWorkloadMax(ref, int64(pr.flags.maxInput)); err != nil {
+		if p, err := loadWorkloadMax(ref, pr.spec.MaxInput); err != nil {
 			plan.loadErr[ref] = err
 		} else {
-			plan.loaded[ref] = workloadInfo{Name: p.Name, Ref: ref, SHA256: programHash(p)}
+			plan.loaded[ref] = harness.WorkloadInfo{Name: p.Name, Ref: ref, SHA256: harness.ProgramHash(p)}
 			if !workloads.IsBuiltin(ref) {
 				plan.manifest.Workloads[gridWorkload(pt)] = plan.loaded[ref].SHA256
 			}
@@ -416,7 +409,7 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	w, loadErr := plan.loaded[ref], plan.loadErr[ref]
 	plan.mu.Unlock()
 	if memErr != nil {
-		w, loadErr = workloadInfo{}, memErr
+		w, loadErr = harness.WorkloadInfo{}, memErr
 	}
 	// The samplers as the run will attach them: a list the run refuses
 	// stops the sweep here.
@@ -424,12 +417,12 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	if err != nil {
 		return job, nil, pointError(plan.file, pt, err)
 	}
-	pr.config = runConfigOf(pr.flags, pr.cfg, names, resolved, w.Name, w.SHA256)
+	pr.config = pr.spec.Describe(pr.cfg, names, resolved, harness.WorkloadInfo{Name: w.Name, Ref: ref, SHA256: w.SHA256})
 	job.Config, err = json.Marshal(pr.config)
 	if err != nil {
 		return job, nil, err
 	}
-	job.Key = runKey(pr.config)
+	job.Key = pr.config.Key()
 	pr.key = job.Key
 	job.Err = loadErr
 	return job, pr, nil
@@ -484,12 +477,25 @@ func hasSetPrefix(name string) bool {
 	return slices.ContainsFunc(setPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
 }
 
-// planPoint turns a point's settings into `profsim run` flags and parses
-// them.
+// planPoint turns a point's settings into its run's harness.Spec: each
+// sets the Spec's flag of its name (harness.Spec.Bind), a VM key is one
+// --set, LABEL.KEY a key of that sampler's spec.
 func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 	var specs []samplers.Spec
 	var specPaths []string
-	var args []string
+	spec := harness.DefaultSpec()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sf := spec.Bind(fs)
+	set := func(name, value string) error {
+		if err := fs.Set(name, value); err != nil {
+			if fs.Lookup(name) == nil {
+				return fmt.Errorf("flag provided but not defined: -%s", name)
+			}
+			return explainFlagError(fs, fmt.Errorf("invalid value %q for flag -%s: %v", value, name, err))
+		}
+		return nil
+	}
 	var labelKeys []sweep.Setting
 	for _, s := range pt.Settings {
 		switch {
@@ -512,7 +518,9 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 				specPaths = append(specPaths, path)
 			}
 		case isVMKey(s.Name):
-			args = append(args, "--set="+s.Name+"="+s.Value[0])
+			if err := set("set", s.Name+"="+s.Value[0]); err != nil {
+				return nil, pointError(file, pt, fmt.Errorf("run: %v", err))
+			}
 		case strings.Contains(s.Name, "."):
 			labelKeys = append(labelKeys, s)
 		case s.Name == "workload":
@@ -520,10 +528,14 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 			if !workloads.IsBuiltin(ref) && !filepath.IsAbs(ref) {
 				ref = filepath.Join(dir, ref) // a file, relative to the grid file
 			}
-			args = append(args, "--workload="+ref)
+			if err := set("workload", ref); err != nil {
+				return nil, pointError(file, pt, fmt.Errorf("run: %v", err))
+			}
 		default:
 			for _, v := range s.Value {
-				args = append(args, "--"+s.Name+"="+v)
+				if err := set(s.Name, v); err != nil {
+					return nil, pointError(file, pt, fmt.Errorf("run: %v", err))
+				}
 			}
 		}
 	}
@@ -575,17 +587,18 @@ func planPoint(file, dir string, pt sweep.Point) (*plannedRun, error) {
 		}
 	}
 	for _, sp := range specs {
-		args = append(args, "--sampler="+sp.String())
+		if err := set("sampler", sp.String()); err != nil {
+			return nil, pointError(file, pt, fmt.Errorf("run: %v", err))
+		}
 	}
-	f, err := parseRunFlags(args, io.Discard)
+	if err := sf.Finish(); err != nil {
+		return nil, pointError(file, pt, err)
+	}
+	cfg, err := spec.Config()
 	if err != nil {
 		return nil, pointError(file, pt, err)
 	}
-	cfg, err := buildConfig(f)
-	if err != nil {
-		return nil, pointError(file, pt, err)
-	}
-	return &plannedRun{args: args, flags: f, cfg: cfg}, nil
+	return &plannedRun{spec: spec, cfg: cfg}, nil
 }
 
 // pointError is a bad value at a point: the whole sweep stops before
@@ -608,10 +621,10 @@ func pointError(file string, pt sweep.Point, err error) error {
 // from a checkout with .git and one without share keys and any change
 // of code gives new ones. 16 hex digits: 64 bits, a collision chance of
 // about n²/2⁶⁵ for n runs.
-func runKey(rc *runConfig) string {
+func runKey(rc *harness.Description) string {
 	c := *rc
 	c.Args = nil
-	c.Profsim = versionInfo{Build: rc.Profsim.Build}
+	c.Profsim = harness.Version{Build: rc.Profsim.Build}
 	if c.Workload.SHA256 != "" { // a workload that did not load is named by its path
 		c.Workload.Ref = ""
 	}
@@ -654,27 +667,14 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := checkWorkloadMemory(pr.flags.workload, int64(pr.flags.maxInput), int64(pr.flags.maxMemory)); err != nil {
-		return nil, err
-	}
-	p, err := loadWorkloadMax(pr.flags.workload, int64(pr.flags.maxInput))
+	p, hash, err := loadSpecProgram(&pr.spec)
 	if err != nil {
 		return nil, err
 	}
 	// The key holds the content planned; a file edited since would put
 	// another program's results under it.
-	if h := programHash(p); h != pr.config.Workload.SHA256 {
-		return nil, fmt.Errorf("workload %s changed since the sweep planned its runs (SHA-256 %.16s…, planned %.16s…); run the sweep again to plan it anew", pr.flags.workload, h, pr.config.Workload.SHA256)
-	}
-	for _, in := range pr.flags.injections {
-		if err := workloads.Inject(p, in); err != nil {
-			return nil, err
-		}
-	}
-	for _, sp := range pr.flags.speedups {
-		if err := workloads.ApplySpeedUp(p, sp); err != nil {
-			return nil, err
-		}
+	if hash != pr.config.Workload.SHA256 {
+		return nil, fmt.Errorf("workload %s changed since the sweep planned its runs (SHA-256 %.16s…, planned %.16s…); run the sweep again to plan it anew", pr.spec.Workload, hash, pr.config.Workload.SHA256)
 	}
 	// As in profsim run, nothing after Collect reads the recorder: the
 	// record and the kept files read the truth profile.
@@ -684,8 +684,8 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	got := newRunConfig(pr.flags, pr.cfg, out, pr.config.Workload.Name, pr.config.Workload.SHA256)
-	if runKey(got) != pr.key {
+	got := pr.spec.Describe(pr.cfg, out.Names, out.Samplers, pr.config.Workload)
+	if got.Key() != pr.key {
 		return nil, fmt.Errorf("profsim: internal error: the run's config differs from the planned one")
 	}
 	if pr.keep != "" {

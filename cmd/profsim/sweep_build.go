@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func mergedBuild(ms []*sweep.Manifest) string {
 // buildNote is a line for sweep status: the directory's build against
 // this profsim's.
 func buildNote(m *sweep.Manifest) string {
-	mine := version().Build
+	mine := harness.CurrentVersion().Build
 	if m.Build == mine {
 		return fmt.Sprintf("build %s (this profsim's)", mine)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestSweepRefusesToResumeAnotherBuildsDirectory(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	m, err := sweep.ReadManifest(dir)
 	require.NoError(t, err)
-	require.Equal(t, version().Build, m.Build, "the manifest names the build that made its keys")
+	require.Equal(t, harness.CurrentVersion().Build, m.Build, "the manifest names the build that made its keys")
 	results := filepath.Join(dir, sweep.ResultsFile)
 	before, err := os.ReadFile(results)
 	require.NoError(t, err)
@@ -54,7 +55,7 @@ func TestSweepRefusesToResumeAnotherBuildsDirectory(t *testing.T) {
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "profsim: sweep: ")
 	assert.Contains(t, stderr, "build "+other)
-	assert.Contains(t, stderr, "this profsim is build "+version().Build)
+	assert.Contains(t, stderr, "this profsim is build "+harness.CurrentVersion().Build)
 	assert.Contains(t, stderr, "--allow-mixed-builds")
 	after, err := os.ReadFile(results)
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestSweepRefusesToResumeAnotherBuildsDirectory(t *testing.T) {
 
 	// With no manifest, the records' configs say whose they are.
 	require.NoError(t, os.Remove(filepath.Join(dir, sweep.ManifestFile)))
-	require.NoError(t, os.WriteFile(results, bytes.ReplaceAll(before, []byte(`"build":"`+version().Build+`"`), []byte(`"build":"`+other+`"`)), 0o644))
+	require.NoError(t, os.WriteFile(results, bytes.ReplaceAll(before, []byte(`"build":"`+harness.CurrentVersion().Build+`"`), []byte(`"build":"`+other+`"`)), 0o644))
 	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir)
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "build "+other)
@@ -80,13 +81,13 @@ func TestSweepRefusesToResumeAnotherBuildsDirectory(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	m, err = sweep.ReadManifest(dir)
 	require.NoError(t, err)
-	assert.Equal(t, version().Build, m.Build)
+	assert.Equal(t, harness.CurrentVersion().Build, m.Build)
 	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "0 run now, 2 already done", "the directory is this build's now")
 	code, stdout, _ := sweepMain(t, "sweep", "status", dir)
 	require.Equal(t, 0, code)
-	assert.Contains(t, stdout, "results of build "+version().Build+" (this profsim's)")
+	assert.Contains(t, stdout, "results of build "+harness.CurrentVersion().Build+" (this profsim's)")
 }
 
 func TestSweepMergeRefusesMixedBuilds(t *testing.T) {
@@ -110,7 +111,7 @@ func TestSweepMergeRefusesMixedBuilds(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	m, err := sweep.ReadManifest(out)
 	require.NoError(t, err)
-	builds := []string{version().Build, other}
+	builds := []string{harness.CurrentVersion().Build, other}
 	if builds[1] < builds[0] {
 		builds[0], builds[1] = builds[1], builds[0]
 	}
@@ -187,7 +188,7 @@ func TestSweepTwoBuilds(t *testing.T) {
 	buildOf := func(bin string) string {
 		code, stdout, stderr := profsimExec(t, bin, "version", "--format", "json")
 		require.Equal(t, 0, code, stderr)
-		var v versionInfo
+		var v harness.Version
 		require.NoError(t, json.Unmarshal([]byte(stdout), &v))
 		require.Len(t, v.Build, 16)
 		return v.Build
@@ -220,7 +221,7 @@ func TestSweepTwoBuilds(t *testing.T) {
 	require.Len(t, recs, 4)
 	keys := map[string][]string{}
 	for _, r := range recs {
-		var rc runConfig
+		var rc harness.Description
 		require.NoError(t, json.Unmarshal(r.Config, &rc))
 		keys[rc.Profsim.Build] = append(keys[rc.Profsim.Build], r.Key)
 		assert.Equal(t, runKey(&rc), r.Key)
@@ -242,7 +243,7 @@ func TestSweepTwoBuilds(t *testing.T) {
 func TestVersionCommand(t *testing.T) {
 	code, stdout, stderr := sweepMain(t, "version")
 	require.Equal(t, 0, code, stderr)
-	v := version()
+	v := harness.CurrentVersion()
 	assert.Contains(t, stdout, "build    "+v.Build+" (the identity in run keys)")
 	assert.Contains(t, stdout, "go       "+runtime.Version())
 	if v.Revision == "" {
@@ -250,7 +251,7 @@ func TestVersionCommand(t *testing.T) {
 	}
 	code, stdout, stderr = sweepMain(t, "version", "--format", "json")
 	require.Equal(t, 0, code, stderr)
-	var got versionInfo
+	var got harness.Version
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	assert.Equal(t, v, got)
 	code, _, stderr = sweepMain(t, "version", "--format", "yaml")
@@ -264,7 +265,7 @@ func TestVersionCommand(t *testing.T) {
 
 	// A run's config holds the build, and its key depends on the build
 	// alone of what describes profsim.
-	rc := runConfig{Profsim: v, Workload: workloadInfo{Name: "w", SHA256: "x"}}
+	rc := harness.Description{Profsim: v, Workload: harness.WorkloadInfo{Name: "w", SHA256: "x"}}
 	k := runKey(&rc)
 	rc.Profsim.Revision, rc.Profsim.Version, rc.Profsim.Go = "abc", "v9", "go0"
 	assert.Equal(t, k, runKey(&rc), "how a build is described is not what ran")

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +128,7 @@ func TestSweepExampleGridIndependentOfJobs(t *testing.T) {
 	recs, err := sweep.ReadResults(filepath.Join(d1, sweep.ResultsFile))
 	require.NoError(t, err)
 	require.Len(t, recs, 27)
-	var rc runConfig
+	var rc harness.Description
 	require.NoError(t, json.Unmarshal(recs[0].Config, &rc))
 	assert.Equal(t, runKey(&rc), recs[0].Key, "the key is the config's hash")
 	var rep report
@@ -401,7 +402,7 @@ zip:
 		inline string
 		seed   uint64
 	}{{"true", 4}, {"false", 5}} {
-		var rc runConfig
+		var rc harness.Description
 		require.NoError(t, json.Unmarshal(recs[i].Config, &rc))
 		assert.Equal(t, want.inline, rc.Settings["jit.inline"])
 		assert.Equal(t, want.seed, rc.Seed)
@@ -543,7 +544,7 @@ func TestSweepRefusesAGridFileOverTheInputLimit(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second, "refused without reading")
 
 	// At the limit it is read (and here refused for what it says).
-	require.NoError(t, os.Truncate(grid, defaultMaxInput))
+	require.NoError(t, os.Truncate(grid, harness.DefaultMaxInput))
 	code, _, stderr = sweepMain(t, "sweep", grid, "--out", filepath.Join(t.TempDir(), "o"))
 	assert.Equal(t, 2, code)
 	assert.NotContains(t, stderr, "input limit")
@@ -757,4 +758,25 @@ func TestSweepSynopsesNameEveryFlag(t *testing.T) {
 		assert.Regexp(t, flag, docSynopsis, "docs/SWEEPS.md's synopsis")
 	}
 	assert.Equal(t, 7, n, "sweep's flags")
+}
+
+// Every `profsim run` flag is a Spec's (a grid may set it) or an output
+// flag (the sweep refuses it by name).
+func TestRunFlagsAreSpecOrOutput(t *testing.T) {
+	var help bytes.Buffer
+	_, err := parseRunFlags([]string{"-h"}, &help)
+	require.ErrorIs(t, err, errHelp)
+	names, _ := runSettingNames()
+	var flags []string
+	for _, line := range strings.Split(help.String(), "\n") {
+		if name, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			flags = append(flags, name)
+			assert.True(t, slices.Contains(names, name) != slices.Contains(sweepOutputFlags, name),
+				"--%s is either a run setting or an output flag", name)
+		}
+	}
+	for _, n := range slices.Concat(names, sweepOutputFlags) {
+		assert.Contains(t, flags, n, "--%s is a flag of profsim run", n)
+	}
 }

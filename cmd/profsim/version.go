@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/profsim/profsim/harness"
 	"io"
 )
 
@@ -34,7 +35,7 @@ func cmdVersion(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("version: unexpected argument %q", fs.Arg(0))
 	}
-	v := version()
+	v := harness.CurrentVersion()
 	switch *format {
 	case "json":
 		b, err := json.MarshalIndent(v, "", "  ")

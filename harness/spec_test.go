@@ -1,0 +1,135 @@
+package harness
+
+import (
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/workloads"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parseSpec parses `profsim run`'s run-description flags into a Spec.
+func parseSpec(t *testing.T, args ...string) (Spec, error) {
+	t.Helper()
+	s := DefaultSpec()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	b := s.Bind(fs)
+	if err := fs.Parse(args); err != nil {
+		return s, err
+	}
+	return s, b.Finish()
+}
+
+// describe runs s and returns its Description and outcome.
+func describe(t *testing.T, s Spec) (*Description, *Outcome) {
+	t.Helper()
+	p, err := workloads.Get(s.Workload)
+	require.NoError(t, err)
+	hash := ProgramHash(p)
+	require.NoError(t, s.Intervene(p))
+	cfg, err := s.Config()
+	require.NoError(t, err)
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	return s.Describe(cfg, out.Names, out.Samplers, WorkloadInfo{Name: p.Name, Ref: s.Workload, SHA256: hash}), out
+}
+
+// A Spec's Args, parsed back, describe the same run: same Key, same
+// profiles, whatever shorthands, JVM flags and settings the first Spec
+// was given them by.
+func TestSpecArgsReproduceTheRun(t *testing.T) {
+	s, err := parseSpec(t, "--workload", "hotcold", "--duration", "40ms", "--seed", "7", "--vm", "hotspot6",
+		"--inline=false", "--jvm-flags", "-XX:MaxInlineSize=20", "--set", "sim.time_slice=2ms",
+		"--samplers", "async,safepoint", "--sampler", "jfr:fast,period=1ms", "--inject", "HotCold.hot:3", "--skip", "5ms")
+	require.NoError(t, err)
+	d, out := describe(t, s)
+	require.Equal(t, "run", d.Args[0])
+	again, err := parseSpec(t, d.Args[1:]...)
+	require.NoError(t, err)
+	d2, out2 := describe(t, again)
+	assert.Equal(t, d.Key(), d2.Key(), "the replayed run has the same key")
+	assert.Equal(t, d.Args, d2.Args)
+	assert.Equal(t, "false", d2.Settings["jit.inline"], "a shorthand resolved into its setting")
+	assert.Equal(t, "20", d2.Settings["jit.max_inline_size"], "a JVM flag resolved into its setting")
+	require.Equal(t, out.Names, out2.Names)
+	for _, name := range out.Names {
+		assert.Equal(t, out.Profiles[name].Samples, out2.Profiles[name].Samples, "profile %s", name)
+	}
+}
+
+// Equal runs asked for in different words share a Key; any setting
+// that changes the run changes it.
+func TestSpecKeyIsTheResolvedRun(t *testing.T) {
+	key := func(args ...string) string {
+		s, err := parseSpec(t, append([]string{"--workload", "hotcold"}, args...)...)
+		require.NoError(t, err)
+		cfg, err := s.Config()
+		require.NoError(t, err)
+		names, resolved, err := cfg.PlanSamplers()
+		require.NoError(t, err)
+		return s.Describe(cfg, names, resolved, WorkloadInfo{Name: "HotCold", Ref: s.Workload, SHA256: "x"}).Key()
+	}
+	base := key("--samplers", "async")
+	assert.Equal(t, base, key("--samplers", "async", "--inline=true"), "--inline=true is the preset's")
+	assert.Equal(t, base, key("--sampler", "async", "--set", "jit.inline=true"))
+	assert.Equal(t, key("--inline=false", "--samplers", "async"), key("--jvm-flags", "-XX:-Inline", "--samplers", "async"),
+		"a shorthand and its JVM flag")
+	for _, other := range [][]string{
+		{"--samplers", "async", "--seed", "2"},
+		{"--samplers", "async", "--inline=false"},
+		{"--samplers", "async", "--cpus", "2"},
+		{"--sampler", "async,interval=1ms"},
+		{"--samplers", "async", "--truth", "methods"},
+	} {
+		assert.NotEqual(t, base, key(other...), "%v", other)
+	}
+}
+
+// Check names the flag at fault.
+func TestSpecCheckNamesTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.Workload = "" }, "--workload is required"},
+		{func(s *Spec) { s.Duration = 0 }, "--duration 0s must be > 0"},
+		{func(s *Spec) { s.Skip = s.Duration }, "--skip"},
+		{func(s *Spec) { s.CPUs = 0 }, "--cpus 0 must be in [1, 1024]"},
+		{func(s *Spec) { s.Truth = "all" }, `--truth "all"`},
+		{func(s *Spec) { s.Samplers = []string{"async", "async"} }, `"async" listed twice`},
+		{func(s *Spec) { s.Samplers = []string{"asink"} }, "--sampler"},
+		{func(s *Spec) { s.Mode, s.Samplers = samplers.Costed, []string{"truth"} }, "--mode costed needs a sampler"},
+		{func(s *Spec) { s.BaselineOnly, s.Sets = true, []param.KV{{Key: "jit.inline", Value: "false"}} }, "--set jit.inline configures the optimizing JIT, which --baseline-only turns off"},
+		{func(s *Spec) { s.Injections = []string{"hot"} }, "--inject"},
+	} {
+		s := DefaultSpec()
+		s.Workload = "hotcold"
+		c.edit(&s)
+		err := s.Check()
+		if assert.Error(t, err, c.want) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+	s := DefaultSpec()
+	s.Workload = "hotcold"
+	assert.NoError(t, s.Check())
+}
+
+// DefaultSpec is `profsim run --workload W`: the hotspot17 preset.
+func TestDefaultSpecIsHotSpot17(t *testing.T) {
+	s := DefaultSpec()
+	s.Workload, s.Duration = "hotcold", 10*time.Millisecond
+	cfg, err := s.Config()
+	require.NoError(t, err)
+	want := DefaultConfig()
+	require.NoError(t, ApplyPreset(&want, "hotspot17"))
+	assert.Equal(t, want.JIT, cfg.JIT)
+	assert.Equal(t, want.Safepoint, cfg.Safepoint)
+	assert.Equal(t, []string{"truth"}, func() []string { sp, _ := parseSpec(t, "--workload", "hotcold"); return sp.Samplers }())
+}
