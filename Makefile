@@ -42,11 +42,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/
 	$(GO) test -run '^$$' -bench BenchmarkWorkloads -benchtime 1x -timeout 0 ./harness/ -bench.sim $(BENCHSIM)
 
-## lint: formatting, vet and staticcheck (a tool of go.mod: go tool staticcheck)
+## lint: formatting, vet, staticcheck and deadcode -test (tools of go.mod: go tool staticcheck, go tool deadcode)
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@out=$$($(GO) tool deadcode -test ./...); if [ -n "$$out" ]; then echo "dead code (unreachable from any main or test):"; echo "$$out"; exit 1; fi
 
 ## fuzz: a short run of every fuzz target, FUZZTIME each (make fuzz FUZZTIME=10m for a long one)
 # FUZZMINIMIZE bounds the minimization of each new input (Go's default is

@@ -83,15 +83,6 @@ func IsBuiltin(name string) bool {
 	return err == nil
 }
 
-// Source returns a paper program's YAML text.
-func Source(name string) ([]byte, error) {
-	data, err := files.ReadFile(path.Join("programs", name+".yaml"))
-	if err != nil {
-		return nil, fmt.Errorf("unknown workload %q (built-ins: %s)", name, strings.Join(Programs(), ", "))
-	}
-	return data, nil
-}
-
 // Get returns a fresh, validated copy of a built-in workload: a paper
 // program or a generated stand-in.
 func Get(name string) (*program.Program, error) {
