@@ -43,6 +43,10 @@ type Description struct {
 	// Truth is "methods" for a truth per method (--truth methods), absent
 	// for the calling-context tree.
 	Truth string `json:"truth,omitempty"`
+	// InlineFrom and RecompileAt are --inline-from and --recompile-at,
+	// absent when not given.
+	InlineFrom  string `json:"inline_from,omitempty"`
+	RecompileAt string `json:"recompile_at,omitempty"`
 	// Settings is every sim., jit., gc. and safepoint. key with its value.
 	Settings   map[string]string `json:"settings"`
 	Injections []string          `json:"injections"`
@@ -167,6 +171,10 @@ func (s Spec) Describe(cfg Config, names []string, resolved []*samplers.Resolved
 	if cfg.TruthPerMethod {
 		d.Truth = "methods"
 	}
+	d.InlineFrom = cfg.InlineFrom
+	if cfg.RecompileAt > 0 {
+		d.RecompileAt = param.FormatDuration(cfg.RecompileAt)
+	}
 	for _, kv := range param.Values(SettingsOf(&cfg)) {
 		if cfg.NoJIT && strings.HasPrefix(kv.Key, "jit.") {
 			continue // no optimizing JIT: its settings do nothing (and are refused)
@@ -206,6 +214,12 @@ func (d *Description) args(order []string) []string {
 	}
 	if d.Truth != "" {
 		a = append(a, "--truth", d.Truth)
+	}
+	if d.InlineFrom != "" {
+		a = append(a, "--inline-from", d.InlineFrom)
+	}
+	if d.RecompileAt != "" {
+		a = append(a, "--recompile-at", d.RecompileAt)
 	}
 	keys := make([]string, 0, len(d.Settings))
 	for k := range d.Settings {

@@ -52,6 +52,11 @@ type Spec struct {
 	BaselineOnly bool
 	BaselineFlag string
 	GC           bool
+	// InlineFrom is Config.InlineFrom: the attached sampler whose call
+	// graph drives the JIT's inlining, "none" or "exact"; "" HotSpot's
+	// rule. RecompileAt is Config.RecompileAt (0: never).
+	InlineFrom  string
+	RecompileAt time.Duration
 	// Truth is "contexts" (the calling-context tree) or "methods"
 	// (Config.TruthPerMethod).
 	Truth string
@@ -138,6 +143,8 @@ func (s *Spec) Bind(fs *flag.FlagSet) *SpecFlags {
 	fs.BoolVar(&s.BaselineOnly, "baseline-only", s.BaselineOnly, "no optimizing JIT: every method runs its baseline-compiled code from the start (polls at every return and back-edge, nothing inlined, no interpreter); like Jikes RVM's baseline compiler")
 	b.noJIT = fs.Bool("no-jit", false, "deprecated name of --baseline-only (not an interpreter)")
 	fs.BoolVar(&s.GC, "gc", s.GC, "allocation-driven garbage collection at safepoints")
+	fs.StringVar(&s.InlineFrom, "inline-from", s.InlineFrom, "profile-directed inlining (Arnold & Grove): the JIT inlines by the call graph a sampler has gathered so far, `ID` of an attached call-graph sampler (e.g. cbs), none (size rules only) or exact (the exact call graph so far); default HotSpot's rule on exact call-site counts")
+	fs.DurationVar(&s.RecompileAt, "recompile-at", s.RecompileAt, "recompile every method compiled by then with the profile as it is then (profile-directed re-optimization); 0: never")
 	fs.StringVar(&s.Truth, "truth", s.Truth, "ground truth: contexts (the exact calling-context tree) or methods (one context per method: self shares, lines, call edges and overlaps the same, up to 3x faster on context-rich programs; the truth's stacks are one frame deep, so its total shares and the hot-edge coverage are left empty)")
 	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
 		if _, err := workloads.ParseInjection(v); err != nil {
@@ -226,7 +233,7 @@ func (s *Spec) Check() error {
 		if slices.Contains(strings.Fields(s.JVMFlags), "-Xint") {
 			return fmt.Errorf("--jvm-flags -Xint (every method interpreted) and %s (baseline-compiled code, no interpreter) exclude each other", bf)
 		}
-		for _, name := range []string{"inline", "strip-mining", "debug-non-safepoints", "jvm-flags"} {
+		for _, name := range []string{"inline", "strip-mining", "debug-non-safepoints", "jvm-flags", "inline-from", "recompile-at"} {
 			if s.shorthandSet(name) {
 				return fmt.Errorf("--%s configures the optimizing JIT, which %s turns off", name, bf)
 			}
@@ -256,6 +263,8 @@ func (s *Spec) Check() error {
 		return fmt.Errorf("--max-input-size %s must be > 0", sim.FormatBytes(s.MaxInput))
 	case s.Truth != "contexts" && s.Truth != "methods":
 		return fmt.Errorf("--truth %q: want contexts or methods", s.Truth)
+	case s.RecompileAt < 0 || s.RecompileAt >= s.Duration && s.RecompileAt > 0:
+		return fmt.Errorf("--recompile-at %v must be ≥ 0 and before --duration %v", s.RecompileAt, s.Duration)
 	case s.StripMining != nil && (*s.StripMining < 0 || *s.StripMining > 4294967295):
 		return fmt.Errorf("--strip-mining %d must be in [0, 4294967295], -XX:LoopStripMiningIter's range", *s.StripMining)
 	}
@@ -271,6 +280,8 @@ func (s *Spec) Check() error {
 	}
 	seen := map[string]bool{}
 	n := 0
+	var ids []string
+	inlineFromOK := s.InlineFrom == "" || s.InlineFrom == "none" || s.InlineFrom == "exact"
 	for _, text := range s.Samplers {
 		spec, err := samplers.ParseSpec(text)
 		if err != nil {
@@ -290,6 +301,16 @@ func (s *Spec) Check() error {
 		if err != nil {
 			return fmt.Errorf("--sampler: %v", err)
 		}
+		ids = append(ids, spec.ID())
+		if spec.ID() == s.InlineFrom {
+			if _, ok := r.New().(samplers.CallGraphSource); !ok {
+				return fmt.Errorf("--inline-from %s: that sampler gathers no call graph for the JIT to read (samplers that do: %s)", s.InlineFrom, strings.Join(samplers.CallGraphSourceNames(), ", "))
+			}
+			if s.Skip > 0 {
+				return fmt.Errorf("--inline-from %s: the JIT would read a sampler that starts only at --skip %v", s.InlineFrom, s.Skip)
+			}
+			inlineFromOK = true
+		}
 		if _, ok := r.New().(samplers.Instrumenter); ok && (s.Skip > 0 || s.Threads != "") {
 			return fmt.Errorf("--sampler %s instruments the program for every thread before it runs: it cannot start at --skip or watch only --threads", spec.ID())
 		}
@@ -301,6 +322,9 @@ func (s *Spec) Check() error {
 			return fmt.Errorf("--sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), bf)
 		}
 		n++
+	}
+	if !inlineFromOK {
+		return fmt.Errorf("--inline-from %q: want none, exact or the ID of one of the run's samplers (%s)", s.InlineFrom, strings.Join(ids, ", "))
 	}
 	if s.Mode == samplers.Costed && n == 0 {
 		return fmt.Errorf("--mode costed needs a sampler besides truth (--samplers or --sampler)")
@@ -319,6 +343,10 @@ func (s *Spec) shorthandSet(name string) bool {
 		return s.DebugNonSafepoints != nil
 	case "jvm-flags":
 		return s.JVMFlags != ""
+	case "inline-from":
+		return s.InlineFrom != ""
+	case "recompile-at":
+		return s.RecompileAt != 0
 	}
 	return false
 }
@@ -357,6 +385,7 @@ func (s Spec) Config() (Config, error) {
 	cfg.Samplers, cfg.Mode = slices.Clone(s.Samplers), s.Mode
 	cfg.TruthPerMethod = s.Truth == "methods"
 	cfg.ProfileFrom = sim.Time(s.Skip)
+	cfg.InlineFrom, cfg.RecompileAt = s.InlineFrom, sim.Time(s.RecompileAt)
 	cfg.Sim.ProfileThreads = s.Threads
 	cfg.Sim.Limits = sim.Limits{MaxThreads: s.MaxThreads, MaxMemory: s.MaxMemory}
 	return cfg, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,4 +133,44 @@ func TestDefaultSpecIsHotSpot17(t *testing.T) {
 	assert.Equal(t, want.JIT, cfg.JIT)
 	assert.Equal(t, want.Safepoint, cfg.Safepoint)
 	assert.Equal(t, []string{"truth"}, func() []string { sp, _ := parseSpec(t, "--workload", "hotcold"); return sp.Samplers }())
+}
+
+// --inline-from and --recompile-at reach the run, its Description and
+// its Args.
+func TestSpecInlineFromAndRecompileAt(t *testing.T) {
+	s, err := parseSpec(t, "--workload", "callpair", "--vm", "jikes", "--duration", "60ms",
+		"--samplers", "cbs", "--inline-from", "cbs", "--recompile-at", "30ms")
+	require.NoError(t, err)
+	cfg, err := s.Config()
+	require.NoError(t, err)
+	assert.Equal(t, "cbs", cfg.InlineFrom)
+	assert.Equal(t, 30*sim.Millisecond, cfg.RecompileAt)
+	d, _ := describe(t, s)
+	assert.Equal(t, "cbs", d.InlineFrom)
+	assert.Equal(t, "30ms", d.RecompileAt)
+	again, err := parseSpec(t, d.Args[1:]...)
+	require.NoError(t, err)
+	d2, _ := describe(t, again)
+	assert.Equal(t, d.Key(), d2.Key())
+	plain, err := parseSpec(t, "--workload", "callpair", "--vm", "jikes", "--duration", "60ms", "--samplers", "cbs")
+	require.NoError(t, err)
+	d3, _ := describe(t, plain)
+	assert.NotEqual(t, d.Key(), d3.Key(), "profile-directed inlining is another run")
+	assert.NotContains(t, d3.Args, "--inline-from")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--samplers", "async", "--inline-from", "async"}, "--inline-from async: that sampler gathers no call graph for the JIT to read (samplers that do: cbs, jikes-timer)"},
+		{[]string{"--samplers", "async", "--inline-from", "cbs"}, `--inline-from "cbs": want none, exact or the ID of one of the run's samplers (async)`},
+		{[]string{"--samplers", "cbs", "--inline-from", "cbs", "--skip", "5ms"}, "starts only at --skip 5ms"},
+		{[]string{"--recompile-at", "60ms"}, "--recompile-at 60ms must be ≥ 0 and before --duration 60ms"},
+		{[]string{"--vm", "hotspot17", "--baseline-only", "--inline-from", "exact"}, "--inline-from configures the optimizing JIT"},
+	} {
+		_, err := parseSpec(t, append([]string{"--workload", "callpair", "--vm", "jikes", "--duration", "60ms"}, c.args...)...)
+		if assert.Error(t, err, "%v", c.args) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
 }

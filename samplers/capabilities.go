@@ -127,3 +127,16 @@ type Traceable interface {
 	// TracesSamples marks the capability.
 	TracesSamples()
 }
+
+// CallGraphSourceNames are the registered samplers that are
+// CallGraphSources (whose call graph the JIT's profile-directed inlining
+// may read: harness.Config.InlineFrom), in List's order (by name).
+func CallGraphSourceNames() []string {
+	var names []string
+	for _, info := range List() {
+		if _, ok := info.Build(info.Name, info.Config()).(CallGraphSource); ok {
+			names = append(names, info.Name)
+		}
+	}
+	return names
+}
