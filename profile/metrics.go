@@ -289,3 +289,31 @@ func OverlapLines(a, b []LineShare) float64 {
 	}
 	return OverlapWeights(weights(a), weights(b))
 }
+
+// UnseenContexts is the Good–Turing estimate (Good, Biometrika 1953) of the
+// share of a sampled profile's time spent in calling contexts its samples
+// never reached: the contexts (merged by name, as OverlapContexts aligns
+// them) sampled exactly once, over the samples. A perfect model of the
+// sampled program overlaps the profile's contexts by at most about
+// 1 − UnseenContexts: the rest of the time went where the samples do not
+// show it. 0 for a profile without samples.
+func UnseenContexts(p *Profile) float64 {
+	node := newContextTree().add(p)
+	counts := map[int32]int64{}
+	var n int64
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		counts[node[s.Context]] += s.Count
+		n += s.Count
+	}
+	if n == 0 {
+		return 0
+	}
+	var once int64
+	for _, c := range counts {
+		if c == 1 {
+			once++
+		}
+	}
+	return float64(once) / float64(n)
+}

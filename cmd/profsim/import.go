@@ -253,6 +253,9 @@ func checkImport(ctx context.Context, w io.Writer, m *importer.Model, seed uint6
 	truth := outc.Profiles["truth"]
 	fmt.Fprintf(w, "check: simulated %v; method overlap %.3f, context overlap %.3f (truth vs recording)\n",
 		time.Duration(outc.Result.End), profile.OverlapMethods(truth, m.Recorded), profile.OverlapContexts(truth, m.Recorded))
+	unseen := profile.UnseenContexts(m.Recorded)
+	fmt.Fprintf(w, "  about %.3f of the program's time went to calling contexts the recording never sampled (Good–Turing: its contexts sampled once, over its samples), so even an exact model of the program would overlap its contexts by at most about %.3f\n",
+		unseen, 1-unseen)
 	rec := m.Recorded.MethodWeights()
 	tru := truth.MethodWeights()
 	recTotal, truTotal := float64(m.Recorded.TotalWeight()), float64(truth.TotalWeight())

@@ -58,6 +58,7 @@ func TestImportCommand(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "wrote "+out+": 3 methods, 1 threads")
 	assert.Contains(t, stdout, "method overlap")
+	assert.Contains(t, stdout, "about 0.000 of the program's time went to calling contexts the recording never sampled", "3 contexts, 300 samples")
 	// main ran interpreted in the recording, cold compiled with hot
 	// inlined into it.
 	assert.Contains(t, stdout, "compiled: 2 of 3 methods ran compiled in the recording (compiled: true; frame types 300 Interpreted, 300 JIT compiled, 291 Inlined, 0 Native)")
