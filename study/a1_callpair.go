@@ -53,16 +53,8 @@ type A1Result struct {
 // Ratios lists call_1 / call_2 (call_2 at least 1) of the runs of
 // profiler ("jikes-timer" or "cbs", every stride).
 func (r *A1Result) Ratios(profiler string) []float64 {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Profiler == profiler {
-			xs = append(xs, x.Ratio)
-		}
-	}
-	if xs == nil {
-		panic("study: A1 has no runs of " + profiler)
-	}
-	return xs
+	runs := mustWhere(r.Obs, func(x A1Obs) bool { return x.Profiler == profiler }, "A1 has no runs of %s", profiler)
+	return values(runs, func(x A1Obs) float64 { return x.Ratio })
 }
 
 // MeasureA1 runs callpair on Jikes-like yield points without inlining (the

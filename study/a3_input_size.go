@@ -71,13 +71,11 @@ func (r *A3Result) Mean(input string, cbs bool) Stat {
 
 // pair is (stand-in, input)'s base and CBS accuracy, means over seeds.
 func (r *A3Result) pair(b, input string) (base, cbs float64) {
-	n := 0
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.Input == input {
-			base, cbs, n = base+x.BasePct, cbs+x.CBSPct, n+1
-		}
+	runs := where(r.Obs, func(x A3Obs) bool { return x.Benchmark == b && x.Input == input })
+	for _, x := range runs {
+		base, cbs = base+x.BasePct, cbs+x.CBSPct
 	}
-	return base / float64(n), cbs / float64(n)
+	return base / float64(len(runs)), cbs / float64(len(runs))
 }
 
 // CBSWins is the share of (stand-in, input) pairs on which CBS's accuracy

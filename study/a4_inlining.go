@@ -102,16 +102,9 @@ type A4Result struct {
 // Speedup is the speed-up (%) of inliner reading source's graph over the
 // static heuristics on benchmark b, paired by seed, over the seeds.
 func (r *A4Result) Speedup(b, inliner, source string) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.Inliner == inliner && x.Source == source {
-			xs = append(xs, x.SpeedupPct)
-		}
-	}
-	if xs == nil {
-		panic(fmt.Sprintf("study: A4 has no runs of %s/%s/%s", b, inliner, source))
-	}
-	return NewStat(xs)
+	runs := mustWhere(r.Obs, func(x A4Obs) bool { return x.Benchmark == b && x.Inliner == inliner && x.Source == source },
+		"A4 has no runs of %s/%s/%s", b, inliner, source)
+	return NewStat(values(runs, func(x A4Obs) float64 { return x.SpeedupPct }))
 }
 
 // Mean is the mean over the stand-ins of Speedup's means.

@@ -27,16 +27,8 @@ type B4Result struct {
 
 // Accuracy is the overlap on b with MaxPath mp over the seeds.
 func (r *B4Result) Accuracy(b string, mp int) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.MaxPath == mp {
-			xs = append(xs, x.OverlapPct)
-		}
-	}
-	if xs == nil {
-		panic(fmt.Sprintf("study: B4 has no runs of %s with MaxPath %d", b, mp))
-	}
-	return NewStat(xs)
+	runs := mustWhere(r.Obs, func(x B4Obs) bool { return x.Benchmark == b && x.MaxPath == mp }, "B4 has no runs of %s with MaxPath %d", b, mp)
+	return NewStat(values(runs, func(x B4Obs) float64 { return x.OverlapPct }))
 }
 
 // Loss is the accuracy (points) b loses with MaxPath off.

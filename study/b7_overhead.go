@@ -136,16 +136,8 @@ type B7Result struct {
 
 // Overhead is the overhead (%) on b under config c over the seeds.
 func (r *B7Result) Overhead(b, c string) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.Config == c {
-			xs = append(xs, x.OverheadPct)
-		}
-	}
-	if xs == nil {
-		panic(fmt.Sprintf("study: B7 has no runs of %s under %q", b, c))
-	}
-	return NewStat(xs)
+	runs := mustWhere(r.Obs, func(x B7Obs) bool { return x.Benchmark == b && x.Config == c }, "B7 has no runs of %s under %q", b, c)
+	return NewStat(values(runs, func(x B7Obs) float64 { return x.OverheadPct }))
 }
 
 func (r *B7Result) render() (*Result, error) {

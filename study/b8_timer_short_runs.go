@@ -34,16 +34,7 @@ type B8Result struct {
 
 // of lists benchmark b's runs.
 func (r *B8Result) of(b string) []B8Obs {
-	var out []B8Obs
-	for _, x := range r.Obs {
-		if x.Benchmark == b {
-			out = append(out, x)
-		}
-	}
-	if out == nil {
-		panic("study: B8 has no runs of " + b)
-	}
-	return out
+	return mustWhere(r.Obs, func(x B8Obs) bool { return x.Benchmark == b }, "B8 has no runs of %s", b)
 }
 
 // Timer and Komorium are the two profilers' overlap on b over the seeds.

@@ -40,13 +40,7 @@ type B9Result struct {
 
 // Compared lists the observations on the variants after the first.
 func (r *B9Result) Compared() []B9Obs {
-	var out []B9Obs
-	for _, x := range r.Obs {
-		if x.Variant != b9Variants[0].name {
-			out = append(out, x)
-		}
-	}
-	return out
+	return where(r.Obs, func(x B9Obs) bool { return x.Variant != b9Variants[0].name })
 }
 
 // MeasureB9: Komorium at constant granularity gives identical profiles

@@ -60,19 +60,13 @@ func h5Of(d HoferAccuracyData) *H5Result {
 
 // sorted lists (b, pr)'s overlaps (coverage false) or coverages, sorted.
 func (r *H5Result) sorted(b, pr string, coverage bool) []float64 {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.Technique == pr {
-			if coverage {
-				xs = append(xs, x.CoveragePct)
-			} else {
-				xs = append(xs, x.OverlapPct)
-			}
+	its := mustWhere(r.Obs, func(x H5Obs) bool { return x.Benchmark == b && x.Technique == pr }, "H5 has no iterations of %s %s", b, pr)
+	xs := values(its, func(x H5Obs) float64 {
+		if coverage {
+			return x.CoveragePct
 		}
-	}
-	if xs == nil {
-		panic(fmt.Sprintf("study: H5 has no iterations of %s %s", b, pr))
-	}
+		return x.OverlapPct
+	})
 	sort.Float64s(xs)
 	return xs
 }

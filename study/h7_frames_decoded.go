@@ -51,16 +51,7 @@ func MeasureH7(o Options) (*H7Result, error) {
 
 // stat is f over b's runs.
 func (r *H7Result) stat(b string, f func(H7Obs) float64) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Benchmark == b {
-			xs = append(xs, f(x))
-		}
-	}
-	if xs == nil {
-		panic("study: H7 has no runs of " + b)
-	}
-	return NewStat(xs)
+	return NewStat(values(mustWhere(r.Obs, func(x H7Obs) bool { return x.Benchmark == b }, "H7 has no runs of %s", b), f))
 }
 
 // Depth, SPS, ISPS and Ratio (ISPS / depth) on b over the seeds.

@@ -1,7 +1,6 @@
 package study
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/profsim/profsim/sim"
@@ -61,16 +60,8 @@ func measureBinderGrid(o Options) (BinderGrid, error) {
 
 // of lists the runs of b at granularity gr, constant or randomized.
 func (g *BinderGrid) of(b string, gr int64, random bool) []BinderObs {
-	var out []BinderObs
-	for _, x := range g.Obs {
-		if x.Benchmark == b && x.Granularity == gr && x.Random == random {
-			out = append(out, x)
-		}
-	}
-	if out == nil {
-		panic(fmt.Sprintf("study: the Binder grid has no runs of %s at %d (random %v)", b, gr, random))
-	}
-	return out
+	return mustWhere(g.Obs, func(x BinderObs) bool { return x.Benchmark == b && x.Granularity == gr && x.Random == random },
+		"the Binder grid has no runs of %s at %d (random %v)", b, gr, random)
 }
 
 // Accuracy is the overlap (%) on b at gr over the seeds.

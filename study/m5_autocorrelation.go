@@ -68,16 +68,8 @@ type M5Result struct {
 // Share is the share of lags outside the band for profiler p (an id of
 // m5Samplers), over the seeds.
 func (r *M5Result) Share(p string) Stat {
-	var xs []float64
-	for _, run := range r.Runs {
-		if run.Profiler == p {
-			xs = append(xs, float64(run.Outside)/float64(r.MaxLag))
-		}
-	}
-	if xs == nil {
-		panic("study: M5 has no runs of " + p)
-	}
-	return NewStat(xs)
+	runs := mustWhere(r.Runs, func(run M5Run) bool { return run.Profiler == p }, "M5 has no runs of %s", p)
+	return NewStat(values(runs, func(run M5Run) float64 { return float64(run.Outside) / float64(r.MaxLag) }))
 }
 
 // m5Model is M5's program with Options.Models: the model of the same

@@ -34,13 +34,8 @@ type M8Result struct {
 
 // Slowdown is profiler p's slowdown on benchmark b over the seeds.
 func (r *M8Result) Slowdown(p, b string) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Profiler == p && x.Benchmark == b {
-			xs = append(xs, x.Slowdown)
-		}
-	}
-	return NewStat(xs)
+	runs := where(r.Obs, func(x M8Obs) bool { return x.Profiler == p && x.Benchmark == b })
+	return NewStat(values(runs, func(x M8Obs) float64 { return x.Slowdown }))
 }
 
 // Mean is profiler p's slowdown over the stand-ins (each the mean over
@@ -55,13 +50,7 @@ func (r *M8Result) Mean(p string) Stat {
 
 // Runs lists profiler p's slowdowns, one per (stand-in, seed).
 func (r *M8Result) Runs(p string) []float64 {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Profiler == p {
-			xs = append(xs, x.Slowdown)
-		}
-	}
-	return xs
+	return values(where(r.Obs, func(x M8Obs) bool { return x.Profiler == p }), func(x M8Obs) float64 { return x.Slowdown })
 }
 
 // m8Key is one M8 run of stand-in bench at iters iterations to its end,
@@ -137,12 +126,7 @@ func (r *M8Result) render() (*Result, error) {
 	}
 	t := &Table{Title: "Overhead (run time with the profiler / without, mean over seeds), costed runs to the end", Columns: cols}
 	for _, b := range causalityBenchmarks {
-		var base []float64
-		for _, x := range r.Obs {
-			if x.Benchmark == b.name && x.Profiler == m8Profilers[0] {
-				base = append(base, x.BaseS)
-			}
-		}
+		base := values(where(r.Obs, func(x M8Obs) bool { return x.Benchmark == b.name && x.Profiler == m8Profilers[0] }), func(x M8Obs) float64 { return x.BaseS })
 		cells := []any{b.name, fmt.Sprintf("%.3fs", NewStat(base).Mean)}
 		rf := refByBench[b.name]
 		for i, prof := range m8Profilers {

@@ -57,13 +57,7 @@ type M9Result struct {
 
 // of lists profiler p's observations on benchmark b.
 func (r *M9Result) of(p, b string) []M9Obs {
-	var out []M9Obs
-	for _, x := range r.Obs {
-		if x.Profiler == p && x.Benchmark == b {
-			out = append(out, x)
-		}
-	}
-	return out
+	return where(r.Obs, func(x M9Obs) bool { return x.Profiler == p && x.Benchmark == b })
 }
 
 // AbsError is |predicted − simulated| (points) of profiler p on

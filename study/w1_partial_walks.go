@@ -41,16 +41,7 @@ type W1Result struct {
 
 // of lists the runs of benchmark b at interval iv.
 func (r *W1Result) of(b string, iv sim.Time) []W1Obs {
-	var out []W1Obs
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.IntervalMs == iv.Seconds()*1e3 {
-			out = append(out, x)
-		}
-	}
-	if out == nil {
-		panic(fmt.Sprintf("study: W1 has no runs of %s at %v", b, iv))
-	}
-	return out
+	return mustWhere(r.Obs, func(x W1Obs) bool { return x.Benchmark == b && x.IntervalMs == iv.Seconds()*1e3 }, "W1 has no runs of %s at %v", b, iv)
 }
 
 // Ratio, Depth and Examined are frames examined / stack depth, the stack

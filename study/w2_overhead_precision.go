@@ -168,16 +168,10 @@ func (r *W2Result) Extra(cpus int, b string, iv sim.Time) Stat {
 // Precision is profiler pr's precision on b with cpus at iv, over the
 // seed pairs.
 func (r *W2Result) Precision(pr string, cpus int, b string, iv sim.Time) Stat {
-	var xs []float64
-	for _, x := range r.Obs {
-		if x.Measure == "precision" && x.Benchmark == b && x.CPUs == cpus && x.Profiler == pr && x.IntervalMs == iv.Seconds()*1e3 {
-			xs = append(xs, x.Value)
-		}
-	}
-	if xs == nil {
-		panic(fmt.Sprintf("study: W2 has no precision of %s/%d/%s/%v", pr, cpus, b, iv))
-	}
-	return NewStat(xs)
+	obs := mustWhere(r.Obs, func(x W2Obs) bool {
+		return x.Measure == "precision" && x.Benchmark == b && x.CPUs == cpus && x.Profiler == pr && x.IntervalMs == iv.Seconds()*1e3
+	}, "W2 has no precision of %s/%d/%s/%v", pr, cpus, b, iv)
+	return NewStat(values(obs, func(x W2Obs) float64 { return x.Value }))
 }
 
 // MeasureW2: costed runs two data sets long; overhead from the speed

@@ -43,16 +43,7 @@ type W3Result struct {
 
 // of lists benchmark b's runs.
 func (r *W3Result) of(b string) []W3Obs {
-	var out []W3Obs
-	for _, x := range r.Obs {
-		if x.Benchmark == b {
-			out = append(out, x)
-		}
-	}
-	if out == nil {
-		panic("study: W3 has no runs of " + b)
-	}
-	return out
+	return mustWhere(r.Obs, func(x W3Obs) bool { return x.Benchmark == b }, "W3 has no runs of %s", b)
 }
 
 // mean is f's mean over benchmark b's runs.

@@ -37,16 +37,7 @@ type W4Result struct {
 
 // of lists benchmark b's runs at limit l.
 func (r *W4Result) of(b string, l int) []W4Obs {
-	var out []W4Obs
-	for _, x := range r.Obs {
-		if x.Benchmark == b && x.Limit == l {
-			out = append(out, x)
-		}
-	}
-	if out == nil {
-		panic(fmt.Sprintf("study: W4 has no runs of %s at limit %d", b, l))
-	}
-	return out
+	return mustWhere(r.Obs, func(x W4Obs) bool { return x.Benchmark == b && x.Limit == l }, "W4 has no runs of %s at limit %d", b, l)
 }
 
 // Misattached is the misattached share (%) on b at limit l over the seeds.
