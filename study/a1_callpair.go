@@ -122,7 +122,7 @@ func (r *A1Result) render() (*Result, error) {
 		}
 		t.AddRow(x.Seed, label, x.Call1, x.Call2, fmt.Sprintf("%.2f", x.Ratio), fmt.Sprintf("%.0f %%", x.OverlapPct))
 	}
-	t.Notes = append(t.Notes, "callpair, 1 s simulated, Jikes-like yield points, no inlining; truth: call_1 and call_2 are called equally often. Paper: the timer-based mechanism records call_1 (whose prologue yield point follows the long loop body) and misses call_2.")
+	t.Notes = append(t.Notes, discussion("a1-callpair")...)
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	// Figure: each configuration's call-graph overlap, every seed.
 	p := plot.New()

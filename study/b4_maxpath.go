@@ -70,6 +70,6 @@ func (r *B4Result) render() (*Result, error) {
 		on, no := r.Accuracy(b, 50), r.Accuracy(b, 0)
 		t.AddRow(b, fmt.Sprintf("%.1f ± %.1f", on.Mean, on.CI), fmt.Sprintf("%.1f ± %.1f", no.Mean, no.CI), fmt.Sprintf("%+.1f", on.Mean-no.Mean))
 	}
-	t.Notes = append(t.Notes, "Paper: MaxPath matters on mpegaudio (large basic blocks), ≈ 5 points; elsewhere it changes nothing. Without it a sample is only taken at a check after the whole block, so long blocks collect the samples of the code they span.")
+	t.Notes = append(t.Notes, discussion("b4-maxpath")...)
 	return &Result{Table: t, Tidy: tidyOf(r.Obs)}, nil
 }

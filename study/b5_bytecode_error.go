@@ -47,6 +47,6 @@ func (r *B5Result) render() (*Result, error) {
 		}
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, "Negative: each thread's bytecodes after its last sample are never reported (the tail grows with the granularity; our runs stop at a time limit, which cuts every thread's tail, where the paper's benchmarks ran to completion). Positive: a basic block cut short by an exception was counted whole.")
+	t.Notes = append(t.Notes, discussion("b5-bytecode-error")...)
 	return &Result{Table: t, Tidy: tidyOf(r.obs(false))}, nil
 }

@@ -65,8 +65,8 @@ func (r *H1Result) render() (*Result, error) {
 	g10, g1, g01 := r.Gap(10*sim.Millisecond), r.Gap(sim.Millisecond), r.Gap(100*sim.Microsecond)
 	t.Notes = append(t.Notes, r.Note,
 		fmt.Sprintf("JVMTI − SPS, paired by seed over the stand-ins but tmt: %.2f ± %.2f points at 10 ms, %.2f ± %.2f at 1 ms, %.2f ± %.2f at 0.1 ms.",
-			g10.Mean, g10.CI, g1.Mean, g1.CI, g01.Mean, g01.CI),
-		"Paper (DaCapo 9.12, Fig. 9): at 10 ms JVMTI > 10 % on average, SPS < 3 %, ISPS close to 2 %; the improvements are largest on lusearch, sunflow, tradebeans, tradesoap and xalan (CPU-heavy or many threads); Scala (Fig. 10): JVMTI ≈ 5 % at 10 ms, ≈ 25 % at 1 ms where ISPS stays < 10 %.")
+			g10.Mean, g10.CI, g1.Mean, g1.CI, g01.Mean, g01.CI))
+	t.Notes = append(t.Notes, discussion("h1-overhead")...)
 	// Figure: each technique's geometric-mean overhead against the
 	// interval, mean and 95 % CI over seeds (a geometric mean per seed),
 	// the paper's 10 ms bounds as references.

@@ -97,8 +97,8 @@ func (r *H2Result) render() (*Result, error) {
 	p.Legend.Top = true
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
-	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+r.Note,
-		"Paper (Fig. 11, 1 ms, whiskers at 2.5/97.5 %): JVMTI's median latency is high on actors, tradebeans and tradesoap (many threads to bring to a safepoint); on lusearch, sunflow and xalan it is moderate but fluctuates and reaches more than 10 ms (hot code without safepoint checks); SPS and ISPS latencies are low and stable everywhere.")
+	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+r.Note)
+	t.Notes = append(t.Notes, discussion("h2-latency")...)
 	return &Result{Table: t, Figure: p, Tidy: tidyOf(obs)}, nil
 }
 

@@ -44,8 +44,8 @@ func (r *H3Result) render() (*Result, error) {
 		t.AddRow(b, fmt.Sprintf("%.0f", n1), fmt.Sprintf("%.0f", n01), fmt.Sprintf("%.1f×", n01/n1),
 			fmt.Sprintf("%.2f %%", 100*r.LongShare(b, "jvmti", sim.Millisecond)), fmt.Sprintf("%.2f %%", 100*r.LongShare(b, "jvmti", 100*sim.Microsecond)), o1, o01)
 	}
-	t.Notes = append(t.Notes, r.Note,
-		"Paper (§7.1–7.2): on lusearch, sunflow and xalan excessively high JVMTI latencies 'occur more often when using shorter sampling intervals, possibly due to scheduling effects', so 0.1 ms can yield fewer samples — and less overhead — than 1 ms. Here a long latency is a long poll-free loop that a request happens to meet, equally likely at either interval: nothing in the model ties latency to the interval, and 0.1 ms yields several times more samples. We report the divergence rather than invent a scheduling effect the paper only guesses at.")
+	t.Notes = append(t.Notes, r.Note)
+	t.Notes = append(t.Notes, discussion("h3-samples")...)
 	// Figure: per CPU-heavy stand-in, each technique's samples at 0.1 ms
 	// over its samples at 1 ms, the ratio per seed with its mean and 95 %
 	// CI over seeds; the claim's side of 1 (fewer at 0.1 ms) and 10 (every

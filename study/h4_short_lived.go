@@ -37,9 +37,8 @@ func (r *H4Result) render() (*Result, error) {
 		cells = append(cells, r.Diff(b, "isps", "sps", iv).String(), fmt.Sprintf("%.0f", r.ThreadEnds(b, iv)))
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, r.Note,
-		"ISPS's traces live in the VM until retrieved, and 'the agent must retrieve the samples of a thread before the thread exits' in JVMTI's ThreadEnd event, while a retrieve 'always enters a full safepoint' (§5.3): every thread end of tmt, which creates hundreds of threads a second, stops the world once. The ThreadEnd callback holds the ending thread (and its joiner) until the retrieve is done. SPS hands each sample to the agent at once and needs none of this.",
-		"Paper (§7.1, Fig. 10): on tmt ISPS has more overhead than SPS at 10 ms and 1 ms, because of these retrievals.")
+	t.Notes = append(t.Notes, r.Note)
+	t.Notes = append(t.Notes, discussion("h4-short-lived")...)
 	// Figure: on tmt, each technique's overhead against the interval
 	// (left) and ISPS − SPS paired by seed (right), mean and 95 % CI over
 	// seeds, zero as the reference (the unprofiled run; ISPS = SPS).

@@ -96,8 +96,8 @@ func (r *H5Result) render() (*Result, error) {
 		}
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, r.Note,
-		"Paper (Fig. 12): for every benchmark the stability of the three techniques is very similar; fop, kiama, scalac, scaladoc and scalaxb vary significantly between iterations (many calling contexts each seen in few samples), and their hot-edge coverage is much better than their overlap.")
+	t.Notes = append(t.Notes, r.Note)
+	t.Notes = append(t.Notes, discussion("h5-stability")...)
 	// Figure: each technique's overlap and hot-edge coverage per
 	// stand-in, the median over iterations (every seed) with the
 	// quartiles as bars.

@@ -109,8 +109,8 @@ func (r *H6Result) render() (*Result, error) {
 		ispsCov = append(ispsCov, plotter.XY{X: float64(bi), Y: r.Coverage(b, hoferPairs[1])})
 		t.AddRow(cells...)
 	}
-	t.Notes = append(t.Notes, r.Note+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.",
-		"Paper (Fig. 13): overlap between the techniques > 70 % except kiama, scalac and scaladoc (recursive-descent parsers with very deep, rapidly changing stacks); SPS covers > 90 % of JVMTI's hot edges on every benchmark; ISPS's coverage is lower where stacks exceed the 256-frame limit of the other two, because its complete stack traces do not match their truncated ones.")
+	t.Notes = append(t.Notes, r.Note+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.")
+	t.Notes = append(t.Notes, discussion("h6-agreement")...)
 	// Figure: per stand-in, each pair's overlap (filled) and the coverage
 	// of JVMTI's hot edges (hollow), one value each (the average CCTs
 	// pool every seed), the paper's 70 % and 90 % as references.

@@ -76,8 +76,8 @@ func (r *H7Result) render() (*Result, error) {
 		ispsPts.add(d.Mean, is)
 		maxD = math.Max(maxD, math.Max(d.Mean, sp.Hi()))
 	}
-	t.Notes = append(t.Notes, r.Note,
-		"SPS walks its stack at every sample (up to 256 frames); ISPS decodes the top frame and, at each intercepted return, the frame returned into — a frame shared by many samples is decoded once; its count includes the frames completed at retrieves. Paper (§5): incremental stack tracing 'examines each stack frame only once instead of walking the entire stack'; no figure.")
+	t.Notes = append(t.Notes, r.Note)
+	t.Notes = append(t.Notes, discussion("h7-frames-decoded")...)
 	// Figure: frames per sample against the stack depth, a point per
 	// stand-in with its 95 % CI over seeds, y = depth (a full walk) as
 	// the reference.

@@ -290,9 +290,8 @@ func (r *M6Result) render() (*Result, error) {
 	t.AddRow("mean", "", "", fmt.Sprintf("%.1f", stat_mean(deltas["hprof"])), fmt.Sprintf("%.1f", stat_mean(deltas["jprofile"])), fmt.Sprintf("%.1f", stat_mean(deltas["yourkit"])), "",
 		fmt.Sprintf("%.1f", sumPolls), fmt.Sprintf("%.1f", sumPollsH), fmt.Sprintf("%d of %d", r.PollDiffs(), r.PollsCompared()))
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Every profiler costed (agent threads, safepoint pauses, allocation), %v per run, seeds %v; paper: 30 runs each, bars up to ≈ 20 points (Fig. 9), antlr's 10 hottest methods had 9 yield points each with xprof, 7 with hprof.", r.Duration, r.Seeds),
-		"Δ compares seed-averaged hotness, as the paper does; 'paired |Δ|' compares runs of the same seed, where the program's own random choices are identical and only the companion profiler differs.",
-		"Yield points: poll sites (prologue, returns, back-edges, strip-mined ones) of each method's compiled code at the end of the run, inlined callees included; the compiler decides inlining when it starts a compilation, from the call-site counts at that moment.")
+		fmt.Sprintf("Every profiler costed (agent threads, safepoint pauses, allocation), %v per run, seeds %v; paper: 30 runs each, bars up to ≈ 20 points (Fig. 9), antlr's 10 hottest methods had 9 yield points each with xprof, 7 with hprof.", r.Duration, r.Seeds))
+	t.Notes = append(t.Notes, discussion("m6-observer")...)
 	if r.Models {
 		t.Notes = append(t.Notes, modelFixedNote)
 	}

@@ -135,8 +135,8 @@ func (r *W1Result) render() (*Result, error) {
 		}
 	}
 	t.Notes = append(t.Notes,
-		r.Note+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.",
-		"Paper (§5, no number given): the profiler 'correctly identifies the complete calling context without traversing the entire stack'. The saving is the part of the stack that outlives the interval: kiama's recursion stays deep while its top changes; deepcall rebuilds its whole 60-level chain every ≈ 2 µs, so every sample walks it all; jess is shallow (≈ 9 frames) and only its entry frames persist.")
+		r.Note+". On each execution a PCCT with marker bits and one walking the whole stack at every sample (FullWalk) sample the same stacks at the same ticks, no depth limit; 'stack depth' is the frames the full walk examines per sample, 'frames examined' those the marker-bit walk reads up to and including the first marked frame. 'PCCT = full-walk CCT': identical contexts and sample counts.")
+	t.Notes = append(t.Notes, discussion("w1-partial-walks")...)
 	for i := 0; i <= int(1.08*(maxD+1))+1; i += max(1, int(maxD)/20) {
 		ideal = append(ideal, plotter.XY{X: float64(i), Y: float64(i)})
 	}

@@ -123,8 +123,8 @@ func (r *W3Result) render() (*Result, error) {
 		t.AddRow(b, int(depth), size(dct), size(cct), size(fold), size(p10), size(p1), fmt.Sprintf("%.0f×", dct/p10), fmt.Sprintf("%.1f×", cct/p10))
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", r.Note, nb),
-		"Paper (§2, §5): the PCCT 'occupies on the order of kilobytes where a CCT can take megabytes', and keeps only contexts seen at a sample while the dynamic call tree has a node per call. The PCCT grows with samples, the CCT with the code's contexts, the dynamic call tree with time: longer runs widen both gaps.")
+		fmt.Sprintf("%s: the runs of w1-partial-walks. Dynamic call tree: one node per call executed (thread entries included), summed from the truth's per-context call counts; exact CCT: the truth's contexts, recursive ones kept apart as in the PCCT; folded: the same with a call to a method already on the path turned into a back edge (Ammons et al.'s CCT, which Whaley contrasts). Bytes: every node at the PCCT's %d B, our choice (the paper gives no node size).", r.Note, nb))
+	t.Notes = append(t.Notes, discussion("w3-size")...)
 	// Figure: each tree's size per stand-in on a log axis, a point per
 	// seed (every run's size, so the spread over seeds shows).
 	p := plot.New()

@@ -115,8 +115,8 @@ func (r *W4Result) render() (*Result, error) {
 		t.AddRow(cells...)
 	}
 	t.Notes = append(t.Notes,
-		r.Note+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.",
-		"Paper (§5, figure of a deep call sequence): the backward pass visits a limited number of frames so that sampling completes quickly on deep stacks; a long new call sequence is then attached to the tree's root, 'not correctly attached'. No share is given.")
+		r.Note+": the runs of w1-partial-walks; on each, one PCCT per limit and one walking the full stack, all at 1 ms. Misattached share = the limited PCCT's samples at contexts beyond what the full walks put there, Σ max(0, limited − full) / Σ limited over contexts (= 1 − overlap; a walk cut off after L frames hangs the frames it read off the root). A misattached frame stays wrong for as long as it lives, since later walks stop at its marker bit and build on its node: the misattached share far exceeds the share of walks that hit the limit.")
+	t.Notes = append(t.Notes, discussion("w4-depth-limit")...)
 	// Figure: each stand-in's misattached share against the limit, mean
 	// and 95 % CI over seeds, its deepest stack as a dotted reference (a
 	// limit at or above it cuts no walk).

@@ -71,7 +71,7 @@ func (r *X1Result) render() (*Result, error) {
 	t := listingOneTable(r.Rows, d)
 	t.Title = "X1: hot() vs cold() self time (%) by profiler, hot() inlined into cold(), with and without DebugNonSafepoints"
 	t.Notes = []string{fmt.Sprintf("%v simulated per run, seeds %v; all samplers passive on one execution per (configuration, seed), so the two configurations differ only in the debug information the JIT records.", d, r.Seeds)}
-	t.Notes = append(t.Notes, "Mechanism: async stops a thread at its exact position but names it through the JIT's debug information. Without DebugNonSafepoints, records (PcDescs) exist only at polls, remaining calls and runtime calls: the inlined hot() body has none, so a position inside it resolves, as AsyncGetCallTrace's pc_desc_near(pc + 1) does, to the first record after it — cold()'s strip-mined loop poll, whose scope chain has no hot() frame — the bias Burchell & Marr 2025 found in real profilers (tools/debuginfo shows it on OpenJDK 17). With DNS every statement has a record and async sees what the truth sees. The safepoint samplers stop at polls, where records always exist, so DNS changes nothing for them.")
+	t.Notes = append(t.Notes, discussion("x1-debug-info")...)
 	res := &Result{Table: t, Tidy: tidyOf(listingOneObs(r.Rows))}
 	t.Notes = append(t.Notes, fmt.Sprintf("Pooled over seeds %v (weighted by samples): truth %.2f %%, async without DNS %.2f %%, with DNS %.2f %%.",
 		r.Seeds, r.Hot("truth", false), r.Hot("async", false), r.Hot("async", true)))

@@ -265,8 +265,8 @@ func (r *X4Result) render() (*Result, error) {
 		}
 		about += fmt.Sprintf("%s (%s, %v, %d CPUs: %s)", b.Name, b.VM, b.D, b.CPUs, b.About)
 	}
-	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. All samplers passive on one execution, at their defaults (jfr and jfr-coop every 20 ms, ≤ 5 threads a round; safepoint and async 10 ms).", r.Seeds, about),
-		"Mechanisms (docs/SAMPLERS.md, JDK 25's JFR samplers): jfr-coop records a thread's pc and sp, and the thread walks its own stack at its next poll, starting from the recorded position (compute_top_frame, jfrThreadSampling.cpp): the poll decides when the stack is walked, not which method is on top, so hot() without inlining is found as JDK 17's jfr and async find it, where safepoint charges it to cold(). What remains: the top frame is named through debug information as before (inlined code without DebugNonSafepoints skids to the next PcDesc, X1), and a thread whose request waits for its poll is passed over by the next rounds (one pending request a thread), so a thread in long poll-free code is sampled less often than its CPU time says; the frames below the top are the ones at the poll, the same as at the request unless the sampled frame has returned (returned), which every compiled return poll corrects."}
+	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. All samplers passive on one execution, at their defaults (jfr and jfr-coop every 20 ms, ≤ 5 threads a round; safepoint and async 10 ms).", r.Seeds, about)}
+	t.Notes = append(t.Notes, discussion("x4-cooperative-sampling")...)
 	if r.Models {
 		t.Notes = append(t.Notes, modelFixedNote)
 	}

@@ -305,8 +305,7 @@ func (r *X5Result) render() (*Result, error) {
 		}
 		about += fmt.Sprintf("%s (%v, %d CPUs: %s)", b.Name, b.D, b.CPUs, b.About)
 	}
-	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions on the hotspot25 preset with DebugNonSafepoints: %s. The three samplers passive on one execution at their defaults: jfr and jfr-coop every 20 ms, ≤ 5 running Java threads a round; jfr-cputime throttle 500/s (a signal per CPUs/500 s of each thread's CPU time).", r.Seeds, about),
-		"Mechanisms (docs/SAMPLERS.md): the execution samplers take, every round, up to five threads running Java code at that instant: a thread that sleeps is missed while it sleeps, which is its CPU share again; a thread in native code is not taken (JFR's jdk.NativeMethodSample, not modelled, would be); with more than five running threads a round covers five of them, so coverage falls to 5/R and a thread that runs in a crowd is under-represented (X2). jfr-cputime signals each thread after each period of its own CPU time, native code included, whatever the number of threads: every thread's share is its CPU share, and its coverage is the CPU time.",
-		"Against the real JDK 25 (docs/FIDELITY.md, 2026-11-28, 1-minute load 1.0–1.5 around the BlockHalf runs): on BlockHalf jdk.CPUTimeSample gives main 33.0 % of the samples as profsim does, jdk.ExecutionSample 21.4 % where profsim's jfr-coop gives 33 % (the JFR sampler thread's scheduling, not modelled)."}
+	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions on the hotspot25 preset with DebugNonSafepoints: %s. The three samplers passive on one execution at their defaults: jfr and jfr-coop every 20 ms, ≤ 5 running Java threads a round; jfr-cputime throttle 500/s (a signal per CPUs/500 s of each thread's CPU time).", r.Seeds, about)}
+	t.Notes = append(t.Notes, discussion("x5-cpu-time-sampling")...)
 	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
 }

@@ -251,9 +251,8 @@ func (r *X6Result) render() (*Result, error) {
 			t.AddRow(b.Name, e, fmt.Sprintf("%.0f", NewStat(n).Mean), NewStat(cd).String(), NewStat(ad).String(), NewStat(mo).String(), NewStat(w).String())
 		}
 	}
-	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. HotSpot 17 preset with DebugNonSafepoints (async-profiler's agent turns it on), four async instances (engine=cpu, ctimer, itimer, wall; 10 ms) watching each execution passively.", r.Seeds, x6About(r.Benches)),
-		"Mechanisms (docs/SAMPLERS.md, async-profiler's engines): cpu and ctimer signal each thread per 10 ms of its own CPU time, so a thread's samples are its CPU time; itimer charges the process's CPU time a 4 ms tick at a time to the thread on each CPU and signals the thread whose charge crosses 10 ms; wall signals every thread, running or not, per 10 ms of wall time, so threads weigh by the time they are alive and a waiting thread's samples land where it waits. They agree where every thread is always runnable and gets the same CPU (oversub); they split where a thread blocks (blockhalf, h2): wall follows live time, the CPU engines CPU time.",
-		"Against the real async-profiler 4.5 (docs/FIDELITY.md, 2026-11-28, 1-minute load 0.1–6.2; 1.0–1.5 around the BlockHalf runs): cpu, ctimer and wall are within 10 points on every cell of BlockHalf and Oversub; on BlockHalf the real itimer gives main 17 % of the samples where its CPU share is 33 %, and profsim's itimer 33 %: the tick-charging model does not reproduce that real itimer bias."}
+	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. HotSpot 17 preset with DebugNonSafepoints (async-profiler's agent turns it on), four async instances (engine=cpu, ctimer, itimer, wall; 10 ms) watching each execution passively.", r.Seeds, x6About(r.Benches))}
+	t.Notes = append(t.Notes, discussion("x6-async-engines")...)
 	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
 }
 
