@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "a1-callpair", Claim: "A1", Title: "Arnold & Grove Fig. 1: timer vs counter-based call-edge sampling", Run: typed(MeasureA1)})
+	register(Experiment{Name: "a1-callpair", Claim: "A1", Title: "Arnold & Grove Fig. 1: timer vs counter-based call-edge sampling", Run: typed(measureA1)})
 }
 
 func edgeWeight(p *profile.Profile, caller, callee string) int64 {
@@ -31,10 +31,10 @@ func edgeWeight(p *profile.Profile, caller, callee string) int64 {
 // a1Strides are the CBS strides of A1 (SAMPLES 16).
 var a1Strides = []int{2, 3, 7}
 
-// A1Obs is one tidy observation: the call edges M → call_1 and M → call_2
+// a1Obs is one tidy observation: the call edges M → call_1 and M → call_2
 // a profiler recorded in the run with Seed (Stride 0: jikes-timer) and its
 // call graph's overlap with the exact DCG.
-type A1Obs struct {
+type a1Obs struct {
 	Seed       uint64
 	Profiler   string
 	Stride     int
@@ -44,23 +44,23 @@ type A1Obs struct {
 	OverlapPct float64 `tidy:"overlap_pct"`
 }
 
-// A1Result is A1's runs, by seed and profiler.
-type A1Result struct {
+// a1Result is A1's runs, by seed and profiler.
+type a1Result struct {
 	Seeds []uint64
-	Obs   []A1Obs
+	Obs   []a1Obs
 }
 
 // Ratios lists call_1 / call_2 (call_2 at least 1) of the runs of
 // profiler ("jikes-timer" or "cbs", every stride).
-func (r *A1Result) Ratios(profiler string) []float64 {
-	runs := mustWhere(r.Obs, func(x A1Obs) bool { return x.Profiler == profiler }, "A1 has no runs of %s", profiler)
-	return values(runs, func(x A1Obs) float64 { return x.Ratio })
+func (r *a1Result) Ratios(profiler string) []float64 {
+	runs := mustWhere(r.Obs, func(x a1Obs) bool { return x.Profiler == profiler }, "A1 has no runs of %s", profiler)
+	return values(runs, func(x a1Obs) float64 { return x.Ratio })
 }
 
-// MeasureA1 runs callpair on Jikes-like yield points without inlining (the
+// measureA1 runs callpair on Jikes-like yield points without inlining (the
 // calls stay calls, as in the figure): jikes-timer and CBS at several
 // strides, every seed.
-func MeasureA1(o Options) (*A1Result, error) {
+func measureA1(o Options) (*a1Result, error) {
 	var keys []a1Key
 	for _, seed := range o.Seeds {
 		for _, stride := range append([]int{0}, a1Strides...) {
@@ -71,7 +71,7 @@ func MeasureA1(o Options) (*A1Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &A1Result{Seeds: o.Seeds, Obs: obs}, nil
+	return &a1Result{Seeds: o.Seeds, Obs: obs}, nil
 }
 
 // a1Key is one A1 run: callpair for 1 s with jikes-timer (stride 0) or
@@ -81,10 +81,10 @@ type a1Key struct {
 	stride int
 }
 
-func (k a1Key) run() (A1Obs, error) {
+func (k a1Key) run() (a1Obs, error) {
 	p, err := workloads.Get("callpair")
 	if err != nil {
-		return A1Obs{}, err
+		return a1Obs{}, err
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, sim.Second
@@ -104,15 +104,15 @@ func (k a1Key) run() (A1Obs, error) {
 	cfg.TruthPerMethod = true // only the truth's call edges are read
 	out, err := harness.Run(p, cfg)
 	if err != nil {
-		return A1Obs{}, err
+		return a1Obs{}, err
 	}
 	pr := out.Profiles[name]
 	c1, c2 := edgeWeight(pr, "CallPair.M", "CallPair.call_1"), edgeWeight(pr, "CallPair.M", "CallPair.call_2")
-	return A1Obs{Seed: k.seed, Profiler: name, Stride: k.stride, Call1: c1, Call2: c2,
+	return a1Obs{Seed: k.seed, Profiler: name, Stride: k.stride, Call1: c1, Call2: c2,
 		Ratio: float64(c1) / float64(max(c2, 1)), OverlapPct: 100 * profile.OverlapEdges(out.Profiles["truth"], pr)}, nil
 }
 
-func (r *A1Result) render() (*Result, error) {
+func (r *a1Result) render() (*Result, error) {
 	t := &Table{Title: "Arnold & Grove Fig. 1: edges recorded for M → call_1 and M → call_2",
 		Columns: []string{"seed", "profiler", "call_1", "call_2", "call_1 / call_2", "overlap with exact DCG"}}
 	for _, x := range r.Obs {

@@ -25,7 +25,7 @@ const (
 // yield point (it would then be the timer mechanism, see
 // TestCBSStride1Samples1IsJikesTimer).
 func TestA1_CallPair(t *testing.T) {
-	r := measure[*A1Result](t, "a1-callpair")
+	r := measure[*a1Result](t, "a1-callpair")
 	for _, x := range r.Ratios("jikes-timer") {
 		assert.GreaterOrEqual(t, x, a1TimerRatioMin)
 	}

@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: typed(MeasureA2)})
+	register(Experiment{Name: "a2-grid", Claim: "A2", Title: "Arnold & Grove Table 2: accuracy and overhead over SAMPLES × STRIDE", Run: typed(measureA2)})
 }
 
 var (
@@ -35,10 +35,10 @@ var (
 
 func a2Name(samples, stride int) string { return fmt.Sprintf("cbs-%d-%d", samples, stride) }
 
-// A2Accuracy runs every grid cell as a passive CBS on one execution of
+// a2Accuracy runs every grid cell as a passive CBS on one execution of
 // each benchmark and returns the overlap (%) with the exact DCG per
 // benchmark and cell.
-func A2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[string]float64, error) {
+func a2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[string]float64, error) {
 	acc := map[string]map[string]float64{}
 	for _, b := range benches {
 		p, err := workloads.Get(b)
@@ -109,10 +109,10 @@ var (
 	a2OverheadBenches  = []string{"jess", "javac", "jack"}
 )
 
-// A2Obs is one tidy observation of A2: for CBS(Samples, Stride) on
+// a2Obs is one tidy observation of A2: for CBS(Samples, Stride) on
 // Benchmark with Seed, Measure "accuracy_pct" (overlap with the exact
 // DCG, %) or "overhead_pct" (costed slowdown, %) is Value.
-type A2Obs struct {
+type a2Obs struct {
 	Seed      uint64
 	Benchmark string
 	Samples   int
@@ -121,18 +121,18 @@ type A2Obs struct {
 	Value     float64
 }
 
-// A2Result is A2's grid and overheads, every seed.
-type A2Result struct {
+// a2Result is A2's grid and overheads, every seed.
+type a2Result struct {
 	Seeds []uint64
 	// Duration and OverheadDuration are the accuracy and overhead runs'
 	// lengths.
 	Duration, OverheadDuration sim.Time
-	Obs                        []A2Obs
+	Obs                        []a2Obs
 }
 
 // stat is measure m of CBS(samples, stride) over the seeds, each seed's
 // value the mean over the benchmarks measured.
-func (r *A2Result) stat(m string, samples, stride int) Stat {
+func (r *a2Result) stat(m string, samples, stride int) stat {
 	var xs []float64
 	for _, seed := range r.Seeds {
 		var sum float64
@@ -148,16 +148,16 @@ func (r *A2Result) stat(m string, samples, stride int) Stat {
 		}
 		xs = append(xs, sum/float64(n))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Accuracy is CBS(samples, stride)'s mean overlap (%) over the SPECjvm98
 // stand-ins, over the seeds.
-func (r *A2Result) Accuracy(samples, stride int) Stat { return r.stat("accuracy_pct", samples, stride) }
+func (r *a2Result) Accuracy(samples, stride int) stat { return r.stat("accuracy_pct", samples, stride) }
 
 // Overhead is CBS(samples, stride)'s mean costed slowdown (%) over
 // a2OverheadBenches, over the seeds.
-func (r *A2Result) Overhead(samples, stride int) Stat { return r.stat("overhead_pct", samples, stride) }
+func (r *a2Result) Overhead(samples, stride int) stat { return r.stat("overhead_pct", samples, stride) }
 
 // a2Key is one A2 run of bench for d: with set −2 the accuracy grid
 // (every cell a passive CBS on one execution), −1 the unprofiled run, else
@@ -171,7 +171,7 @@ type a2Key struct {
 
 // a2Out is an A2 run's accuracy observations (set −2) or its work.
 type a2Out struct {
-	acc  []A2Obs
+	acc  []a2Obs
 	work int64
 }
 
@@ -185,26 +185,26 @@ func (k a2Key) run() (a2Out, error) {
 		w, err := a2Work(k.bench, k.seed, set[0], set[1], k.d)
 		return a2Out{work: w}, err
 	}
-	acc, err := A2Accuracy([]string{k.bench}, k.seed, k.d)
+	acc, err := a2Accuracy([]string{k.bench}, k.seed, k.d)
 	if err != nil {
 		return a2Out{}, err
 	}
-	var obs []A2Obs
+	var obs []a2Obs
 	for _, n := range a2Samples {
 		for _, s := range a2Strides {
-			obs = append(obs, A2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
+			obs = append(obs, a2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
 		}
 	}
 	return a2Out{acc: obs}, nil
 }
 
-// MeasureA2 runs the grid and the overheads for every seed.
-func MeasureA2(o Options) (*A2Result, error) {
+// measureA2 runs the grid and the overheads for every seed.
+func measureA2(o Options) (*a2Result, error) {
 	d, od := 400*sim.Millisecond, 150*sim.Millisecond
 	if o.Full {
 		d, od = 4*sim.Second, sim.Second
 	}
-	res := &A2Result{Seeds: o.Seeds, Duration: d, OverheadDuration: od}
+	res := &a2Result{Seeds: o.Seeds, Duration: d, OverheadDuration: od}
 	var keys []a2Key
 	for _, seed := range o.Seeds {
 		for _, b := range a2Benches {
@@ -232,13 +232,13 @@ func MeasureA2(o Options) (*A2Result, error) {
 			res.Obs = append(res.Obs, outs[i].acc...)
 		case k.set >= 0:
 			set := a2OverheadSettings[k.set]
-			res.Obs = append(res.Obs, A2Obs{k.seed, k.bench, set[0], set[1], "overhead_pct", a2Slowdown(base[[2]any{k.seed, k.bench}], outs[i].work)})
+			res.Obs = append(res.Obs, a2Obs{k.seed, k.bench, set[0], set[1], "overhead_pct", a2Slowdown(base[[2]any{k.seed, k.bench}], outs[i].work)})
 		}
 	}
 	return res, nil
 }
 
-func (r *A2Result) render() (*Result, error) {
+func (r *a2Result) render() (*Result, error) {
 	_, ref := readAGGrid()
 	cols := []string{"SAMPLES \\ STRIDE"}
 	for _, s := range a2Strides {

@@ -36,7 +36,7 @@ const (
 // < 1 % overhead; (1024, 63) costs over 10× as much. Fails if CBS ignored
 // STRIDE (accuracy flat across strides).
 func TestA2_Grid(t *testing.T) {
-	r := measure[*A2Result](t, "a2-grid")
+	r := measure[*a2Result](t, "a2-grid")
 	acc := func(n, s int) float64 { return r.Accuracy(n, s).Mean }
 	base := acc(1, 1)
 	assert.Less(t, base, a2BaseMax)

@@ -17,17 +17,17 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "a3-input-size", Claim: "A3", Title: "Arnold & Grove Table 3: base vs CBS accuracy on small and large inputs", Run: typed(MeasureA3)})
+	register(Experiment{Name: "a3-input-size", Claim: "A3", Title: "Arnold & Grove Table 3: base vs CBS accuracy on small and large inputs", Run: typed(measureA3)})
 }
 
 // a3Benches are A&G's thirteen benchmarks with a unit count that keeps a
 // small-input run short (large inputs run five times as many units).
 var a3Benches = []string{"compress", "jess", "db", "javac", "mpegaudio", "mtrt", "jack", "ipsixql", "xerces", "daikon", "kawa", "jbb", "soot"}
 
-// A3Obs is one tidy observation: the run of Benchmark's Input ("small" or
+// a3Obs is one tidy observation: the run of Benchmark's Input ("small" or
 // "large") with Seed, its length, and the accuracy (% overlap with the
 // exact DCG) of the base mechanism (jikes-timer) and of CBS.
-type A3Obs struct {
+type a3Obs struct {
 	Benchmark string
 	Input     string
 	Seed      uint64
@@ -36,17 +36,17 @@ type A3Obs struct {
 	CBSPct    float64 `tidy:"cbs_pct"`
 }
 
-// A3Result is A3's runs, by stand-in, input and seed.
-type A3Result struct {
+// a3Result is A3's runs, by stand-in, input and seed.
+type a3Result struct {
 	Seeds   []uint64
 	Benches []string
 	Small   sim.Time // a small input's run length; a large one runs 5×
-	Obs     []A3Obs
+	Obs     []a3Obs
 }
 
 // Mean is the accuracy (%) of the base mechanism (cbs false) or CBS on
 // input, over the seeds, each seed's value the mean over the stand-ins.
-func (r *A3Result) Mean(input string, cbs bool) Stat {
+func (r *a3Result) Mean(input string, cbs bool) stat {
 	var xs []float64
 	for _, seed := range r.Seeds {
 		var sum float64
@@ -66,12 +66,12 @@ func (r *A3Result) Mean(input string, cbs bool) Stat {
 		}
 		xs = append(xs, sum/float64(n))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // pair is (stand-in, input)'s base and CBS accuracy, means over seeds.
-func (r *A3Result) pair(b, input string) (base, cbs float64) {
-	runs := where(r.Obs, func(x A3Obs) bool { return x.Benchmark == b && x.Input == input })
+func (r *a3Result) pair(b, input string) (base, cbs float64) {
+	runs := where(r.Obs, func(x a3Obs) bool { return x.Benchmark == b && x.Input == input })
 	for _, x := range runs {
 		base, cbs = base+x.BasePct, cbs+x.CBSPct
 	}
@@ -80,7 +80,7 @@ func (r *A3Result) pair(b, input string) (base, cbs float64) {
 
 // CBSWins is the share of (stand-in, input) pairs on which CBS's accuracy
 // is at least the base mechanism's, means over seeds.
-func (r *A3Result) CBSWins() float64 {
+func (r *a3Result) CBSWins() float64 {
 	wins, n := 0, 0
 	for _, b := range r.Benches {
 		for _, in := range []string{"small", "large"} {
@@ -103,11 +103,11 @@ type a3Key struct {
 	d     sim.Time
 }
 
-func (k a3Key) run() (A3Obs, error) {
+func (k a3Key) run() (a3Obs, error) {
 	in := []string{"small", "large"}[k.input]
 	p, err := workloads.Get(k.bench + "-" + in)
 	if err != nil {
-		return A3Obs{}, err
+		return a3Obs{}, err
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
@@ -123,16 +123,16 @@ func (k a3Key) run() (A3Obs, error) {
 	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
-		return A3Obs{}, err
+		return a3Obs{}, err
 	}
-	return A3Obs{Benchmark: k.bench, Input: in, Seed: k.seed, RunS: out.Result.End.Seconds(),
+	return a3Obs{Benchmark: k.bench, Input: in, Seed: k.seed, RunS: out.Result.End.Seconds(),
 		BasePct: 100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["jikes-timer"]),
 		CBSPct:  100 * profile.OverlapEdges(out.Profiles["truth"], out.Profiles["cbs"])}, nil
 }
 
-// MeasureA3 runs each stand-in's small and large input with jikes-timer
+// measureA3 runs each stand-in's small and large input with jikes-timer
 // and CBS (STRIDE 3, SAMPLES 16) passive on one execution, every seed.
-func MeasureA3(o Options) (*A3Result, error) {
+func measureA3(o Options) (*a3Result, error) {
 	benches := a3Benches[:7] // the SPECjvm98 stand-ins; all thirteen with Full
 	small := 60 * sim.Millisecond
 	if o.Full {
@@ -151,10 +151,10 @@ func MeasureA3(o Options) (*A3Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &A3Result{Seeds: o.Seeds, Benches: benches, Small: small, Obs: obs}, nil
+	return &a3Result{Seeds: o.Seeds, Benches: benches, Small: small, Obs: obs}, nil
 }
 
-func (r *A3Result) render() (*Result, error) {
+func (r *a3Result) render() (*Result, error) {
 	_, ref := readReference("arnoldgrove2005_table3_per_benchmark.csv")
 	refAcc := map[string][2]string{}
 	for _, x := range ref {
@@ -182,7 +182,7 @@ func (r *A3Result) render() (*Result, error) {
 	var ours errPoints
 	var paper plotter.XYs
 	for i, x := range []struct {
-		st    Stat
+		st    stat
 		paper float64
 	}{{sb, 26}, {lb, 50}, {sc, 55}, {lc, 69}} {
 		ours.add(float64(i), x.st)

@@ -22,7 +22,7 @@ const (
 // paper means: base 26 → 50 %, CBS 55 → 69 %); CBS ≥ base on at least 90 %
 // of (stand-in, input) pairs and by more than 10 points on average.
 func TestA3_InputSize(t *testing.T) {
-	r := measure[*A3Result](t, "a3-input-size")
+	r := measure[*a3Result](t, "a3-input-size")
 	sb, sc := r.Mean("small", false).Mean, r.Mean("small", true).Mean
 	lb, lc := r.Mean("large", false).Mean, r.Mean("large", true).Mean
 	assert.Greater(t, lb, sb)

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "a4-inlining", Claim: "A4", Title: "Arnold & Grove Fig. 5: profile-directed inlining driven by timer vs CBS call graphs", Run: typed(MeasureA4)})
+	register(Experiment{Name: "a4-inlining", Claim: "A4", Title: "Arnold & Grove Fig. 5: profile-directed inlining driven by timer vs CBS call graphs", Run: typed(measureA4)})
 }
 
 // a4Inliner is one of Fig. 5's two VMs' inlining policies.
@@ -78,11 +78,11 @@ func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (floa
 	return float64(out.Result.Truth.BytecodeTotal() - out.WarmUpBytecodes), nil
 }
 
-// A4Obs is one tidy observation: the bytecodes executed in the measured
+// a4Obs is one tidy observation: the bytecodes executed in the measured
 // steady state of Benchmark with Seed, under Inliner reading Source's call
 // graph ("static": none), and its speed-up (%) over the static heuristics
 // with the same seed.
-type A4Obs struct {
+type a4Obs struct {
 	Benchmark  string
 	Seed       uint64
 	Inliner    string
@@ -91,24 +91,24 @@ type A4Obs struct {
 	SpeedupPct float64 `tidy:"speedup_pct"`
 }
 
-// A4Result is A4's runs, by stand-in, seed, inliner and call graph.
-type A4Result struct {
+// a4Result is A4's runs, by stand-in, seed, inliner and call graph.
+type a4Result struct {
 	Seeds    []uint64
 	Benches  []string
 	Duration sim.Time
-	Obs      []A4Obs
+	Obs      []a4Obs
 }
 
 // Speedup is the speed-up (%) of inliner reading source's graph over the
 // static heuristics on benchmark b, paired by seed, over the seeds.
-func (r *A4Result) Speedup(b, inliner, source string) Stat {
-	runs := mustWhere(r.Obs, func(x A4Obs) bool { return x.Benchmark == b && x.Inliner == inliner && x.Source == source },
+func (r *a4Result) Speedup(b, inliner, source string) stat {
+	runs := mustWhere(r.Obs, func(x a4Obs) bool { return x.Benchmark == b && x.Inliner == inliner && x.Source == source },
 		"A4 has no runs of %s/%s/%s", b, inliner, source)
-	return NewStat(values(runs, func(x A4Obs) float64 { return x.SpeedupPct }))
+	return newStat(values(runs, func(x a4Obs) float64 { return x.SpeedupPct }))
 }
 
 // Mean is the mean over the stand-ins of Speedup's means.
-func (r *A4Result) Mean(inliner, source string) float64 {
+func (r *a4Result) Mean(inliner, source string) float64 {
 	var m float64
 	for _, b := range r.Benches {
 		m += r.Speedup(b, inliner, source).Mean / float64(len(r.Benches))
@@ -116,11 +116,11 @@ func (r *A4Result) Mean(inliner, source string) float64 {
 	return m
 }
 
-// MeasureA4 runs SPECjvm98 stand-ins under two inliners (Jikes RVM's new
+// measureA4 runs SPECjvm98 stand-ins under two inliners (Jikes RVM's new
 // inliner; J9's aggressive static heuristics overridden by the profile)
 // reading three call graphs — the timer's, CBS's and the exact one — and
 // the static heuristics alone, every seed.
-func MeasureA4(o Options) (*A4Result, error) {
+func measureA4(o Options) (*a4Result, error) {
 	d := 300 * sim.Millisecond
 	benches := []string{"jess", "javac", "mtrt"} // the ones the paper discusses
 
@@ -145,16 +145,16 @@ func MeasureA4(o Options) (*A4Result, error) {
 	for i, k := range keys {
 		work[k] = vals[i]
 	}
-	res := &A4Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	res := &a4Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, k := range keys {
 		base := work[a4Key{k.bench, k.seed, k.inl, 0, k.d}]
-		res.Obs = append(res.Obs, A4Obs{Benchmark: k.bench, Seed: k.seed, Inliner: a4Inliners[k.inl].name,
+		res.Obs = append(res.Obs, a4Obs{Benchmark: k.bench, Seed: k.seed, Inliner: a4Inliners[k.inl].name,
 			Source: a4Sources[k.src].name, Bytecodes: work[k], SpeedupPct: 100 * (work[k]/base - 1)})
 	}
 	return res, nil
 }
 
-func (r *A4Result) render() (*Result, error) {
+func (r *a4Result) render() (*Result, error) {
 	d, benches := r.Duration, r.Benches
 	t := &Table{Title: "Arnold & Grove Fig. 5: steady-state speed-up (%) of profile-directed inlining over static heuristics, by the call graph the inliner reads (mean ± 95 % CI over seeds)",
 		Columns: []string{"benchmark", "jikes timer", "jikes cbs", "jikes exact", "j9 timer", "j9 cbs", "j9 exact", "paper"}}

@@ -26,7 +26,7 @@ const (
 // programs down on average when fed the timer's inaccurate graph but not
 // CBS's (paper: timer-driven J9 hurts 6 of 8 benchmarks).
 func TestA4_Inlining(t *testing.T) {
-	r := measure[*A4Result](t, "a4-inlining")
+	r := measure[*a4Result](t, "a4-inlining")
 	best, bestGain := "", -1.0
 	for _, b := range r.Benches {
 		gain := r.Speedup(b, "jikes", "cbs").Mean - r.Speedup(b, "jikes", "timer").Mean

@@ -10,25 +10,25 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b1-constant", Claim: "B1", Title: "Binder Fig. 10a: accuracy vs constant granularity", Run: typed(func(o Options) (*BinderAccuracyResult, error) { return MeasureBinderAccuracy(o, false) }), Paper: binderPaperNote})
-	register(Experiment{Name: "b2-randomized", Claim: "B2", Title: "Binder Fig. 10b: accuracy vs randomized granularity", Run: typed(func(o Options) (*BinderAccuracyResult, error) { return MeasureBinderAccuracy(o, true) }), Paper: binderPaperNote})
+	register(Experiment{Name: "b1-constant", Claim: "B1", Title: "Binder Fig. 10a: accuracy vs constant granularity", Run: typed(func(o Options) (*binderAccuracyResult, error) { return measureBinderAccuracy(o, false) }), Paper: binderPaperNote})
+	register(Experiment{Name: "b2-randomized", Claim: "B2", Title: "Binder Fig. 10b: accuracy vs randomized granularity", Run: typed(func(o Options) (*binderAccuracyResult, error) { return measureBinderAccuracy(o, true) }), Paper: binderPaperNote})
 }
 
-// BinderAccuracyResult is Fig. 10a (constant) or 10b (randomized).
-type BinderAccuracyResult struct {
-	BinderGrid
+// binderAccuracyResult is Fig. 10a (constant) or 10b (randomized).
+type binderAccuracyResult struct {
+	binderGridData
 	Random bool
 }
 
-// MeasureBinderAccuracy is Fig. 10a (constant) or 10b (randomized):
+// measureBinderAccuracy is Fig. 10a (constant) or 10b (randomized):
 // overlap of Komorium's CCT with the exact bytecode CCT per stand-in and
 // granularity. B3 (which stand-ins are hard) reads Fig. 10a's.
-func MeasureBinderAccuracy(o Options, random bool) (*BinderAccuracyResult, error) {
+func measureBinderAccuracy(o Options, random bool) (*binderAccuracyResult, error) {
 	g, err := measureBinderGrid(o)
-	return &BinderAccuracyResult{g, random}, err
+	return &binderAccuracyResult{g, random}, err
 }
 
-func (r *BinderAccuracyResult) render() (*Result, error) {
+func (r *binderAccuracyResult) render() (*Result, error) {
 	benches, d, random := r.Benches, r.Duration, r.Random
 	kind := "constant"
 	if random {

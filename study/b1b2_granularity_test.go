@@ -37,7 +37,7 @@ const (
 // at 5 000–10 000 does not reproduce at this run length
 // (TestDivergence_B1).
 func TestB1_ConstantGranularity(t *testing.T) {
-	r := measure[*BinderAccuracyResult](t, "b1-constant")
+	r := measure[*binderAccuracyResult](t, "b1-constant")
 	assert.Less(t, r.Geo(1000000, false), r.Geo(10000, false)-b1LargeDrop)
 	assert.Less(t, r.Accuracy("compress", 500, false).Mean, r.Accuracy("compress", 1000, false).Mean-b1PeriodicDip, "periodic dip at 500")
 	if best := binderBest(r); best != 5000 && best != 10000 {
@@ -47,7 +47,7 @@ func TestB1_ConstantGranularity(t *testing.T) {
 
 // binderBest is the granularity with the highest geometric mean of the
 // constant-granularity accuracy.
-func binderBest(r *BinderAccuracyResult) int64 {
+func binderBest(r *binderAccuracyResult) int64 {
 	best := binderGrans[0]
 	for _, g := range binderGrans {
 		if r.Geo(g, false) > r.Geo(best, false) {
@@ -61,7 +61,7 @@ func binderBest(r *BinderAccuracyResult) int64 {
 // B1): with ≈ 5·10⁷ bytecodes per run finer is always better, the best
 // granularity is the finest, 500.
 func TestDivergence_B1(t *testing.T) {
-	r := measure[*BinderAccuracyResult](t, "b1-constant")
+	r := measure[*binderAccuracyResult](t, "b1-constant")
 	assert.Equal(t, binderGrans[0], binderBest(r))
 }
 
@@ -71,8 +71,8 @@ func TestDivergence_B1(t *testing.T) {
 // geo. mean above 95 % at 500 is not met (TestDivergence_B2): the
 // javac-like stand-in's call tree is barely covered in 100 ms.
 func TestB2_RandomizedGranularity(t *testing.T) {
-	c := measure[*BinderAccuracyResult](t, "b1-constant")
-	r := measure[*BinderAccuracyResult](t, "b2-randomized")
+	c := measure[*binderAccuracyResult](t, "b1-constant")
+	r := measure[*binderAccuracyResult](t, "b2-randomized")
 	for _, b := range r.Benches {
 		for i := 1; i < len(binderGrans); i++ {
 			assert.LessOrEqual(t, r.Accuracy(b, binderGrans[i], true).Mean, r.Accuracy(b, binderGrans[i-1], true).Mean+b2MonotoneSlack, "%s non-increasing at %d", b, binderGrans[i])
@@ -88,7 +88,7 @@ func TestB2_RandomizedGranularity(t *testing.T) {
 // TestDivergence_B2 pins the documented divergence (REPRODUCTIONS.md,
 // B2): the randomized geo. mean at 500 stays below the claim's 95 %.
 func TestDivergence_B2(t *testing.T) {
-	r := measure[*BinderAccuracyResult](t, "b2-randomized")
+	r := measure[*binderAccuracyResult](t, "b2-randomized")
 	assert.Less(t, r.Geo(500, true), b2GeoClaim)
 }
 
@@ -97,7 +97,7 @@ func TestDivergence_B2(t *testing.T) {
 // (loop-dominated) the most. The claim also places jack low and mpegaudio
 // high; here mpegaudio ranks below jack (REPRODUCTIONS.md, B3: partly).
 func TestB3_WhereItIsHard(t *testing.T) {
-	r := measure[*BinderAccuracyResult](t, "b1-constant")
+	r := measure[*binderAccuracyResult](t, "b1-constant")
 	lo, hi := "", ""
 	at := func(b string) float64 { return r.Accuracy(b, 10000, false).Mean }
 	for _, b := range r.Benches {

@@ -5,41 +5,41 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b4-maxpath", Claim: "B4", Title: "Binder §6: accuracy with and without MaxPath", Run: typed(MeasureB4)})
+	register(Experiment{Name: "b4-maxpath", Claim: "B4", Title: "Binder §6: accuracy with and without MaxPath", Run: typed(measureB4)})
 }
 
-// B4Obs is one tidy observation of B4: Komorium's overlap (%) with the
+// b4Obs is one tidy observation of B4: Komorium's overlap (%) with the
 // exact bytecode CCT at granularity 10 000 on Benchmark with Seed, MaxPath
 // 50 or 0 (off).
-type B4Obs struct {
+type b4Obs struct {
 	Benchmark  string
 	Seed       uint64
 	MaxPath    int
 	OverlapPct float64 `tidy:"overlap_pct"`
 }
 
-// B4Result is B4's runs.
-type B4Result struct {
+// b4Result is B4's runs.
+type b4Result struct {
 	Seeds   []uint64
 	Benches []string
-	Obs     []B4Obs
+	Obs     []b4Obs
 }
 
 // Accuracy is the overlap on b with MaxPath mp over the seeds.
-func (r *B4Result) Accuracy(b string, mp int) Stat {
-	runs := mustWhere(r.Obs, func(x B4Obs) bool { return x.Benchmark == b && x.MaxPath == mp }, "B4 has no runs of %s with MaxPath %d", b, mp)
-	return NewStat(values(runs, func(x B4Obs) float64 { return x.OverlapPct }))
+func (r *b4Result) Accuracy(b string, mp int) stat {
+	runs := mustWhere(r.Obs, func(x b4Obs) bool { return x.Benchmark == b && x.MaxPath == mp }, "B4 has no runs of %s with MaxPath %d", b, mp)
+	return newStat(values(runs, func(x b4Obs) float64 { return x.OverlapPct }))
 }
 
 // Loss is the accuracy (points) b loses with MaxPath off.
-func (r *B4Result) Loss(b string) float64 {
+func (r *b4Result) Loss(b string) float64 {
 	return r.Accuracy(b, 50).Mean - r.Accuracy(b, 0).Mean
 }
 
-// MeasureB4: accuracy at granularity 10 000 with MaxPath 50 (from the
+// measureB4: accuracy at granularity 10 000 with MaxPath 50 (from the
 // grid) and with MaxPath off (a check only at returns, calls and loop
 // heads).
-func MeasureB4(o Options) (*B4Result, error) {
+func measureB4(o Options) (*b4Result, error) {
 	grid, err := binderGrid(o)
 	if err != nil {
 		return nil, err
@@ -56,15 +56,15 @@ func MeasureB4(o Options) (*B4Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &B4Result{Seeds: o.Seeds, Benches: benches}
+	res := &b4Result{Seeds: o.Seeds, Benches: benches}
 	for i, k := range keys {
-		res.Obs = append(res.Obs, B4Obs{k.bench, k.seed, 50, grid[binderKey{k.bench, g, false, k.seed}].overlap},
-			B4Obs{k.bench, k.seed, 0, off[i].overlap})
+		res.Obs = append(res.Obs, b4Obs{k.bench, k.seed, 50, grid[binderKey{k.bench, g, false, k.seed}].overlap},
+			b4Obs{k.bench, k.seed, 0, off[i].overlap})
 	}
 	return res, nil
 }
 
-func (r *B4Result) render() (*Result, error) {
+func (r *b4Result) render() (*Result, error) {
 	t := &Table{Title: "Accuracy (%) at granularity 10 000, MaxPath 50 vs off (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "MaxPath 50", "MaxPath off", "loss (points)"}}
 	for _, b := range r.Benches {
 		on, no := r.Accuracy(b, 50), r.Accuracy(b, 0)

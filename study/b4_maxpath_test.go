@@ -25,7 +25,7 @@ const (
 // elsewhere (|loss| < 0.1). The claim's "several points" is not met
 // (TestDivergence_B4).
 func TestB4_MaxPath(t *testing.T) {
-	r := measure[*B4Result](t, "b4-maxpath")
+	r := measure[*b4Result](t, "b4-maxpath")
 	for _, b := range []string{"compress", "javac", "jack"} {
 		assert.Less(t, math.Abs(r.Loss(b)), b4Elsewhere, b)
 		assert.Greater(t, r.Loss("mpegaudio"), r.Loss(b), "mpegaudio loses most")
@@ -38,7 +38,7 @@ func TestB4_MaxPath(t *testing.T) {
 // TestDivergence_B4 pins the documented divergence (REPRODUCTIONS.md,
 // B4): mpegaudio's loss is above 0.2 points but below several.
 func TestDivergence_B4(t *testing.T) {
-	r := measure[*B4Result](t, "b4-maxpath")
+	r := measure[*b4Result](t, "b4-maxpath")
 	assert.Greater(t, r.Loss("mpegaudio"), b4LossPin)
 	assert.Less(t, r.Loss("mpegaudio"), b4SeveralPoints)
 }

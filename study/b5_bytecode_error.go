@@ -5,20 +5,20 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b5-bytecode-error", Claim: "B5", Title: "Binder Table I: error of the bytecode count the agent reports", Run: typed(MeasureB5), Paper: binderPaperNote})
+	register(Experiment{Name: "b5-bytecode-error", Claim: "B5", Title: "Binder Table I: error of the bytecode count the agent reports", Run: typed(measureB5), Paper: binderPaperNote})
 }
 
-// B5Result is Table I: δb per stand-in and constant granularity.
-type B5Result struct{ BinderGrid }
+// b5Result is Table I: δb per stand-in and constant granularity.
+type b5Result struct{ binderGridData }
 
-// MeasureB5 reads δb, the relative error of the total bytecode count the
+// measureB5 reads δb, the relative error of the total bytecode count the
 // agent was told, from the grid.
-func MeasureB5(o Options) (*B5Result, error) {
+func measureB5(o Options) (*b5Result, error) {
 	g, err := measureBinderGrid(o)
-	return &B5Result{g}, err
+	return &b5Result{g}, err
 }
 
-func (r *B5Result) render() (*Result, error) {
+func (r *b5Result) render() (*Result, error) {
 	benches := r.Benches
 	hdr, rows := readReference("binder2006_tableI_bytecode_error.csv")
 	ref := map[string][]string{} // by granularity

@@ -23,7 +23,7 @@ const (
 // stand-ins without exceptions; overestimation only on the
 // exception-heavy jack-like one.
 func TestB5_BytecodeError(t *testing.T) {
-	r := measure[*B5Result](t, "b5-bytecode-error")
+	r := measure[*b5Result](t, "b5-bytecode-error")
 	for _, b := range r.Benches {
 		for _, g := range binderGrans {
 			d := r.DeltaB(b, g)
@@ -47,7 +47,7 @@ func TestB5_BytecodeError(t *testing.T) {
 // B5): where |δb| reaches 1 % (at 10⁶) it is an underestimate, the
 // unreported tail the 100 ms runs cut.
 func TestDivergence_B5(t *testing.T) {
-	r := measure[*B5Result](t, "b5-bytecode-error")
+	r := measure[*b5Result](t, "b5-bytecode-error")
 	for _, b := range r.Benches {
 		for _, g := range binderGrans {
 			if d := r.DeltaB(b, g); math.Abs(d) >= b5ErrorMax {

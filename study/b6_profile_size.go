@@ -9,19 +9,19 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b6-profile-size", Claim: "B6", Title: "Binder Fig. 11: profile size vs granularity", Run: typed(MeasureB6), Paper: binderPaperNote})
+	register(Experiment{Name: "b6-profile-size", Claim: "B6", Title: "Binder Fig. 11: profile size vs granularity", Run: typed(measureB6), Paper: binderPaperNote})
 }
 
-// B6Result is Fig. 11: the sampled CCT's size per granularity.
-type B6Result struct{ BinderGrid }
+// b6Result is Fig. 11: the sampled CCT's size per granularity.
+type b6Result struct{ binderGridData }
 
-// MeasureB6 reads the sampled CCTs' sizes from the grid.
-func MeasureB6(o Options) (*B6Result, error) {
+// measureB6 reads the sampled CCTs' sizes from the grid.
+func measureB6(o Options) (*b6Result, error) {
 	g, err := measureBinderGrid(o)
-	return &B6Result{g}, err
+	return &b6Result{g}, err
 }
 
-func (r *B6Result) render() (*Result, error) {
+func (r *b6Result) render() (*Result, error) {
 	t := &Table{Title: "Profile size (CCT nodes, summed over the stand-ins; mean over seeds)", Columns: []string{"granularity", "constant", "randomized", "randomized / constant"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
 	for _, g := range binderGrans {
@@ -51,7 +51,7 @@ func (r *B6Result) render() (*Result, error) {
 				}
 				perSeed = append(perSeed, n)
 			}
-			m := NewStat(perSeed)
+			m := newStat(perSeed)
 			h := pts.add(float64(g)*math.Pow(1.05, float64(2*i-1)), m)
 			top = math.Max(top, m.Mean+h)
 		}

@@ -19,7 +19,7 @@ const (
 // smaller). The paper's "constant smaller than randomized at 500–10 000"
 // does not reproduce (TestDivergence_B6).
 func TestB6_ProfileSize(t *testing.T) {
-	r := measure[*B6Result](t, "b6-profile-size")
+	r := measure[*b6Result](t, "b6-profile-size")
 	for i := 1; i < len(binderGrans); i++ {
 		for _, random := range []bool{false, true} {
 			assert.Less(t, r.Size(binderGrans[i], random), r.Size(binderGrans[i-1], random), "random %v at %d", random, binderGrans[i])
@@ -35,7 +35,7 @@ func TestB6_ProfileSize(t *testing.T) {
 // TestDivergence_B6 pins the documented divergence (REPRODUCTIONS.md,
 // B6): at 500–10 000 randomized / constant size stays within 1 ± 0.1.
 func TestDivergence_B6(t *testing.T) {
-	r := measure[*B6Result](t, "b6-profile-size")
+	r := measure[*b6Result](t, "b6-profile-size")
 	for _, g := range binderGrans {
 		if g <= 10000 {
 			assert.InDelta(t, 1.0, r.Size(g, true)/r.Size(g, false), b6RatioBand, "at %d", g)

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b7-overhead", Claim: "B7", Title: "Binder Fig. 12–15: overhead vs granularity and the instrumentation floor", Run: typed(MeasureB7)})
+	register(Experiment{Name: "b7-overhead", Claim: "B7", Title: "Binder Fig. 12–15: overhead vs granularity and the instrumentation floor", Run: typed(measureB7)})
 }
 
 // b7Config is one B7 configuration: unprofiled, or a costed Komorium at
@@ -63,11 +63,11 @@ func (k b7Key) run() (float64, error) {
 	return float64(out.Result.Truth.BytecodeTotal()), nil
 }
 
-// MeasureB7: costed Komorium, overhead = extra simulated time per unit of
+// measureB7: costed Komorium, overhead = extra simulated time per unit of
 // work over the unprofiled run, for each granularity, the
 // instrumentation alone ("No Prof.": a granularity no run reaches), and
 // the instrumentation alone without the leaf-method optimisation.
-func MeasureB7(o Options) (*B7Result, error) {
+func measureB7(o Options) (*b7Result, error) {
 	benches := []string{"compress", "javac"}
 	d := 100 * sim.Millisecond
 	if o.Full {
@@ -93,7 +93,7 @@ func MeasureB7(o Options) (*B7Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &B7Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	res := &b7Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, c := range cfgs[1:] {
 		res.Configs = append(res.Configs, c.name)
 	}
@@ -108,15 +108,15 @@ func MeasureB7(o Options) (*B7Result, error) {
 			continue
 		}
 		b0 := base[[2]any{k.bench, k.seed}]
-		res.Obs = append(res.Obs, B7Obs{k.bench, k.seed, k.cfg.name, b0, work[i], 100 * (b0/work[i] - 1)})
+		res.Obs = append(res.Obs, b7Obs{k.bench, k.seed, k.cfg.name, b0, work[i], 100 * (b0/work[i] - 1)})
 	}
 	return res, nil
 }
 
-// B7Obs is one tidy observation of B7: the bytecodes Benchmark executed
+// b7Obs is one tidy observation of B7: the bytecodes Benchmark executed
 // with Seed unprofiled (BaseBytecodes) and under Config (a granularity,
 // "No Prof." or "No Prof., no leaf opt."), and the overhead (%).
-type B7Obs struct {
+type b7Obs struct {
 	Benchmark     string
 	Seed          uint64
 	Config        string
@@ -125,22 +125,22 @@ type B7Obs struct {
 	OverheadPct   float64 `tidy:"overhead_pct"`
 }
 
-// B7Result is B7's runs.
-type B7Result struct {
+// b7Result is B7's runs.
+type b7Result struct {
 	Seeds    []uint64
 	Benches  []string
 	Configs  []string
 	Duration sim.Time
-	Obs      []B7Obs
+	Obs      []b7Obs
 }
 
 // Overhead is the overhead (%) on b under config c over the seeds.
-func (r *B7Result) Overhead(b, c string) Stat {
-	runs := mustWhere(r.Obs, func(x B7Obs) bool { return x.Benchmark == b && x.Config == c }, "B7 has no runs of %s under %q", b, c)
-	return NewStat(values(runs, func(x B7Obs) float64 { return x.OverheadPct }))
+func (r *b7Result) Overhead(b, c string) stat {
+	runs := mustWhere(r.Obs, func(x b7Obs) bool { return x.Benchmark == b && x.Config == c }, "B7 has no runs of %s under %q", b, c)
+	return newStat(values(runs, func(x b7Obs) float64 { return x.OverheadPct }))
 }
 
-func (r *B7Result) render() (*Result, error) {
+func (r *b7Result) render() (*Result, error) {
 	benches, d := r.Benches, r.Duration
 	cols := append([]string{"benchmark"}, r.Configs...)
 	t := &Table{Title: "Overhead (%): time per bytecode relative to the unprofiled run (mean ± 95 % CI over seeds)", Columns: cols}

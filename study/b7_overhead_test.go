@@ -29,7 +29,7 @@ const (
 // ≥ 10 % of it (paper: 25 % on average). The claim's "a few tens of
 // percent above the floor" at 10 000 is not met (TestDivergence_B7).
 func TestB7_Overhead(t *testing.T) {
-	r := measure[*B7Result](t, "b7-overhead")
+	r := measure[*b7Result](t, "b7-overhead")
 	ov := func(b, c string) float64 { return r.Overhead(b, c).Mean }
 	for _, b := range []string{"compress", "javac"} {
 		assert.Greater(t, ov(b, "1000"), ov(b, "10000"), b)
@@ -47,7 +47,7 @@ func TestB7_Overhead(t *testing.T) {
 // TestDivergence_B7 pins the documented divergence (REPRODUCTIONS.md,
 // B7): at 10 000 sampling costs less than 5 points above the floor.
 func TestDivergence_B7(t *testing.T) {
-	r := measure[*B7Result](t, "b7-overhead")
+	r := measure[*b7Result](t, "b7-overhead")
 	for _, b := range []string{"compress", "javac"} {
 		assert.Less(t, r.Overhead(b, "10000").Mean-r.Overhead(b, "No Prof.").Mean, b7AboveFloorPin, b)
 	}

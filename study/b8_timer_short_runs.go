@@ -11,51 +11,51 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b8-timer-short-runs", Claim: "B8", Title: "Binder Fig. 16: a 1 ms timer sampler on short runs", Run: typed(MeasureB8)})
+	register(Experiment{Name: "b8-timer-short-runs", Claim: "B8", Title: "Binder Fig. 16: a 1 ms timer sampler on short runs", Run: typed(measureB8)})
 }
 
-// B8Obs is one tidy observation of B8: on Benchmark with Seed, the
+// b8Obs is one tidy observation of B8: on Benchmark with Seed, the
 // overlap (%) of the 1 ms timer sampler with the exact CPU-time CCT and
 // of Komorium (10 000) with the exact bytecode CCT.
-type B8Obs struct {
+type b8Obs struct {
 	Benchmark   string
 	Seed        uint64
 	TimerPct    float64 `tidy:"timer_pct"`
 	KomoriumPct float64 `tidy:"komorium_pct"`
 }
 
-// B8Result is B8's runs.
-type B8Result struct {
+// b8Result is B8's runs.
+type b8Result struct {
 	Seeds    []uint64
 	Benches  []string
 	Duration sim.Time
-	Obs      []B8Obs
+	Obs      []b8Obs
 }
 
 // of lists benchmark b's runs.
-func (r *B8Result) of(b string) []B8Obs {
-	return mustWhere(r.Obs, func(x B8Obs) bool { return x.Benchmark == b }, "B8 has no runs of %s", b)
+func (r *b8Result) of(b string) []b8Obs {
+	return mustWhere(r.Obs, func(x b8Obs) bool { return x.Benchmark == b }, "B8 has no runs of %s", b)
 }
 
 // Timer and Komorium are the two profilers' overlap on b over the seeds.
-func (r *B8Result) Timer(b string) Stat {
+func (r *b8Result) Timer(b string) stat {
 	var xs []float64
 	for _, x := range r.of(b) {
 		xs = append(xs, x.TimerPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-func (r *B8Result) Komorium(b string) Stat {
+func (r *b8Result) Komorium(b string) stat {
 	var xs []float64
 	for _, x := range r.of(b) {
 		xs = append(xs, x.KomoriumPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // TimerMean is the timer's overlap, mean over the stand-ins.
-func (r *B8Result) TimerMean() float64 {
+func (r *b8Result) TimerMean() float64 {
 	var m float64
 	for _, b := range r.Benches {
 		m += r.Timer(b).Mean / float64(len(r.Benches))
@@ -63,11 +63,11 @@ func (r *B8Result) TimerMean() float64 {
 	return m
 }
 
-// MeasureB8: a timer-driven safepoint sampler at 1 ms with depth 100
+// measureB8: a timer-driven safepoint sampler at 1 ms with depth 100
 // (hprof's setting in Binder's comparison) on the short -small
 // stand-ins, against the exact CPU-time CCT, next to Komorium at 10 000
 // against the exact bytecode CCT.
-func MeasureB8(o Options) (*B8Result, error) {
+func measureB8(o Options) (*b8Result, error) {
 	benches := []string{"compress-small", "jess-small", "javac-small", "jack-small"}
 	d := 60 * sim.Millisecond
 	if o.Full {
@@ -92,9 +92,9 @@ func MeasureB8(o Options) (*B8Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &B8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
+	res := &b8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for i, k := range timer {
-		res.Obs = append(res.Obs, B8Obs{k.bench, k.seed, tv[i], kv[i].overlap})
+		res.Obs = append(res.Obs, b8Obs{k.bench, k.seed, tv[i], kv[i].overlap})
 	}
 	return res, nil
 }
@@ -129,7 +129,7 @@ func (k b8Key) run() (float64, error) {
 	return 100 * profile.OverlapContexts(out.Profiles["safepoint"], out.Profiles["truth"]), nil
 }
 
-func (r *B8Result) render() (*Result, error) {
+func (r *b8Result) render() (*Result, error) {
 	t := &Table{Title: "Accuracy (% CCT overlap) on short runs: 1 ms safepoint timer sampler vs Komorium (mean ± 95 % CI over seeds)", Columns: []string{"benchmark", "timer 1 ms, depth 100", "komorium 10 000"}}
 	for _, b := range r.Benches {
 		tm, km := r.Timer(b), r.Komorium(b)

@@ -23,7 +23,7 @@ const (
 // at 10 000 does better on every one. On the others the claim's < 7 % is
 // not met (TestDivergence_B8).
 func TestB8_TimerShortRuns(t *testing.T) {
-	r := measure[*B8Result](t, "b8-timer-short-runs")
+	r := measure[*b8Result](t, "b8-timer-short-runs")
 	for _, b := range []string{"jess-small", "javac-small"} {
 		assert.Less(t, r.Timer(b).Mean, b8TimerMax, b)
 	}
@@ -38,6 +38,6 @@ func TestB8_TimerShortRuns(t *testing.T) {
 // TestDivergence_B8 pins the documented divergence (REPRODUCTIONS.md,
 // B8): the timer's mean overlap over the short stand-ins stays below 20 %.
 func TestDivergence_B8(t *testing.T) {
-	r := measure[*B8Result](t, "b8-timer-short-runs")
+	r := measure[*b8Result](t, "b8-timer-short-runs")
 	assert.Less(t, r.TimerMean(), b8TimerMeanPin)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "b9-reproducible", Claim: "B9", Title: "Binder §1/§7: the same granularity gives the same profile on any CPU and load", Run: typed(MeasureB9)})
+	register(Experiment{Name: "b9-reproducible", Claim: "B9", Title: "Binder §1/§7: the same granularity gives the same profile on any CPU and load", Run: typed(measureB9)})
 }
 
 // b9Variants are the CPUs B9 runs on: speed (percent of 1 GHz) and count.
@@ -19,10 +19,10 @@ var b9Variants = []struct {
 	speed, cpus int64
 }{{"1 GHz, 4 CPUs", 100, 4}, {"2.5 GHz, 4 CPUs", 250, 4}, {"400 MHz, 4 CPUs", 40, 4}, {"1 GHz, 1 CPU", 100, 1}}
 
-// B9Obs is one tidy observation of B9: the run of Program with Seed on
+// b9Obs is one tidy observation of B9: the run of Program with Seed on
 // Variant, each profiler's CCT overlap (%) with its profile on the first
 // variant and whether it is identical (same stacks, same counts).
-type B9Obs struct {
+type b9Obs struct {
 	Program           string
 	Seed              uint64
 	Variant           string
@@ -32,22 +32,22 @@ type B9Obs struct {
 	TprofIdentical    bool
 }
 
-// B9Result is B9's runs.
-type B9Result struct {
+// b9Result is B9's runs.
+type b9Result struct {
 	Seeds []uint64
-	Obs   []B9Obs
+	Obs   []b9Obs
 }
 
 // Compared lists the observations on the variants after the first.
-func (r *B9Result) Compared() []B9Obs {
-	return where(r.Obs, func(x B9Obs) bool { return x.Variant != b9Variants[0].name })
+func (r *b9Result) Compared() []b9Obs {
+	return where(r.Obs, func(x b9Obs) bool { return x.Variant != b9Variants[0].name })
 }
 
-// MeasureB9: Komorium at constant granularity gives identical profiles
+// measureB9: Komorium at constant granularity gives identical profiles
 // under different CPU speeds and loads (one CPU shared with the VM's
 // threads); tprof's differ. The programs run to their end, so every
 // variant executes the same bytecodes.
-func MeasureB9(o Options) (*B9Result, error) {
+func measureB9(o Options) (*b9Result, error) {
 	progs := []string{"sqsum", "deepcall"}
 	var keys []b9Key
 	for _, prog := range progs {
@@ -61,14 +61,14 @@ func MeasureB9(o Options) (*B9Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &B9Result{Seeds: o.Seeds}
+	res := &b9Result{Seeds: o.Seeds}
 	var ref *b9Run
 	for i, k := range keys {
 		r := runs[i]
 		if k.variant == 0 {
 			ref = r
 		}
-		res.Obs = append(res.Obs, B9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.komorium, r.komorium), sameSamples(ref.komorium, r.komorium),
+		res.Obs = append(res.Obs, b9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.komorium, r.komorium), sameSamples(ref.komorium, r.komorium),
 			100 * profile.OverlapContexts(ref.tprof, r.tprof), sameSamples(ref.tprof, r.tprof)})
 	}
 	return res, nil
@@ -104,7 +104,7 @@ func (k b9Key) run() (*b9Run, error) {
 	return &b9Run{out.Profiles["komorium"], out.Profiles["tprof"]}, nil
 }
 
-func (r *B9Result) render() (*Result, error) {
+func (r *b9Result) render() (*Result, error) {
 	t := &Table{Title: "Does the profile change with the CPU? (CCT overlap with the first variant's profile, %)", Columns: []string{"program", "variant", "komorium 10 000", "komorium identical", "tprof 10 ms"}}
 	for _, x := range r.Obs {
 		if x.Seed == r.Seeds[0] {

@@ -18,7 +18,7 @@ const (
 // and a shared CPU; tprof's is not (identical in at most half of the
 // comparisons).
 func TestB9_Reproducible(t *testing.T) {
-	r := measure[*B9Result](t, "b9-reproducible")
+	r := measure[*b9Result](t, "b9-reproducible")
 	cmp := r.Compared()
 	require.NotEmpty(t, cmp)
 	same := 0

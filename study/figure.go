@@ -24,7 +24,7 @@ type errPoints struct {
 
 // add appends the point (x, m.Mean) with m's CI as its error bar (none
 // when the CI is undefined: a single seed) and returns that half-width.
-func (p *errPoints) add(x float64, m Stat) float64 {
+func (p *errPoints) add(x float64, m stat) float64 {
 	h := m.CI
 	if math.IsNaN(h) {
 		h = 0

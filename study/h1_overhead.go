@@ -13,19 +13,19 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: typed(MeasureH1)})
+	register(Experiment{Name: "h1-overhead", Claim: "H1", Title: "Hofer et al. Fig. 9/10: overhead of JVMTI, SPS and ISPS at 10, 1 and 0.1 ms on the multi-threaded stand-ins", Run: typed(measureH1)})
 }
 
-// H1Result is Fig. 9/10's overhead.
-type H1Result struct{ HoferOverheadData }
+// h1Result is Fig. 9/10's overhead.
+type h1Result struct{ hoferOverheadData }
 
-// MeasureH1 reads (or runs) the overhead grid.
-func MeasureH1(o Options) (*H1Result, error) {
+// measureH1 reads (or runs) the overhead grid.
+func measureH1(o Options) (*h1Result, error) {
 	d, err := measureHoferOverhead(o)
-	return &H1Result{d}, err
+	return &h1Result{d}, err
 }
 
-func (r *H1Result) render() (*Result, error) {
+func (r *h1Result) render() (*Result, error) {
 	benches := r.Benches
 	cols := []string{"stand-in"}
 	for _, iv := range hoferIntervals {
@@ -80,7 +80,7 @@ func (r *H1Result) render() (*Result, error) {
 	for i, pr := range hoferTechniques {
 		var pts errPoints
 		for _, iv := range hoferIntervals {
-			m := NewStat(r.seedGeoMeans(pr, iv))
+			m := newStat(r.seedGeoMeans(pr, iv))
 			// Spread the techniques a little so their error bars do not overlap.
 			h := pts.add(float64(iv)/float64(sim.Millisecond)*math.Pow(1.08, float64(i-1)), m)
 			top = math.Max(top, m.Mean+h)

@@ -36,7 +36,7 @@ const (
 // waited for every thread as JVMTI does (its overhead would approach
 // JVMTI's) or if ISPS walked its whole stack.
 func TestH1_Overhead(t *testing.T) {
-	r := measure[*H1Result](t, "h1-overhead")
+	r := measure[*h1Result](t, "h1-overhead")
 	for _, iv := range hoferIntervals {
 		j, s, i := r.GeoMean("jvmti", iv), r.GeoMean("sps", iv), r.GeoMean("isps", iv)
 		assert.Greater(t, j, s, "%v", iv)
@@ -63,6 +63,6 @@ func TestH1_Overhead(t *testing.T) {
 // H1): JVMTI's geometric-mean overhead at 10 ms stays below the paper's
 // 10 %.
 func TestDivergence_H1(t *testing.T) {
-	r := measure[*H1Result](t, "h1-overhead")
+	r := measure[*h1Result](t, "h1-overhead")
 	assert.Less(t, r.GeoMean("jvmti", ms10), h1JVMTIClaim)
 }

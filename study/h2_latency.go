@@ -14,11 +14,11 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: typed(MeasureH2)})
+	register(Experiment{Name: "h2-latency", Claim: "H2", Title: "Hofer et al. Fig. 11: sampling latency of JVMTI, SPS and ISPS at 1 ms", Run: typed(measureH2)})
 }
 
-// HoferLatencyObs is one sampling latency (ms) of a run.
-type HoferLatencyObs struct {
+// hoferLatencyObs is one sampling latency (ms) of a run.
+type hoferLatencyObs struct {
 	Benchmark  string
 	Seed       uint64
 	Technique  string
@@ -26,27 +26,27 @@ type HoferLatencyObs struct {
 	LatencyMs  float64 `tidy:"latency_ms"`
 }
 
-// H2Result is Fig. 11's latencies at 1 ms.
-type H2Result struct{ HoferOverheadData }
+// h2Result is Fig. 11's latencies at 1 ms.
+type h2Result struct{ hoferOverheadData }
 
-// MeasureH2 reads (or runs) the overhead grid.
-func MeasureH2(o Options) (*H2Result, error) {
+// measureH2 reads (or runs) the overhead grid.
+func measureH2(o Options) (*h2Result, error) {
 	d, err := measureHoferOverhead(o)
-	return &H2Result{d}, err
+	return &h2Result{d}, err
 }
 
 // Quantile is the q-quantile (ms) of (b, pr)'s latencies at 1 ms, pooled
 // over seeds.
-func (r *H2Result) Quantile(b, pr string, q float64) float64 {
+func (r *h2Result) Quantile(b, pr string, q float64) float64 {
 	return quantile(r.Latencies(b, pr, sim.Millisecond), q)
 }
 
-func (r *H2Result) render() (*Result, error) {
+func (r *h2Result) render() (*Result, error) {
 	benches := r.Benches
 	iv := sim.Millisecond
 	t := &Table{Title: "H2: sampling latency at 1 ms (ms; pooled over seeds): median [2.5 % – 97.5 %] max",
 		Columns: append([]string{"stand-in"}, hoferTechniques...)}
-	var obs []HoferLatencyObs
+	var obs []hoferLatencyObs
 	p := plot.New()
 	p.Title.Text = "H2: sampling latency at 1 ms, all seeds (box: quartiles; whiskers: 1.5 IQR)"
 	p.X.Label.Text = "stand-in"
@@ -61,7 +61,7 @@ func (r *H2Result) render() (*Result, error) {
 		for pi, pr := range hoferTechniques {
 			for si, seed := range r.Seeds {
 				for _, l := range r.run(b, si, pr, iv).costs.Latencies {
-					obs = append(obs, HoferLatencyObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), float64(l) / 1e6})
+					obs = append(obs, hoferLatencyObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), float64(l) / 1e6})
 				}
 			}
 			l := r.Latencies(b, pr, iv)

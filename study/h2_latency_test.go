@@ -30,7 +30,7 @@ const (
 // actors, tradebeans). Fails if partial safepoints waited for the thread
 // in the long loop, or if JVMTI skipped the waiting threads.
 func TestH2_Latency(t *testing.T) {
-	r := measure[*H2Result](t, "h2-latency")
+	r := measure[*h2Result](t, "h2-latency")
 	for _, b := range hoferCPUHeavy {
 		assert.Greater(t, r.Quantile(b, "jvmti", 1), h2LongLatency, b)
 		assert.Less(t, r.Quantile(b, "jvmti", 0.5), h2LowMs, b)

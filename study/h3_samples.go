@@ -13,28 +13,28 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: typed(MeasureH3)})
+	register(Experiment{Name: "h3-samples", Claim: "H3", Title: "Hofer et al. §7.2: samples JVMTI takes at 0.1 ms vs 1 ms on the CPU-heavy stand-ins", Run: typed(measureH3)})
 }
 
 // hoferCPUHeavy are the stand-ins whose hot loops have no polls; the
 // paper's lusearch, sunflow and xalan.
 var hoferCPUHeavy = []string{"lusearch", "sunflow", "xalan"}
 
-// H3Result is §7.2's samples at 0.1 vs 1 ms.
-type H3Result struct{ HoferOverheadData }
+// h3Result is §7.2's samples at 0.1 vs 1 ms.
+type h3Result struct{ hoferOverheadData }
 
-// MeasureH3 reads (or runs) the overhead grid.
-func MeasureH3(o Options) (*H3Result, error) {
+// measureH3 reads (or runs) the overhead grid.
+func measureH3(o Options) (*h3Result, error) {
 	d, err := measureHoferOverhead(o)
-	return &H3Result{d}, err
+	return &h3Result{d}, err
 }
 
 // Ratio is JVMTI's samples at 0.1 ms over those at 1 ms on b.
-func (r *H3Result) Ratio(b string) float64 {
+func (r *h3Result) Ratio(b string) float64 {
 	return r.Taken(b, "jvmti", 100*sim.Microsecond) / r.Taken(b, "jvmti", sim.Millisecond)
 }
 
-func (r *H3Result) render() (*Result, error) {
+func (r *h3Result) render() (*Result, error) {
 	t := &Table{Title: "H3: JVMTI samples taken (thread samples per run, mean over seeds) and latency at 1 ms and 0.1 ms",
 		Columns: []string{"stand-in", "samples 1 ms", "samples 0.1 ms", "0.1 ms / 1 ms", "latency > 1 ms: share at 1 ms", "at 0.1 ms", "overhead 1 ms (%)", "overhead 0.1 ms (%)"}}
 	for _, b := range hoferCPUHeavy {
@@ -62,7 +62,7 @@ func (r *H3Result) render() (*Result, error) {
 			for si := range r.Seeds {
 				ratios = append(ratios, float64(r.run(b, si, pr, 100*sim.Microsecond).costs.Taken)/float64(r.run(b, si, pr, sim.Millisecond).costs.Taken))
 			}
-			m := NewStat(ratios)
+			m := newStat(ratios)
 			top = math.Max(top, m.Mean+pts.add(float64(bi)-0.2+0.2*float64(i), m))
 		}
 		if err := pts.addTo(p, series{Label: pr, Style: i, Radius: vg.Points(3.5)}); err != nil {

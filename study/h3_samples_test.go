@@ -23,7 +23,7 @@ const (
 // latency is a long poll-free loop met by chance at either interval.
 // Asserted: JVMTI sampled at both intervals.
 func TestH3_FewerSamples(t *testing.T) {
-	r := measure[*H3Result](t, "h3-samples")
+	r := measure[*h3Result](t, "h3-samples")
 	for _, b := range hoferCPUHeavy {
 		require.Positive(t, r.Taken(b, "jvmti", ms1), b)
 		if x := r.Ratio(b); x >= 1 {
@@ -38,7 +38,7 @@ func TestH3_FewerSamples(t *testing.T) {
 // fails because the ratio drops below 1, the claim has started to
 // reproduce: update REPRODUCTIONS.md.
 func TestDivergence_H3(t *testing.T) {
-	r := measure[*H3Result](t, "h3-samples")
+	r := measure[*h3Result](t, "h3-samples")
 	for _, b := range hoferCPUHeavy {
 		assert.Greater(t, r.Ratio(b), h3RatioPin, b)
 		assert.LessOrEqual(t, r.LongShare(b, "jvmti", us100), r.LongShare(b, "jvmti", ms1)+h3LongSlack, b)

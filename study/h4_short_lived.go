@@ -13,19 +13,19 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: typed(MeasureH4)})
+	register(Experiment{Name: "h4-short-lived", Claim: "H4", Title: "Hofer et al. §7.1 (tmt): ISPS must retrieve every ending thread's traces at a full safepoint", Run: typed(measureH4)})
 }
 
-// H4Result is §7.1's short-lived threads (tmt).
-type H4Result struct{ HoferOverheadData }
+// h4Result is §7.1's short-lived threads (tmt).
+type h4Result struct{ hoferOverheadData }
 
-// MeasureH4 reads (or runs) the overhead grid.
-func MeasureH4(o Options) (*H4Result, error) {
+// measureH4 reads (or runs) the overhead grid.
+func measureH4(o Options) (*h4Result, error) {
 	d, err := measureHoferOverhead(o)
-	return &H4Result{d}, err
+	return &h4Result{d}, err
 }
 
-func (r *H4Result) render() (*Result, error) {
+func (r *h4Result) render() (*Result, error) {
 	b := "tmt"
 	t := &Table{Title: "H4: overhead (%) on the tmt stand-in (short-lived threads), mean ± 95 % CI over seeds, and ISPS's full safepoints at thread ends",
 		Columns: []string{"interval", "jvmti", "sps", "isps", "isps − sps (paired)", "ISPS thread-end retrieves / run"}}

@@ -20,7 +20,7 @@ const (
 // Fails if ISPS's thread-end retrieves were free (ISPS ≤ SPS, as on every
 // other stand-in).
 func TestH4_ShortLived(t *testing.T) {
-	r := measure[*H4Result](t, "h4-short-lived")
+	r := measure[*h4Result](t, "h4-short-lived")
 	for _, iv := range []sim.Time{ms10, ms1} {
 		assert.Positive(t, r.Diff("tmt", "isps", "sps", iv).Lo(), "%v: ISPS − SPS", iv)
 		assert.Greater(t, r.ThreadEnds("tmt", iv), h4ThreadEnds, "%v", iv)

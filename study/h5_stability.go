@@ -13,13 +13,13 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(MeasureH5), Paper: hoferPaperNote})
+	register(Experiment{Name: "h5-stability", Claim: "H5", Title: "Hofer et al. Fig. 12: overlap and hot-edge coverage of per-iteration CCTs with the average CCT", Run: typed(measureH5), Paper: hoferPaperNote})
 }
 
-// H5Obs is one tidy observation of H5: iteration Iteration of the run of
+// h5Obs is one tidy observation of H5: iteration Iteration of the run of
 // Benchmark with Seed under Technique, compared with the technique's
 // average CCT.
-type H5Obs struct {
+type h5Obs struct {
 	Benchmark   string
 	Technique   string
 	Seed        uint64
@@ -28,14 +28,14 @@ type H5Obs struct {
 	CoveragePct float64 `tidy:"coverage_pct"`
 }
 
-// H5Result is Fig. 12's stability.
-type H5Result struct {
-	HoferAccuracyData
-	Obs []H5Obs
+// h5Result is Fig. 12's stability.
+type h5Result struct {
+	hoferAccuracy
+	Obs []h5Obs
 }
 
-// MeasureH5 compares every iteration's CCT with its technique's average.
-func MeasureH5(o Options) (*H5Result, error) {
+// measureH5 compares every iteration's CCT with its technique's average.
+func measureH5(o Options) (*h5Result, error) {
 	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
@@ -44,14 +44,14 @@ func MeasureH5(o Options) (*H5Result, error) {
 }
 
 // h5Of is H5 on the accuracy runs d.
-func h5Of(d HoferAccuracyData) *H5Result {
-	res := &H5Result{HoferAccuracyData: d}
+func h5Of(d hoferAccuracy) *h5Result {
+	res := &h5Result{hoferAccuracy: d}
 	for _, b := range d.Benches {
 		for _, pr := range hoferTechniques {
 			its := d.iterations(b, pr)
 			avg := averageCCT(cctsOf(its))
 			for _, it := range its {
-				res.Obs = append(res.Obs, H5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * profile.OverlapWeights(it.cct, avg), 100 * coverageOf(avg, it.cct)})
+				res.Obs = append(res.Obs, h5Obs{b, pr, d.Seeds[it.seed], it.n, 100 * profile.OverlapWeights(it.cct, avg), 100 * coverageOf(avg, it.cct)})
 			}
 		}
 	}
@@ -59,9 +59,9 @@ func h5Of(d HoferAccuracyData) *H5Result {
 }
 
 // sorted lists (b, pr)'s overlaps (coverage false) or coverages, sorted.
-func (r *H5Result) sorted(b, pr string, coverage bool) []float64 {
-	its := mustWhere(r.Obs, func(x H5Obs) bool { return x.Benchmark == b && x.Technique == pr }, "H5 has no iterations of %s %s", b, pr)
-	xs := values(its, func(x H5Obs) float64 {
+func (r *h5Result) sorted(b, pr string, coverage bool) []float64 {
+	its := mustWhere(r.Obs, func(x h5Obs) bool { return x.Benchmark == b && x.Technique == pr }, "H5 has no iterations of %s %s", b, pr)
+	xs := values(its, func(x h5Obs) float64 {
 		if coverage {
 			return x.CoveragePct
 		}
@@ -72,15 +72,15 @@ func (r *H5Result) sorted(b, pr string, coverage bool) []float64 {
 }
 
 // Overlap and Coverage are (b, pr)'s q-quantiles over iterations × seeds.
-func (r *H5Result) Overlap(b, pr string, q float64) float64 {
+func (r *h5Result) Overlap(b, pr string, q float64) float64 {
 	return quantile(r.sorted(b, pr, false), q)
 }
 
-func (r *H5Result) Coverage(b, pr string, q float64) float64 {
+func (r *h5Result) Coverage(b, pr string, q float64) float64 {
 	return quantile(r.sorted(b, pr, true), q)
 }
 
-func (r *H5Result) render() (*Result, error) {
+func (r *h5Result) render() (*Result, error) {
 	benches := r.Benches
 	cols := []string{"stand-in"}
 	for _, pr := range hoferTechniques {

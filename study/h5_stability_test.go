@@ -24,7 +24,7 @@ const (
 // Hot-edge coverage is printed, not asserted: those stand-ins have two or
 // three hot edges, so a coverage moves in steps of 33–50 points.
 func TestH5_Stability(t *testing.T) {
-	r := measure[*H5Result](t, "h5-stability")
+	r := measure[*h5Result](t, "h5-stability")
 	for _, b := range r.Benches {
 		sps, isps, jvmti := r.Overlap(b, "sps", 0.5), r.Overlap(b, "isps", 0.5), r.Overlap(b, "jvmti", 0.5)
 		assert.InDelta(t, sps, isps, h5Similar, "%s: SPS and ISPS equally stable", b)

@@ -14,16 +14,16 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: typed(MeasureH6), Paper: hoferPaperNote})
+	register(Experiment{Name: "h6-agreement", Claim: "H6", Title: "Hofer et al. Fig. 13: overlap and hot-edge coverage between the techniques' average CCTs", Run: typed(measureH6), Paper: hoferPaperNote})
 }
 
 // hoferPairs are the comparisons of Fig. 13, reference first.
 var hoferPairs = [][2]string{{"jvmti", "sps"}, {"jvmti", "isps"}, {"sps", "isps"}}
 
-// H6Obs is one tidy observation of H6: on Benchmark, the overlap of the
+// h6Obs is one tidy observation of H6: on Benchmark, the overlap of the
 // average CCTs of Reference and Other and the coverage of Reference's hot
 // edges by Other; the average CCTs merge every seed's iterations.
-type H6Obs struct {
+type h6Obs struct {
 	Benchmark   string
 	Reference   string
 	Other       string
@@ -33,14 +33,14 @@ type H6Obs struct {
 	Depth int
 }
 
-// H6Result is Fig. 13's agreement.
-type H6Result struct {
-	HoferAccuracyData
-	Obs []H6Obs
+// h6Result is Fig. 13's agreement.
+type h6Result struct {
+	hoferAccuracy
+	Obs []h6Obs
 }
 
-// MeasureH6 compares the techniques' average CCTs.
-func MeasureH6(o Options) (*H6Result, error) {
+// measureH6 compares the techniques' average CCTs.
+func measureH6(o Options) (*h6Result, error) {
 	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
@@ -49,8 +49,8 @@ func MeasureH6(o Options) (*H6Result, error) {
 }
 
 // h6Of is H6 on the accuracy runs d.
-func h6Of(d HoferAccuracyData) *H6Result {
-	res := &H6Result{HoferAccuracyData: d}
+func h6Of(d hoferAccuracy) *h6Result {
+	res := &h6Result{hoferAccuracy: d}
 	for _, b := range d.Benches {
 		avg := map[string]map[string]float64{}
 		for _, pr := range hoferTechniques {
@@ -61,14 +61,14 @@ func h6Of(d HoferAccuracyData) *H6Result {
 			deepest = max(deepest, strings.Count(k, profile.FrameSep)+1)
 		}
 		for _, pair := range hoferPairs {
-			res.Obs = append(res.Obs, H6Obs{b, pair[0], pair[1], 100 * profile.OverlapWeights(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
+			res.Obs = append(res.Obs, h6Obs{b, pair[0], pair[1], 100 * profile.OverlapWeights(avg[pair[0]], avg[pair[1]]), 100 * coverageOf(avg[pair[0]], avg[pair[1]]), deepest})
 		}
 	}
 	return res
 }
 
 // of is b's comparison of pair.
-func (r *H6Result) of(b string, pair [2]string) H6Obs {
+func (r *h6Result) of(b string, pair [2]string) h6Obs {
 	for _, x := range r.Obs {
 		if x.Benchmark == b && x.Reference == pair[0] && x.Other == pair[1] {
 			return x
@@ -78,11 +78,11 @@ func (r *H6Result) of(b string, pair [2]string) H6Obs {
 }
 
 // Overlap, Coverage and Depth read b's comparisons.
-func (r *H6Result) Overlap(b string, pair [2]string) float64  { return r.of(b, pair).OverlapPct }
-func (r *H6Result) Coverage(b string, pair [2]string) float64 { return r.of(b, pair).CoveragePct }
-func (r *H6Result) Depth(b string) int                        { return r.of(b, hoferPairs[0]).Depth }
+func (r *h6Result) Overlap(b string, pair [2]string) float64  { return r.of(b, pair).OverlapPct }
+func (r *h6Result) Coverage(b string, pair [2]string) float64 { return r.of(b, pair).CoveragePct }
+func (r *h6Result) Depth(b string) int                        { return r.of(b, hoferPairs[0]).Depth }
 
-func (r *H6Result) render() (*Result, error) {
+func (r *h6Result) render() (*Result, error) {
 	benches := r.Benches
 	cols := []string{"stand-in", "deepest stack"}
 	for _, pair := range hoferPairs {

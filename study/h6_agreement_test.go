@@ -42,7 +42,7 @@ const (
 // ISPS truncated its stacks like the others, or if partial safepoints
 // waited for every thread.
 func TestH6_Agreement(t *testing.T) {
-	r := measure[*H6Result](t, "h6-agreement")
+	r := measure[*h6Result](t, "h6-agreement")
 	for _, b := range hoferCPUHeavy {
 		partial := r.Overlap(b, hoferPairs[2])
 		assert.GreaterOrEqual(t, partial, h6PartialAgree, "%s: sps–isps", b)
@@ -80,7 +80,7 @@ func TestH6_Agreement(t *testing.T) {
 // edges, since a partial safepoint never samples the thread in a long
 // poll-free loop that JVMTI waits for.
 func TestDivergence_H6(t *testing.T) {
-	r := measure[*H6Result](t, "h6-agreement")
+	r := measure[*h6Result](t, "h6-agreement")
 	least := 100.0
 	for _, b := range hoferCPUHeavy {
 		least = min(least, r.Coverage(b, hoferPairs[0]))

@@ -13,13 +13,13 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: typed(MeasureH7)})
+	register(Experiment{Name: "h7-frames-decoded", Claim: "H7", Title: "Hofer et al. §5: incremental stack tracing decodes each frame once", Run: typed(measureH7)})
 }
 
-// H7Obs is one tidy observation of H7: in the runs of Benchmark with
+// h7Obs is one tidy observation of H7: in the runs of Benchmark with
 // Seed, the mean stack depth at ISPS's samples, the frames SPS walked and
 // those ISPS decoded per sample.
-type H7Obs struct {
+type h7Obs struct {
 	Benchmark  string
 	Seed       uint64
 	Depth      float64
@@ -27,44 +27,44 @@ type H7Obs struct {
 	ISPSFrames float64 `tidy:"isps_frames"`
 }
 
-// H7Result is §5's frames decoded.
-type H7Result struct {
-	HoferAccuracyData
-	Obs []H7Obs
+// h7Result is §5's frames decoded.
+type h7Result struct {
+	hoferAccuracy
+	Obs []h7Obs
 }
 
-// MeasureH7 reads frames per sample from the accuracy runs.
-func MeasureH7(o Options) (*H7Result, error) {
+// measureH7 reads frames per sample from the accuracy runs.
+func measureH7(o Options) (*h7Result, error) {
 	d, err := measureHoferAccuracy(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &H7Result{HoferAccuracyData: d}
+	res := &h7Result{hoferAccuracy: d}
 	for _, b := range d.Benches {
 		for si, seed := range d.Seeds {
 			r := d.run(b, si, "isps")
-			res.Obs = append(res.Obs, H7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Measures[samplers.FramesDecodedPerSample], r.costs.Measures[samplers.FramesDecodedPerSample]})
+			res.Obs = append(res.Obs, h7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Measures[samplers.FramesDecodedPerSample], r.costs.Measures[samplers.FramesDecodedPerSample]})
 		}
 	}
 	return res, nil
 }
 
 // stat is f over b's runs.
-func (r *H7Result) stat(b string, f func(H7Obs) float64) Stat {
-	return NewStat(values(mustWhere(r.Obs, func(x H7Obs) bool { return x.Benchmark == b }, "H7 has no runs of %s", b), f))
+func (r *h7Result) stat(b string, f func(h7Obs) float64) stat {
+	return newStat(values(mustWhere(r.Obs, func(x h7Obs) bool { return x.Benchmark == b }, "H7 has no runs of %s", b), f))
 }
 
 // Depth, SPS, ISPS and Ratio (ISPS / depth) on b over the seeds.
-func (r *H7Result) Depth(b string) Stat { return r.stat(b, func(x H7Obs) float64 { return x.Depth }) }
-func (r *H7Result) SPS(b string) Stat   { return r.stat(b, func(x H7Obs) float64 { return x.SPSFrames }) }
-func (r *H7Result) ISPS(b string) Stat {
-	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames })
+func (r *h7Result) Depth(b string) stat { return r.stat(b, func(x h7Obs) float64 { return x.Depth }) }
+func (r *h7Result) SPS(b string) stat   { return r.stat(b, func(x h7Obs) float64 { return x.SPSFrames }) }
+func (r *h7Result) ISPS(b string) stat {
+	return r.stat(b, func(x h7Obs) float64 { return x.ISPSFrames })
 }
-func (r *H7Result) Ratio(b string) Stat {
-	return r.stat(b, func(x H7Obs) float64 { return x.ISPSFrames / x.Depth })
+func (r *h7Result) Ratio(b string) stat {
+	return r.stat(b, func(x h7Obs) float64 { return x.ISPSFrames / x.Depth })
 }
 
-func (r *H7Result) render() (*Result, error) {
+func (r *h7Result) render() (*Result, error) {
 	t := &Table{Title: "H7: frames decoded per sample at 1 ms (mean ± 95 % CI over seeds) vs the stack depth at the samples",
 		Columns: []string{"stand-in", "stack depth (ISPS samples)", "SPS: frames walked", "ISPS: frames decoded", "ISPS / depth"}}
 	var spsPts, ispsPts errPoints

@@ -22,7 +22,7 @@ const (
 // depth (paper: "examines each stack frame only once"). Fails if ISPS
 // re-decoded shared frames (its count would approach SPS's).
 func TestH7_FramesDecodedOnce(t *testing.T) {
-	r := measure[*H7Result](t, "h7-frames-decoded")
+	r := measure[*h7Result](t, "h7-frames-decoded")
 	for _, b := range r.Benches {
 		assert.Less(t, r.ISPS(b).Mean, r.SPS(b).Mean, b)
 	}

@@ -15,11 +15,11 @@ func geoMean(v []float64) float64 {
 	return math.Exp(s / float64(len(v)))
 }
 
-// BinderObs is one tidy observation of Binder's granularity grid: the
+// binderObs is one tidy observation of Binder's granularity grid: the
 // Komorium run of Benchmark with Seed at Granularity (Random: plus
 // U[0, 100)), its overlap (%) with the exact bytecode CCT, its CCT's
 // nodes and DeltaB, the relative error of the bytecode count it reported.
-type BinderObs struct {
+type binderObs struct {
 	Benchmark   string
 	Granularity int64
 	Random      bool
@@ -29,28 +29,28 @@ type BinderObs struct {
 	DeltaB      float64 `tidy:"delta_b"`
 }
 
-// BinderGrid is the granularity grid's runs (binderGrid) as observations.
-type BinderGrid struct {
+// binderGridData is the granularity grid's runs (binderGrid) as observations.
+type binderGridData struct {
 	Seeds    []uint64
 	Benches  []string
 	Duration sim.Time
-	Obs      []BinderObs
+	Obs      []binderObs
 }
 
 // measureBinderGrid runs (or reads from the cache) the grid.
-func measureBinderGrid(o Options) (BinderGrid, error) {
+func measureBinderGrid(o Options) (binderGridData, error) {
 	grid, err := binderGrid(o)
 	if err != nil {
-		return BinderGrid{}, err
+		return binderGridData{}, err
 	}
 	benches, d := binderSetup(o)
-	g := BinderGrid{Seeds: o.Seeds, Benches: benches, Duration: d}
+	g := binderGridData{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for _, b := range benches {
 		for _, gr := range binderGrans {
 			for _, r := range []bool{false, true} {
 				for _, s := range o.Seeds {
 					k := grid[binderKey{b, gr, r, s}]
-					g.Obs = append(g.Obs, BinderObs{b, gr, r, s, k.overlap, k.nodes, k.deltaB})
+					g.Obs = append(g.Obs, binderObs{b, gr, r, s, k.overlap, k.nodes, k.deltaB})
 				}
 			}
 		}
@@ -59,22 +59,22 @@ func measureBinderGrid(o Options) (BinderGrid, error) {
 }
 
 // of lists the runs of b at granularity gr, constant or randomized.
-func (g *BinderGrid) of(b string, gr int64, random bool) []BinderObs {
-	return mustWhere(g.Obs, func(x BinderObs) bool { return x.Benchmark == b && x.Granularity == gr && x.Random == random },
+func (g *binderGridData) of(b string, gr int64, random bool) []binderObs {
+	return mustWhere(g.Obs, func(x binderObs) bool { return x.Benchmark == b && x.Granularity == gr && x.Random == random },
 		"the Binder grid has no runs of %s at %d (random %v)", b, gr, random)
 }
 
 // Accuracy is the overlap (%) on b at gr over the seeds.
-func (g *BinderGrid) Accuracy(b string, gr int64, random bool) Stat {
+func (g *binderGridData) Accuracy(b string, gr int64, random bool) stat {
 	var xs []float64
 	for _, x := range g.of(b, gr, random) {
 		xs = append(xs, x.OverlapPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Geo is the geometric mean over the stand-ins of Accuracy's means.
-func (g *BinderGrid) Geo(gr int64, random bool) float64 {
+func (g *binderGridData) Geo(gr int64, random bool) float64 {
 	var per []float64
 	for _, b := range g.Benches {
 		per = append(per, g.Accuracy(b, gr, random).Mean)
@@ -83,7 +83,7 @@ func (g *BinderGrid) Geo(gr int64, random bool) float64 {
 }
 
 // DeltaB is δb on b at constant granularity gr, mean over the seeds.
-func (g *BinderGrid) DeltaB(b string, gr int64) float64 {
+func (g *binderGridData) DeltaB(b string, gr int64) float64 {
 	var xs []float64
 	for _, x := range g.of(b, gr, false) {
 		xs = append(xs, x.DeltaB)
@@ -94,7 +94,7 @@ func (g *BinderGrid) DeltaB(b string, gr int64) float64 {
 
 // Size is the sampled CCTs' nodes at gr, summed over the stand-ins, mean
 // over the seeds.
-func (g *BinderGrid) Size(gr int64, random bool) float64 {
+func (g *binderGridData) Size(gr int64, random bool) float64 {
 	var n float64
 	for _, b := range g.Benches {
 		for _, x := range g.of(b, gr, random) {
@@ -105,8 +105,8 @@ func (g *BinderGrid) Size(gr int64, random bool) float64 {
 }
 
 // obs lists the observations with the given randomization.
-func (g *BinderGrid) obs(random bool) []BinderObs {
-	var out []BinderObs
+func (g *binderGridData) obs(random bool) []binderObs {
+	var out []binderObs
 	for _, x := range g.Obs {
 		if x.Random == random {
 			out = append(out, x)

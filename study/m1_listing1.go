@@ -16,31 +16,31 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: typed(MeasureM1)})
+	register(Experiment{Name: "m1-listing1", Claim: "M1", Title: "Mytkowicz Listing 1: hot() vs cold() by profiler", Run: typed(measureM1)})
 }
 
-// ListingOneConfig is one JVM configuration of the Listing 1 experiment.
-type ListingOneConfig struct {
+// listingOneConfig is one JVM configuration of the Listing 1 experiment.
+type listingOneConfig struct {
 	Name        string
 	Inline      bool
 	StripMining int64
 	DNS         bool
 }
 
-// ListingOneConfigs are the configurations M1 and X1 look at: the paper's
+// listingOneConfigs are the configurations M1 and X1 look at: the paper's
 // tprof setup (inlining off, as Mytkowicz et al. ran tprof), and a modern
 // HotSpot (inlining, loop strip mining, DebugNonSafepoints) — without strip
 // mining the inlined counted loop has no poll at all and a safepoint
 // sampler gets no sample.
-var ListingOneConfigs = []ListingOneConfig{
+var listingOneConfigs = []listingOneConfig{
 	{Name: "no inlining", Inline: false},
 	{Name: "inlining+strip mining+DNS", Inline: true, StripMining: 1000, DNS: true},
 }
 
-// ListingOneRow is one (configuration, seed) run: each profile's share of
+// listingOneRow is one (configuration, seed) run: each profile's share of
 // self time for HotCold.hot and HotCold.cold, in percent.
-type ListingOneRow struct {
-	Config   ListingOneConfig
+type listingOneRow struct {
+	Config   listingOneConfig
 	Seed     uint64
 	Hot      keyed[string, float64]
 	Cold     keyed[string, float64]
@@ -48,12 +48,12 @@ type ListingOneRow struct {
 	Profiles map[string]*profile.Profile
 }
 
-// ListingOneSamplers are the profilers observing each run (passively).
-var ListingOneSamplers = []string{"truth", "safepoint", "hprof", "xprof", "tprof", "async"}
+// listingOneSamplers are the profilers observing each run (passively).
+var listingOneSamplers = []string{"truth", "safepoint", "hprof", "xprof", "tprof", "async"}
 
-// ListingOneRuns runs Listing 1 under each configuration for every seed
+// listingOneRuns runs Listing 1 under each configuration for every seed
 // of o, with every sampler observing the same execution.
-func ListingOneRuns(o Options, configs []ListingOneConfig, duration sim.Time) ([]ListingOneRow, error) {
+func listingOneRuns(o Options, configs []listingOneConfig, duration sim.Time) ([]listingOneRow, error) {
 	var keys []listingOneKey
 	for _, c := range configs {
 		for _, seed := range o.Seeds {
@@ -64,7 +64,7 @@ func ListingOneRuns(o Options, configs []ListingOneConfig, duration sim.Time) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ListingOneRow, len(rows))
+	out := make([]listingOneRow, len(rows))
 	for i, r := range rows {
 		out[i] = *r
 	}
@@ -73,12 +73,12 @@ func ListingOneRuns(o Options, configs []ListingOneConfig, duration sim.Time) ([
 
 // listingOneKey is one Listing 1 run: hotcold under config for d.
 type listingOneKey struct {
-	config ListingOneConfig
+	config listingOneConfig
 	seed   uint64
 	d      sim.Time
 }
 
-func (k listingOneKey) run() (*ListingOneRow, error) {
+func (k listingOneKey) run() (*listingOneRow, error) {
 	p, err := workloads.Get("hotcold")
 	if err != nil {
 		return nil, err
@@ -87,14 +87,14 @@ func (k listingOneKey) run() (*ListingOneRow, error) {
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = c.Inline, c.StripMining, c.DNS
-	cfg.Samplers, cfg.Mode = ListingOneSamplers, samplers.Passive
+	cfg.Samplers, cfg.Mode = listingOneSamplers, samplers.Passive
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
 	}
-	r := &ListingOneRow{Config: c, Seed: k.seed, Hot: keyed[string, float64]{}, Cold: keyed[string, float64]{},
+	r := &listingOneRow{Config: c, Seed: k.seed, Hot: keyed[string, float64]{}, Cold: keyed[string, float64]{},
 		Samples: keyed[string, int64]{}, Profiles: out.Profiles}
-	for _, s := range ListingOneSamplers {
+	for _, s := range listingOneSamplers {
 		r.Hot[s] = profile.Hotness(out.Profiles[s], "HotCold.hot")
 		r.Cold[s] = profile.Hotness(out.Profiles[s], "HotCold.cold")
 		r.Samples[s] = out.Profiles[s].TotalCount()
@@ -104,13 +104,13 @@ func (k listingOneKey) run() (*ListingOneRow, error) {
 
 // listingOneTable is the runs' presentation table: a row per
 // (configuration, seed, method), a column per sampler.
-func listingOneTable(rows []ListingOneRow, duration sim.Time) *Table {
+func listingOneTable(rows []listingOneRow, duration sim.Time) *Table {
 	t := &Table{Title: "M1: hot() vs cold() self time (%) by profiler, Mytkowicz et al. Listing 1",
-		Columns: append([]string{"config", "seed", "method"}, ListingOneSamplers...)}
+		Columns: append([]string{"config", "seed", "method"}, listingOneSamplers...)}
 	for _, r := range rows {
 		for _, m := range []string{"hot", "cold"} {
 			cells := []any{r.Config.Name, r.Seed, "HotCold." + m}
-			for _, s := range ListingOneSamplers {
+			for _, s := range listingOneSamplers {
 				v := r.Hot[s]
 				if m == "cold" {
 					v = r.Cold[s]
@@ -124,9 +124,9 @@ func listingOneTable(rows []ListingOneRow, duration sim.Time) *Table {
 	return t
 }
 
-// ListingOneObs is one tidy observation of Listing 1: a profiler's share
+// listingOneObservation is one tidy observation of Listing 1: a profiler's share
 // of a method's self time in one run.
-type ListingOneObs struct {
+type listingOneObservation struct {
 	Config   string
 	Seed     uint64
 	Profiler string
@@ -137,21 +137,21 @@ type ListingOneObs struct {
 }
 
 // listingOneObs lists the runs' observations.
-func listingOneObs(rows []ListingOneRow) []ListingOneObs {
-	var obs []ListingOneObs
+func listingOneObs(rows []listingOneRow) []listingOneObservation {
+	var obs []listingOneObservation
 	for _, r := range rows {
-		for _, s := range ListingOneSamplers {
+		for _, s := range listingOneSamplers {
 			n := r.Samples[s]
-			obs = append(obs, ListingOneObs{r.Config.Name, r.Seed, s, "HotCold.hot", r.Hot[s], n},
-				ListingOneObs{r.Config.Name, r.Seed, s, "HotCold.cold", r.Cold[s], n})
+			obs = append(obs, listingOneObservation{r.Config.Name, r.Seed, s, "HotCold.hot", r.Hot[s], n},
+				listingOneObservation{r.Config.Name, r.Seed, s, "HotCold.cold", r.Cold[s], n})
 		}
 	}
 	return obs
 }
 
-// PooledShare is a profiler's share (%) for method m pooled over runs,
+// pooledShare is a profiler's share (%) for method m pooled over runs,
 // weighting each run by its samples.
-func PooledShare(rows []ListingOneRow, config, sampler, method string) float64 {
+func pooledShare(rows []listingOneRow, config, sampler, method string) float64 {
 	var num, den float64
 	for _, r := range rows {
 		if r.Config.Name != config {
@@ -174,53 +174,53 @@ func PooledShare(rows []ListingOneRow, config, sampler, method string) float64 {
 	return num / den
 }
 
-// M1Result is Listing 1 under each of ListingOneConfigs, every seed.
-type M1Result struct {
+// m1Result is Listing 1 under each of listingOneConfigs, every seed.
+type m1Result struct {
 	Duration sim.Time
-	Rows     []ListingOneRow
+	Rows     []listingOneRow
 }
 
-// MeasureM1 runs Listing 1 for M1.
-func MeasureM1(o Options) (*M1Result, error) {
+// measureM1 runs Listing 1 for M1.
+func measureM1(o Options) (*m1Result, error) {
 	d := 2 * sim.Second
-	rows, err := ListingOneRuns(o, ListingOneConfigs, d)
+	rows, err := listingOneRuns(o, listingOneConfigs, d)
 	if err != nil {
 		return nil, err
 	}
-	return &M1Result{Duration: d, Rows: rows}, nil
+	return &m1Result{Duration: d, Rows: rows}, nil
 }
 
 // Pooled is sampler's share (%) of method ("hot" or "cold") under config,
-// pooled over the seeds (PooledShare).
-func (r *M1Result) Pooled(config ListingOneConfig, sampler, method string) float64 {
-	return PooledShare(r.Rows, config.Name, sampler, method)
+// pooled over the seeds (pooledShare).
+func (r *m1Result) Pooled(config listingOneConfig, sampler, method string) float64 {
+	return pooledShare(r.Rows, config.Name, sampler, method)
 }
 
-func (r *M1Result) render() (*Result, error) {
+func (r *m1Result) render() (*Result, error) {
 	res := &Result{Table: listingOneTable(r.Rows, r.Duration), Tidy: tidyOf(listingOneObs(r.Rows))}
 	// Figure: each sampler's share of hot() per configuration, mean and
 	// 95 % CI over seeds.
 	p := plot.New()
 	p.Title.Text = "M1: share of self time in hot() by profiler (Listing 1)"
 	p.Y.Label.Text = "hot() (% of self time), mean ± 95 % CI over seeds"
-	for ci, c := range ListingOneConfigs {
+	for ci, c := range listingOneConfigs {
 		var pts errPoints
-		for i, s := range ListingOneSamplers {
+		for i, s := range listingOneSamplers {
 			var xs []float64
 			for _, row := range r.Rows {
 				if row.Config.Name == c.Name {
 					xs = append(xs, row.Hot.At(s))
 				}
 			}
-			st := NewStat(xs)
+			st := newStat(xs)
 			pts.add(float64(i)+0.3*(float64(ci)-0.5), st)
 		}
 		if err := pts.addTo(p, series{Label: listingOneLegend(c.Name), Style: ci}); err != nil {
 			return nil, err
 		}
 	}
-	p.NominalX(ListingOneSamplers...)
-	p.X.Min, p.X.Max = -0.6, float64(len(ListingOneSamplers))-0.4
+	p.NominalX(listingOneSamplers...)
+	p.X.Min, p.X.Max = -0.6, float64(len(listingOneSamplers))-0.4
 	// The data sit at 0 % and above 85 %: the legend goes in the empty
 	// band between, at the left, below the truth's points.
 	p.Y.Min, p.Y.Max = 0, 105

@@ -23,8 +23,8 @@ const (
 // safepoint ones fail. tprof, as in the paper, only on the configuration
 // without inlining.
 func TestM1_ListingOne(t *testing.T) {
-	r := measure[*M1Result](t, "m1-listing1")
-	for _, c := range ListingOneConfigs {
+	r := measure[*m1Result](t, "m1-listing1")
+	for _, c := range listingOneConfigs {
 		for _, s := range []string{"safepoint", "hprof", "xprof"} {
 			for _, row := range r.Rows {
 				if row.Config.Name == c.Name {

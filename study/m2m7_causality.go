@@ -20,8 +20,8 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, true) }), Models: true})
-	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: typed(func(o Options) (*CausalityResult, error) { return MeasureCausality(o, false) }), Models: true})
+	register(Experiment{Name: "m2-causality", Claim: "M2", Title: "Mytkowicz Table 2 / Fig. 6: causality slopes with inlining", Run: typed(func(o Options) (*causalityResult, error) { return measureCausality(o, true) }), Models: true})
+	register(Experiment{Name: "m7-no-inlining", Claim: "M7", Title: "Mytkowicz Table 3: causality slopes without inlining, tprof included", Run: typed(func(o Options) (*causalityResult, error) { return measureCausality(o, false) }), Models: true})
 }
 
 // causalitySizes are the injected Fibonacci sizes f.
@@ -51,8 +51,8 @@ func causalitySizeScale(base, probed float64, sizes []int64) int64 {
 	return max(int64(math.Ceil(need)), 1)
 }
 
-// CausalityRow is one (benchmark, method) pair's slopes by profiler.
-type CausalityRow struct {
+// causalityRow is one (benchmark, method) pair's slopes by profiler.
+type causalityRow struct {
 	Benchmark, Method string
 	// SizeScale multiplies the sizes injected into Method: 1 on the
 	// stand-ins, causalitySizeScale on the models.
@@ -64,10 +64,10 @@ type CausalityRow struct {
 	Points map[string]plotter.XYs
 }
 
-// CausalityObs is one observation of the causality analysis: in the run
+// causalityObs is one observation of the causality analysis: in the run
 // of a stand-in with a Fibonacci loop of size F injected into Method (F 0:
 // none), the seconds a profiler attributes to Method and the run's total.
-type CausalityObs struct {
+type causalityObs struct {
 	Benchmark, Method string
 	Seed              uint64
 	F                 int64
@@ -76,9 +76,9 @@ type CausalityObs struct {
 	AttributedS       float64 `tidy:"attributed_s"`
 }
 
-// CausalityResult is M2's (with inlining) or M7's (without) causality
+// causalityResult is M2's (with inlining) or M7's (without) causality
 // analysis.
-type CausalityResult struct {
+type causalityResult struct {
 	Inlining bool
 	// Models: the benchmarks are the models of real applications
 	// (Options.Models), not the stand-ins, run with their entry loops
@@ -89,18 +89,18 @@ type CausalityResult struct {
 	Profilers []string
 	Sizes     []int64
 	Seeds     []uint64
-	Rows      []CausalityRow
-	Obs       []CausalityObs
+	Rows      []causalityRow
+	Obs       []causalityObs
 }
 
 // Mean is profiler p's mean slope over the (benchmark, method) pairs with
 // its 95 % CI; p may be "truth".
-func (r *CausalityResult) Mean(p string) Stat {
+func (r *causalityResult) Mean(p string) stat {
 	var xs []float64
 	for _, row := range r.Rows {
 		xs = append(xs, row.Slopes.At(p))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // causalityStandIn is stand-in b's knobs and program seed sized as for the
@@ -219,18 +219,18 @@ func injectable(p *program.Program, pr *profile.Profile, n int) []string {
 	return out
 }
 
-// Causality runs Mytkowicz et al.'s causality analysis: inject a
+// causality runs Mytkowicz et al.'s causality analysis: inject a
 // Fibonacci loop of size f into each stand-in's two hottest methods (the
 // truth's, in the uninjected run of the first seed) and regress the time
 // each profiler attributes to the method on the program's total run time,
 // over every seed and f.
-func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, error) {
+func causality(o Options, inlining bool, profilers []string) (*causalityResult, error) {
 	seeds, full := o.Seeds, o.Full
 	sizes := causalitySizes
 	if full {
 		sizes = []int64{0, 100, 200, 300, 400, 500}
 	}
-	res := &CausalityResult{Inlining: inlining, Models: o.Models, Profilers: profilers, Sizes: sizes, Seeds: seeds}
+	res := &causalityResult{Inlining: inlining, Models: o.Models, Profilers: profilers, Sizes: sizes, Seeds: seeds}
 	if o.Models {
 		res.ModelScale = modelRunScale(o)
 	}
@@ -297,12 +297,12 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 	if err != nil {
 		return nil, err
 	}
-	obs := make([][]CausalityObs, len(keys))
+	obs := make([][]causalityObs, len(keys))
 	for i, k := range keys {
 		out := outs[i]
 		for _, prof := range all {
 			att := out.hotness(prof, k.method) / 100 * out.total
-			obs[i] = append(obs[i], CausalityObs{benches[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
+			obs[i] = append(obs[i], causalityObs{benches[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
 		}
 	}
 	// Rows in key order: stand-in, then its hottest methods.
@@ -310,10 +310,10 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 		if i > 0 && keys[i-1].b == k.b && keys[i-1].method == k.method {
 			continue
 		}
-		res.Rows = append(res.Rows, CausalityRow{Benchmark: benches[k.b].name, Method: k.method, SizeScale: max(scaleOf[[2]string{benches[k.b].name, k.method}], 1), Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
+		res.Rows = append(res.Rows, causalityRow{Benchmark: benches[k.b].name, Method: k.method, SizeScale: max(scaleOf[[2]string{benches[k.b].name, k.method}], 1), Slopes: keyed[string, float64]{}, Points: map[string]plotter.XYs{}})
 	}
-	byPair := map[[2]string][]CausalityObs{}
-	rowOf := map[[2]string]*CausalityRow{}
+	byPair := map[[2]string][]causalityObs{}
+	rowOf := map[[2]string]*causalityRow{}
 	for i := range res.Rows {
 		r := &res.Rows[i]
 		rowOf[[2]string{r.Benchmark, r.Method}] = r
@@ -344,7 +344,7 @@ func Causality(o Options, inlining bool, profilers []string) (*CausalityResult, 
 // over seeds 1–3, +0.03 s with f = 200), and a slope pooled over seeds
 // would measure the method's share of that spread, not its response to
 // the injection. A pair without variation in x has slope 0.
-func withinSeedSlope(obs []CausalityObs, prof string) float64 {
+func withinSeedSlope(obs []causalityObs, prof string) float64 {
 	type sums struct{ n, x, y float64 }
 	means := map[uint64]*sums{}
 	for _, o := range obs {
@@ -379,17 +379,17 @@ func withinSeedSlope(obs []CausalityObs, prof string) float64 {
 // causalityProfilers are M2's samplers; M7 adds tprof in front.
 var causalityProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
 
-// MeasureCausality runs the causality analysis with or without inlining
+// measureCausality runs the causality analysis with or without inlining
 // (M2, M7), every seed.
-func MeasureCausality(o Options, inlining bool) (*CausalityResult, error) {
+func measureCausality(o Options, inlining bool) (*causalityResult, error) {
 	profilers := causalityProfilers
 	if !inlining {
 		profilers = append([]string{"tprof"}, profilers...)
 	}
-	return Causality(o, inlining, profilers)
+	return causality(o, inlining, profilers)
 }
 
-func (r *CausalityResult) render() (*Result, error) {
+func (r *causalityResult) render() (*Result, error) {
 	profilers := r.Profilers
 	ref := "mytkowicz2010_table2_slopes_inlining.csv"
 	if !r.Inlining {

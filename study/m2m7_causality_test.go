@@ -28,7 +28,7 @@ const (
 // Fails if samplers saw exact positions (their slope would be ≈ 1, like
 // tprof's).
 func TestM2_CausalitySlope(t *testing.T) {
-	r := measure[*CausalityResult](t, "m2-causality")
+	r := measure[*causalityResult](t, "m2-causality")
 	for _, row := range r.Rows {
 		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
 	}
@@ -44,7 +44,7 @@ func TestM2_CausalitySlope(t *testing.T) {
 // is not asserted: the model's hot leaves have no poll either way
 // (REPRODUCTIONS.md, M7: partly).
 func TestM7_NoInlining(t *testing.T) {
-	r := measure[*CausalityResult](t, "m7-no-inlining")
+	r := measure[*causalityResult](t, "m7-no-inlining")
 	for _, row := range r.Rows {
 		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
 	}
@@ -69,7 +69,7 @@ const (
 
 // nearZero counts profiler p's pairs with a slope within nearZeroSlope
 // of 0.
-func nearZero(r *CausalityResult, p string) int {
+func nearZero(r *causalityResult, p string) int {
 	n := 0
 	for _, row := range r.Rows {
 		if s := row.Slopes.At(p); s > -nearZeroSlope && s < nearZeroSlope {
@@ -85,7 +85,7 @@ func nearZero(r *CausalityResult, p string) int {
 // The claim's "some near 1" is not asserted: no pair reaches 0.9
 // (REPRODUCTIONS.md, M2 on models: partly).
 func TestM2_Models(t *testing.T) {
-	r := measureModels[*CausalityResult](t, "m2-causality")
+	r := measureModels[*causalityResult](t, "m2-causality")
 	for _, row := range r.Rows {
 		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
 	}
@@ -101,7 +101,7 @@ func TestM2_Models(t *testing.T) {
 // without inlining" is not asserted (REPRODUCTIONS.md, M7 on models:
 // partly).
 func TestM7_Models(t *testing.T) {
-	r := measureModels[*CausalityResult](t, "m7-no-inlining")
+	r := measureModels[*causalityResult](t, "m7-no-inlining")
 	for _, row := range r.Rows {
 		assert.InDelta(t, 1.0, row.Slopes.At("truth"), exactSlopeDelta, "truth's slope, %s/%s", row.Benchmark, row.Method)
 	}

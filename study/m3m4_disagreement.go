@@ -15,8 +15,8 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: typed(MeasureM3), Models: true})
-	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: typed(MeasureM4), Models: true})
+	register(Experiment{Name: "m3-disagreement", Claim: "M3", Title: "Mytkowicz Fig. 2/3: profilers disagree on the hottest methods (Union_n)", Run: typed(measureM3), Models: true})
+	register(Experiment{Name: "m4-innocuous", Claim: "M4", Title: "Mytkowicz Fig. 5: disagreeing hottest methods are not caller and callee", Run: typed(measureM4), Models: true})
 }
 
 var disagreementProfilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
@@ -39,12 +39,12 @@ type disagreement struct {
 	benches  []string
 	rankings map[string]map[string][]string // bench → profiler → methods by weight
 	calls    map[string]map[string][]string // bench → caller → callees (truth DCG)
-	shares   []DisagreementObs
+	shares   []disagreementObs
 }
 
-// DisagreementObs is one tidy observation of the M3/M4 runs: a method's
+// disagreementObs is one tidy observation of the M3/M4 runs: a method's
 // share of a profiler's weight in the run of Benchmark with Seed.
-type DisagreementObs struct {
+type disagreementObs struct {
 	Benchmark string
 	Seed      uint64
 	Profiler  string
@@ -90,12 +90,12 @@ func (k disagreementKey) run() (*disagreementRun, error) {
 	return r, nil
 }
 
-// Disagreement runs each safepoint profiler costed — alone, with its own
+// measureDisagreement runs each safepoint profiler costed — alone, with its own
 // observer effect — on each single-threaded stand-in (with o.Models, each
 // model, its recorder threads dropped) for every seed. The truth's call
 // graph of a benchmark is that of its run with the first profiler and
 // seed.
-func Disagreement(o Options) (*disagreement, error) {
+func measureDisagreement(o Options) (*disagreement, error) {
 	d := &disagreement{benches: disagreementSet(o), rankings: map[string]map[string][]string{}, calls: map[string]map[string][]string{}}
 	dur := 500 * sim.Millisecond
 	if o.Full {
@@ -129,7 +129,7 @@ func Disagreement(o Options) (*disagreement, error) {
 				sort.Strings(ms)
 				for _, m := range ms {
 					sum[m] += r.weights[m] / r.total
-					d.shares = append(d.shares, DisagreementObs{b, seed, prof, m, r.weights[m] / r.total})
+					d.shares = append(d.shares, disagreementObs{b, seed, prof, m, r.weights[m] / r.total})
 				}
 				if d.calls[b] == nil {
 					d.calls[b] = r.calls
@@ -151,8 +151,8 @@ func Disagreement(o Options) (*disagreement, error) {
 	return d, nil
 }
 
-// M3Result is the four profilers' Union_n per stand-in, n = 1…10.
-type M3Result struct {
+// m3Result is the four profilers' Union_n per stand-in, n = 1…10.
+type m3Result struct {
 	Seeds []uint64
 	// Benchmarks are the stand-ins or, with Models, the models.
 	Benchmarks []string
@@ -160,24 +160,24 @@ type M3Result struct {
 	// Union holds, per stand-in, Union_n at index n−1.
 	Union keyed[string, []int]
 	// Shares are the observations the rankings come from.
-	Shares []DisagreementObs
+	Shares []disagreementObs
 }
 
 // m3MaxN is the largest n of Union_n.
 const m3MaxN = 10
 
 // Mean is Union_n's mean over the stand-ins with its 95 % CI.
-func (r *M3Result) Mean(n int) Stat {
+func (r *m3Result) Mean(n int) stat {
 	var xs []float64
 	for _, b := range r.Benchmarks {
 		xs = append(xs, float64(r.Union.At(b)[n-1]))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Union1Above1 is on how many stand-ins the profilers' hottest methods
 // differ (Union_1 > 1).
-func (r *M3Result) Union1Above1() int {
+func (r *m3Result) Union1Above1() int {
 	n := 0
 	for _, b := range r.Benchmarks {
 		if r.Union.At(b)[0] > 1 {
@@ -187,13 +187,13 @@ func (r *M3Result) Union1Above1() int {
 	return n
 }
 
-// MeasureM3 computes Union_n from the Disagreement runs.
-func MeasureM3(o Options) (*M3Result, error) {
-	d, err := Disagreement(o)
+// measureM3 computes Union_n from the measureDisagreement runs.
+func measureM3(o Options) (*m3Result, error) {
+	d, err := measureDisagreement(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &M3Result{Seeds: o.Seeds, Benchmarks: d.benches, Models: o.Models, Union: keyed[string, []int]{}, Shares: d.shares}
+	res := &m3Result{Seeds: o.Seeds, Benchmarks: d.benches, Models: o.Models, Union: keyed[string, []int]{}, Shares: d.shares}
 	for _, b := range d.benches {
 		var rk [][]string
 		for _, p := range disagreementProfilers {
@@ -206,7 +206,7 @@ func MeasureM3(o Options) (*M3Result, error) {
 	return res, nil
 }
 
-func (r *M3Result) render() (*Result, error) {
+func (r *m3Result) render() (*Result, error) {
 	t := &Table{Title: "Union_n of the four safepoint profilers' hottest methods", Columns: []string{"benchmark"}}
 	for n := 1; n <= m3MaxN; n++ {
 		t.Columns = append(t.Columns, fmt.Sprintf("n=%d", n))
@@ -273,26 +273,26 @@ func reaches(g map[string][]string, from, to string) bool {
 	return false
 }
 
-// M4Pair is a pair of profilers whose hottest methods on Benchmark
+// m4Pair is a pair of profilers whose hottest methods on Benchmark
 // differ (rankings over the seeds), and whether the two methods are
 // caller and callee, transitively, in the truth's call graph.
-type M4Pair struct {
+type m4Pair struct {
 	Benchmark          string
 	ProfilerA, MethodA string
 	ProfilerB, MethodB string
 	Related            bool
 }
 
-// M4Result lists the disagreeing pairs.
-type M4Result struct {
+// m4Result lists the disagreeing pairs.
+type m4Result struct {
 	Seeds []uint64
-	Pairs []M4Pair
+	Pairs []m4Pair
 	// Models: the benchmarks are the models, not the stand-ins.
 	Models bool
 }
 
 // Related counts the pairs in a caller/callee relation.
-func (r *M4Result) Related() int {
+func (r *m4Result) Related() int {
 	n := 0
 	for _, p := range r.Pairs {
 		if p.Related {
@@ -302,13 +302,13 @@ func (r *M4Result) Related() int {
 	return n
 }
 
-// MeasureM4 finds the disagreeing pairs in the Disagreement runs.
-func MeasureM4(o Options) (*M4Result, error) {
-	d, err := Disagreement(o)
+// measureM4 finds the disagreeing pairs in the measureDisagreement runs.
+func measureM4(o Options) (*m4Result, error) {
+	d, err := measureDisagreement(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &M4Result{Seeds: o.Seeds, Models: o.Models}
+	res := &m4Result{Seeds: o.Seeds, Models: o.Models}
 	for _, b := range d.benches {
 		for i, pa := range disagreementProfilers {
 			for _, pb := range disagreementProfilers[i+1:] {
@@ -317,14 +317,14 @@ func MeasureM4(o Options) (*M4Result, error) {
 					continue
 				}
 				rel := reaches(d.calls[b], ma, mb) || reaches(d.calls[b], mb, ma)
-				res.Pairs = append(res.Pairs, M4Pair{b, pa, ma, pb, mb, rel})
+				res.Pairs = append(res.Pairs, m4Pair{b, pa, ma, pb, mb, rel})
 			}
 		}
 	}
 	return res, nil
 }
 
-func (r *M4Result) render() (*Result, error) {
+func (r *m4Result) render() (*Result, error) {
 	t := &Table{Title: "Pairs of profilers that disagree on the hottest method: are the two methods caller and callee?",
 		Columns: []string{"benchmark", "profiler A", "hottest", "profiler B", "hottest", "related"}}
 	for _, p := range r.Pairs {

@@ -33,7 +33,7 @@ const (
 // 3 of the 7" and "clearly above n" for n = 1 are not met
 // (TestDivergence_M3).
 func TestM3_Disagreement(t *testing.T) {
-	r := measure[*M3Result](t, "m3-disagreement")
+	r := measure[*m3Result](t, "m3-disagreement")
 	if n := r.Union1Above1(); n < m3Union1Claim {
 		diverges(t, "Union_1 > 1 on %d of 7 stand-ins (claim: at least %d)", n, m3Union1Claim)
 	}
@@ -43,7 +43,7 @@ func TestM3_Disagreement(t *testing.T) {
 // assertUnionGrows asserts M3's Union_n shape: mean Union_1 above 1 (its
 // CI not clearly so is logged as a divergence), and for n ≥ 2 a 95 % CI
 // above n and a mean that grows with n.
-func assertUnionGrows(t *testing.T, r *M3Result) {
+func assertUnionGrows(t *testing.T, r *m3Result) {
 	t.Helper()
 	for n := 1; n <= m3MaxN; n++ {
 		u := r.Mean(n)
@@ -62,19 +62,19 @@ func assertUnionGrows(t *testing.T, r *M3Result) {
 // TestDivergence_M3 pins the documented divergence (REPRODUCTIONS.md, M3):
 // the hottest method differs on m3Union1Above1 of the 7 stand-ins.
 func TestDivergence_M3(t *testing.T) {
-	r := measure[*M3Result](t, "m3-disagreement")
+	r := measure[*m3Result](t, "m3-disagreement")
 	assert.GreaterOrEqual(t, r.Union1Above1(), m3Union1Above1)
 }
 
 // TestM4_Innocuous: where two profilers disagree on the hottest method,
 // fewer than half of the pairs are caller and callee (transitively).
 func TestM4_Innocuous(t *testing.T) {
-	assertFewPairsRelated(t, measure[*M4Result](t, "m4-innocuous"))
+	assertFewPairsRelated(t, measure[*m4Result](t, "m4-innocuous"))
 }
 
 // assertFewPairsRelated asserts M4's shape: enough disagreeing pairs, and
 // fewer than half of them caller and callee.
-func assertFewPairsRelated(t *testing.T, r *M4Result) {
+func assertFewPairsRelated(t *testing.T, r *m4Result) {
 	t.Helper()
 	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
 	assert.Less(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
@@ -84,7 +84,7 @@ func assertFewPairsRelated(t *testing.T, r *M4Result) {
 // 1 (on at least 3 models) and Union_n for n ≥ 2 (grows, 95 % CI above
 // n); Union_1's mean is above 1 but its CI is not (logged).
 func TestM3_Models(t *testing.T) {
-	r := measureModels[*M3Result](t, "m3-disagreement")
+	r := measureModels[*m3Result](t, "m3-disagreement")
 	assert.GreaterOrEqual(t, r.Union1Above1(), m3Union1Claim)
 	assertUnionGrows(t, r)
 }
@@ -94,7 +94,7 @@ func TestM3_Models(t *testing.T) {
 // (TestDivergence_M4_Models); the test checks there are enough pairs to
 // judge and logs the share.
 func TestM4_Models(t *testing.T) {
-	r := measureModels[*M4Result](t, "m4-innocuous")
+	r := measureModels[*m4Result](t, "m4-innocuous")
 	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
 	if f := float64(r.Related()) / float64(len(r.Pairs)); f >= m4RelatedMax {
 		diverges(t, "%d of %d disagreeing pairs are caller and callee, not fewer than half", r.Related(), len(r.Pairs))
@@ -109,7 +109,7 @@ func TestM4_Models(t *testing.T) {
 // under Deflater.deflate), and a callee whose uncounted loop polls against
 // the caller xprof names (hsqldb's Index.next under TableFilter.next).
 func TestDivergence_M4_Models(t *testing.T) {
-	r := measureModels[*M4Result](t, "m4-innocuous")
+	r := measureModels[*m4Result](t, "m4-innocuous")
 	require.NotEmpty(t, r.Pairs)
 	assert.GreaterOrEqual(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
 }

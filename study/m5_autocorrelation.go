@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: typed(MeasureM5), Models: true})
+	register(Experiment{Name: "m5-autocorrelation", Claim: "M5", Title: "Mytkowicz Fig. 7/8: autocorrelation of sampling intervals", Run: typed(measureM5), Models: true})
 }
 
 // m5Samplers are M5's samplers: tprof; xprof and hprof at the timer
@@ -31,9 +31,9 @@ var m5Samplers = []struct{ id, spec string }{
 	{"hprof:grid", "hprof:grid,jitter=0"},
 }
 
-// M5Run is one sampler's intervals in one run: their autocorrelation at
+// m5Run is one sampler's intervals in one run: their autocorrelation at
 // lags 1…MaxLag and the ±2/√N band.
-type M5Run struct {
+type m5Run struct {
 	Seed      uint64
 	Profiler  string
 	Intervals int
@@ -43,8 +43,8 @@ type M5Run struct {
 	Outside int
 }
 
-// M5Obs is one tidy observation: a run's autocorrelation at one lag.
-type M5Obs struct {
+// m5Obs is one tidy observation: a run's autocorrelation at one lag.
+type m5Obs struct {
 	Benchmark string
 	Seed      uint64
 	Profiler  string
@@ -55,11 +55,11 @@ type M5Obs struct {
 	Outside   bool
 }
 
-// M5Result is M5's runs, one per (seed, sampler of m5Samplers).
-type M5Result struct {
+// m5Result is M5's runs, one per (seed, sampler of m5Samplers).
+type m5Result struct {
 	Seeds  []uint64
 	MaxLag int
-	Runs   []M5Run
+	Runs   []m5Run
 	// Benchmark is the program run: the antlr stand-in or, with
 	// Options.Models, antlr's model (m5Model).
 	Benchmark string
@@ -67,18 +67,18 @@ type M5Result struct {
 
 // Share is the share of lags outside the band for profiler p (an id of
 // m5Samplers), over the seeds.
-func (r *M5Result) Share(p string) Stat {
-	runs := mustWhere(r.Runs, func(run M5Run) bool { return run.Profiler == p }, "M5 has no runs of %s", p)
-	return NewStat(values(runs, func(run M5Run) float64 { return float64(run.Outside) / float64(r.MaxLag) }))
+func (r *m5Result) Share(p string) stat {
+	runs := mustWhere(r.Runs, func(run m5Run) bool { return run.Profiler == p }, "M5 has no runs of %s", p)
+	return newStat(values(runs, func(run m5Run) float64 { return float64(run.Outside) / float64(r.MaxLag) }))
 }
 
 // m5Model is M5's program with Options.Models: the model of the same
 // benchmark as the stand-in, antlr.
 const m5Model = "antlr-real"
 
-// MeasureM5 runs antlr (with o.Models, m5Model) with every M5 sampler
+// measureM5 runs antlr (with o.Models, m5Model) with every M5 sampler
 // passive on one execution per seed.
-func MeasureM5(o Options) (*M5Result, error) {
+func measureM5(o Options) (*m5Result, error) {
 	const maxLag = 100
 	bench := "antlr"
 	if o.Models {
@@ -95,7 +95,7 @@ func MeasureM5(o Options) (*M5Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &M5Result{Seeds: o.Seeds, MaxLag: maxLag, Benchmark: bench}
+	res := &m5Result{Seeds: o.Seeds, MaxLag: maxLag, Benchmark: bench}
 	for _, r := range runs {
 		res.Runs = append(res.Runs, r...)
 	}
@@ -112,7 +112,7 @@ type m5Key struct {
 	d      sim.Time
 }
 
-func (k m5Key) run() ([]M5Run, error) {
+func (k m5Key) run() ([]m5Run, error) {
 	var specs []string
 	for _, s := range m5Samplers {
 		specs = append(specs, s.spec)
@@ -130,7 +130,7 @@ func (k m5Key) run() ([]M5Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []M5Run
+	var out []m5Run
 	for _, s := range m5Samplers {
 		iv := profile.Intervals(run.Costs[s.id].SampleTimes)
 		acf := profile.Autocorrelation(iv, k.maxLag)
@@ -141,23 +141,23 @@ func (k m5Key) run() ([]M5Run, error) {
 				n++
 			}
 		}
-		out = append(out, M5Run{Seed: k.seed, Profiler: s.id, Intervals: len(iv), Band: band, ACF: acf, Outside: n})
+		out = append(out, m5Run{Seed: k.seed, Profiler: s.id, Intervals: len(iv), Band: band, ACF: acf, Outside: n})
 	}
 	return out, nil
 }
 
-func (r *M5Result) render() (*Result, error) {
+func (r *m5Result) render() (*Result, error) {
 	bench := r.Benchmark
 	if bench == "" {
 		bench = "antlr"
 	}
 	t := &Table{Title: "Autocorrelation of inter-sample intervals (lags 1–100)",
 		Columns: []string{"seed", "profiler", "intervals", "band ±", "lags outside band", "share outside"}}
-	var obs []M5Obs
+	var obs []m5Obs
 	for _, run := range r.Runs {
 		t.AddRow(run.Seed, run.Profiler, run.Intervals, fmt.Sprintf("%.3f", run.Band), run.Outside, fmt.Sprintf("%.0f %%", 100*float64(run.Outside)/float64(r.MaxLag)))
 		for i, v := range run.ACF {
-			obs = append(obs, M5Obs{bench, run.Seed, run.Profiler, run.Intervals, i + 1, v, run.Band, math.IsNaN(v) || math.Abs(v) > run.Band})
+			obs = append(obs, m5Obs{bench, run.Seed, run.Profiler, run.Intervals, i + 1, v, run.Band, math.IsNaN(v) || math.Abs(v) > run.Band})
 		}
 	}
 	res := &Result{Table: t, Tidy: tidyOf(obs)}

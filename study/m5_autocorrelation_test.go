@@ -28,7 +28,7 @@ const (
 // jitter measured for their sampler threads — the paper's setup, real
 // timers — they do not (TestDivergence_M5).
 func TestM5_Autocorrelation(t *testing.T) {
-	r := measure[*M5Result](t, "m5-autocorrelation")
+	r := measure[*m5Result](t, "m5-autocorrelation")
 	tp := r.Share("tprof").Mean
 	assert.LessOrEqual(t, tp, m5TprofMax)
 	for _, p := range []string{"xprof", "hprof"} {
@@ -45,7 +45,7 @@ func TestM5_Autocorrelation(t *testing.T) {
 // at the timer jitter measured for their sampler threads, xprof's and
 // hprof's intervals are as uncorrelated as tprof's (below m5Systematic).
 func TestDivergence_M5(t *testing.T) {
-	r := measure[*M5Result](t, "m5-autocorrelation")
+	r := measure[*m5Result](t, "m5-autocorrelation")
 	for _, p := range []string{"xprof", "hprof"} {
 		assert.Less(t, r.Share(p).Mean, m5Systematic, "%s at its measured jitter", p)
 	}
@@ -59,7 +59,7 @@ func TestDivergence_M5(t *testing.T) {
 // Where the other samplers do not show it is pinned by
 // TestDivergence_M5_Models.
 func TestM5_Models(t *testing.T) {
-	r := measureModels[*M5Result](t, "m5-autocorrelation")
+	r := measureModels[*m5Result](t, "m5-autocorrelation")
 	tp := r.Share("tprof").Mean
 	assert.LessOrEqual(t, tp, m5TprofMax)
 	var best float64
@@ -83,7 +83,7 @@ func TestM5_Models(t *testing.T) {
 // grid does not find it at the same place), and hprof does not at its
 // measured jitter.
 func TestDivergence_M5_Models(t *testing.T) {
-	r := measureModels[*M5Result](t, "m5-autocorrelation")
+	r := measureModels[*m5Result](t, "m5-autocorrelation")
 	for _, p := range []string{"hprof", "xprof:grid", "hprof:grid"} {
 		assert.Less(t, r.Share(p).Mean, m5Systematic, p)
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: typed(MeasureM6), Models: true})
+	register(Experiment{Name: "m6-observer", Claim: "M6", Title: "Mytkowicz Fig. 9: a second profiler changes xprof's hottest method, and the JIT's yield points", Run: typed(measureM6), Models: true})
 }
 
 // m6Companions are the profilers turned on beside xprof (Fig. 9's bars).
@@ -89,8 +89,8 @@ func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, erro
 	return r, nil
 }
 
-// M6Bench is M6 on one stand-in.
-type M6Bench struct {
+// m6Bench is M6 on one stand-in.
+type m6Bench struct {
 	Benchmark string
 	// Top is xprof's hottest method alone (hotness averaged over seeds),
 	// X its hotness (%).
@@ -108,10 +108,10 @@ type M6Bench struct {
 	Differ, Compared       int
 }
 
-// M6Obs is one tidy observation: xprof's hotness (%) of Method — its
+// m6Obs is one tidy observation: xprof's hotness (%) of Method — its
 // hottest method alone on Benchmark — in the run with Seed beside
 // Companion ("none": alone).
-type M6Obs struct {
+type m6Obs struct {
 	Benchmark  string
 	Seed       uint64
 	Companion  string
@@ -119,19 +119,19 @@ type M6Obs struct {
 	HotnessPct float64 `tidy:"hotness_pct"`
 }
 
-// M6Result is M6 on every stand-in.
-type M6Result struct {
+// m6Result is M6 on every stand-in.
+type m6Result struct {
 	Seeds    []uint64
 	Duration sim.Time
-	Benches  []M6Bench
-	Obs      []M6Obs
+	Benches  []m6Bench
+	Obs      []m6Obs
 	// Models: the benchmarks are the models, not the stand-ins.
 	Models bool
 }
 
 // MaxDelta and MeanDelta are the largest and the mean |x − y| over the
 // stand-ins and companions.
-func (r *M6Result) MaxDelta() float64 {
+func (r *m6Result) MaxDelta() float64 {
 	var m float64
 	for _, b := range r.Benches {
 		for _, c := range m6Companions {
@@ -141,7 +141,7 @@ func (r *M6Result) MaxDelta() float64 {
 	return m
 }
 
-func (r *M6Result) MeanDelta() float64 {
+func (r *m6Result) MeanDelta() float64 {
 	var s float64
 	for _, b := range r.Benches {
 		for _, c := range m6Companions {
@@ -153,7 +153,7 @@ func (r *M6Result) MeanDelta() float64 {
 
 // PollsCompared and PollDiffs count the compiled methods whose poll sites
 // were compared, and those whose counts differ.
-func (r *M6Result) PollsCompared() int {
+func (r *m6Result) PollsCompared() int {
 	n := 0
 	for _, b := range r.Benches {
 		n += b.Compared
@@ -161,7 +161,7 @@ func (r *M6Result) PollsCompared() int {
 	return n
 }
 
-func (r *M6Result) PollDiffs() int {
+func (r *m6Result) PollDiffs() int {
 	n := 0
 	for _, b := range r.Benches {
 		n += b.Differ
@@ -169,7 +169,7 @@ func (r *M6Result) PollDiffs() int {
 	return n
 }
 
-// MeasureM6: on each single-threaded DaCapo-2006 stand-in (with o.Models,
+// measureM6: on each single-threaded DaCapo-2006 stand-in (with o.Models,
 // each model, its recorder threads dropped), xprof runs
 // costed alone and beside each of hprof, jprofile and yourkit (also
 // costed), for every seed; the bar is |x − y|, x and y xprof's hotness of
@@ -177,7 +177,7 @@ func (r *M6Result) PollDiffs() int {
 // seeds (the paper's Fig. 9). The yield points the JIT placed in the 10
 // hottest methods are compared between a run profiled by xprof and one by
 // hprof.
-func MeasureM6(o Options) (*M6Result, error) {
+func measureM6(o Options) (*m6Result, error) {
 	d := 500 * sim.Millisecond
 	if o.Full {
 		d = 5 * sim.Second
@@ -212,7 +212,7 @@ func MeasureM6(o Options) (*M6Result, error) {
 	for i, k := range keys {
 		get[k] = runs[i]
 	}
-	res := &M6Result{Seeds: o.Seeds, Duration: d, Models: o.Models}
+	res := &m6Result{Seeds: o.Seeds, Duration: d, Models: o.Models}
 	for _, b := range benches {
 		// M: xprof's hottest method alone, by hotness averaged over seeds.
 		avg := map[string]float64{}
@@ -227,16 +227,16 @@ func MeasureM6(o Options) (*M6Result, error) {
 				top, x = m, h
 			}
 		}
-		mb := M6Bench{Benchmark: b, Top: top, X: x, Delta: keyed[string, float64]{}}
+		mb := m6Bench{Benchmark: b, Top: top, X: x, Delta: keyed[string, float64]{}}
 		for si, seed := range o.Seeds {
-			res.Obs = append(res.Obs, M6Obs{b, seed, "none", top, get[key{b, si, 0}].hotness["xprof"][top]})
+			res.Obs = append(res.Obs, m6Obs{b, seed, "none", top, get[key{b, si, 0}].hotness["xprof"][top]})
 		}
 		var paired []float64
 		for ci, c := range m6Companions {
 			var y float64
 			for si, seed := range o.Seeds {
 				with := get[key{b, si, 2 + ci}].hotness["xprof"][top]
-				res.Obs = append(res.Obs, M6Obs{b, seed, c, top, with})
+				res.Obs = append(res.Obs, m6Obs{b, seed, c, top, with})
 				y += with / float64(len(o.Seeds))
 				paired = append(paired, math.Abs(with-get[key{b, si, 0}].hotness["xprof"][top]))
 			}
@@ -269,7 +269,7 @@ func MeasureM6(o Options) (*M6Result, error) {
 	return res, nil
 }
 
-func (r *M6Result) render() (*Result, error) {
+func (r *m6Result) render() (*Result, error) {
 	t := &Table{Title: "Mytkowicz Fig. 9: change in xprof's hotness of its hottest method M when a second profiler runs (|x − y|, points), and the JIT's yield points in the 10 hottest methods",
 		Columns: []string{"benchmark", "M (xprof alone)", "x (%)", "Δ hprof", "Δ jprofile", "Δ yourkit", "paired |Δ| mean", "polls/method xprof", "polls/method hprof", "methods whose polls differ"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}
@@ -333,7 +333,7 @@ func (r *M6Result) render() (*Result, error) {
 			for _, seed := range r.Seeds {
 				d = append(d, hot(mb.Benchmark, c, seed)-hot(mb.Benchmark, "none", seed))
 			}
-			m := NewStat(d)
+			m := newStat(d)
 			h := pts.add(float64(bi)-0.2+0.2*float64(ci), m)
 			lo, hi = math.Min(lo, m.Mean-h), math.Max(hi, m.Mean+h)
 		}

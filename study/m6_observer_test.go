@@ -25,7 +25,7 @@ const (
 // not noise. The yield-point half of the claim is measured and does not
 // reproduce (TestDivergence_M6).
 func TestM6_ObserverEffect(t *testing.T) {
-	assertObserverEffect(t, measure[*M6Result](t, "m6-observer"))
+	assertObserverEffect(t, measure[*m6Result](t, "m6-observer"))
 	a, err := m6Once("antlr", 1, 200*sim.Millisecond, []string{"xprof"})
 	require.NoError(t, err)
 	b, err := m6Once("antlr", 1, 200*sim.Millisecond, []string{"xprof"})
@@ -36,7 +36,7 @@ func TestM6_ObserverEffect(t *testing.T) {
 // assertObserverEffect asserts M6's shape: a second costed profiler moves
 // xprof's hotness of its hottest methods by several points; identical
 // yield points in the hottest methods are logged as the divergence.
-func assertObserverEffect(t *testing.T, r *M6Result) {
+func assertObserverEffect(t *testing.T, r *m6Result) {
 	t.Helper()
 	assert.GreaterOrEqual(t, r.MeanDelta(), m6MeanDelta)
 	assert.GreaterOrEqual(t, r.MaxDelta(), m6MaxDelta)
@@ -49,7 +49,7 @@ func assertObserverEffect(t *testing.T, r *M6Result) {
 // TestDivergence_M6 pins the documented divergence (REPRODUCTIONS.md, M6):
 // the companion profiler changes no compiled method's poll sites.
 func TestDivergence_M6(t *testing.T) {
-	r := measure[*M6Result](t, "m6-observer")
+	r := measure[*m6Result](t, "m6-observer")
 	require.Positive(t, r.PollsCompared())
 	assert.Zero(t, r.PollDiffs())
 }
@@ -58,14 +58,14 @@ func TestDivergence_M6(t *testing.T) {
 // hotness of its hottest method by several points, as on the stand-ins;
 // the yield points do not change (TestDivergence_M6_Models).
 func TestM6_Models(t *testing.T) {
-	assertObserverEffect(t, measureModels[*M6Result](t, "m6-observer"))
+	assertObserverEffect(t, measureModels[*m6Result](t, "m6-observer"))
 }
 
 // TestDivergence_M6_Models pins the documented divergence
 // (REPRODUCTIONS.md, M6 on models): as on the stand-ins, the companion
 // profiler changes no compiled method's poll sites.
 func TestDivergence_M6_Models(t *testing.T) {
-	r := measureModels[*M6Result](t, "m6-observer")
+	r := measureModels[*m6Result](t, "m6-observer")
 	require.Positive(t, r.PollsCompared())
 	assert.Zero(t, r.PollDiffs())
 }

@@ -9,15 +9,15 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m8-overhead", Claim: "M8", Title: "Mytkowicz Table 1: overhead of the safepoint profilers", Run: typed(MeasureM8)})
+	register(Experiment{Name: "m8-overhead", Claim: "M8", Title: "Mytkowicz Table 1: overhead of the safepoint profilers", Run: typed(measureM8)})
 }
 
 // m8Profilers are the safepoint profilers whose overhead M8 measures.
 var m8Profilers = []string{"hprof", "xprof", "jprofile", "yourkit"}
 
-// M8Obs is one tidy observation: the run time of Benchmark with Seed
+// m8Obs is one tidy observation: the run time of Benchmark with Seed
 // without a profiler (BaseS) and with Profiler costed (RunS).
-type M8Obs struct {
+type m8Obs struct {
 	Benchmark string
 	Seed      uint64
 	Profiler  string
@@ -26,31 +26,31 @@ type M8Obs struct {
 	Slowdown  float64
 }
 
-// M8Result is M8's observations, by stand-in, seed and profiler.
-type M8Result struct {
+// m8Result is M8's observations, by stand-in, seed and profiler.
+type m8Result struct {
 	Seeds []uint64
-	Obs   []M8Obs
+	Obs   []m8Obs
 }
 
 // Slowdown is profiler p's slowdown on benchmark b over the seeds.
-func (r *M8Result) Slowdown(p, b string) Stat {
-	runs := where(r.Obs, func(x M8Obs) bool { return x.Profiler == p && x.Benchmark == b })
-	return NewStat(values(runs, func(x M8Obs) float64 { return x.Slowdown }))
+func (r *m8Result) Slowdown(p, b string) stat {
+	runs := where(r.Obs, func(x m8Obs) bool { return x.Profiler == p && x.Benchmark == b })
+	return newStat(values(runs, func(x m8Obs) float64 { return x.Slowdown }))
 }
 
 // Mean is profiler p's slowdown over the stand-ins (each the mean over
 // seeds), with its 95 % CI.
-func (r *M8Result) Mean(p string) Stat {
+func (r *m8Result) Mean(p string) stat {
 	var xs []float64
 	for _, b := range causalityBenchmarks {
 		xs = append(xs, r.Slowdown(p, b.name).Mean)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Runs lists profiler p's slowdowns, one per (stand-in, seed).
-func (r *M8Result) Runs(p string) []float64 {
-	return values(where(r.Obs, func(x M8Obs) bool { return x.Profiler == p }), func(x M8Obs) float64 { return x.Slowdown })
+func (r *m8Result) Runs(p string) []float64 {
+	return values(where(r.Obs, func(x m8Obs) bool { return x.Profiler == p }), func(x m8Obs) float64 { return x.Slowdown })
 }
 
 // m8Key is one M8 run of stand-in bench at iters iterations to its end,
@@ -81,9 +81,9 @@ func (k m8Key) run() (sim.Time, error) {
 	return out.Result.End, nil
 }
 
-// MeasureM8 runs each stand-in to its end without a profiler and with each
+// measureM8 runs each stand-in to its end without a profiler and with each
 // safepoint profiler costed, for every seed.
-func MeasureM8(o Options) (*M8Result, error) {
+func measureM8(o Options) (*m8Result, error) {
 	var keys []m8Key
 	for _, b := range causalityBenchmarks {
 		for _, seed := range o.Seeds {
@@ -102,19 +102,19 @@ func MeasureM8(o Options) (*M8Result, error) {
 			base[[2]any{k.bench, k.seed}] = ends[i]
 		}
 	}
-	res := &M8Result{Seeds: o.Seeds}
+	res := &m8Result{Seeds: o.Seeds}
 	for i, k := range keys {
 		if k.prof == "" {
 			continue
 		}
 		b0 := base[[2]any{k.bench, k.seed}]
-		res.Obs = append(res.Obs, M8Obs{Benchmark: k.bench, Seed: k.seed, Profiler: k.prof,
+		res.Obs = append(res.Obs, m8Obs{Benchmark: k.bench, Seed: k.seed, Profiler: k.prof,
 			BaseS: b0.Seconds(), RunS: ends[i].Seconds(), Slowdown: float64(ends[i]) / float64(b0)})
 	}
 	return res, nil
 }
 
-func (r *M8Result) render() (*Result, error) {
+func (r *m8Result) render() (*Result, error) {
 	_, ref := readReference("mytkowicz2010_table1_overhead.csv")
 	refByBench := map[string][]string{}
 	for _, x := range ref {
@@ -126,8 +126,8 @@ func (r *M8Result) render() (*Result, error) {
 	}
 	t := &Table{Title: "Overhead (run time with the profiler / without, mean over seeds), costed runs to the end", Columns: cols}
 	for _, b := range causalityBenchmarks {
-		base := values(where(r.Obs, func(x M8Obs) bool { return x.Benchmark == b.name && x.Profiler == m8Profilers[0] }), func(x M8Obs) float64 { return x.BaseS })
-		cells := []any{b.name, fmt.Sprintf("%.3fs", NewStat(base).Mean)}
+		base := values(where(r.Obs, func(x m8Obs) bool { return x.Benchmark == b.name && x.Profiler == m8Profilers[0] }), func(x m8Obs) float64 { return x.BaseS })
+		cells := []any{b.name, fmt.Sprintf("%.3fs", newStat(base).Mean)}
 		rf := refByBench[b.name]
 		for i, prof := range m8Profilers {
 			paper := ""

@@ -23,7 +23,7 @@ const (
 // means of 1.1–1.5× are not met: per cents, not tens of per cent
 // (TestDivergence_M8).
 func TestM8_Overhead(t *testing.T) {
-	r := measure[*M8Result](t, "m8-overhead")
+	r := measure[*m8Result](t, "m8-overhead")
 	for _, p := range m8Profilers {
 		for _, x := range r.Runs(p) {
 			assert.GreaterOrEqual(t, x, 1.0, p)
@@ -38,7 +38,7 @@ func TestM8_Overhead(t *testing.T) {
 // TestDivergence_M8 pins the documented divergence (REPRODUCTIONS.md, M8):
 // every costed run stays below 1.1× (paper 1.0–2.2×, means 1.1–1.5×).
 func TestDivergence_M8(t *testing.T) {
-	r := measure[*M8Result](t, "m8-overhead")
+	r := measure[*m8Result](t, "m8-overhead")
 	for _, p := range m8Profilers {
 		for _, x := range r.Runs(p) {
 			assert.Less(t, x, m8DivergenceMax, p)

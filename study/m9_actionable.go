@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: typed(MeasureM9), Models: true})
+	register(Experiment{Name: "m9-actionable", Claim: "M9", Title: "Mytkowicz §7.3: is a profiler's top method worth speeding up?", Run: typed(measureM9), Models: true})
 }
 
 // m9Scale and m9FullScale are M9's run sizes: its stand-ins' iteration
@@ -26,10 +26,10 @@ const (
 // m9Profilers are the profilers whose top method M9 speeds up.
 var m9Profilers = []string{"tprof", "xprof"}
 
-// M9Obs is one tidy observation: in the run of Benchmark with Seed, the
+// m9Obs is one tidy observation: in the run of Benchmark with Seed, the
 // profiler's top method, its share, the speed-up (%) its share predicts
 // for making the method 50 % cheaper and the one simulated.
-type M9Obs struct {
+type m9Obs struct {
 	Benchmark    string
 	Seed         uint64
 	Profiler     string
@@ -41,13 +41,13 @@ type M9Obs struct {
 	SpedS        float64 `tidy:"sped_s"`
 }
 
-// M9Result is M9's observations, by stand-in and seed.
-type M9Result struct {
+// m9Result is M9's observations, by stand-in and seed.
+type m9Result struct {
 	Seeds []uint64
 	// Scale is the runs' size: the stand-ins' M2 iteration counts times
 	// Scale.
 	Scale int
-	Obs   []M9Obs
+	Obs   []m9Obs
 	// Benchmarks are the stand-ins or, with Models, the models of real
 	// applications (their entry loops scaled by ModelScale).
 	Benchmarks []string
@@ -56,41 +56,41 @@ type M9Result struct {
 }
 
 // of lists profiler p's observations on benchmark b.
-func (r *M9Result) of(p, b string) []M9Obs {
-	return where(r.Obs, func(x M9Obs) bool { return x.Profiler == p && x.Benchmark == b })
+func (r *m9Result) of(p, b string) []m9Obs {
+	return where(r.Obs, func(x m9Obs) bool { return x.Profiler == p && x.Benchmark == b })
 }
 
 // AbsError is |predicted − simulated| (points) of profiler p on
 // benchmark b, over the seeds.
-func (r *M9Result) AbsError(p, b string) Stat {
+func (r *m9Result) AbsError(p, b string) stat {
 	var xs []float64
 	for _, x := range r.of(p, b) {
 		xs = append(xs, math.Abs(x.PredictedPct-x.SimulatedPct))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Predicted and Simulated are profiler p's predicted and simulated
 // speed-ups (%) on benchmark b, over the seeds.
-func (r *M9Result) Predicted(p, b string) Stat {
+func (r *m9Result) Predicted(p, b string) stat {
 	var xs []float64
 	for _, x := range r.of(p, b) {
 		xs = append(xs, x.PredictedPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-func (r *M9Result) Simulated(p, b string) Stat {
+func (r *m9Result) Simulated(p, b string) stat {
 	var xs []float64
 	for _, x := range r.of(p, b) {
 		xs = append(xs, x.SimulatedPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Shortfalls counts the stand-ins on which profiler p's top method gains,
 // in the mean over seeds, less than half of what p predicts.
-func (r *M9Result) Shortfalls(p string) int {
+func (r *m9Result) Shortfalls(p string) int {
 	n := 0
 	for _, b := range r.Benchmarks {
 		if r.Simulated(p, b).Mean < r.Predicted(p, b).Mean/2 {
@@ -162,10 +162,10 @@ func (k m9Key) run() (*m9Run, error) {
 	return r, nil
 }
 
-// MeasureM9 speeds up (virtually, by 50 %) the method each profiler ranks
+// measureM9 speeds up (virtually, by 50 %) the method each profiler ranks
 // first and compares the run-time reduction it predicts (its share × 50 %)
 // with the simulated one, for every stand-in and seed.
-func MeasureM9(o Options) (*M9Result, error) {
+func measureM9(o Options) (*m9Result, error) {
 	// Runs long enough for 90+ tprof samples (10 ms) on every stand-in,
 	// 150+ with Full.
 	scale := m9Scale
@@ -209,16 +209,16 @@ func MeasureM9(o Options) (*M9Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs := make([][]M9Obs, len(base))
+	runs := make([][]m9Obs, len(base))
 	for j, pk := range picks {
 		k, b := base[pk.base], bases[pk.base]
 		t0, t1 := b.end, speds[j].end
 		share := b.share[pk.prof]
-		runs[pk.base] = append(runs[pk.base], M9Obs{Benchmark: k.bench, Seed: k.seed, Profiler: pk.prof, TopMethod: pk.sped.speedUp,
+		runs[pk.base] = append(runs[pk.base], m9Obs{Benchmark: k.bench, Seed: k.seed, Profiler: pk.prof, TopMethod: pk.sped.speedUp,
 			SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
 			SimulatedPct: 100 * (1 - t1/t0), BaseS: t0, SpedS: t1})
 	}
-	res := &M9Result{Seeds: o.Seeds, Scale: scale, Models: o.Models}
+	res := &m9Result{Seeds: o.Seeds, Scale: scale, Models: o.Models}
 	if o.Models {
 		res.ModelScale = modelRunScale(o)
 	}
@@ -231,7 +231,7 @@ func MeasureM9(o Options) (*M9Result, error) {
 	return res, nil
 }
 
-func (r *M9Result) render() (*Result, error) {
+func (r *m9Result) render() (*Result, error) {
 	t := &Table{Title: "Actionability: predicted vs simulated speed-up of each profiler's top method (50 % faster)",
 		Columns: []string{"benchmark", "seed", "profiler", "top method", "its share", "predicted", "simulated", "error (points)"}}
 	for _, x := range r.Obs {

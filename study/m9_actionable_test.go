@@ -24,7 +24,7 @@ const (
 // what xprof predicts on most of them. The first half is the positive
 // control: an unbiased sampler's advice holds where a biased one's fails.
 func TestM9_Actionable(t *testing.T) {
-	r := measure[*M9Result](t, "m9-actionable")
+	r := measure[*m9Result](t, "m9-actionable")
 	for _, b := range causalityBenchmarks {
 		e := r.AbsError("tprof", b.name)
 		assert.Equal(t, len(r.Seeds), e.N, "%s: a tprof observation per seed", b.name)
@@ -38,7 +38,7 @@ func TestM9_Actionable(t *testing.T) {
 // its top method falls short on half the models, not most
 // (TestDivergence_M9_Models).
 func TestM9_Models(t *testing.T) {
-	r := measureModels[*M9Result](t, "m9-actionable")
+	r := measureModels[*m9Result](t, "m9-actionable")
 	for _, b := range r.Benchmarks {
 		e := r.AbsError("tprof", b)
 		assert.Equal(t, len(r.Seeds), e.N, "%s: a tprof observation per seed", b)
@@ -54,6 +54,6 @@ func TestM9_Models(t *testing.T) {
 // no more than half the models — on the others it is a truly hot method
 // (a native one on antlr).
 func TestDivergence_M9_Models(t *testing.T) {
-	r := measureModels[*M9Result](t, "m9-actionable")
+	r := measureModels[*m9Result](t, "m9-actionable")
 	assert.LessOrEqual(t, 2*r.Shortfalls("xprof"), len(r.Benchmarks))
 }

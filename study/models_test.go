@@ -61,25 +61,25 @@ func TestModelsThroughEachExperiment(t *testing.T) {
 			}
 		}
 		switch d := r.Data.(type) {
-		case *CausalityResult:
+		case *causalityResult:
 			assert.True(t, d.Models, e.Name)
 			require.NotEmpty(t, d.Rows, e.Name)
 			for _, row := range d.Rows {
 				assert.Equal(t, plumbingModel, row.Benchmark)
 			}
-		case *M9Result:
+		case *m9Result:
 			assert.Equal(t, []string{plumbingModel}, d.Benchmarks)
 			assert.NotEmpty(t, d.Obs)
-		case *M3Result:
+		case *m3Result:
 			assert.Equal(t, []string{plumbingModel}, d.Benchmarks)
-		case *M4Result:
+		case *m4Result:
 			assert.True(t, d.Models)
-		case *M5Result:
+		case *m5Result:
 			assert.Equal(t, plumbingModel, d.Benchmark)
-		case *M6Result:
+		case *m6Result:
 			require.Len(t, d.Benches, 1)
 			assert.Equal(t, plumbingModel, d.Benches[0].Benchmark)
-		case *X4Result:
+		case *x4Result:
 			assert.True(t, d.Models, e.Name)
 			require.Len(t, d.Benches, 1)
 			assert.Equal(t, plumbingModel, d.Benches[0].Name)

@@ -182,14 +182,14 @@ func runBySeed[B seedRunner[R], R any](o Options, benches []B) ([][]R, error) {
 	return out, nil
 }
 
-// statOf, maxOf and minOf are f's Stat, largest and smallest value over
+// statOf, maxOf and minOf are f's stat, largest and smallest value over
 // runs (one per seed).
-func statOf[R any](runs []R, f func(R) float64) Stat {
+func statOf[R any](runs []R, f func(R) float64) stat {
 	xs := make([]float64, 0, len(runs))
 	for _, r := range runs {
 		xs = append(xs, f(r))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 func maxOf[R any](runs []R, f func(R) float64) float64 {

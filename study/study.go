@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
+	gonumstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/vg"
 
@@ -49,7 +49,7 @@ func DefaultOptions() Options { return Options{Seeds: []uint64{1, 2, 3}} }
 type Result struct {
 	Table  *Table
 	Figure Figure
-	// Data is the experiment's typed result (*M1Result, …): what its
+	// Data is the experiment's typed result (*m1Result, …): what its
 	// claim test asserts on, field by field.
 	Data any
 	// Tidy is the data in long format, one observation per row with its
@@ -176,35 +176,35 @@ func (r *Result) Write(dir, name string) error {
 // MeanCI returns the mean of xs and the half-width of its 95 %
 // confidence interval by Student's t (NaN half-width for one value).
 func MeanCI(xs []float64) (mean, half float64) {
-	mean = stat.Mean(xs, nil)
+	mean = gonumstat.Mean(xs, nil)
 	if len(xs) < 2 {
 		return mean, math.NaN()
 	}
-	sd := stat.StdDev(xs, nil)
+	sd := gonumstat.StdDev(xs, nil)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
 	return mean, t * sd / math.Sqrt(float64(len(xs)))
 }
 
-// Stat is an estimate over seeds (or over stand-ins): the mean, the
+// stat is an estimate over seeds (or over stand-ins): the mean, the
 // half-width of its 95 % confidence interval by Student's t (NaN for one
 // value) and the number of values.
-type Stat struct {
+type stat struct {
 	Mean, CI float64
 	N        int
 }
 
-// NewStat is the Stat of xs.
-func NewStat(xs []float64) Stat {
+// newStat is the stat of xs.
+func newStat(xs []float64) stat {
 	m, h := MeanCI(xs)
-	return Stat{Mean: m, CI: h, N: len(xs)}
+	return stat{Mean: m, CI: h, N: len(xs)}
 }
 
 // Lo and Hi are the ends of the confidence interval.
-func (s Stat) Lo() float64 { return s.Mean - s.CI }
-func (s Stat) Hi() float64 { return s.Mean + s.CI }
+func (s stat) Lo() float64 { return s.Mean - s.CI }
+func (s stat) Hi() float64 { return s.Mean + s.CI }
 
 // String renders mean ± half-width, two decimals.
-func (s Stat) String() string { return fmtCI(s.Mean, s.CI) }
+func (s stat) String() string { return fmtCI(s.Mean, s.CI) }
 
 // fmtCI renders mean ± half-width.
 func fmtCI(mean, half float64) string {
@@ -219,5 +219,5 @@ func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	return stat.Quantile(q, stat.Empirical, sorted, nil)
+	return gonumstat.Quantile(q, gonumstat.Empirical, sorted, nil)
 }

@@ -127,8 +127,8 @@ func coverageOf(ref, other map[string]float64) float64 {
 	return profile.HotEdgeCoverage(x, y, profile.HotEdgeThreshold)
 }
 
-// HoferAccuracyData is the accuracy runs behind H5–H7.
-type HoferAccuracyData struct {
+// hoferAccuracy is the accuracy runs behind H5–H7.
+type hoferAccuracy struct {
 	Seeds   []uint64
 	Benches []string
 	Note    string
@@ -136,18 +136,18 @@ type HoferAccuracyData struct {
 	runs    map[hoferKey]*hoferRun
 }
 
-func measureHoferAccuracy(o Options) (HoferAccuracyData, error) {
+func measureHoferAccuracy(o Options) (hoferAccuracy, error) {
 	runs, err := hoferAccuracyRuns(o)
 	if err != nil {
-		return HoferAccuracyData{}, err
+		return hoferAccuracy{}, err
 	}
 	return hoferAccuracyData(o, hoferAccuracyBenches(o), runs), nil
 }
 
 // hoferAccuracyData is the accuracy runs of benches; its note names the
 // stand-ins whose program ended before the last iteration.
-func hoferAccuracyData(o Options, benches []string, runs map[hoferKey]*hoferRun) HoferAccuracyData {
-	d := HoferAccuracyData{Seeds: o.Seeds, Benches: benches, Note: hoferAccuracyNote(o), o: o, runs: runs}
+func hoferAccuracyData(o Options, benches []string, runs map[hoferKey]*hoferRun) hoferAccuracy {
+	d := hoferAccuracy{Seeds: o.Seeds, Benches: benches, Note: hoferAccuracyNote(o), o: o, runs: runs}
 	z := hoferAccuracySizeOf(o)
 	var short []string
 	for _, b := range benches {
@@ -165,7 +165,7 @@ func hoferAccuracyData(o Options, benches []string, runs map[hoferKey]*hoferRun)
 
 // run is the run of (bench, seed index, prof) at 1 ms; it panics on a run
 // the grid does not hold.
-func (d *HoferAccuracyData) run(bench string, si int, prof string) *hoferRun {
+func (d *hoferAccuracy) run(bench string, si int, prof string) *hoferRun {
 	r, ok := d.runs[hoferKey{bench, si, prof, sim.Millisecond}]
 	if !ok {
 		panic(fmt.Sprintf("study: no Hofer accuracy run of %s seed %d %q", bench, si, prof))
@@ -174,7 +174,7 @@ func (d *HoferAccuracyData) run(bench string, si int, prof string) *hoferRun {
 }
 
 // iterations are (b, pr)'s per-iteration CCTs over every seed.
-func (d *HoferAccuracyData) iterations(b, pr string) []hoferIteration {
+func (d *hoferAccuracy) iterations(b, pr string) []hoferIteration {
 	d.run(b, 0, pr)
 	return hoferIterationCCTs(d.runs, d.o, b, pr)
 }

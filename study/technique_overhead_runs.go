@@ -65,11 +65,11 @@ func geoMeanOverhead(pcts []float64) float64 {
 	return 100 * (math.Exp(s/float64(len(pcts))) - 1)
 }
 
-// HoferRunObs is one tidy observation of the overhead runs: the run of
+// hoferRunObs is one tidy observation of the overhead runs: the run of
 // Benchmark with Seed under Technique ("none": unprofiled) at IntervalUs,
 // its steady-state speed (bytecodes per simulated second after the
 // warm-up), the samples it took and ISPS's thread-end retrieves.
-type HoferRunObs struct {
+type hoferRunObs struct {
 	Benchmark          string
 	Seed               uint64
 	Technique          string
@@ -79,8 +79,8 @@ type HoferRunObs struct {
 	ThreadEndRetrieves float64
 }
 
-// HoferOverheadData is the overhead runs behind H1–H4.
-type HoferOverheadData struct {
+// hoferOverheadData is the overhead runs behind H1–H4.
+type hoferOverheadData struct {
 	Seeds   []uint64
 	Benches []string
 	Note    string
@@ -88,17 +88,17 @@ type HoferOverheadData struct {
 	runs    map[hoferKey]*hoferRun
 }
 
-func measureHoferOverhead(o Options) (HoferOverheadData, error) {
+func measureHoferOverhead(o Options) (hoferOverheadData, error) {
 	runs, err := hoferOverheadRuns(o)
 	if err != nil {
-		return HoferOverheadData{}, err
+		return hoferOverheadData{}, err
 	}
-	return HoferOverheadData{Seeds: o.Seeds, Benches: hoferOverheadBenches(o), Note: hoferOverheadNote(o), o: o, runs: runs}, nil
+	return hoferOverheadData{Seeds: o.Seeds, Benches: hoferOverheadBenches(o), Note: hoferOverheadNote(o), o: o, runs: runs}, nil
 }
 
 // run is the run of (bench, seed index, prof, iv); it panics on a run the
 // grid does not hold.
-func (d *HoferOverheadData) run(bench string, si int, prof string, iv sim.Time) *hoferRun {
+func (d *hoferOverheadData) run(bench string, si int, prof string, iv sim.Time) *hoferRun {
 	r, ok := d.runs[hoferKey{bench, si, prof, iv}]
 	if !ok {
 		panic(fmt.Sprintf("study: no Hofer overhead run of %s seed %d %q %v", bench, si, prof, iv))
@@ -107,7 +107,7 @@ func (d *HoferOverheadData) run(bench string, si int, prof string, iv sim.Time) 
 }
 
 // Overheads lists the overhead (%) of each seed's run of (b, pr, iv).
-func (d *HoferOverheadData) Overheads(b, pr string, iv sim.Time) []float64 {
+func (d *hoferOverheadData) Overheads(b, pr string, iv sim.Time) []float64 {
 	var out []float64
 	for si := range d.Seeds {
 		out = append(out, 100*(d.run(b, si, "", 0).speed/d.run(b, si, pr, iv).speed-1))
@@ -115,25 +115,25 @@ func (d *HoferOverheadData) Overheads(b, pr string, iv sim.Time) []float64 {
 	return out
 }
 
-// Overhead is Overheads' Stat.
-func (d *HoferOverheadData) Overhead(b, pr string, iv sim.Time) Stat {
-	return NewStat(d.Overheads(b, pr, iv))
+// Overhead is Overheads' stat.
+func (d *hoferOverheadData) Overhead(b, pr string, iv sim.Time) stat {
+	return newStat(d.Overheads(b, pr, iv))
 }
 
 // Diff is the overhead of technique a minus c (points) on b at iv,
 // paired by seed.
-func (d *HoferOverheadData) Diff(b, a, c string, iv sim.Time) Stat {
+func (d *hoferOverheadData) Diff(b, a, c string, iv sim.Time) stat {
 	x, y := d.Overheads(b, a, iv), d.Overheads(b, c, iv)
 	var diff []float64
 	for i := range x {
 		diff = append(diff, x[i]-y[i])
 	}
-	return NewStat(diff)
+	return newStat(diff)
 }
 
 // GeoMean is the geometric mean over the stand-ins but tmt (H4's
 // exception) of pr's mean overhead at iv.
-func (d *HoferOverheadData) GeoMean(pr string, iv sim.Time) float64 {
+func (d *hoferOverheadData) GeoMean(pr string, iv sim.Time) float64 {
 	var means []float64
 	for _, b := range d.Benches {
 		if b != "tmt" {
@@ -145,7 +145,7 @@ func (d *HoferOverheadData) GeoMean(pr string, iv sim.Time) float64 {
 
 // seedGeoMeans lists, per seed, the geometric mean over the stand-ins
 // but tmt of pr's overhead at iv.
-func (d *HoferOverheadData) seedGeoMeans(pr string, iv sim.Time) []float64 {
+func (d *hoferOverheadData) seedGeoMeans(pr string, iv sim.Time) []float64 {
 	var out []float64
 	for si := range d.Seeds {
 		var xs []float64
@@ -161,7 +161,7 @@ func (d *HoferOverheadData) seedGeoMeans(pr string, iv sim.Time) []float64 {
 
 // Gap is JVMTI − SPS (points) at iv, paired by seed on each stand-in but
 // tmt, pooled.
-func (d *HoferOverheadData) Gap(iv sim.Time) Stat {
+func (d *hoferOverheadData) Gap(iv sim.Time) stat {
 	var gaps []float64
 	for _, b := range d.Benches {
 		if b == "tmt" {
@@ -172,17 +172,17 @@ func (d *HoferOverheadData) Gap(iv sim.Time) Stat {
 			gaps = append(gaps, j[i]-s[i])
 		}
 	}
-	return NewStat(gaps)
+	return newStat(gaps)
 }
 
 // Latencies are (b, pr, iv)'s latencies pooled over seeds, in ms, sorted.
-func (d *HoferOverheadData) Latencies(b, pr string, iv sim.Time) []float64 {
+func (d *hoferOverheadData) Latencies(b, pr string, iv sim.Time) []float64 {
 	d.run(b, 0, pr, iv)
 	return hoferLatencies(d.runs, d.o, b, pr, iv)
 }
 
 // Taken is the mean over seeds of the samples (b, pr, iv) took.
-func (d *HoferOverheadData) Taken(b, pr string, iv sim.Time) float64 {
+func (d *hoferOverheadData) Taken(b, pr string, iv sim.Time) float64 {
 	var n float64
 	for si := range d.Seeds {
 		n += float64(d.run(b, si, pr, iv).costs.Taken) / float64(len(d.Seeds))
@@ -191,7 +191,7 @@ func (d *HoferOverheadData) Taken(b, pr string, iv sim.Time) float64 {
 }
 
 // LongShare is the share of (b, pr, iv)'s latencies above 1 ms.
-func (d *HoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
+func (d *hoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
 	l := d.Latencies(b, pr, iv)
 	n := 0
 	for _, x := range l {
@@ -204,7 +204,7 @@ func (d *HoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
 
 // ThreadEnds is the mean over seeds of ISPS's thread-end retrieves on b
 // at iv.
-func (d *HoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
+func (d *hoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
 	var ends float64
 	for si := range d.Seeds {
 		ends += d.run(b, si, "isps", iv).costs.Measures[samplers.ThreadEndRetrieves] / float64(len(d.Seeds))
@@ -213,16 +213,16 @@ func (d *HoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
 }
 
 // runObs lists the runs of the given stand-ins as observations.
-func (d *HoferOverheadData) runObs(benches []string) []HoferRunObs {
-	var out []HoferRunObs
+func (d *hoferOverheadData) runObs(benches []string) []hoferRunObs {
+	var out []hoferRunObs
 	for _, b := range benches {
 		for si, seed := range d.Seeds {
 			r := d.run(b, si, "", 0)
-			out = append(out, HoferRunObs{b, seed, "none", 0, r.speed, 0, 0})
+			out = append(out, hoferRunObs{b, seed, "none", 0, r.speed, 0, 0})
 			for _, pr := range hoferTechniques {
 				for _, iv := range hoferIntervals {
 					r := d.run(b, si, pr, iv)
-					out = append(out, HoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Measures[samplers.ThreadEndRetrieves]})
+					out = append(out, hoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Measures[samplers.ThreadEndRetrieves]})
 				}
 			}
 		}

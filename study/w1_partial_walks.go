@@ -14,14 +14,14 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: typed(MeasureW1)})
+	register(Experiment{Name: "w1-partial-walks", Claim: "W1", Title: "Whaley §5: marker bits stop the upward walk at the first frame already in the PCCT", Run: typed(measureW1)})
 }
 
-// W1Obs is one tidy observation of W1: in the run of Benchmark with Seed,
+// w1Obs is one tidy observation of W1: in the run of Benchmark with Seed,
 // the PCCT at IntervalMs took Samples; a full walk examined Depth frames
 // per sample, the marker-bit walk Examined; Identical says whether the two
 // trees have the same contexts and counts.
-type W1Obs struct {
+type w1Obs struct {
 	Benchmark  string
 	Seed       uint64
 	IntervalMs float64 `tidy:"interval_ms"`
@@ -31,48 +31,48 @@ type W1Obs struct {
 	Identical  bool
 }
 
-// W1Result is W1's runs, by stand-in, seed and interval.
-type W1Result struct {
+// w1Result is W1's runs, by stand-in, seed and interval.
+type w1Result struct {
 	Seeds   []uint64
 	Benches []string
 	Note    string // the passive runs, for the table's notes
-	Obs     []W1Obs
+	Obs     []w1Obs
 }
 
 // of lists the runs of benchmark b at interval iv.
-func (r *W1Result) of(b string, iv sim.Time) []W1Obs {
-	return mustWhere(r.Obs, func(x W1Obs) bool { return x.Benchmark == b && x.IntervalMs == iv.Seconds()*1e3 }, "W1 has no runs of %s at %v", b, iv)
+func (r *w1Result) of(b string, iv sim.Time) []w1Obs {
+	return mustWhere(r.Obs, func(x w1Obs) bool { return x.Benchmark == b && x.IntervalMs == iv.Seconds()*1e3 }, "W1 has no runs of %s at %v", b, iv)
 }
 
 // Ratio, Depth and Examined are frames examined / stack depth, the stack
 // depth and the frames examined per sample on b at iv, over the seeds.
-func (r *W1Result) Ratio(b string, iv sim.Time) Stat {
+func (r *w1Result) Ratio(b string, iv sim.Time) stat {
 	var xs []float64
 	for _, x := range r.of(b, iv) {
 		xs = append(xs, x.Examined/x.Depth)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-func (r *W1Result) Depth(b string, iv sim.Time) Stat {
+func (r *w1Result) Depth(b string, iv sim.Time) stat {
 	var xs []float64
 	for _, x := range r.of(b, iv) {
 		xs = append(xs, x.Depth)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-func (r *W1Result) Examined(b string, iv sim.Time) Stat {
+func (r *w1Result) Examined(b string, iv sim.Time) stat {
 	var xs []float64
 	for _, x := range r.of(b, iv) {
 		xs = append(xs, x.Examined)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // NotIdentical counts the runs whose marker-bit PCCT differs from the
 // full walks'.
-func (r *W1Result) NotIdentical() int {
+func (r *w1Result) NotIdentical() int {
 	n := 0
 	for _, x := range r.Obs {
 		if !x.Identical {
@@ -84,7 +84,7 @@ func (r *W1Result) NotIdentical() int {
 
 // ExcessMax is the most frames a marker-bit walk examined per sample
 // beyond the stack depth, over every run (≤ 0: never more).
-func (r *W1Result) ExcessMax() float64 {
+func (r *w1Result) ExcessMax() float64 {
 	m := math.Inf(-1)
 	for _, x := range r.Obs {
 		m = math.Max(m, x.Examined-x.Depth)
@@ -92,18 +92,18 @@ func (r *W1Result) ExcessMax() float64 {
 	return m
 }
 
-// MeasureW1: frames examined per sample with marker bits against the stack
+// measureW1: frames examined per sample with marker bits against the stack
 // depth (what a full walk examines), and whether the two trees agree.
-func MeasureW1(o Options) (*W1Result, error) {
+func measureW1(o Options) (*w1Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &W1Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
+	res := &w1Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
 	for _, b := range res.Benches {
 		for ii, iv := range whaleyIntervals {
 			for si, r := range runs[b] {
-				res.Obs = append(res.Obs, W1Obs{Benchmark: b, Seed: o.Seeds[si], IntervalMs: iv.Seconds() * 1e3,
+				res.Obs = append(res.Obs, w1Obs{Benchmark: b, Seed: o.Seeds[si], IntervalMs: iv.Seconds() * 1e3,
 					Samples: r.taken[ii], Depth: r.depth[ii], Examined: r.examined[ii], Identical: r.identical[ii]})
 			}
 		}
@@ -111,7 +111,7 @@ func MeasureW1(o Options) (*W1Result, error) {
 	return res, nil
 }
 
-func (r *W1Result) render() (*Result, error) {
+func (r *w1Result) render() (*Result, error) {
 	t := &Table{Title: "W1: frames examined per sample with marker bits vs the stack depth (full walk), same execution (mean ± 95 % CI over seeds)",
 		Columns: []string{"stand-in", "interval", "samples/run", "stack depth (full walk)", "frames examined (marker bits)", "examined / depth", "PCCT = full-walk CCT"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.Obs)}

@@ -40,7 +40,7 @@ const (
 // (kiama's ratio → 1) or attaches new frames under the wrong node (trees
 // differ).
 func TestW1_PartialWalks(t *testing.T) {
-	r := measure[*W1Result](t, "w1-partial-walks")
+	r := measure[*w1Result](t, "w1-partial-walks")
 	ms, ms10 := sim.Millisecond, 10*sim.Millisecond
 	assert.Zero(t, r.NotIdentical(), "runs whose marker-bit PCCT differs from the full walks'")
 	assert.LessOrEqual(t, r.ExcessMax(), 0.0, "a walk never examines more than the stack")

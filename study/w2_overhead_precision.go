@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: typed(MeasureW2)})
+	register(Experiment{Name: "w2-overhead-precision", Claim: "W2", Title: "Whaley §6 tables: overhead and precision of hot-method counters and the PCCT at 1, 10 and 100 ms", Run: typed(measureW2)})
 }
 
 // w2Intervals are the paper's sampling periods.
@@ -102,11 +102,11 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 	return r, nil
 }
 
-// W2Obs is one tidy observation of W2 on Benchmark with CPUs: Measure
+// w2Obs is one tidy observation of W2 on Benchmark with CPUs: Measure
 // "speed" (bytecodes per simulated second of the run with Seed; Profiler
 // "none" for the unprofiled run, IntervalMs 0) or "precision" (Pearson's
 // r of the second data sets of the runs with Seed and OtherSeed).
-type W2Obs struct {
+type w2Obs struct {
 	Benchmark  string
 	CPUs       int `tidy:"cpus"`
 	Profiler   string
@@ -117,8 +117,8 @@ type W2Obs struct {
 	Value      float64
 }
 
-// W2Result is W2's runs and precision pairs.
-type W2Result struct {
+// w2Result is W2's runs and precision pairs.
+type w2Result struct {
 	Seeds   []uint64
 	Benches []string
 	CPUs    []int
@@ -126,12 +126,12 @@ type W2Result struct {
 	// ShortRuns counts the runs whose program ended inside the second
 	// data set.
 	ShortRuns, Runs int
-	Obs             []W2Obs
+	Obs             []w2Obs
 }
 
 // speed is the speed of the run of b on cpus with seed under profiler
 // pr ("none": unprofiled) at iv.
-func (r *W2Result) speed(b string, cpus int, seed uint64, pr string, iv sim.Time) float64 {
+func (r *w2Result) speed(b string, cpus int, seed uint64, pr string, iv sim.Time) float64 {
 	ms := 0.0
 	if pr != "none" {
 		ms = iv.Seconds() * 1e3
@@ -146,39 +146,39 @@ func (r *W2Result) speed(b string, cpus int, seed uint64, pr string, iv sim.Time
 
 // Overhead is profiler pr's overhead (%) on b with cpus at iv against
 // the unprofiled run of the same seed, over the seeds.
-func (r *W2Result) Overhead(pr string, cpus int, b string, iv sim.Time) Stat {
+func (r *w2Result) Overhead(pr string, cpus int, b string, iv sim.Time) stat {
 	var xs []float64
 	for _, seed := range r.Seeds {
 		xs = append(xs, 100*(r.speed(b, cpus, seed, "none", 0)/r.speed(b, cpus, seed, pr, iv)-1))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Extra is the PCCT's overhead over hot methods' (points) on b with cpus
 // at iv, paired by seed.
-func (r *W2Result) Extra(cpus int, b string, iv sim.Time) Stat {
+func (r *w2Result) Extra(cpus int, b string, iv sim.Time) stat {
 	var xs []float64
 	for _, seed := range r.Seeds {
 		base := r.speed(b, cpus, seed, "none", 0)
 		xs = append(xs, 100*(base/r.speed(b, cpus, seed, w2Profilers[1], iv)-base/r.speed(b, cpus, seed, w2Profilers[0], iv)))
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // Precision is profiler pr's precision on b with cpus at iv, over the
 // seed pairs.
-func (r *W2Result) Precision(pr string, cpus int, b string, iv sim.Time) Stat {
-	obs := mustWhere(r.Obs, func(x W2Obs) bool {
+func (r *w2Result) Precision(pr string, cpus int, b string, iv sim.Time) stat {
+	obs := mustWhere(r.Obs, func(x w2Obs) bool {
 		return x.Measure == "precision" && x.Benchmark == b && x.CPUs == cpus && x.Profiler == pr && x.IntervalMs == iv.Seconds()*1e3
 	}, "W2 has no precision of %s/%d/%s/%v", pr, cpus, b, iv)
-	return NewStat(values(obs, func(x W2Obs) float64 { return x.Value }))
+	return newStat(values(obs, func(x w2Obs) float64 { return x.Value }))
 }
 
-// MeasureW2: costed runs two data sets long; overhead from the speed
+// measureW2: costed runs two data sets long; overhead from the speed
 // against the unprofiled run of the same seed, precision as the
 // correlation of the second data sets of runs with different seeds
 // (Whaley's successive runs).
-func MeasureW2(o Options) (*W2Result, error) {
+func measureW2(o Options) (*w2Result, error) {
 	benches, cpuss, set := w2Setup(o)
 	type key struct {
 		bench string
@@ -208,7 +208,7 @@ func MeasureW2(o Options) (*W2Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &W2Result{Seeds: o.Seeds, Benches: benches, CPUs: cpuss, Set: set, Runs: len(runs)}
+	res := &w2Result{Seeds: o.Seeds, Benches: benches, CPUs: cpuss, Set: set, Runs: len(runs)}
 	get := map[key]*w2Run{}
 	for i, k := range keys {
 		get[k] = runs[i]
@@ -219,7 +219,7 @@ func MeasureW2(o Options) (*W2Result, error) {
 		if pr == "" {
 			pr = "none"
 		}
-		res.Obs = append(res.Obs, W2Obs{k.bench, k.cpus, pr, ms, o.Seeds[k.seed], 0, "speed", runs[i].speed})
+		res.Obs = append(res.Obs, w2Obs{k.bench, k.cpus, pr, ms, o.Seeds[k.seed], 0, "speed", runs[i].speed})
 	}
 	for _, b := range benches {
 		for _, c := range cpuss {
@@ -228,7 +228,7 @@ func MeasureW2(o Options) (*W2Result, error) {
 					for si := range o.Seeds {
 						for sj := si + 1; sj < len(o.Seeds); sj++ {
 							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].counts, get[key{b, c, sj, pr, iv}].counts)
-							res.Obs = append(res.Obs, W2Obs{b, c, pr, iv.Seconds() * 1e3, o.Seeds[si], o.Seeds[sj], "precision", whaleyPearson(x, y)})
+							res.Obs = append(res.Obs, w2Obs{b, c, pr, iv.Seconds() * 1e3, o.Seeds[si], o.Seeds[sj], "precision", whaleyPearson(x, y)})
 						}
 					}
 				}
@@ -238,7 +238,7 @@ func MeasureW2(o Options) (*W2Result, error) {
 	return res, nil
 }
 
-func (r *W2Result) render() (*Result, error) {
+func (r *w2Result) render() (*Result, error) {
 	benches, cpuss, set := r.Benches, r.CPUs, r.Set
 	cols := []string{"profiler", "CPUs", "benchmark"}
 	for _, iv := range w2Intervals {
@@ -307,7 +307,7 @@ func (r *W2Result) render() (*Result, error) {
 	type w2Series struct {
 		s        series
 		x        []float64
-		ovh, pre []Stat
+		ovh, pre []stat
 	}
 	var all []w2Series
 	lo, top := math.Inf(1), 0.0
@@ -328,9 +328,9 @@ func (r *W2Result) render() (*Result, error) {
 					}
 					perSeed = append(perSeed, m)
 				}
-				m := NewStat(perSeed)
+				m := newStat(perSeed)
 				w.ovh = append(w.ovh, m)
-				w.pre = append(w.pre, NewStat(r.pairPrecisions(pr, c, iv)))
+				w.pre = append(w.pre, newStat(r.pairPrecisions(pr, c, iv)))
 				h := m.CI
 				if math.IsNaN(h) {
 					h = 0
@@ -406,7 +406,7 @@ func (r *W2Result) render() (*Result, error) {
 
 // pairPrecisions lists, per pair of seeds, pr's precision with cpus at iv
 // averaged over the stand-ins.
-func (r *W2Result) pairPrecisions(pr string, cpus int, iv sim.Time) []float64 {
+func (r *w2Result) pairPrecisions(pr string, cpus int, iv sim.Time) []float64 {
 	type pair struct{ a, b uint64 }
 	sum, n := map[pair]float64{}, map[pair]int{}
 	var order []pair

@@ -13,12 +13,12 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: typed(MeasureW3)})
+	register(Experiment{Name: "w3-size", Claim: "W3", Title: "Whaley §5: size of the PCCT vs the dynamic call tree and the calling context tree", Run: typed(measureW3)})
 }
 
-// W3Obs is one tidy observation of W3: the sizes, in nodes, after the
+// w3Obs is one tidy observation of W3: the sizes, in nodes, after the
 // run of Benchmark with Seed.
-type W3Obs struct {
+type w3Obs struct {
 	Benchmark string
 	Seed      uint64
 	MaxDepth  int64
@@ -32,22 +32,22 @@ type W3Obs struct {
 	PCCT1  float64 `tidy:"pcct_1ms"`
 }
 
-// W3Result is W3's runs, by stand-in and seed.
-type W3Result struct {
+// w3Result is W3's runs, by stand-in and seed.
+type w3Result struct {
 	Seeds     []uint64
 	Benches   []string
 	Note      string
 	NodeBytes int
-	Obs       []W3Obs
+	Obs       []w3Obs
 }
 
 // of lists benchmark b's runs.
-func (r *W3Result) of(b string) []W3Obs {
-	return mustWhere(r.Obs, func(x W3Obs) bool { return x.Benchmark == b }, "W3 has no runs of %s", b)
+func (r *w3Result) of(b string) []w3Obs {
+	return mustWhere(r.Obs, func(x w3Obs) bool { return x.Benchmark == b }, "W3 has no runs of %s", b)
 }
 
 // mean is f's mean over benchmark b's runs.
-func (r *W3Result) mean(b string, f func(W3Obs) float64) float64 {
+func (r *w3Result) mean(b string, f func(w3Obs) float64) float64 {
 	runs := r.of(b)
 	var m float64
 	for _, x := range runs {
@@ -58,7 +58,7 @@ func (r *W3Result) mean(b string, f func(W3Obs) float64) float64 {
 
 // DCTRatioMin and CCTRatioMin are the smallest ratios, over every run, of
 // the dynamic call tree's and the exact CCT's nodes to the 10 ms PCCT's.
-func (r *W3Result) DCTRatioMin() float64 {
+func (r *w3Result) DCTRatioMin() float64 {
 	m := math.Inf(1)
 	for _, x := range r.Obs {
 		m = math.Min(m, float64(x.DCT)/x.PCCT10)
@@ -66,7 +66,7 @@ func (r *W3Result) DCTRatioMin() float64 {
 	return m
 }
 
-func (r *W3Result) CCTRatioMin() float64 {
+func (r *w3Result) CCTRatioMin() float64 {
 	m := math.Inf(1)
 	for _, x := range r.Obs {
 		m = math.Min(m, float64(x.CCT)/x.PCCT10)
@@ -76,34 +76,34 @@ func (r *W3Result) CCTRatioMin() float64 {
 
 // CCTBytes and PCCTBytes are the exact CCT's and the 10 ms PCCT's size in
 // bytes on benchmark b (mean over seeds, NodeBytes a node).
-func (r *W3Result) CCTBytes(b string) float64 {
-	return r.mean(b, func(x W3Obs) float64 { return float64(x.CCT) }) * float64(r.NodeBytes)
+func (r *w3Result) CCTBytes(b string) float64 {
+	return r.mean(b, func(x w3Obs) float64 { return float64(x.CCT) }) * float64(r.NodeBytes)
 }
 
-func (r *W3Result) PCCTBytes(b string) float64 {
-	return r.mean(b, func(x W3Obs) float64 { return x.PCCT10 }) * float64(r.NodeBytes)
+func (r *w3Result) PCCTBytes(b string) float64 {
+	return r.mean(b, func(x w3Obs) float64 { return x.PCCT10 }) * float64(r.NodeBytes)
 }
 
-// MeasureW3: nodes of the dynamic call tree (one per call), the exact
+// measureW3: nodes of the dynamic call tree (one per call), the exact
 // CCT, Ammons' CCT with recursion folded, and the PCCT (10 ms and 1 ms)
 // after the whole run.
-func MeasureW3(o Options) (*W3Result, error) {
+func measureW3(o Options) (*w3Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &W3Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o), NodeBytes: samplers.DefaultPCCTConfig().NodeBytes}
+	res := &w3Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o), NodeBytes: samplers.DefaultPCCTConfig().NodeBytes}
 	i10 := 1 // whaleyIntervals[1] is 10 ms
 	for _, b := range res.Benches {
 		for si, r := range runs[b] {
-			res.Obs = append(res.Obs, W3Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth,
+			res.Obs = append(res.Obs, w3Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth,
 				DCT: r.dct, CCT: r.cct, Folded: r.folded, PCCT10: r.pcctNodes[i10], PCCT1: r.pcctNodes[0]})
 		}
 	}
 	return res, nil
 }
 
-func (r *W3Result) render() (*Result, error) {
+func (r *w3Result) render() (*Result, error) {
 	nb := r.NodeBytes
 	t := &Table{Title: fmt.Sprintf("W3: size after the whole run, in nodes (and bytes at %d B a node), mean over seeds", nb),
 		Columns: []string{"stand-in", "max depth", "dynamic call tree (calls)", "exact CCT", "CCT, recursion folded", "PCCT 10 ms", "PCCT 1 ms", "DCT / PCCT 10 ms", "CCT / PCCT 10 ms"}}
@@ -111,11 +111,11 @@ func (r *W3Result) render() (*Result, error) {
 	kind := []string{"dynamic call tree", "exact CCT", "CCT, recursion folded", "PCCT 10 ms"}
 	size := func(n float64) string { return fmt.Sprintf("%.3g (%s)", n, fmtBytes(n*float64(nb))) }
 	for _, b := range r.Benches {
-		dct := r.mean(b, func(x W3Obs) float64 { return float64(x.DCT) })
-		cct := r.mean(b, func(x W3Obs) float64 { return float64(x.CCT) })
-		fold := r.mean(b, func(x W3Obs) float64 { return float64(x.Folded) })
-		p10 := r.mean(b, func(x W3Obs) float64 { return x.PCCT10 })
-		p1 := r.mean(b, func(x W3Obs) float64 { return x.PCCT1 })
+		dct := r.mean(b, func(x w3Obs) float64 { return float64(x.DCT) })
+		cct := r.mean(b, func(x w3Obs) float64 { return float64(x.CCT) })
+		fold := r.mean(b, func(x w3Obs) float64 { return float64(x.Folded) })
+		p10 := r.mean(b, func(x w3Obs) float64 { return x.PCCT10 })
+		p1 := r.mean(b, func(x w3Obs) float64 { return x.PCCT1 })
 		var depth int64
 		for _, x := range r.of(b) {
 			depth = max(depth, x.MaxDepth)
@@ -133,11 +133,11 @@ func (r *W3Result) render() (*Result, error) {
 	p.Y.Label.Text = "nodes (log scale)"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{}
-	of := []func(W3Obs) float64{
-		func(x W3Obs) float64 { return float64(x.DCT) },
-		func(x W3Obs) float64 { return float64(x.CCT) },
-		func(x W3Obs) float64 { return float64(x.Folded) },
-		func(x W3Obs) float64 { return x.PCCT10 },
+	of := []func(w3Obs) float64{
+		func(x w3Obs) float64 { return float64(x.DCT) },
+		func(x w3Obs) float64 { return float64(x.CCT) },
+		func(x w3Obs) float64 { return float64(x.Folded) },
+		func(x w3Obs) float64 { return x.PCCT10 },
 	}
 	lo, hi := math.Inf(1), 0.0
 	for i := range kind {

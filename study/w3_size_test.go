@@ -27,7 +27,7 @@ const (
 // can take megabytes"). Fails if the PCCT stopped sharing nodes between
 // samples (it would grow by a stack per sample).
 func TestW3_Size(t *testing.T) {
-	r := measure[*W3Result](t, "w3-size")
+	r := measure[*w3Result](t, "w3-size")
 	assert.GreaterOrEqual(t, r.DCTRatioMin(), w3DCTRatioMin)
 	assert.Greater(t, r.CCTRatioMin(), 1.0)
 	for _, b := range []string{"jess", "kiama"} {

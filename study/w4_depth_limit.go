@@ -9,15 +9,15 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: typed(MeasureW4)})
+	register(Experiment{Name: "w4-depth-limit", Claim: "W4", Title: "Whaley §5 (deep call sequences): a depth limit on the upward walk attaches frames at the wrong place", Run: typed(measureW4)})
 }
 
-// W4Obs is one tidy observation of W4: in the run of Benchmark with Seed
+// w4Obs is one tidy observation of W4: in the run of Benchmark with Seed
 // (its deepest context MaxDepth), the PCCT limited to Limit frames holds
 // MisattachedPct of its samples at contexts the full walks did not give;
 // LimitedPct of its walks hit the limit; Exact says whether its tree is the
 // full walks'.
-type W4Obs struct {
+type w4Obs struct {
 	Benchmark      string
 	Seed           uint64
 	MaxDepth       int64
@@ -27,30 +27,30 @@ type W4Obs struct {
 	Exact          bool
 }
 
-// W4Result is W4's runs, by stand-in, seed and limit.
-type W4Result struct {
+// w4Result is W4's runs, by stand-in, seed and limit.
+type w4Result struct {
 	Seeds   []uint64
 	Benches []string
 	Note    string
-	Obs     []W4Obs
+	Obs     []w4Obs
 }
 
 // of lists benchmark b's runs at limit l.
-func (r *W4Result) of(b string, l int) []W4Obs {
-	return mustWhere(r.Obs, func(x W4Obs) bool { return x.Benchmark == b && x.Limit == l }, "W4 has no runs of %s at limit %d", b, l)
+func (r *w4Result) of(b string, l int) []w4Obs {
+	return mustWhere(r.Obs, func(x w4Obs) bool { return x.Benchmark == b && x.Limit == l }, "W4 has no runs of %s at limit %d", b, l)
 }
 
 // Misattached is the misattached share (%) on b at limit l over the seeds.
-func (r *W4Result) Misattached(b string, l int) Stat {
+func (r *w4Result) Misattached(b string, l int) stat {
 	var xs []float64
 	for _, x := range r.of(b, l) {
 		xs = append(xs, x.MisattachedPct)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // MaxDepth is b's deepest context over its runs.
-func (r *W4Result) MaxDepth(b string) int64 {
+func (r *w4Result) MaxDepth(b string) int64 {
 	var d int64
 	for _, x := range r.of(b, w4Limits[0]) {
 		d = max(d, x.MaxDepth)
@@ -60,7 +60,7 @@ func (r *W4Result) MaxDepth(b string) int64 {
 
 // UnlimitedButDifferent counts the runs where no walk hit the limit but
 // the tree differs from the full walks'.
-func (r *W4Result) UnlimitedButDifferent() int {
+func (r *w4Result) UnlimitedButDifferent() int {
 	n := 0
 	for _, x := range r.Obs {
 		if x.LimitedPct == 0 && !x.Exact {
@@ -70,19 +70,19 @@ func (r *W4Result) UnlimitedButDifferent() int {
 	return n
 }
 
-// MeasureW4: PCCTs whose upward walk stops after L frames, on the same
+// measureW4: PCCTs whose upward walk stops after L frames, on the same
 // execution as a full walk; the misattached share is the part of the
 // samples the limited tree holds at contexts the full walks did not give.
-func MeasureW4(o Options) (*W4Result, error) {
+func measureW4(o Options) (*w4Result, error) {
 	runs, err := whaleyPassive(o)
 	if err != nil {
 		return nil, err
 	}
-	res := &W4Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
+	res := &w4Result{Seeds: o.Seeds, Benches: whaleyNames(o), Note: whaleyRunsNote(o)}
 	for _, b := range res.Benches {
 		for li, l := range w4Limits {
 			for si, r := range runs[b] {
-				res.Obs = append(res.Obs, W4Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth, Limit: l,
+				res.Obs = append(res.Obs, w4Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth, Limit: l,
 					MisattachedPct: 100 * r.misattached[li], LimitedPct: 100 * r.limited[li], Exact: r.exact[li]})
 			}
 		}
@@ -90,7 +90,7 @@ func MeasureW4(o Options) (*W4Result, error) {
 	return res, nil
 }
 
-func (r *W4Result) render() (*Result, error) {
+func (r *w4Result) render() (*Result, error) {
 	cols := []string{"stand-in", "max depth"}
 	for _, l := range w4Limits {
 		cols = append(cols, fmt.Sprintf("limit %d", l))

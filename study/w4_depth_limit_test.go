@@ -33,7 +33,7 @@ const (
 // if the limit is ignored (every share 0) or misattached frames are
 // attached correctly later.
 func TestW4_DepthLimit(t *testing.T) {
-	r := measure[*W4Result](t, "w4-depth-limit")
+	r := measure[*w4Result](t, "w4-depth-limit")
 	assert.Zero(t, r.UnlimitedButDifferent())
 	for _, b := range []string{"deepcall", "kiama"} {
 		at := func(l int) float64 { return r.Misattached(b, l).Mean }

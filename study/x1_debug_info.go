@@ -12,51 +12,51 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x1-debug-info", Claim: "X1", Title: "Beyond the papers: async without DebugNonSafepoints moves inlined hot() to cold(); with it, async matches the truth", Run: typed(MeasureX1)})
+	register(Experiment{Name: "x1-debug-info", Claim: "X1", Title: "Beyond the papers: async without DebugNonSafepoints moves inlined hot() to cold(); with it, async matches the truth", Run: typed(measureX1)})
 }
 
 // x1Configs differ only in DebugNonSafepoints: hot() inlined into cold(),
 // strip mining so the inlined counted loop keeps a poll (without one a
 // safepoint sampler would see nothing, and async no record in the loop).
-var x1Configs = []ListingOneConfig{
+var x1Configs = []listingOneConfig{
 	{Name: "inlining, no DNS", Inline: true, StripMining: 1000, DNS: false},
 	{Name: "inlining, DNS", Inline: true, StripMining: 1000, DNS: true},
 }
 
-// X1Result is Listing 1 under x1Configs, every seed.
-type X1Result struct {
+// x1Result is Listing 1 under x1Configs, every seed.
+type x1Result struct {
 	Duration sim.Time
 	Seeds    []uint64
-	Rows     []ListingOneRow
+	Rows     []listingOneRow
 }
 
-// MeasureX1 runs Listing 1 with hot() inlined into cold(), with and
+// measureX1 runs Listing 1 with hot() inlined into cold(), with and
 // without DebugNonSafepoints.
-func MeasureX1(o Options) (*X1Result, error) {
+func measureX1(o Options) (*x1Result, error) {
 	d := 2 * sim.Second
 	if o.Full {
 		d = 10 * sim.Second
 	}
-	rows, err := ListingOneRuns(o, x1Configs, d)
+	rows, err := listingOneRuns(o, x1Configs, d)
 	if err != nil {
 		return nil, err
 	}
-	return &X1Result{Duration: d, Seeds: o.Seeds, Rows: rows}, nil
+	return &x1Result{Duration: d, Seeds: o.Seeds, Rows: rows}, nil
 }
 
 // Hot is sampler's share (%) of hot() without (dns false) or with
-// DebugNonSafepoints, pooled over the seeds (PooledShare).
-func (r *X1Result) Hot(sampler string, dns bool) float64 {
+// DebugNonSafepoints, pooled over the seeds (pooledShare).
+func (r *x1Result) Hot(sampler string, dns bool) float64 {
 	c := x1Configs[0]
 	if dns {
 		c = x1Configs[1]
 	}
-	return PooledShare(r.Rows, c.Name, sampler, "hot")
+	return pooledShare(r.Rows, c.Name, sampler, "hot")
 }
 
 // Runs lists sampler's share (%) of hot() in each run without (dns
 // false) or with DebugNonSafepoints.
-func (r *X1Result) Runs(sampler string, dns bool) []float64 {
+func (r *x1Result) Runs(sampler string, dns bool) []float64 {
 	var xs []float64
 	for _, row := range r.Rows {
 		if row.Config.DNS == dns {
@@ -66,7 +66,7 @@ func (r *X1Result) Runs(sampler string, dns bool) []float64 {
 	return xs
 }
 
-func (r *X1Result) render() (*Result, error) {
+func (r *x1Result) render() (*Result, error) {
 	d := r.Duration
 	t := listingOneTable(r.Rows, d)
 	t.Title = "X1: hot() vs cold() self time (%) by profiler, hot() inlined into cold(), with and without DebugNonSafepoints"
@@ -86,7 +86,7 @@ func (r *X1Result) render() (*Result, error) {
 	for k, dns := range []bool{false, true} {
 		var pts errPoints
 		for i, s := range samplers {
-			pts.add(float64(i)-0.12+0.24*float64(k), NewStat(r.Runs(s, dns)))
+			pts.add(float64(i)-0.12+0.24*float64(k), newStat(r.Runs(s, dns)))
 		}
 		if err := pts.addTo(p, series{Label: x1Configs[k].Name, Style: k, Radius: vg.Points(3.5)}); err != nil {
 			return nil, err

@@ -31,7 +31,7 @@ const (
 // and keeps hot() above 90 % on every seed. The truth is the same with and
 // without DNS (debug information costs nothing at run time).
 func TestX1_DebugInfo(t *testing.T) {
-	r := measure[*X1Result](t, "x1-debug-info")
+	r := measure[*x1Result](t, "x1-debug-info")
 	truth := r.Hot("truth", false)
 	t.Logf("truth hot() %.2f %%; async without DNS %.2f %%, with DNS %.2f %%", truth, r.Hot("async", false), r.Hot("async", true))
 	assert.Greater(t, truth, x1TruthMin)

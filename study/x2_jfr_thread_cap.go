@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x2-jfr-thread-cap", Claim: "X2", Title: "Beyond the papers: jfr samples at most 5 running threads per period — what the cap does to thread shares, coverage and accuracy", Run: typed(MeasureX2)})
+	register(Experiment{Name: "x2-jfr-thread-cap", Claim: "X2", Title: "Beyond the papers: jfr samples at most 5 running threads per period — what the cap does to thread shares, coverage and accuracy", Run: typed(measureX2)})
 }
 
 // x2Jfr are the jfr instances watching each execution passively: JFR as
@@ -227,11 +227,11 @@ func threadStats(ref, got []float64) (overlap, maxDev, minRatio float64) {
 	return overlap, maxDev, minRatio
 }
 
-// X2Obs is one tidy observation of X2: in the execution with Seed, a
+// x2Obs is one tidy observation of X2: in the execution with Seed, a
 // Measure of Source ("truth", "predicted" or a jfr instance) for Thread
 // ("" for the whole run): "share_pct" (a thread's share), "samples",
 // "coverage_pct" or "method_overlap_pct".
-type X2Obs struct {
+type x2Obs struct {
 	Execution string
 	Seed      uint64
 	Thread    string
@@ -240,16 +240,16 @@ type X2Obs struct {
 	Value     float64
 }
 
-// X2Result is X2's executions, per setting in seed order.
-type X2Result struct {
+// x2Result is X2's executions, per setting in seed order.
+type x2Result struct {
 	Seeds   []uint64
 	Benches []x2Bench
 	runs    [][]*x2Run
 }
 
-// X2Range is an estimate over seeds with its extremes.
-type X2Range struct {
-	Stat
+// x2Range is an estimate over seeds with its extremes.
+type x2Range struct {
+	stat
 	Min, Max float64
 }
 
@@ -268,7 +268,7 @@ var x2Stats = []struct {
 }
 
 // of is the runs of the execution named b.
-func (r *X2Result) of(b string) []*x2Run {
+func (r *x2Result) of(b string) []*x2Run {
 	for i, x := range r.Benches {
 		if x.name == b {
 			return r.runs[i]
@@ -289,7 +289,7 @@ func jfrKnown(j string) {
 
 // Summary is statistic key (x2Stats) of jfr instance j on execution b
 // over the seeds.
-func (r *X2Result) Summary(b, j, key string) X2Range {
+func (r *x2Result) Summary(b, j, key string) x2Range {
 	jfrKnown(j)
 	for _, st := range x2Stats {
 		if st.key != key {
@@ -299,7 +299,7 @@ func (r *X2Result) Summary(b, j, key string) X2Range {
 		for _, run := range r.of(b) {
 			xs = append(xs, st.f(run, j))
 		}
-		rg := X2Range{Stat: NewStat(xs), Min: math.Inf(1), Max: math.Inf(-1)}
+		rg := x2Range{stat: newStat(xs), Min: math.Inf(1), Max: math.Inf(-1)}
 		for _, x := range xs {
 			rg.Min, rg.Max = math.Min(rg.Min, x), math.Max(rg.Max, x)
 		}
@@ -309,7 +309,7 @@ func (r *X2Result) Summary(b, j, key string) X2Range {
 }
 
 // thread is thread th's index on execution b.
-func (r *X2Result) thread(b, th string) int {
+func (r *x2Result) thread(b, th string) int {
 	for i, x := range r.of(b)[0].threads {
 		if x == th {
 			return i
@@ -320,7 +320,7 @@ func (r *X2Result) thread(b, th string) int {
 
 // Share is thread th's share (%) of source ("truth", "predicted" or a
 // jfr instance) on execution b over the seeds.
-func (r *X2Result) Share(b, th, source string) Stat {
+func (r *x2Result) Share(b, th, source string) stat {
 	ti := r.thread(b, th)
 	var xs []float64
 	for _, run := range r.of(b) {
@@ -334,12 +334,12 @@ func (r *X2Result) Share(b, th, source string) Stat {
 			xs = append(xs, run.share[source][ti])
 		}
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // SameAsUncapped counts b's runs where the cap-5 jfr took exactly the
 // uncapped one's samples.
-func (r *X2Result) SameAsUncapped(b string) int {
+func (r *x2Result) SameAsUncapped(b string) int {
 	n := 0
 	for _, run := range r.of(b) {
 		if run.sameAsUncapped {
@@ -349,8 +349,8 @@ func (r *X2Result) SameAsUncapped(b string) int {
 	return n
 }
 
-// MeasureX2 runs every execution for every seed.
-func MeasureX2(o Options) (*X2Result, error) {
+// measureX2 runs every execution for every seed.
+func measureX2(o Options) (*x2Result, error) {
 	benches := x2Benches(o)
 	var keys []x2Key
 	for _, b := range benches {
@@ -375,32 +375,32 @@ func MeasureX2(o Options) (*X2Result, error) {
 			}
 		}
 	}
-	return &X2Result{Seeds: o.Seeds, Benches: benches, runs: byBench}, nil
+	return &x2Result{Seeds: o.Seeds, Benches: benches, runs: byBench}, nil
 }
 
 // obs lists the observations.
-func (r *X2Result) obs() []X2Obs {
-	var out []X2Obs
+func (r *x2Result) obs() []x2Obs {
+	var out []x2Obs
 	for bi, b := range r.Benches {
 		for si, run := range r.runs[bi] {
 			seed := r.Seeds[si]
 			for ti, th := range run.threads {
-				out = append(out, X2Obs{b.name, seed, th, "truth", "share_pct", run.truth[ti]}, X2Obs{b.name, seed, th, "predicted", "share_pct", run.pred[ti]})
+				out = append(out, x2Obs{b.name, seed, th, "truth", "share_pct", run.truth[ti]}, x2Obs{b.name, seed, th, "predicted", "share_pct", run.pred[ti]})
 				for _, j := range x2Jfr {
-					out = append(out, X2Obs{b.name, seed, th, j.name, "share_pct", run.share[j.name][ti]})
+					out = append(out, x2Obs{b.name, seed, th, j.name, "share_pct", run.share[j.name][ti]})
 				}
 			}
 			for _, j := range x2Jfr {
-				out = append(out, X2Obs{b.name, seed, "", j.name, "samples", run.samples[j.name]},
-					X2Obs{b.name, seed, "", j.name, "coverage_pct", run.coverage[j.name]},
-					X2Obs{b.name, seed, "", j.name, "method_overlap_pct", run.methods[j.name]})
+				out = append(out, x2Obs{b.name, seed, "", j.name, "samples", run.samples[j.name]},
+					x2Obs{b.name, seed, "", j.name, "coverage_pct", run.coverage[j.name]},
+					x2Obs{b.name, seed, "", j.name, "method_overlap_pct", run.methods[j.name]})
 			}
 		}
 	}
 	return out
 }
 
-func (r *X2Result) render() (*Result, error) {
+func (r *x2Result) render() (*Result, error) {
 	benches, o := r.Benches, Options{Seeds: r.Seeds}
 	byBench := r.runs
 	cols := []string{"execution", "thread", "truth CPU share (%)", "predicted for cap 5 (%)"}
@@ -418,7 +418,7 @@ func (r *X2Result) render() (*Result, error) {
 			xs = append(xs, num[i]/den[i])
 		}
 		l := ratioLines[name]
-		l.add(float64(len(l.XYs)), NewStat(xs))
+		l.add(float64(len(l.XYs)), newStat(xs))
 		ratioLines[name] = l
 	}
 	for bi, b := range benches {

@@ -72,10 +72,10 @@ const (
 // if the cap is not applied (coverage 100 %, no under-representation) or
 // if it is applied to runnable rather than running threads.
 func TestX2_JFRThreadCap(t *testing.T) {
-	r := measure[*X2Result](t, "x2-jfr-thread-cap")
+	r := measure[*x2Result](t, "x2-jfr-thread-cap")
 	seeds := len(r.Seeds)
 	for _, b := range []string{"lusearch, 8 CPUs", "sunflow, 8 CPUs", "xalan, 8 CPUs"} {
-		at := func(s, k string) X2Range { return r.Summary(b, s, k) }
+		at := func(s, k string) x2Range { return r.Summary(b, s, k) }
 		assert.LessOrEqual(t, at("jfr", "max_dev").Max, x2CrowdMaxDev, "%s: round-robin keeps thread shares", b)
 		assert.GreaterOrEqual(t, at("jfr", "min_ratio").Min, x2CrowdMinRatio, b)
 		assert.InDelta(t, x2CrowdCoverage, at("jfr", "coverage").Mean, x2CoverageDelta, "%s: coverage 5/8", b)
@@ -99,7 +99,7 @@ func TestX2_JFRThreadCap(t *testing.T) {
 // engine's workers, so this also checks that the order they finish in
 // does not leak out. The second making runs again, not from the cache.
 func TestX2_Deterministic(t *testing.T) {
-	run := typed(MeasureX2)
+	run := typed(measureX2)
 	a, err := run(DefaultOptions())
 	require.NoError(t, err)
 	forgetRuns[x2Key]()

@@ -24,8 +24,8 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x3-passive-lenses", Claim: "X3", Title: "Beyond the papers: every sampler watching one execution, and how each disagrees with the truth by its mechanism", Run: typed(MeasureX3Lenses)})
-	register(Experiment{Name: "x3-observer-effect", Claim: "X3", Title: "Beyond the papers: passive samplers leave the execution untouched; an instrumenting or costed one does not", Run: typed(MeasureX3Observer)})
+	register(Experiment{Name: "x3-passive-lenses", Claim: "X3", Title: "Beyond the papers: every sampler watching one execution, and how each disagrees with the truth by its mechanism", Run: typed(measureX3Lenses)})
+	register(Experiment{Name: "x3-observer-effect", Claim: "X3", Title: "Beyond the papers: passive samplers leave the execution untouched; an instrumenting or costed one does not", Run: typed(measureX3Observer)})
 }
 
 // x3Bench is one execution setting of X3.
@@ -438,24 +438,24 @@ var x3Identities = []struct {
 	{"async", "pcct", 0, true, false, false, "same 10 ms timer, exact positions; without inlining every frame has a debug record"},
 }
 
-// X3Data is every (stand-in, seed) of X3, summarised (x3All).
-type X3Data struct {
+// x3Data is every (stand-in, seed) of X3, summarised (x3All).
+type x3Data struct {
 	Seeds   []uint64
 	Benches []x3Bench
 	o       Options
 	all     map[string][]*x3Seed
 }
 
-func measureX3(o Options) (X3Data, error) {
+func measureX3(o Options) (x3Data, error) {
 	all, err := x3All(o)
 	if err != nil {
-		return X3Data{}, err
+		return x3Data{}, err
 	}
-	return X3Data{Seeds: o.Seeds, Benches: x3Benches(o), o: o, all: all}, nil
+	return x3Data{Seeds: o.Seeds, Benches: x3Benches(o), o: o, all: all}, nil
 }
 
 // of is stand-in b's seeds; it panics on a stand-in X3 did not run.
-func (d *X3Data) of(b string) []*x3Seed {
+func (d *x3Data) of(b string) []*x3Seed {
 	s, ok := d.all[b]
 	if !ok {
 		panic("study: X3 has no stand-in " + b)
@@ -463,10 +463,10 @@ func (d *X3Data) of(b string) []*x3Seed {
 	return s
 }
 
-// X3Obs is one tidy observation of X3: on Benchmark with Seed, Measure
+// x3Observation is one tidy observation of X3: on Benchmark with Seed, Measure
 // of Subject (a lens, "truth", an identity "got≡ref" or a run kind) is
 // Value.
-type X3Obs struct {
+type x3Observation struct {
 	Benchmark string
 	Seed      uint64
 	Subject   string
@@ -474,33 +474,33 @@ type X3Obs struct {
 	Value     float64
 }
 
-// X3LensesResult is what every lens reported, and the identities between
+// x3LensesResult is what every lens reported, and the identities between
 // lenses.
-type X3LensesResult struct{ X3Data }
+type x3LensesResult struct{ x3Data }
 
-// MeasureX3Lenses reads (or runs) X3's executions.
-func MeasureX3Lenses(o Options) (*X3LensesResult, error) {
+// measureX3Lenses reads (or runs) X3's executions.
+func measureX3Lenses(o Options) (*x3LensesResult, error) {
 	d, err := measureX3(o)
-	return &X3LensesResult{d}, err
+	return &x3LensesResult{d}, err
 }
 
-// X3Lens is one lens on one stand-in over the seeds.
-type X3Lens struct {
-	Samples, Methods, Contexts, TopShare Stat
+// x3LensStat is one lens on one stand-in over the seeds.
+type x3LensStat struct {
+	Samples, Methods, Contexts, TopShare stat
 	MaxDepth                             int
 }
 
 // TruthTopShare is the truth's share (%) of its top method on b.
-func (r *X3LensesResult) TruthTopShare(b string) Stat {
+func (r *x3LensesResult) TruthTopShare(b string) stat {
 	var xs []float64
 	for _, s := range r.of(b) {
 		xs = append(xs, s.truthTopShare)
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
 // TruthDepth is the deepest context of b's truth over the seeds.
-func (r *X3LensesResult) TruthDepth(b string) int {
+func (r *x3LensesResult) TruthDepth(b string) int {
 	d := 0
 	for _, s := range r.of(b) {
 		d = max(d, s.truthDepth)
@@ -509,25 +509,25 @@ func (r *X3LensesResult) TruthDepth(b string) int {
 }
 
 // HasLens reports whether lens l watched b.
-func (r *X3LensesResult) HasLens(b, l string) bool {
+func (r *x3LensesResult) HasLens(b, l string) bool {
 	_, ok := r.of(b)[0].lens[l]
 	return ok
 }
 
 // Lens is lens l on b; it panics on a lens that did not watch b.
-func (r *X3LensesResult) Lens(b, l string) X3Lens {
+func (r *x3LensesResult) Lens(b, l string) x3LensStat {
 	if !r.HasLens(b, l) {
 		panic(fmt.Sprintf("study: X3 lens %s did not watch %s", l, b))
 	}
 	seeds := r.of(b)
-	get := func(f func(x3Stat) float64) Stat {
+	get := func(f func(x3Stat) float64) stat {
 		var xs []float64
 		for _, s := range seeds {
 			xs = append(xs, f(s.lens[l]))
 		}
-		return NewStat(xs)
+		return newStat(xs)
 	}
-	x := X3Lens{
+	x := x3LensStat{
 		Samples:  get(func(x x3Stat) float64 { return x.samples }),
 		Methods:  get(func(x x3Stat) float64 { return x.methods }),
 		Contexts: get(func(x x3Stat) float64 { return x.contexts }),
@@ -541,7 +541,7 @@ func (r *X3LensesResult) Lens(b, l string) X3Lens {
 
 // DepthViolations counts the (stand-in, lens) pairs where a
 // depth-limited lens reported a deeper stack than its limit.
-func (r *X3LensesResult) DepthViolations() int {
+func (r *x3LensesResult) DepthViolations() int {
 	n := 0
 	for _, b := range r.Benches {
 		for _, l := range x3Lenses {
@@ -553,26 +553,26 @@ func (r *X3LensesResult) DepthViolations() int {
 	return n
 }
 
-// X3Identity is an identity between two lenses on one stand-in: on how
+// x3Identity is an identity between two lenses on one stand-in: on how
 // many runs it held, on how many the two lenses watched the same
 // execution, and what the mechanisms predict ("holds" or why it may
 // break).
-type X3Identity struct {
+type x3Identity struct {
 	Same, Comparable int
 	Prediction       string
 }
 
 // Holds reports whether the mechanisms predict the identity to hold.
-func (x X3Identity) Holds() bool { return x.Prediction == "holds" }
+func (x x3Identity) Holds() bool { return x.Prediction == "holds" }
 
 // Identity is the identity got ≡ ref (of x3Identities) on b.
-func (r *X3LensesResult) Identity(b, got, ref string) X3Identity {
+func (r *x3LensesResult) Identity(b, got, ref string) x3Identity {
 	for _, id := range x3Identities {
 		if id.got != got || id.ref != ref {
 			continue
 		}
 		k := id.got + "≡" + id.ref
-		var x X3Identity
+		var x x3Identity
 		late, waited := false, false
 		for _, s := range r.of(b) {
 			if s.comp[k] {
@@ -605,37 +605,37 @@ func (r *X3LensesResult) Identity(b, got, ref string) X3Identity {
 }
 
 // obs lists the lens and identity observations.
-func (r *X3LensesResult) obs() []X3Obs {
-	var out []X3Obs
+func (r *x3LensesResult) obs() []x3Observation {
+	var out []x3Observation
 	for _, b := range r.Benches {
 		for si, s := range r.of(b.name) {
 			seed := r.Seeds[si]
-			out = append(out, X3Obs{b.name, seed, "truth", "top_share_pct", s.truthTopShare}, X3Obs{b.name, seed, "truth", "max_depth", float64(s.truthDepth)})
+			out = append(out, x3Observation{b.name, seed, "truth", "top_share_pct", s.truthTopShare}, x3Observation{b.name, seed, "truth", "max_depth", float64(s.truthDepth)})
 			for _, l := range x3Lenses {
 				x, ok := s.lens[l.name]
 				if !ok {
 					continue
 				}
-				out = append(out, X3Obs{b.name, seed, l.name, "samples", x.samples}, X3Obs{b.name, seed, l.name, "methods_pct", x.methods},
-					X3Obs{b.name, seed, l.name, "contexts_pct", x.contexts}, X3Obs{b.name, seed, l.name, "top_share_pct", x.topShare},
-					X3Obs{b.name, seed, l.name, "max_depth", float64(x.depth)})
+				out = append(out, x3Observation{b.name, seed, l.name, "samples", x.samples}, x3Observation{b.name, seed, l.name, "methods_pct", x.methods},
+					x3Observation{b.name, seed, l.name, "contexts_pct", x.contexts}, x3Observation{b.name, seed, l.name, "top_share_pct", x.topShare},
+					x3Observation{b.name, seed, l.name, "max_depth", float64(x.depth)})
 			}
 			for _, id := range x3Identities {
 				k := id.got + "≡" + id.ref
-				out = append(out, X3Obs{b.name, seed, k, "comparable", boolValue(s.comp[k])}, X3Obs{b.name, seed, k, "identical", boolValue(s.same[k])})
+				out = append(out, x3Observation{b.name, seed, k, "comparable", boolValue(s.comp[k])}, x3Observation{b.name, seed, k, "identical", boolValue(s.same[k])})
 			}
 		}
 	}
 	return out
 }
 
-func (r *X3LensesResult) render() (*Result, error) {
+func (r *x3LensesResult) render() (*Result, error) {
 	o, all := r.o, r.all
 	t := &Table{Title: "X3: what each sampler reports on the same execution, against the truth (mean ± 95 % CI over seeds)",
 		Columns: []string{"stand-in", "sampler", "samples/run", "overlap: methods (%)", "overlap: contexts (%)", "share of the truth's top method (%)", "top method (seed 1)", "max depth", "predicted by"}}
 	res := &Result{Table: t, Tidy: tidyOf(r.obs())}
 	benches := r.Benches
-	overlap := map[string]map[string]Stat{} // lens → stand-in → overlap over seeds
+	overlap := map[string]map[string]stat{} // lens → stand-in → overlap over seeds
 	var lensOrder []string
 	for _, b := range benches {
 		seeds := all[b.name]
@@ -678,9 +678,9 @@ func (r *X3LensesResult) render() (*Result, error) {
 			t.AddRow(b.name, l.name, fmt.Sprintf("%.0f", ms), methods, ctx, share, top, depth, l.predicted)
 			if _, ok := overlap[l.name]; !ok {
 				lensOrder = append(lensOrder, l.name)
-				overlap[l.name] = map[string]Stat{}
+				overlap[l.name] = map[string]stat{}
 			}
-			overlap[l.name][b.name] = NewStat(get(func(x x3Stat) float64 { return x.methods }))
+			overlap[l.name][b.name] = newStat(get(func(x x3Stat) float64 { return x.methods }))
 		}
 		for _, id := range x3Identities {
 			x := r.Identity(b.name, id.got, id.ref)
@@ -777,25 +777,25 @@ func x3RunsNote(o Options) string {
 	return note
 }
 
-// X3ObserverResult is each run compared with the bare run of its seed.
-type X3ObserverResult struct{ X3Data }
+// x3ObserverResult is each run compared with the bare run of its seed.
+type x3ObserverResult struct{ x3Data }
 
-// MeasureX3Observer reads (or runs) X3's executions.
-func MeasureX3Observer(o Options) (*X3ObserverResult, error) {
+// measureX3Observer reads (or runs) X3's executions.
+func measureX3Observer(o Options) (*x3ObserverResult, error) {
 	d, err := measureX3(o)
-	return &X3ObserverResult{d}, err
+	return &x3ObserverResult{d}, err
 }
 
-// X3Run is one run kind on one stand-in over its seeds: how many runs
+// x3RunStat is one run kind on one stand-in over its seeds: how many runs
 // there were, how many were identical to the bare run (whole, JIT
 // decisions, end), and the largest drift.
-type X3Run struct {
+type x3RunStat struct {
 	Runs, Identical, JITIdentical, EndIdentical int
 	PPM, DStatements, DBytecodes                float64
 }
 
 // Run is run kind k (x3Kinds) on b; Runs is 0 where the kind did not run.
-func (r *X3ObserverResult) Run(b, k string) X3Run {
+func (r *x3ObserverResult) Run(b, k string) x3RunStat {
 	known := false
 	for _, x := range x3Kinds {
 		known = known || x.name == k
@@ -803,7 +803,7 @@ func (r *X3ObserverResult) Run(b, k string) X3Run {
 	if !known {
 		panic("study: X3 has no run kind " + k)
 	}
-	var x X3Run
+	var x x3RunStat
 	for _, s := range r.of(b) {
 		ob, ok := s.obs[k]
 		if !ok {
@@ -819,8 +819,8 @@ func (r *X3ObserverResult) Run(b, k string) X3Run {
 }
 
 // obs lists every run's comparison with its bare run.
-func (r *X3ObserverResult) obs() []X3Obs {
-	var out []X3Obs
+func (r *x3ObserverResult) obs() []x3Observation {
+	var out []x3Observation
 	for _, b := range r.Benches {
 		for si, s := range r.of(b.name) {
 			for _, k := range x3Kinds[1:] {
@@ -829,16 +829,16 @@ func (r *X3ObserverResult) obs() []X3Obs {
 					continue
 				}
 				seed := r.Seeds[si]
-				out = append(out, X3Obs{b.name, seed, k.name, "identical", boolValue(ob.identical)}, X3Obs{b.name, seed, k.name, "jit_identical", boolValue(ob.jitSame)},
-					X3Obs{b.name, seed, k.name, "end_identical", boolValue(ob.endSame)}, X3Obs{b.name, seed, k.name, "contexts_moved_ppm", ob.ppm},
-					X3Obs{b.name, seed, k.name, "abs_delta_statements", ob.dStmts}, X3Obs{b.name, seed, k.name, "abs_delta_bytecodes", ob.dBytecodes})
+				out = append(out, x3Observation{b.name, seed, k.name, "identical", boolValue(ob.identical)}, x3Observation{b.name, seed, k.name, "jit_identical", boolValue(ob.jitSame)},
+					x3Observation{b.name, seed, k.name, "end_identical", boolValue(ob.endSame)}, x3Observation{b.name, seed, k.name, "contexts_moved_ppm", ob.ppm},
+					x3Observation{b.name, seed, k.name, "abs_delta_statements", ob.dStmts}, x3Observation{b.name, seed, k.name, "abs_delta_bytecodes", ob.dBytecodes})
 			}
 		}
 	}
 	return out
 }
 
-func (r *X3ObserverResult) render() (*Result, error) {
+func (r *x3ObserverResult) render() (*Result, error) {
 	o := r.o
 	t := &Table{Title: "X3: each run against the bare run of the same seed (no sampler): is it the same execution?",
 		Columns: []string{"stand-in", "run", "identical runs", "truth contexts moved (ppm, max)", "|Δ statements| (max)", "|Δ bytecodes| (max)", "JIT decisions identical", "end identical"}}
@@ -887,7 +887,7 @@ func (r *X3ObserverResult) render() (*Result, error) {
 			if len(d) == 0 {
 				continue // the kind did not run on b
 			}
-			y := math.Log10(1 + NewStat(d).Mean)
+			y := math.Log10(1 + newStat(d).Mean)
 			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(i)/float64(len(kinds)-1), Y: y})
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{y - math.Log10(1+slices.Min(d)), math.Log10(1+slices.Max(d)) - y})
 		}

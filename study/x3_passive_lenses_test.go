@@ -68,7 +68,7 @@ const (
 // watched the same execution, and the two inlining-sensitive ones break
 // where inlining hides frames (xalan: both; h2: async).
 func TestX3_PassiveLenses(t *testing.T) {
-	ob := measure[*X3ObserverResult](t, "x3-observer-effect")
+	ob := measure[*x3ObserverResult](t, "x3-observer-effect")
 	n := len(ob.Seeds)
 	passive := []string{"timer lenses", "lenses", "isps"}
 	for _, b := range []string{"hotcold", "callpair (jikes)", "kiama", "h2", "xalan"} {
@@ -86,7 +86,7 @@ func TestX3_PassiveLenses(t *testing.T) {
 		assert.Zero(t, ob.Run(b, "komorium").Identical, "%s: instrumented code is another execution", b)
 	}
 
-	r := measure[*X3LensesResult](t, "x3-passive-lenses")
+	r := measure[*x3LensesResult](t, "x3-passive-lenses")
 	assert.Zero(t, r.DepthViolations())
 	truth := r.TruthTopShare("hotcold").Mean
 	assert.Greater(t, truth, x3TruthMin)

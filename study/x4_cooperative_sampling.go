@@ -12,15 +12,15 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x4-cooperative-sampling", Claim: "X4", Title: "Beyond the papers: JDK 25's cooperative sampling (jfr-coop) removes the top frame's safepoint bias — what bias remains, and where", Run: typed(MeasureX4), Models: true})
+	register(Experiment{Name: "x4-cooperative-sampling", Claim: "X4", Title: "Beyond the papers: JDK 25's cooperative sampling (jfr-coop) removes the top frame's safepoint bias — what bias remains, and where", Run: typed(measureX4), Models: true})
 }
 
-// X4Samplers watch every X4 execution: the safepoint-biased JVMTI
+// x4Samplers watch every X4 execution: the safepoint-biased JVMTI
 // sampler, JDK 17's JFR, JDK 25's cooperative JFR and async-profiler.
-var X4Samplers = []string{"safepoint", "jfr", "jfr-coop", "async"}
+var x4Samplers = []string{"safepoint", "jfr", "jfr-coop", "async"}
 
-// X4Bench is one execution setting of X4.
-type X4Bench struct {
+// x4Bench is one execution setting of X4.
+type x4Bench struct {
 	Name string
 	// Prog is a stand-in or model name, or x4PendingProg.
 	Prog string
@@ -64,19 +64,19 @@ compile_commands: ["dontinline,P::longLoop", "dontinline,P::short"]
 // DebugNonSafepoints (the debug information's skid, X1), and a thread in
 // a long poll-free loop beside one that polls (a request waits for the
 // poll); with o.Models, the models of the DaCapo applications instead.
-func x4Benches(o Options) []X4Bench {
+func x4Benches(o Options) []x4Bench {
 	d := sim.Second
 	if o.Full {
 		d = 5 * sim.Second
 	}
 	if o.Models {
-		var bs []X4Bench
+		var bs []x4Bench
 		for _, m := range modelBenches(o) {
-			bs = append(bs, X4Bench{m, m, "hotspot17", true, false, 4, fixedDuration(o, 2*d), "model, HotSpot 17 defaults"})
+			bs = append(bs, x4Bench{m, m, "hotspot17", true, false, 4, fixedDuration(o, 2*d), "model, HotSpot 17 defaults"})
 		}
 		return bs
 	}
-	return []X4Bench{
+	return []x4Bench{
 		{"hotcold, no inlining", "hotcold", "hotspot17", false, false, 4, d, "Listing 1, -XX:-Inline: hot() compiled on its own, its only poll its return"},
 		{"hotcold, inlined", "hotcold", "hotspot17", true, false, 4, d, "Listing 1 as HotSpot 17 runs it: hot() inlined into cold()'s strip-mined loop"},
 		{"hotcold, inlined, DNS", "hotcold", "hotspot17", true, true, 4, d, "the same with -XX:+DebugNonSafepoints"},
@@ -86,8 +86,8 @@ func x4Benches(o Options) []X4Bench {
 	}
 }
 
-// X4Sampler is what one sampler saw on one execution; shares in points.
-type X4Sampler struct {
+// x4Sampler is what one sampler saw on one execution; shares in points.
+type x4Sampler struct {
 	Samples int64
 	// Hot is HotCold.hot's self share (hotcold benches).
 	Hot float64
@@ -103,24 +103,24 @@ type X4Sampler struct {
 	Biased, Returned float64
 }
 
-// X4Run is one execution of a bench.
-type X4Run struct {
+// x4Run is one execution of a bench.
+type x4Run struct {
 	Seed uint64
 	// TruthHot and TruthA are the truth's share of hot() and thread a's
 	// CPU share; TruthCallee ReturnPoll.callee's.
 	TruthHot, TruthA, TruthCallee float64
-	Samplers                      map[string]X4Sampler
+	Samplers                      map[string]x4Sampler
 }
 
-// X4Result is every bench and seed of X4.
-type X4Result struct {
+// x4Result is every bench and seed of X4.
+type x4Result struct {
 	Seeds   []uint64
 	Models  bool
-	Benches []X4Bench
-	Runs    [][]*X4Run
+	Benches []x4Bench
+	Runs    [][]*x4Run
 }
 
-func x4Program(b X4Bench) (*program.Program, error) {
+func x4Program(b x4Bench) (*program.Program, error) {
 	switch {
 	case b.Prog == x4PendingProg:
 		return program.Parse([]byte(x4PendingYAML), program.YAML)
@@ -130,7 +130,7 @@ func x4Program(b X4Bench) (*program.Program, error) {
 	return workloads.Get(b.Prog)
 }
 
-func (b X4Bench) runSeed(seed uint64) (*X4Run, error) {
+func (b x4Bench) runSeed(seed uint64) (*x4Run, error) {
 	p, err := x4Program(b)
 	if err != nil {
 		return nil, err
@@ -141,13 +141,13 @@ func (b X4Bench) runSeed(seed uint64) (*X4Run, error) {
 	}
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
 	cfg.JIT.Inline, cfg.JIT.DebugNonSafepoints = b.Inline, b.DNS
-	cfg.Samplers = append([]string{"truth"}, X4Samplers...)
+	cfg.Samplers = append([]string{"truth"}, x4Samplers...)
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}
 	truth := out.Profiles["truth"]
-	r := &X4Run{Seed: seed, Samplers: map[string]X4Sampler{}}
+	r := &x4Run{Seed: seed, Samplers: map[string]x4Sampler{}}
 	r.TruthHot = 100 * share(truth, "HotCold.hot")
 	r.TruthCallee = 100 * share(truth, "ReturnPoll.callee")
 	var cpuA, cpuAll float64
@@ -160,7 +160,7 @@ func (b X4Bench) runSeed(seed uint64) (*X4Run, error) {
 		}
 	}
 	r.TruthA = 100 * cpuA / math.Max(cpuAll, 1)
-	for _, s := range X4Samplers {
+	for _, s := range x4Samplers {
 		prof := out.Profiles[s]
 		n := float64(prof.TotalCount())
 		var a float64
@@ -170,7 +170,7 @@ func (b X4Bench) runSeed(seed uint64) (*X4Run, error) {
 			}
 		}
 		c := out.Costs[s]
-		r.Samplers[s] = X4Sampler{
+		r.Samplers[s] = x4Sampler{
 			Samples:  prof.TotalCount(),
 			Hot:      100 * share(prof, "HotCold.hot"),
 			Callee:   100 * share(prof, "ReturnPoll.callee"),
@@ -194,18 +194,18 @@ func share(p *profile.Profile, method string) float64 {
 	return w[method] / math.Max(sum, 1)
 }
 
-// MeasureX4 runs every bench at every seed.
-func MeasureX4(o Options) (*X4Result, error) {
+// measureX4 runs every bench at every seed.
+func measureX4(o Options) (*x4Result, error) {
 	benches := x4Benches(o)
-	runs, err := runBySeed[X4Bench, *X4Run](o, benches)
+	runs, err := runBySeed[x4Bench, *x4Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	return &X4Result{Seeds: o.Seeds, Models: o.Models, Benches: benches, Runs: runs}, nil
+	return &x4Result{Seeds: o.Seeds, Models: o.Models, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs.
-func (r *X4Result) Bench(name string) []*X4Run {
+func (r *x4Result) Bench(name string) []*x4Run {
 	for i, b := range r.Benches {
 		if b.Name == name {
 			return r.Runs[i]
@@ -214,18 +214,18 @@ func (r *X4Result) Bench(name string) []*X4Run {
 	panic("study: X4 has no bench " + name)
 }
 
-// Stat is f of sampler s over bench's seeds.
-func (r *X4Result) Stat(bench, s string, f func(X4Sampler) float64) Stat {
-	return statOf(r.Bench(bench), func(x *X4Run) float64 { return f(x.Samplers[s]) })
+// stat is f of sampler s over bench's seeds.
+func (r *x4Result) Stat(bench, s string, f func(x4Sampler) float64) stat {
+	return statOf(r.Bench(bench), func(x *x4Run) float64 { return f(x.Samplers[s]) })
 }
 
 // Truth is f of the truth over bench's seeds.
-func (r *X4Result) Truth(bench string, f func(*X4Run) float64) Stat {
+func (r *x4Result) Truth(bench string, f func(*x4Run) float64) stat {
 	return statOf(r.Bench(bench), f)
 }
 
-// X4Obs is one tidy observation: a sampler on a (bench, seed).
-type X4Obs struct {
+// x4Obs is one tidy observation: a sampler on a (bench, seed).
+type x4Obs struct {
 	Bench    string  `tidy:"benchmark"`
 	Seed     uint64  `tidy:"seed"`
 	Sampler  string  `tidy:"sampler"`
@@ -240,21 +240,21 @@ type X4Obs struct {
 	Returned float64 `tidy:"returned_pct"`
 }
 
-func (r *X4Result) render() (*Result, error) {
+func (r *x4Result) render() (*Result, error) {
 	t := &Table{Title: "X4: JDK 25's cooperative sampling against JDK 17's JFR, a safepoint-biased sampler and async-profiler on one execution (mean ± 95 % CI over seeds)",
 		Columns: []string{"execution", "sampler", "samples", "hot() (%)", "thread a (%)", "method overlap (%)", "context overlap (%)", "biased (%)", "returned (%)"}}
-	var obs []X4Obs
+	var obs []x4Obs
 	for bi, b := range r.Benches {
-		t.AddRow(b.Name, "truth", "", fmtStat(r.Truth(b.Name, func(x *X4Run) float64 { return x.TruthHot })), fmtStat(r.Truth(b.Name, func(x *X4Run) float64 { return x.TruthA })), "", "", "", "")
-		for _, s := range X4Samplers {
-			st := func(f func(X4Sampler) float64) string { return fmtStat(r.Stat(b.Name, s, f)) }
-			t.AddRow(b.Name, s, st(func(x X4Sampler) float64 { return float64(x.Samples) }),
-				st(func(x X4Sampler) float64 { return x.Hot }), st(func(x X4Sampler) float64 { return x.ThreadA }),
-				st(func(x X4Sampler) float64 { return x.Methods }), st(func(x X4Sampler) float64 { return x.Contexts }),
-				st(func(x X4Sampler) float64 { return x.Biased }), st(func(x X4Sampler) float64 { return x.Returned }))
+		t.AddRow(b.Name, "truth", "", fmtStat(r.Truth(b.Name, func(x *x4Run) float64 { return x.TruthHot })), fmtStat(r.Truth(b.Name, func(x *x4Run) float64 { return x.TruthA })), "", "", "", "")
+		for _, s := range x4Samplers {
+			st := func(f func(x4Sampler) float64) string { return fmtStat(r.Stat(b.Name, s, f)) }
+			t.AddRow(b.Name, s, st(func(x x4Sampler) float64 { return float64(x.Samples) }),
+				st(func(x x4Sampler) float64 { return x.Hot }), st(func(x x4Sampler) float64 { return x.ThreadA }),
+				st(func(x x4Sampler) float64 { return x.Methods }), st(func(x x4Sampler) float64 { return x.Contexts }),
+				st(func(x x4Sampler) float64 { return x.Biased }), st(func(x x4Sampler) float64 { return x.Returned }))
 			for _, run := range r.Runs[bi] {
 				x := run.Samplers[s]
-				obs = append(obs, X4Obs{b.Name, run.Seed, s, x.Samples, x.Hot, run.TruthHot, x.ThreadA, run.TruthA, x.Methods, x.Contexts, x.Biased, x.Returned})
+				obs = append(obs, x4Obs{b.Name, run.Seed, s, x.Samples, x.Hot, run.TruthHot, x.ThreadA, run.TruthA, x.Methods, x.Contexts, x.Biased, x.Returned})
 			}
 		}
 	}
@@ -273,8 +273,8 @@ func (r *X4Result) render() (*Result, error) {
 	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
 }
 
-// fmtStat prints a Stat, or "—" for none.
-func fmtStat(s Stat) string {
+// fmtStat prints a stat, or "—" for none.
+func fmtStat(s stat) string {
 	if math.IsNaN(s.Mean) {
 		return "—"
 	}

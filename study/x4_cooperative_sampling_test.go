@@ -23,9 +23,9 @@ import (
 //     per 40 ms to the other's one per 20 ms (a third, not its half); jfr
 //     and async, which walk at the request, give it its half.
 func TestX4_CooperativeSampling(t *testing.T) {
-	r := measure[*X4Result](t, "x4-cooperative-sampling")
-	hot := func(x X4Sampler) float64 { return x.Hot }
-	truthHot := func(x *X4Run) float64 { return x.TruthHot }
+	r := measure[*x4Result](t, "x4-cooperative-sampling")
+	hot := func(x x4Sampler) float64 { return x.Hot }
+	truthHot := func(x *x4Run) float64 { return x.TruthHot }
 	const noInline, inl, dns = "hotcold, no inlining", "hotcold, inlined", "hotcold, inlined, DNS"
 	assert.LessOrEqual(t, r.Stat(noInline, "safepoint", hot).Mean, x4Skid, "safepoint charges hot() to cold()")
 	for _, s := range []string{"jfr-coop", "jfr", "async"} {
@@ -33,28 +33,28 @@ func TestX4_CooperativeSampling(t *testing.T) {
 		assert.LessOrEqual(t, r.Stat(inl, s, hot).Mean, x4Skid, "%s: inlined hot() has no debug record without DNS", s)
 		assert.InDelta(t, r.Truth(dns, truthHot).Mean, r.Stat(dns, s, hot).Mean, x4TopFramePoints, "%s finds inlined hot() with DNS", s)
 	}
-	a := func(x X4Sampler) float64 { return x.ThreadA }
-	truthA := r.Truth("pending", func(x *X4Run) float64 { return x.TruthA }).Mean
+	a := func(x x4Sampler) float64 { return x.ThreadA }
+	truthA := r.Truth("pending", func(x *x4Run) float64 { return x.TruthA }).Mean
 	require.InDelta(t, 50, truthA, 1, "the premise: two busy threads")
 	assert.InDelta(t, x4PendingShare, r.Stat("pending", "jfr-coop", a).Mean, x4PendingPoints, "jfr-coop: the slow-polling thread gets a third")
 	for _, s := range []string{"jfr", "async"} {
 		assert.InDelta(t, truthA, r.Stat("pending", s, a).Mean, x4PendingPoints, "%s gives it its half", s)
 	}
-	returned := func(x X4Sampler) float64 { return x.Returned }
+	returned := func(x x4Sampler) float64 { return x.Returned }
 	assert.Zero(t, r.Stat("pending", "jfr-coop", returned).Mean, "every compiled return polls and corrects a request in its method")
 	// A method with no debug record of its own (returnpoll's callee, not
 	// inlined, poll-free but for its return): the request's pc has no
 	// PcDesc, so at the return poll compute_top_frame cannot rebuild the
 	// frame, the walk starts at the caller (returned), and the callee gets
 	// nothing; jfr drops those samples, async names the callee at bci 0.
-	callee := func(x X4Sampler) float64 { return x.Callee }
-	truthCallee := r.Truth("returnpoll", func(x *X4Run) float64 { return x.TruthCallee }).Mean
+	callee := func(x x4Sampler) float64 { return x.Callee }
+	truthCallee := r.Truth("returnpoll", func(x *x4Run) float64 { return x.TruthCallee }).Mean
 	require.Greater(t, truthCallee, 40.0, "the premise: the callee has about half the time")
 	assert.LessOrEqual(t, r.Stat("returnpoll", "jfr-coop", callee).Mean, x4Skid, "jfr-coop charges the callee to its caller")
 	assert.InDelta(t, truthCallee, r.Stat("returnpoll", "jfr-coop", returned).Mean, x4ReturnedPoints, "jfr-coop: the callee's requests are the returned ones")
 	assert.LessOrEqual(t, r.Stat("returnpoll", "jfr", callee).Mean, x4Skid, "jfr drops them")
-	assert.Less(t, r.Stat("returnpoll", "jfr", func(x X4Sampler) float64 { return float64(x.Samples) }).Mean,
-		r.Stat("returnpoll", "jfr-coop", func(x X4Sampler) float64 { return float64(x.Samples) }).Mean, "jfr takes fewer samples than jfr-coop")
+	assert.Less(t, r.Stat("returnpoll", "jfr", func(x x4Sampler) float64 { return float64(x.Samples) }).Mean,
+		r.Stat("returnpoll", "jfr-coop", func(x x4Sampler) float64 { return float64(x.Samples) }).Mean, "jfr takes fewer samples than jfr-coop")
 	assert.InDelta(t, truthCallee, r.Stat("returnpoll", "async", callee).Mean, x4ReturnedPoints, "async names the callee at bci 0")
 	assert.InDelta(t, truthCallee, r.Stat("returnpoll, DNS", "jfr-coop", callee).Mean, x4ReturnedPoints, "with DNS the callee has its records")
 	assert.Zero(t, r.Stat("returnpoll, DNS", "jfr-coop", returned).Mean)
@@ -94,8 +94,8 @@ const x4PendingPoints = 3.0
 // where they differ by more than x4ModelCoopJfr is logged
 // (TestDivergence_X4_Models pins which).
 func TestX4_Models(t *testing.T) {
-	r := measureModels[*X4Result](t, "x4-cooperative-sampling")
-	m := func(x X4Sampler) float64 { return x.Methods }
+	r := measureModels[*x4Result](t, "x4-cooperative-sampling")
+	m := func(x x4Sampler) float64 { return x.Methods }
 	agree := 0
 	for _, b := range r.Benches {
 		coop, jfr := r.Stat(b.Name, "jfr-coop", m).Mean, r.Stat(b.Name, "jfr", m).Mean
@@ -114,8 +114,8 @@ func TestX4_Models(t *testing.T) {
 // with the truth is more than x4ModelCoopJfr above jfr's (42.0 against
 // 33.5 ± 7.8 over seeds 1–3), and on no other.
 func TestDivergence_X4_Models(t *testing.T) {
-	r := measureModels[*X4Result](t, "x4-cooperative-sampling")
-	m := func(x X4Sampler) float64 { return x.Methods }
+	r := measureModels[*x4Result](t, "x4-cooperative-sampling")
+	m := func(x x4Sampler) float64 { return x.Methods }
 	var differ []string
 	for _, b := range r.Benches {
 		if math.Abs(r.Stat(b.Name, "jfr-coop", m).Mean-r.Stat(b.Name, "jfr", m).Mean) > x4ModelCoopJfr {

@@ -12,30 +12,30 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x5-cpu-time-sampling", Claim: "X5", Title: "Beyond the papers: CPU-time sampling (JDK 25's jfr-cputime) against execution sampling (jfr, jfr-coop) on programs that block, run native code or crowd the thread cap", Run: typed(MeasureX5)})
+	register(Experiment{Name: "x5-cpu-time-sampling", Claim: "X5", Title: "Beyond the papers: CPU-time sampling (JDK 25's jfr-cputime) against execution sampling (jfr, jfr-coop) on programs that block, run native code or crowd the thread cap", Run: typed(measureX5)})
 }
 
-// X5Samplers watch every X5 execution: JDK 17's and JDK 25's execution
+// x5Samplers watch every X5 execution: JDK 17's and JDK 25's execution
 // samplers (≤ 5 Java threads a 20 ms round), JDK 25's CPU-time sampler (a
 // signal per thread per CPUs/500 s of its CPU time, its timer checked at
 // the kernel's 4 ms tick) and, the control for the tick, the same checked
-// every 10 µs (X5FineTick).
-var X5Samplers = []string{"jfr", "jfr-coop", "jfr-cputime", X5FineTick}
+// every 10 µs (x5FineTick).
+var x5Samplers = []string{"jfr", "jfr-coop", "jfr-cputime", x5FineTick}
 
-// X5FineTick is jfr-cputime with its timer checked every 10 µs instead of
+// x5FineTick is jfr-cputime with its timer checked every 10 µs instead of
 // at the 4 ms kernel tick: what the tick's folding of overruns costs.
-const X5FineTick = "jfr-cputime:tick10us"
+const x5FineTick = "jfr-cputime:tick10us"
 
 // x5Spec is sampler id's spec.
 func x5Spec(id string) string {
-	if id == X5FineTick {
+	if id == x5FineTick {
 		return id + ",tick_interval=10us"
 	}
 	return id
 }
 
-// X5Bench is one execution setting of X5.
-type X5Bench struct {
+// x5Bench is one execution setting of X5.
+type x5Bench struct {
 	Name, Prog string
 	CPUs       int
 	D          sim.Time
@@ -71,12 +71,12 @@ threads: [{name: n, entry: N.runN}, {name: j, entry: N.runJ}]
 // thread half in native code; eight always-running workers on 8 CPUs
 // (more than the cap of 5); ten threads that end one by one (a crowd
 // that thins).
-func x5Benches(o Options) []X5Bench {
+func x5Benches(o Options) []x5Bench {
 	d := 2 * sim.Second
 	if o.Full {
 		d = 10 * sim.Second
 	}
-	return []X5Bench{
+	return []x5Bench{
 		{"blockhalf", "fid-blockhalf", 2, d, "main sleeps 5 ms and computes 5 ms in turn, spinner computes"},
 		{"native", x5NativeProg, 2, d, "thread n half in a native method, thread j in Java"},
 		{"lusearch, 8 CPUs", "lusearch", 8, d, "8 workers always running"},
@@ -84,11 +84,11 @@ func x5Benches(o Options) []X5Bench {
 	}
 }
 
-// X5Sampler is what one sampler saw on one execution.
-type X5Sampler struct {
+// x5Sampler is what one sampler saw on one execution.
+type x5Sampler struct {
 	Samples int64
 	// Threads is each thread's share of the samples, in points, in
-	// X5Run.Threads' order.
+	// x5Run.Threads' order.
 	Threads []float64
 	// Coverage is the samples' weight (each a period) over the
 	// application's CPU time, in points.
@@ -100,25 +100,25 @@ type X5Sampler struct {
 	Native float64
 }
 
-// X5Run is one execution of a bench.
-type X5Run struct {
+// x5Run is one execution of a bench.
+type x5Run struct {
 	Seed    uint64
 	Threads []string
 	// CPU is each thread's share of the application's CPU time, in
 	// points; NativeCPU the truth's share of native methods.
 	CPU       []float64
 	NativeCPU float64
-	Samplers  map[string]X5Sampler
+	Samplers  map[string]x5Sampler
 }
 
-// X5Result is every bench and seed of X5.
-type X5Result struct {
+// x5Result is every bench and seed of X5.
+type x5Result struct {
 	Seeds   []uint64
-	Benches []X5Bench
-	Runs    [][]*X5Run
+	Benches []x5Bench
+	Runs    [][]*x5Run
 }
 
-func (b X5Bench) runSeed(seed uint64) (*X5Run, error) {
+func (b x5Bench) runSeed(seed uint64) (*x5Run, error) {
 	var p *program.Program
 	var err error
 	switch b.Prog {
@@ -141,14 +141,14 @@ func (b X5Bench) runSeed(seed uint64) (*X5Run, error) {
 	// position has a record.
 	cfg.JIT.DebugNonSafepoints = true
 	cfg.Samplers = []string{"truth"}
-	for _, id := range X5Samplers {
+	for _, id := range x5Samplers {
 		cfg.Samplers = append(cfg.Samplers, x5Spec(id))
 	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}
-	r := &X5Run{Seed: seed, Samplers: map[string]X5Sampler{}}
+	r := &x5Run{Seed: seed, Samplers: map[string]x5Sampler{}}
 	var cpu []float64
 	for _, th := range out.Result.Threads {
 		if !th.Service {
@@ -160,14 +160,14 @@ func (b X5Bench) runSeed(seed uint64) (*X5Run, error) {
 	app := float64(out.Result.AppCPU())
 	native := nativeLines(out)
 	r.NativeCPU = 100 * nativeShare(out.Profiles["truth"], native)
-	for _, s := range X5Samplers {
+	for _, s := range x5Samplers {
 		prof := out.Profiles[s]
 		per := map[string]float64{}
 		for i, smp := range prof.Samples {
 			per[prof.ThreadName(i)] += float64(smp.Count)
 		}
 		n := float64(prof.TotalCount())
-		x := X5Sampler{Samples: prof.TotalCount(), Coverage: 100 * float64(prof.TotalWeight()) / math.Max(app, 1), MinRatio: math.Inf(1), Native: 100 * nativeShare(prof, native)}
+		x := x5Sampler{Samples: prof.TotalCount(), Coverage: 100 * float64(prof.TotalWeight()) / math.Max(app, 1), MinRatio: math.Inf(1), Native: 100 * nativeShare(prof, native)}
 		for i, th := range r.Threads {
 			sh := 100 * per[th] / math.Max(n, 1)
 			x.Threads = append(x.Threads, sh)
@@ -208,18 +208,18 @@ func nativeShare(p *profile.Profile, native map[waitLine]bool) float64 {
 	return in / math.Max(all, 1)
 }
 
-// MeasureX5 runs every bench at every seed.
-func MeasureX5(o Options) (*X5Result, error) {
+// measureX5 runs every bench at every seed.
+func measureX5(o Options) (*x5Result, error) {
 	benches := x5Benches(o)
-	runs, err := runBySeed[X5Bench, *X5Run](o, benches)
+	runs, err := runBySeed[x5Bench, *x5Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	return &X5Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
+	return &x5Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs.
-func (r *X5Result) Bench(name string) []*X5Run {
+func (r *x5Result) Bench(name string) []*x5Run {
 	for i, b := range r.Benches {
 		if b.Name == name {
 			return r.Runs[i]
@@ -229,27 +229,27 @@ func (r *X5Result) Bench(name string) []*X5Run {
 }
 
 // x5Of reads f of sampler s from a run.
-func x5Of(s string, f func(X5Sampler) float64) func(*X5Run) float64 {
-	return func(x *X5Run) float64 { return f(x.Samplers[s]) }
+func x5Of(s string, f func(x5Sampler) float64) func(*x5Run) float64 {
+	return func(x *x5Run) float64 { return f(x.Samplers[s]) }
 }
 
-// Stat, Max and Min are f of sampler s over bench's seeds: its Stat,
+// stat, Max and Min are f of sampler s over bench's seeds: its stat,
 // largest and smallest value.
-func (r *X5Result) Stat(bench, s string, f func(X5Sampler) float64) Stat {
+func (r *x5Result) Stat(bench, s string, f func(x5Sampler) float64) stat {
 	return statOf(r.Bench(bench), x5Of(s, f))
 }
 
-func (r *X5Result) Max(bench, s string, f func(X5Sampler) float64) float64 {
+func (r *x5Result) Max(bench, s string, f func(x5Sampler) float64) float64 {
 	return maxOf(r.Bench(bench), x5Of(s, f))
 }
 
-func (r *X5Result) Min(bench, s string, f func(X5Sampler) float64) float64 {
+func (r *x5Result) Min(bench, s string, f func(x5Sampler) float64) float64 {
 	return minOf(r.Bench(bench), x5Of(s, f))
 }
 
 // Share is thread th's share under source ("cpu time" or a sampler) over
 // bench's seeds.
-func (r *X5Result) Share(bench, th, source string) Stat {
+func (r *x5Result) Share(bench, th, source string) stat {
 	var xs []float64
 	for _, run := range r.Bench(bench) {
 		for i, name := range run.Threads {
@@ -262,11 +262,11 @@ func (r *X5Result) Share(bench, th, source string) Stat {
 			}
 		}
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-// X5Obs is one tidy observation: a sampler on a (bench, seed).
-type X5Obs struct {
+// x5Obs is one tidy observation: a sampler on a (bench, seed).
+type x5Obs struct {
 	Bench     string  `tidy:"benchmark"`
 	Seed      uint64  `tidy:"seed"`
 	Sampler   string  `tidy:"sampler"`
@@ -278,23 +278,23 @@ type X5Obs struct {
 	NativeCPU float64 `tidy:"truth_native_pct"`
 }
 
-func (r *X5Result) render() (*Result, error) {
+func (r *x5Result) render() (*Result, error) {
 	t := &Table{Title: "X5: CPU-time sampling (jfr-cputime) against execution sampling (jfr, jfr-coop) on one execution (mean ± 95 % CI over seeds)",
 		Columns: []string{"execution", "sampler", "samples", "coverage of CPU time (%)", "max |thread − CPU share| (pts)", "min thread share / CPU share", "native code (%)"}}
-	var obs []X5Obs
+	var obs []x5Obs
 	for bi, b := range r.Benches {
 		var nat []float64
 		for _, run := range r.Runs[bi] {
 			nat = append(nat, run.NativeCPU)
 		}
-		t.AddRow(b.Name, "truth", "", "100", "", "", NewStat(nat).String())
-		for _, s := range X5Samplers {
-			st := func(f func(X5Sampler) float64) string { return statOf(r.Runs[bi], x5Of(s, f)).String() }
-			t.AddRow(b.Name, s, st(func(x X5Sampler) float64 { return float64(x.Samples) }), st(func(x X5Sampler) float64 { return x.Coverage }),
-				st(func(x X5Sampler) float64 { return x.MaxDev }), st(func(x X5Sampler) float64 { return x.MinRatio }), st(func(x X5Sampler) float64 { return x.Native }))
+		t.AddRow(b.Name, "truth", "", "100", "", "", newStat(nat).String())
+		for _, s := range x5Samplers {
+			st := func(f func(x5Sampler) float64) string { return statOf(r.Runs[bi], x5Of(s, f)).String() }
+			t.AddRow(b.Name, s, st(func(x x5Sampler) float64 { return float64(x.Samples) }), st(func(x x5Sampler) float64 { return x.Coverage }),
+				st(func(x x5Sampler) float64 { return x.MaxDev }), st(func(x x5Sampler) float64 { return x.MinRatio }), st(func(x x5Sampler) float64 { return x.Native }))
 			for _, run := range r.Runs[bi] {
 				x := run.Samplers[s]
-				obs = append(obs, X5Obs{b.Name, run.Seed, s, x.Samples, x.Coverage, x.MaxDev, x.MinRatio, x.Native, run.NativeCPU})
+				obs = append(obs, x5Obs{b.Name, run.Seed, s, x.Samples, x.Coverage, x.MaxDev, x.MinRatio, x.Native, run.NativeCPU})
 			}
 		}
 	}

@@ -21,10 +21,10 @@ import (
 //   - a thread that sleeps half the time: jfr-cputime gives it its CPU
 //     share less the periods its 5 ms bursts lose to the 4 ms tick.
 func TestX5_CPUTimeSampling(t *testing.T) {
-	r := measure[*X5Result](t, "x5-cpu-time-sampling")
-	cov := func(x X5Sampler) float64 { return x.Coverage }
-	dev := func(x X5Sampler) float64 { return x.MaxDev }
-	ratio := func(x X5Sampler) float64 { return x.MinRatio }
+	r := measure[*x5Result](t, "x5-cpu-time-sampling")
+	cov := func(x x5Sampler) float64 { return x.Coverage }
+	dev := func(x x5Sampler) float64 { return x.MaxDev }
+	ratio := func(x x5Sampler) float64 { return x.MinRatio }
 	const crowd, stag = "lusearch, 8 CPUs", "staggered, 10 CPUs"
 	for _, s := range []string{"jfr", "jfr-coop"} {
 		assert.InDelta(t, x2CrowdCoverage, r.Stat(crowd, s, cov).Mean, x2CoverageDelta, "%s covers 5/8", s)
@@ -40,11 +40,11 @@ func TestX5_CPUTimeSampling(t *testing.T) {
 	assert.InDelta(t, 50, r.Share("native", "n", "jfr-cputime").Mean, x5CPUTimeDev, "jfr-cputime: native time counts")
 	for _, s := range []string{"jfr", "jfr-coop"} {
 		assert.InDelta(t, x5JavaOnlyShare, r.Share("native", "n", s).Mean, x5NativeShareDelta, "%s: only n's Java half", s)
-		assert.Zero(t, r.Max("native", s, func(x X5Sampler) float64 { return x.Native }), "%s takes no sample in native code", s)
+		assert.Zero(t, r.Max("native", s, func(x x5Sampler) float64 { return x.Native }), "%s takes no sample in native code", s)
 	}
 	main, cpu := r.Share("blockhalf", "main", "jfr-cputime").Mean, r.Share("blockhalf", "main", "cpu time").Mean
 	assert.GreaterOrEqual(t, cpu-main, x5BurstLossMin, "blockhalf: jfr-cputime gives main less than its CPU share")
-	fine := r.Share("blockhalf", "main", X5FineTick).Mean
+	fine := r.Share("blockhalf", "main", x5FineTick).Mean
 	assert.InDelta(t, cpu, fine, x5CPUTimeDev, "checked every 10 us, the same timer gives main its CPU share: the loss is the 4 ms tick's")
 	t.Logf("blockhalf: main's CPU share %.2f %%; jfr-cputime %.2f %% at the 4 ms tick, %.2f %% at 10 us", cpu, main, fine)
 }
@@ -70,7 +70,7 @@ const x5NativeShareDelta = 7.0
 // x5BurstLossMin: main runs 5 ms bursts at a 4 ms CPU period that the
 // kernel checks only at its 4 ms tick, and an overrun between two checks
 // is one signal, so main loses periods the always-running spinner does
-// not; checked every 10 µs (X5FineTick) nothing folds. A loss of at least
+// not; checked every 10 µs (x5FineTick) nothing folds. A loss of at least
 // four times x5CPUTimeDev is that mechanism, not rounding (measured 3.7
 // points at the tick, 0.04 at 10 µs).
 const x5BurstLossMin = 4 * x5CPUTimeDev

@@ -12,15 +12,15 @@ import (
 )
 
 func init() {
-	register(Experiment{Name: "x6-async-engines", Claim: "X6", Title: "Beyond the papers: async-profiler's engines (cpu, ctimer, itimer, wall) on one execution — where threads block or outnumber the CPUs", Run: typed(MeasureX6)})
+	register(Experiment{Name: "x6-async-engines", Claim: "X6", Title: "Beyond the papers: async-profiler's engines (cpu, ctimer, itimer, wall) on one execution — where threads block or outnumber the CPUs", Run: typed(measureX6)})
 }
 
-// X6Engines are async-profiler's engines, each an async instance on
+// x6Engines are async-profiler's engines, each an async instance on
 // every X6 execution (labelled by the engine).
-var X6Engines = []string{samplers.EngineCPU, samplers.EngineCTimer, samplers.EngineITimer, samplers.EngineWall}
+var x6Engines = []string{samplers.EngineCPU, samplers.EngineCTimer, samplers.EngineITimer, samplers.EngineWall}
 
-// X6Bench is one execution setting of X6.
-type X6Bench struct {
+// x6Bench is one execution setting of X6.
+type x6Bench struct {
 	Name, Prog string
 	CPUs       int
 	D          sim.Time
@@ -30,23 +30,23 @@ type X6Bench struct {
 // x6Benches: a thread that blocks half the time beside one that never
 // does (the fidelity twin of BlockHalf); eight busy threads on two CPUs
 // (Oversub's twin); h2, four threads that take locks and block.
-func x6Benches(o Options) []X6Bench {
+func x6Benches(o Options) []x6Bench {
 	d := 2 * sim.Second
 	if o.Full {
 		d = 10 * sim.Second
 	}
-	return []X6Bench{
+	return []x6Bench{
 		{"blockhalf", "fid-blockhalf", 2, d, "main sleeps 5 ms and computes 5 ms in turn, spinner computes; 2 CPUs"},
 		{"oversub", "fid-oversub", 2, d, "8 busy threads on 2 CPUs"},
 		{"h2", "h2", 4, d, "4 threads with locks and blocking, 4 CPUs"},
 	}
 }
 
-// X6Engine is what one engine saw on one execution; shares in points.
-type X6Engine struct {
+// x6Engine is what one engine saw on one execution; shares in points.
+type x6Engine struct {
 	Samples int64
 	// Threads is each thread's share of the engine's samples, in
-	// X6Run.Threads' order.
+	// x6Run.Threads' order.
 	Threads []float64
 	// CPUDev and AliveDev are the largest |share − the thread's share of
 	// CPU time| and |share − its share of live (started, not ended)
@@ -60,24 +60,24 @@ type X6Engine struct {
 	Waiting float64
 }
 
-// X6Run is one execution of a bench, watched by every engine.
-type X6Run struct {
+// x6Run is one execution of a bench, watched by every engine.
+type x6Run struct {
 	Seed    uint64
 	Threads []string
 	// CPU and Alive are each thread's share of the application's CPU
 	// time and of the threads' live time, in points.
 	CPU, Alive []float64
-	Engines    map[string]X6Engine
+	Engines    map[string]x6Engine
 }
 
-// X6Result is every bench and seed of X6.
-type X6Result struct {
+// x6Result is every bench and seed of X6.
+type x6Result struct {
 	Seeds   []uint64
-	Benches []X6Bench
-	Runs    [][]*X6Run // per bench, per seed
+	Benches []x6Bench
+	Runs    [][]*x6Run // per bench, per seed
 }
 
-func (b X6Bench) runSeed(seed uint64) (*X6Run, error) {
+func (b x6Bench) runSeed(seed uint64) (*x6Run, error) {
 	p, err := workloads.Get(b.Prog)
 	if err != nil {
 		return nil, err
@@ -91,14 +91,14 @@ func (b X6Bench) runSeed(seed uint64) (*X6Run, error) {
 	// VM::init): the engines differ in whom and when, not in skid.
 	cfg.JIT.DebugNonSafepoints = true
 	cfg.Samplers = []string{"truth"}
-	for _, e := range X6Engines {
+	for _, e := range x6Engines {
 		cfg.Samplers = append(cfg.Samplers, fmt.Sprintf("async:%s,engine=%s", e, e))
 	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}
-	r := &X6Run{Seed: seed, Engines: map[string]X6Engine{}}
+	r := &x6Run{Seed: seed, Engines: map[string]x6Engine{}}
 	var cpu, alive []float64
 	for _, th := range out.Result.Threads {
 		if th.Service {
@@ -114,7 +114,7 @@ func (b X6Bench) runSeed(seed uint64) (*X6Run, error) {
 	}
 	r.CPU, r.Alive = percents(cpu), percents(alive)
 	waits := waitLines(out)
-	for _, e := range X6Engines {
+	for _, e := range x6Engines {
 		prof := out.Profiles["async:"+e]
 		per := map[string]float64{}
 		var waiting float64
@@ -125,7 +125,7 @@ func (b X6Bench) runSeed(seed uint64) (*X6Run, error) {
 			}
 		}
 		n := float64(prof.TotalCount())
-		eng := X6Engine{Samples: prof.TotalCount(), Methods: 100 * profile.OverlapMethods(out.Profiles["truth"], prof), Waiting: 100 * waiting / math.Max(n, 1)}
+		eng := x6Engine{Samples: prof.TotalCount(), Methods: 100 * profile.OverlapMethods(out.Profiles["truth"], prof), Waiting: 100 * waiting / math.Max(n, 1)}
 		for i, th := range r.Threads {
 			sh := 100 * per[th] / math.Max(n, 1)
 			eng.Threads = append(eng.Threads, sh)
@@ -172,18 +172,18 @@ func waitLines(out *harness.Outcome) map[waitLine]bool {
 	return m
 }
 
-// MeasureX6 runs every bench at every seed.
-func MeasureX6(o Options) (*X6Result, error) {
+// measureX6 runs every bench at every seed.
+func measureX6(o Options) (*x6Result, error) {
 	benches := x6Benches(o)
-	runs, err := runBySeed[X6Bench, *X6Run](o, benches)
+	runs, err := runBySeed[x6Bench, *x6Run](o, benches)
 	if err != nil {
 		return nil, err
 	}
-	return &X6Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
+	return &x6Result{Seeds: o.Seeds, Benches: benches, Runs: runs}, nil
 }
 
 // Bench is bench name's runs, one per seed.
-func (r *X6Result) Bench(name string) []*X6Run {
+func (r *x6Result) Bench(name string) []*x6Run {
 	for i, b := range r.Benches {
 		if b.Name == name {
 			return r.Runs[i]
@@ -194,17 +194,17 @@ func (r *X6Result) Bench(name string) []*X6Run {
 
 // Max and Min are the largest and smallest value of f over bench's runs
 // for engine.
-func (r *X6Result) Max(bench, engine string, f func(X6Engine) float64) float64 {
-	return maxOf(r.Bench(bench), func(x *X6Run) float64 { return f(x.Engines[engine]) })
+func (r *x6Result) Max(bench, engine string, f func(x6Engine) float64) float64 {
+	return maxOf(r.Bench(bench), func(x *x6Run) float64 { return f(x.Engines[engine]) })
 }
 
-func (r *X6Result) Min(bench, engine string, f func(X6Engine) float64) float64 {
-	return minOf(r.Bench(bench), func(x *X6Run) float64 { return f(x.Engines[engine]) })
+func (r *x6Result) Min(bench, engine string, f func(x6Engine) float64) float64 {
+	return minOf(r.Bench(bench), func(x *x6Run) float64 { return f(x.Engines[engine]) })
 }
 
 // Share is thread th's share under source ("cpu time", "live time" or
 // an engine) over bench's seeds.
-func (r *X6Result) Share(bench, th, source string) Stat {
+func (r *x6Result) Share(bench, th, source string) stat {
 	var xs []float64
 	for _, run := range r.Bench(bench) {
 		for i, name := range run.Threads {
@@ -221,11 +221,11 @@ func (r *X6Result) Share(bench, th, source string) Stat {
 			}
 		}
 	}
-	return NewStat(xs)
+	return newStat(xs)
 }
 
-// X6Obs is one tidy observation: an engine on a (bench, seed).
-type X6Obs struct {
+// x6Obs is one tidy observation: an engine on a (bench, seed).
+type x6Obs struct {
 	Bench    string  `tidy:"benchmark"`
 	Seed     uint64  `tidy:"seed"`
 	Engine   string  `tidy:"engine"`
@@ -236,19 +236,19 @@ type X6Obs struct {
 	Waiting  float64 `tidy:"waiting_pct"`
 }
 
-func (r *X6Result) render() (*Result, error) {
+func (r *x6Result) render() (*Result, error) {
 	t := &Table{Title: "X6: async-profiler's engines on one execution: thread shares against CPU time and live time, method overlap with the truth (mean ± 95 % CI over seeds)",
 		Columns: []string{"execution", "engine", "samples", "max |thread − CPU share| (pts)", "max |thread − live share| (pts)", "method overlap (%)", "samples where a thread waits (%)"}}
-	var obs []X6Obs
+	var obs []x6Obs
 	for bi, b := range r.Benches {
-		for _, e := range X6Engines {
+		for _, e := range x6Engines {
 			var n, cd, ad, mo, w []float64
 			for _, run := range r.Runs[bi] {
 				x := run.Engines[e]
 				n, cd, ad, mo, w = append(n, float64(x.Samples)), append(cd, x.CPUDev), append(ad, x.AliveDev), append(mo, x.Methods), append(w, x.Waiting)
-				obs = append(obs, X6Obs{b.Name, run.Seed, e, x.Samples, x.CPUDev, x.AliveDev, x.Methods, x.Waiting})
+				obs = append(obs, x6Obs{b.Name, run.Seed, e, x.Samples, x.CPUDev, x.AliveDev, x.Methods, x.Waiting})
 			}
-			t.AddRow(b.Name, e, fmt.Sprintf("%.0f", NewStat(n).Mean), NewStat(cd).String(), NewStat(ad).String(), NewStat(mo).String(), NewStat(w).String())
+			t.AddRow(b.Name, e, fmt.Sprintf("%.0f", newStat(n).Mean), newStat(cd).String(), newStat(ad).String(), newStat(mo).String(), newStat(w).String())
 		}
 	}
 	t.Notes = []string{fmt.Sprintf("Seeds %v. Executions: %s. HotSpot 17 preset with DebugNonSafepoints (async-profiler's agent turns it on), four async instances (engine=cpu, ctimer, itimer, wall; 10 ms) watching each execution passively.", r.Seeds, x6About(r.Benches))}
@@ -256,7 +256,7 @@ func (r *X6Result) render() (*Result, error) {
 	return &Result{Table: t, Tidy: tidyOf(obs)}, nil
 }
 
-func x6About(bs []X6Bench) string {
+func x6About(bs []x6Bench) string {
 	s := ""
 	for i, b := range bs {
 		if i > 0 {

@@ -23,10 +23,10 @@ import (
 // if wall skips waiting threads or samples by CPU time, or if itimer
 // stops following the ticks.
 func TestX6_AsyncEngines(t *testing.T) {
-	r := measure[*X6Result](t, "x6-async-engines")
-	cpuDev := func(e X6Engine) float64 { return e.CPUDev }
-	aliveDev := func(e X6Engine) float64 { return e.AliveDev }
-	waiting := func(e X6Engine) float64 { return e.Waiting }
+	r := measure[*x6Result](t, "x6-async-engines")
+	cpuDev := func(e x6Engine) float64 { return e.CPUDev }
+	aliveDev := func(e x6Engine) float64 { return e.AliveDev }
+	waiting := func(e x6Engine) float64 { return e.Waiting }
 	for _, b := range []string{"blockhalf", "oversub", "h2"} {
 		for _, e := range []string{samplers.EngineCPU, samplers.EngineCTimer} {
 			assert.LessOrEqual(t, r.Max(b, e, cpuDev), x6CPUEngineDev, "%s %s: thread shares are CPU shares", b, e)
