@@ -20,6 +20,7 @@ const (
 // Fails if ISPS's thread-end retrieves were free (ISPS ≤ SPS, as on every
 // other stand-in).
 func TestH4_ShortLived(t *testing.T) {
+	needsSeeds(t, "ISPS − SPS on tmt paired by seed, its 95 % CI above 0")
 	r := measure[*h4Result](t, "h4-short-lived")
 	for _, iv := range []sim.Time{ms10, ms1} {
 		assert.Positive(t, r.Diff("tmt", "isps", "sps", iv).Lo(), "%v: ISPS − SPS", iv)

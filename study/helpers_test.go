@@ -34,11 +34,40 @@ var pngDir = flag.String("study.png", "", "write each experiment's figure as NAM
 // commit.
 var updateTables = flag.Bool("study.update-tables", false, "rewrite testdata/tables/NAME.md from this run's tables (a meant change of results)")
 
+// shortSeeds are the claim tests' seeds under -short: one run per
+// configuration, the smallest size at which a claim asserted run by run,
+// or on means over stand-ins, is still the claim. A claim that rests on
+// a 95 % CI over seeds, or on pairs of seeds, cannot be read from one
+// seed: its test skips under -short (needsSeeds) rather than assert less.
+// The tables' goldens are at the default seeds, so -short checks none.
+var shortSeeds = []uint64{1}
+
+// seeds are the claim tests' seeds: 1–10 with -study.full, shortSeeds
+// with -short, else DefaultOptions' 1–3.
 func seeds() []uint64 {
-	if *full {
+	switch {
+	case *full:
 		return []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	case testing.Short():
+		return shortSeeds
 	}
-	return []uint64{1, 2, 3}
+	return DefaultOptions().Seeds
+}
+
+// testOptions are DefaultOptions with the claim tests' seeds.
+func testOptions() Options {
+	o := DefaultOptions()
+	o.Seeds = seeds()
+	return o
+}
+
+// needsSeeds skips t under -short, whose one seed cannot give what the
+// claim rests on (why: a CI over seeds, pairs of seeds, ...).
+func needsSeeds(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short runs one seed (shortSeeds); the claim rests on %s", why)
+	}
 }
 
 var (
@@ -72,16 +101,13 @@ func runExperimentOn(t *testing.T, name string, models bool) *Result {
 	e, ok := Lookup(name)
 	require.True(t, ok, name)
 	require.False(t, *full && *paper, "-study.full and -study.paper do not combine")
-	o := DefaultOptions()
+	o := testOptions()
 	o.Full, o.Models = *full, models
 	o.Paper = *paper && e.Paper != ""
-	if *full {
-		o.Seeds = seeds()
-	}
 	r, err := e.Run(o)
 	require.NoError(t, err)
 	t.Log("\n" + r.Table.Markdown())
-	if !models && !*full && !o.Paper {
+	if !models && !*full && !o.Paper && !testing.Short() {
 		checkTableGolden(t, name, r)
 	}
 	require.NotNil(t, r.Data, "%s: a typed result", name)

@@ -40,6 +40,7 @@ const (
 // (kiama's ratio → 1) or attaches new frames under the wrong node (trees
 // differ).
 func TestW1_PartialWalks(t *testing.T) {
+	needsSeeds(t, "the upper end of kiama's 95 % CI over seeds")
 	r := measure[*w1Result](t, "w1-partial-walks")
 	ms, ms10 := sim.Millisecond, 10*sim.Millisecond
 	assert.Zero(t, r.NotIdentical(), "runs whose marker-bit PCCT differs from the full walks'")

@@ -39,6 +39,7 @@ const (
 // profilers, and at 100 ms falls below it, its 95 % CI wholly below the
 // one at 10 ms.
 func TestW2_OverheadPrecision(t *testing.T) {
+	needsSeeds(t, "precision, the correlation between runs of two different seeds, and overhead CIs over seeds")
 	r := measure[*w2Result](t, "w2-overhead-precision")
 	ms, ms10, ms100 := sim.Millisecond, 10*sim.Millisecond, 100*sim.Millisecond
 	assert.Zero(t, r.ShortRuns, "every run spans both data sets")

@@ -100,10 +100,10 @@ func TestX2_JFRThreadCap(t *testing.T) {
 // does not leak out. The second making runs again, not from the cache.
 func TestX2_Deterministic(t *testing.T) {
 	run := typed(measureX2)
-	a, err := run(DefaultOptions())
+	a, err := run(testOptions())
 	require.NoError(t, err)
 	forgetRuns[x2Key]()
-	b, err := run(DefaultOptions())
+	b, err := run(testOptions())
 	require.NoError(t, err)
 	assert.Equal(t, a.Table.Markdown(), b.Table.Markdown())
 	ca, err := a.Tidy.CSV()
