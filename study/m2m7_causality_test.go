@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Tolerances of M2 and M7 (CLAIMS.md).
@@ -97,9 +98,9 @@ func TestM2_Models(t *testing.T) {
 
 // TestM7_Models reads M7 on the models as TestM7_NoInlining does on the
 // stand-ins: the truth's positive control, tprof's mean slope ≈ 1 with a
-// narrow CI, and the safepoint samplers below 0.5. "Somewhat better
-// without inlining" is not asserted (REPRODUCTIONS.md, M7 on models:
-// partly).
+// narrow CI, and the safepoint samplers below 0.5. The claim's "somewhat
+// better without inlining" does not hold on the models
+// (TestDivergence_M7_Models).
 func TestM7_Models(t *testing.T) {
 	r := measureModels[*causalityResult](t, "m7-no-inlining")
 	for _, row := range r.Rows {
@@ -110,5 +111,21 @@ func TestM7_Models(t *testing.T) {
 	assert.Less(t, tp.CI, m7TprofCIMax)
 	for _, p := range causalityProfilers {
 		assert.Less(t, r.Mean(p).Hi(), causalitySlopeMax, p)
+	}
+}
+
+// TestDivergence_M7_Models pins the documented divergence
+// (REPRODUCTIONS.md, M7 on models): without inlining no safepoint
+// sampler's mean slope is above its mean slope with inlining (M2 on the
+// models; measured 0.01–0.03 against 0.05–0.06), where the claim has them
+// "somewhat better": compiled on its own, the injected method's poll-free
+// loop is still met at its return poll, charged to the caller.
+func TestDivergence_M7_Models(t *testing.T) {
+	without := measureModels[*causalityResult](t, "m7-no-inlining")
+	with := measureModels[*causalityResult](t, "m2-causality")
+	require.Equal(t, len(with.Rows), len(without.Rows), "as many method pairs with and without inlining")
+	for _, p := range causalityProfilers {
+		t.Logf("%s: mean slope without inlining %v, with %v", p, without.Mean(p), with.Mean(p))
+		assert.LessOrEqual(t, without.Mean(p).Mean, with.Mean(p).Mean, "%s: not better without inlining", p)
 	}
 }
