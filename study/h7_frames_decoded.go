@@ -72,9 +72,9 @@ func (r *h7Result) render() (*Result, error) {
 	for _, b := range r.Benches {
 		d, sp, is, ra := r.Depth(b), r.SPS(b), r.ISPS(b), r.Ratio(b)
 		t.AddRow(b, d.String(), sp.String(), is.String(), ra.String())
-		spsPts.add(d.Mean, sp)
+		h := spsPts.add(d.Mean, sp) // 0 for one seed, whose CI is undefined
 		ispsPts.add(d.Mean, is)
-		maxD = math.Max(maxD, math.Max(d.Mean, sp.Hi()))
+		maxD = math.Max(maxD, math.Max(d.Mean, sp.Mean+h))
 	}
 	t.Notes = append(t.Notes, r.Note)
 	t.Notes = append(t.Notes, discussion("h7-frames-decoded")...)

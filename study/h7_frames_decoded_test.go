@@ -22,7 +22,6 @@ const (
 // depth (paper: "examines each stack frame only once"). Fails if ISPS
 // re-decoded shared frames (its count would approach SPS's).
 func TestH7_FramesDecodedOnce(t *testing.T) {
-	needsSeeds(t, "the experiment's figure, whose 95 % CI bars over seeds one seed cannot draw (plotter: NaN data point)")
 	r := measure[*h7Result](t, "h7-frames-decoded")
 	for _, b := range r.Benches {
 		assert.Less(t, r.ISPS(b).Mean, r.SPS(b).Mean, b)
