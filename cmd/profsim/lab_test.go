@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/samplers"
 )
 
@@ -79,12 +80,12 @@ func labArgs(t *testing.T, lab, cmd, dir string) []string {
 
 // labRun runs a `profsim run` command of the lab with --format json and
 // decodes its report.
-func labRun(t *testing.T, lab, cmd string) report {
+func labRun(t *testing.T, lab, cmd string) report.Report {
 	t.Helper()
 	args := append(labArgs(t, lab, cmd, t.TempDir()), "--format", "json")
 	code, out, errOut := runMain(args...)
 	require.Equal(t, 0, code, "%s: %s", cmd, errOut)
-	var r report
+	var r report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &r), cmd)
 	return r
 }
@@ -111,7 +112,7 @@ func labTimeline(t *testing.T, lab, cmd string) {
 	}
 }
 
-func profileOf(t *testing.T, r report, id string) profileReport {
+func profileOf(t *testing.T, r report.Report, id string) report.Profile {
 	t.Helper()
 	p, ok := r.Profiles[id]
 	require.True(t, ok, "no profile %q in %v", id, r.Order)
@@ -122,7 +123,7 @@ func profileOf(t *testing.T, r report, id string) profileReport {
 // the methods it charged; the truth lists every method that ran, so a
 // method the truth lists and the profile does not has share 0, and one
 // the truth does not list fails the test (a misspelt name reads no 0).
-func selfShare(t *testing.T, r report, id, method string) float64 {
+func selfShare(t *testing.T, r report.Report, id, method string) float64 {
 	t.Helper()
 	for _, m := range profileOf(t, r, id).Methods {
 		if m.Method == method {
@@ -139,7 +140,7 @@ func selfShare(t *testing.T, r report, id, method string) float64 {
 }
 
 // frameShare is a's share of the samples charged to a or b.
-func frameShare(t *testing.T, r report, id, a, b string) (share float64, n int64) {
+func frameShare(t *testing.T, r report.Report, id, a, b string) (share float64, n int64) {
 	t.Helper()
 	sa, sb := selfShare(t, r, id, a), selfShare(t, r, id, b)
 	require.Positive(t, sa+sb, "%s: nothing in %s or %s", id, a, b)
@@ -147,7 +148,7 @@ func frameShare(t *testing.T, r report, id, a, b string) (share float64, n int64
 }
 
 // edgeShare is caller → callee's share of profile id's edge samples.
-func edgeShare(t *testing.T, r report, id, caller, callee string) float64 {
+func edgeShare(t *testing.T, r report.Report, id, caller, callee string) float64 {
 	t.Helper()
 	p := profileOf(t, r, id)
 	var total, n int64
@@ -162,7 +163,7 @@ func edgeShare(t *testing.T, r report, id, caller, callee string) float64 {
 	return float64(n) / float64(total)
 }
 
-func biasOf(t *testing.T, r report, id string) biasMatrix {
+func biasOf(t *testing.T, r report.Report, id string) report.BiasMatrix {
 	t.Helper()
 	require.NotNil(t, r.Bias, "run without --why")
 	for _, b := range r.Bias.Samplers {
@@ -172,12 +173,12 @@ func biasOf(t *testing.T, r report, id string) biasMatrix {
 		}
 	}
 	require.Failf(t, "no bias matrix", "%s", id)
-	return biasMatrix{}
+	return report.BiasMatrix{}
 }
 
 // charged is the share of the samples requested while the thread was in
 // from that were charged to to (a row of the matrix, normalised).
-func charged(t *testing.T, b biasMatrix, from, to string) float64 {
+func charged(t *testing.T, b report.BiasMatrix, from, to string) float64 {
 	t.Helper()
 	i, j := index(b.Methods, from), index(b.Methods, to)
 	require.True(t, i >= 0 && j >= 0, "%s: %s or %s not in %v", b.Sampler, from, to, b.Methods)
@@ -191,7 +192,7 @@ func charged(t *testing.T, b biasMatrix, from, to string) float64 {
 
 // mechanismShare is the share of b's samples taken by mechanism m, which
 // must occur.
-func mechanismShare(t *testing.T, b biasMatrix, m string) float64 {
+func mechanismShare(t *testing.T, b report.BiasMatrix, m string) float64 {
 	t.Helper()
 	n, ok := b.Mechanisms[m]
 	require.True(t, ok, "%s: no sample taken by %s (%v)", b.Sampler, m, b.Mechanisms)
@@ -430,7 +431,7 @@ func TestLab5ObserverEffect(t *testing.T) {
 	assert.LessOrEqual(t, float64(bj.Samples), (1-fewerSamplesMin)*float64(cj.Samples), "jvmti loses samples to hprof")
 	hotAlone, hotBoth := selfShare(t, costed, "jvmti", "CallPair.M"), selfShare(t, both, "jvmti", "CallPair.M")
 	assert.GreaterOrEqual(t, math.Abs(hotAlone-hotBoth), hotShiftMin, "M6: jvmti's hottest method moves")
-	for _, r := range []report{costed, both} {
+	for _, r := range []report.Report{costed, both} {
 		assert.InDelta(t, selfShare(t, passive, "truth", "CallPair.M"), selfShare(t, r, "truth", "CallPair.M"), truthShiftMax)
 	}
 	t.Logf("program: %.3f s passive, %.3f s costed jvmti (%.2f×, paused %.3f s), %.3f s with hprof too; jvmti: %d → %d samples, M %.1f %% → %.1f %%",

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/study"
@@ -313,11 +313,11 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	if err != nil {
 		return runFailed(ctx, err)
 	}
-	rep := newReport(p.Name, cfg, out)
+	rep := report.New(p.Name, cfg, out)
 	restoreGC()
 	rep.Config = f.spec.Describe(cfg, out.Names, out.Samplers, harness.WorkloadInfo{Name: p.Name, Ref: f.spec.Workload, SHA256: hash})
 	if f.why {
-		rep.Bias = newBiasReport(cfg.Trace, out)
+		rep.Bias = report.NewBias(cfg.Trace, out)
 	}
 	if f.out != "" {
 		if err := checkExport(out, f.spec.MaxMemory); err != nil {
@@ -350,36 +350,31 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	switch f.format {
 	case "json":
 		if f.explainJIT {
-			rep.ExplainJIT = "JIT: off (--no-jit): every method runs its base compiled version\n"
-			if out.JIT != nil {
-				rep.ExplainJIT = out.JIT.Explain()
-			}
+			rep.ExplainJIT = report.ExplainJIT(out)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := rep.JSON(w); err != nil {
 			return err
 		}
 	case "csv":
-		if err := writeCSV(w, rep, configColumns(rep.Config), byLine); err != nil {
+		if err := rep.CSV(w, report.Settings(rep.Config), byLine); err != nil {
 			return err
 		}
 	case "jsonl":
-		if err := writeJSONL(w, rep, configColumns(rep.Config), byLine); err != nil {
+		if err := rep.JSONL(w, report.Settings(rep.Config), byLine); err != nil {
 			return err
 		}
 	default:
 		if byLine {
-			rep.writeLineTable(w, f.top)
+			rep.LineTable(w, f.top)
 		} else {
-			rep.writeTable(w, f.top)
+			rep.Table(w, f.top)
 		}
 		writeNotes(w, p, interpreted)
 		if f.why {
-			rep.writeWhy(w, f.top)
+			rep.Why(w, f.top)
 		}
 		if f.explainJIT {
-			explainJIT(w, out)
+			report.JIT(w, out)
 		}
 		if f.out != "" {
 			fmt.Fprintf(w, "\nwrote <profile>.pb.gz and <profile>.folded for %s in %s (open with: go tool pprof -http=: %s)\n",

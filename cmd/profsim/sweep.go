@@ -25,6 +25,7 @@ import (
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/sweep"
@@ -652,8 +653,8 @@ func (pr *plannedRun) run(ctx context.Context) (json.RawMessage, error) {
 }
 
 // cacheRows renders rep's table rows into the sweep's row cache.
-func (pr *plannedRun) cacheRows(rep *report) error {
-	rr, err := renderRows(rep)
+func (pr *plannedRun) cacheRows(rep *report.Report) error {
+	rr, err := report.SweepRows(rep)
 	if err != nil {
 		return err
 	}
@@ -663,7 +664,7 @@ func (pr *plannedRun) cacheRows(rep *report) error {
 
 // report makes the run, keeps its profiles if asked, and returns its
 // result as `profsim run --format json` prints it.
-func (pr *plannedRun) report(ctx context.Context) (*report, error) {
+func (pr *plannedRun) report(ctx context.Context) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -695,7 +696,7 @@ func (pr *plannedRun) report(ctx context.Context) (*report, error) {
 			}
 		}
 	}
-	return newReport(p.Name, pr.cfg, out), nil
+	return report.New(p.Name, pr.cfg, out), nil
 }
 
 type sweepOptions struct {

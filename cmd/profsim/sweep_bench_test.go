@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/sweep"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 	}
 	ctx := context.Background()
 	engine, runs := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	reports := map[string]*report{}
+	reports := map[string]*report.Report{}
 	raws := map[string]json.RawMessage{}
 	n := 0
 	for b.Loop() {

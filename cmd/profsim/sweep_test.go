@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/profsim/profsim/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/sweep"
 )
 
@@ -131,7 +132,7 @@ func TestSweepExampleGridIndependentOfJobs(t *testing.T) {
 	var rc harness.Description
 	require.NoError(t, json.Unmarshal(recs[0].Config, &rc))
 	assert.Equal(t, runKey(&rc), recs[0].Key, "the key is the config's hash")
-	var rep report
+	var rep report.Report
 	require.NoError(t, json.Unmarshal(recs[0].Result, &rep))
 	assert.Equal(t, []string{"truth", "safepoint", "async:exact"}, rep.Order)
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/samplers"
 )
 
@@ -33,7 +34,7 @@ func TestWhyPrintsAndExportsTheBiasMatrices(t *testing.T) {
 	code, js, errOut := runMain(append(args, "--format", "json")...)
 	require.Equal(t, 0, code, errOut)
 	var r struct {
-		Bias biasReport `json:"bias"`
+		Bias report.Bias `json:"bias"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(js), &r))
 	require.Len(t, r.Bias.Samplers, 2)
@@ -50,7 +51,7 @@ func TestWhyPrintsAndExportsTheBiasMatrices(t *testing.T) {
 		}
 	}
 	assert.Equal(t, sp.Samples, sum)
-	assert.Equal(t, []untraced{{"pcct", "aggregates without per-sample times (no trace)"}}, r.Bias.Untraced)
+	assert.Equal(t, []report.Untraced{{Sampler: "pcct", Reason: "aggregates without per-sample times (no trace)"}}, r.Bias.Untraced)
 }
 
 func index(xs []string, x string) int {

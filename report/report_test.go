@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bufio"
@@ -46,21 +46,21 @@ func runOutcome(t *testing.T, w string, d sim.Time, names []string, tweak func(*
 }
 
 // runReport runs workload w and builds the report, as `profsim run` does.
-func runReport(t *testing.T, w string, d sim.Time, names []string, tweak func(*harness.Config)) *report {
+func runReport(t *testing.T, w string, d sim.Time, names []string, tweak func(*harness.Config)) *Report {
 	t.Helper()
 	cfg, out := runOutcome(t, w, d, names, tweak)
-	return newReport(w, cfg, out)
+	return New(w, cfg, out)
 }
 
 // edgeRun is cbs and jikes-timer on callpair with Jikes-like yield points
 // and no inlining, as samplers/golden_test.go runs them, beside async.
-func edgeRun(t *testing.T) *report {
+func edgeRun(t *testing.T) *Report {
 	return runReport(t, "callpair", 300*sim.Millisecond, []string{"truth", "async", "cbs", "jikes-timer"}, func(c *harness.Config) {
 		c.JIT.Flavour, c.JIT.Inline = jit.Jikes, false
 	})
 }
 
-var tidySettings = []setting{{"workload", "hotcold"}, {"seed", "1"}, {"duration_ms", "50"}}
+var tidySettings = []Setting{{"workload", "hotcold"}, {"seed", "1"}, {"duration_ms", "50"}}
 
 // tidyRecord is one parsed CSV row in the columns both layouts share.
 type tidyRecord struct {
@@ -72,7 +72,7 @@ type tidyRecord struct {
 	hasOverlap, hasLineCell bool
 }
 
-// parseTidyCSV parses writeCSV's output and checks its shape: every row
+// parseTidyCSV parses CSV's output and checks its shape: every row
 // as wide as the header, every numeric column a finite float or empty
 // where allowed: overlap_vs_truth for truth, and truth_self_share and
 // overlap_vs_truth by line when truth records no lines (noTruth).
@@ -176,12 +176,12 @@ func boolInt(b bool) int {
 // lineTruthReport is hotcold's report with a stand-in truth that records
 // source lines: async's profile (the simulator's ground truth keeps none),
 // so that line-level comparisons have something to compare with.
-func lineTruthReport(t *testing.T, names []string) *report {
+func lineTruthReport(t *testing.T, names []string) *Report {
 	cfg, out := runOutcome(t, "hotcold", 50*sim.Millisecond, names, nil)
 	lt := *out.Profiles["async"]
 	lt.Source = "truth"
 	out.Profiles["truth"] = &lt
-	r := newReport("hotcold", cfg, out)
+	r := New("hotcold", cfg, out)
 	require.True(t, r.Profiles["truth"].hasLines())
 	return r
 }
@@ -190,7 +190,7 @@ func TestTidyCSVLoadsWithoutCleaning(t *testing.T) {
 	names := []string{"truth", "safepoint", "async", "tprof"}
 	for _, c := range []struct {
 		what string
-		r    *report
+		r    *Report
 	}{
 		{"sim truth", runReport(t, "hotcold", 50*sim.Millisecond, names, nil)},
 		{"line truth", lineTruthReport(t, names)},
@@ -201,10 +201,10 @@ func TestTidyCSVLoadsWithoutCleaning(t *testing.T) {
 	}
 }
 
-func checkTidyCSV(t *testing.T, r *report, byLine bool) {
+func checkTidyCSV(t *testing.T, r *Report, byLine bool) {
 	noTruth := byLine && !r.Profiles["truth"].hasLines()
 	var b bytes.Buffer
-	require.NoError(t, writeCSV(&b, r, tidySettings, byLine))
+	require.NoError(t, r.CSV(&b, tidySettings, byLine))
 	header, rows := parseTidyCSV(t, b.Bytes(), byLine, noTruth)
 	assert.Equal(t, []string{"workload", "seed", "duration_ms", "profile", "method"}, header[:5], "settings first")
 
@@ -229,7 +229,7 @@ func checkTidyCSV(t *testing.T, r *report, byLine bool) {
 		}
 	}
 	require.Len(t, sums, 4, "byLine %v", byLine)
-	for _, n := range r.names {
+	for _, n := range r.Order {
 		assert.InDelta(t, 1, sums[n], shareSumTolerance, n)
 		assert.Equal(t, keys["truth"], keys[n], "%s covers truth's rows", n)
 	}
@@ -269,8 +269,8 @@ func TestTidyJSONLMatchesCSV(t *testing.T) {
 	r := runReport(t, "hotcold", 50*sim.Millisecond, []string{"truth", "safepoint", "async", "tprof"}, nil)
 	for _, byLine := range []bool{false, true} {
 		var c, j bytes.Buffer
-		require.NoError(t, writeCSV(&c, r, tidySettings, byLine))
-		require.NoError(t, writeJSONL(&j, r, tidySettings, byLine))
+		require.NoError(t, r.CSV(&c, tidySettings, byLine))
+		require.NoError(t, r.JSONL(&j, tidySettings, byLine))
 		recs, err := csv.NewReader(&c).ReadAll()
 		require.NoError(t, err)
 		header := recs[0]
@@ -312,8 +312,8 @@ func TestTidyJSONLMatchesCSV(t *testing.T) {
 func TestTidyRejectsSettingNamedLikeAColumn(t *testing.T) {
 	r := runReport(t, "hotcold", 20*sim.Millisecond, []string{"truth"}, nil)
 	var b bytes.Buffer
-	assert.ErrorContains(t, writeCSV(&b, r, []setting{{"profile", "x"}}, false), `column "profile" twice`)
-	assert.ErrorContains(t, writeJSONL(&b, r, []setting{{"seed", "1"}, {"seed", "2"}}, false), `column "seed" twice`)
+	assert.ErrorContains(t, r.CSV(&b, []Setting{{"profile", "x"}}, false), `column "profile" twice`)
+	assert.ErrorContains(t, r.JSONL(&b, []Setting{{"seed", "1"}, {"seed", "2"}}, false), `column "seed" twice`)
 }
 
 func TestIsJSONNumber(t *testing.T) {
@@ -355,7 +355,7 @@ func TestEdgeOnlyProfilersGetCallEdgeSection(t *testing.T) {
 	assert.Equal(t, []string{"cbs", "jikes-timer"}, r.edgeNames())
 
 	var b bytes.Buffer
-	r.writeTable(&b, 10)
+	r.Table(&b, 10)
 	table := b.String()
 	methods := sectionLines(t, table, "Self time by method (%)")
 	assert.Equal(t, []string{"method", "truth", "async"}, strings.Fields(methods[0]), "no column for edge-only profiles")
@@ -381,7 +381,7 @@ func TestEdgeOnlyProfilersGetCallEdgeSection(t *testing.T) {
 
 	// The tidy output leaves edge-only profiles out.
 	var c bytes.Buffer
-	require.NoError(t, writeCSV(&c, r, nil, false))
+	require.NoError(t, r.CSV(&c, nil, false))
 	_, rows := parseTidyCSV(t, c.Bytes(), false, false)
 	var profiles []string
 	for _, row := range rows {
@@ -414,7 +414,7 @@ func TestFewSamplesFlagged(t *testing.T) {
 	assert.Nil(t, back.Profiles["truth"].FewSamples, "omitted when false")
 
 	var b bytes.Buffer
-	r.writeTable(&b, 10)
+	r.Table(&b, 10)
 	want := strconv.FormatFloat(100**a.OverlapVsTruth, 'f', 2, 64) + "*"
 	assert.Contains(t, b.String(), want)
 	assert.Contains(t, b.String(), "* fewer than 30 samples: overlap means little")
@@ -424,7 +424,7 @@ func TestFewSamplesFlagged(t *testing.T) {
 	require.GreaterOrEqual(t, r.Profiles["async"].Samples, int64(minSamples))
 	assert.False(t, r.Profiles["async"].FewSamples)
 	b.Reset()
-	r.writeTable(&b, 10)
+	r.Table(&b, 10)
 	assert.NotContains(t, b.String(), "*")
 }
 
@@ -445,7 +445,7 @@ func TestServedOnlyWhereExact(t *testing.T) {
 
 func TestLinesInReportAndLineTable(t *testing.T) {
 	r := runReport(t, "hotcold", 50*sim.Millisecond, []string{"truth", "async", "tprof"}, nil)
-	for _, n := range r.names {
+	for _, n := range r.Order {
 		p := r.Profiles[n]
 		require.NotEmpty(t, p.Lines, n)
 		sum := 0.0
@@ -463,7 +463,7 @@ func TestLinesInReportAndLineTable(t *testing.T) {
 	truthLines := r.Profiles["truth"].hasLines()
 	assert.Equal(t, truthLines, r.Profiles["async"].LineOverlapVsTruth != nil)
 	var b bytes.Buffer
-	r.writeLineTable(&b, 10)
+	r.LineTable(&b, 10)
 	assert.Equal(t, !truthLines, strings.Contains(b.String(), "no overlap by line: the ground truth has no lines"))
 	assert.Contains(t, b.String(), "tprof")
 
@@ -474,7 +474,7 @@ func TestLinesInReportAndLineTable(t *testing.T) {
 	require.NotNil(t, r.Profiles["tprof"].LineOverlapVsTruth)
 	assert.Zero(t, *r.Profiles["tprof"].LineOverlapVsTruth, "no lines, no line overlap")
 	b.Reset()
-	r.writeLineTable(&b, 10)
+	r.LineTable(&b, 10)
 	table := b.String()
 	rows := sectionLines(t, table, "Self time by line (%)")
 	assert.Equal(t, []string{"method:line", "truth", "async", "tprof"}, strings.Fields(rows[0]))
@@ -489,7 +489,7 @@ func TestLinesInReportAndLineTable(t *testing.T) {
 // threads are seldom in but that gets most of the samples (a poll's
 // caller) keeps its column when the others fold into (other).
 func TestFoldOtherKeepsTheChargedColumn(t *testing.T) {
-	b := biasMatrix{Methods: []string{"A", "B", "C", "D"}, Counts: [][]int64{
+	b := BiasMatrix{Methods: []string{"A", "B", "C", "D"}, Counts: [][]int64{
 		{10, 0, 40, 0}, // truly in A: 50, charged to A 10
 		{0, 5, 25, 0},  // B: 30
 		{0, 0, 2, 0},   // C: 2 truly, 67 charged

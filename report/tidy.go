@@ -1,4 +1,4 @@
-package main
+package report
 
 // Tidy output: the report in long format, one row per (profile, method)
 // or (profile, method, line), unrounded, for pandas or R to load without
@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,10 +18,10 @@ import (
 	"strings"
 )
 
-// setting is one run setting written as a column of every row (workload,
+// Setting is one run setting written as a column of every row (workload,
 // seed, duration, ...). Value is already formatted; numeric settings are
-// plain numbers ("7", "0.1"), which writeJSONL writes as JSON numbers.
-type setting struct{ Name, Value string }
+// plain numbers ("7", "0.1"), which JSONL writes as JSON numbers.
+type Setting struct{ Name, Value string }
 
 // tidyCell is one cell of a tidy row: a string, an int64, a float64, or
 // nil (missing: an empty CSV cell, JSON null).
@@ -48,8 +49,8 @@ type number string
 // [total_share,] truth_self_share, samples, overlap_vs_truth (by line
 // with byLine). truth_self_share is empty without truth, and by line when
 // truth records no source lines (then overlap_vs_truth is empty too: see
-// profileReport.LineOverlapVsTruth); overlap_vs_truth is empty for truth.
-func tidyRows(r *report, settings []setting, byLine bool) (header []string, rows [][]tidyCell, err error) {
+// Profile.LineOverlapVsTruth); overlap_vs_truth is empty for truth.
+func tidyRows(r *Report, settings []Setting, byLine bool) (header []string, rows [][]tidyCell, err error) {
 	for _, s := range settings {
 		header = append(header, s.Name)
 	}
@@ -187,9 +188,11 @@ func formatFloat(col string, x float64) (string, error) {
 	return strconv.FormatFloat(x, 'g', -1, 64), nil
 }
 
-// writeCSV writes the report as CSV (RFC 4180, encoding/csv): a header,
-// then the rows of tidyRows.
-func writeCSV(w io.Writer, r *report, settings []setting, byLine bool) error {
+// CSV writes the report in long format as CSV (RFC 4180, encoding/csv):
+// a header, then per stack-sampling profile one row per method of the
+// union over all profiles (byLine: per method and line), each row led by
+// the settings (Settings) as columns.
+func (r *Report) CSV(w io.Writer, settings []Setting, byLine bool) error {
 	header, rows, err := tidyRows(r, settings, byLine)
 	if err != nil {
 		return err
@@ -214,11 +217,11 @@ func cellText(c tidyCell) (string, error) {
 	panic(fmt.Sprintf("tidy: cell %s of type %T", c.name, c.value))
 }
 
-// writeJSONL writes the rows of tidyRows as JSON Lines: one object per
-// line, keys in the CSV header's order, numbers as JSON numbers, missing
-// values as null. A setting whose value is a JSON number literal ("7",
-// "0.05", "1e-3") is written as a number, any other as a string.
-func writeJSONL(w io.Writer, r *report, settings []setting, byLine bool) error {
+// JSONL writes the rows of CSV as JSON Lines: one object per line, keys
+// in the CSV header's order, numbers as JSON numbers, missing values as
+// null. A setting whose value is a JSON number literal ("7", "0.05",
+// "1e-3") is written as a number, any other as a string.
+func (r *Report) JSONL(w io.Writer, settings []Setting, byLine bool) error {
 	_, rows, err := tidyRows(r, settings, byLine)
 	if err != nil {
 		return err
@@ -286,4 +289,27 @@ func samplesCell(profile string, samples int64) any {
 		return nil
 	}
 	return samples
+}
+
+// writeTidyCSV writes a header and tidy rows as CSV.
+func writeTidyCSV(w io.Writer, header []string, rows [][]tidyCell) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	rec := make([]string, len(header))
+	for _, row := range rows {
+		for i, c := range row {
+			s, err := cellText(c)
+			if err != nil {
+				return err
+			}
+			rec[i] = s
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
