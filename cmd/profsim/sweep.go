@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -611,30 +609,6 @@ func pointError(file string, pt sweep.Point, err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "run: ")
 	return usagef("sweep: %s: point %d: %s (settings: %s)", file, pt.Index, msg, strings.Join(where, " "))
-}
-
-// runKey names a run by its resolved config: the SHA-256 of the config's
-// JSON without the fields that say how it was asked for rather than
-// what ran (args and the workload's path: the workload is its content
-// hash), so that a sweep resumes from another directory, and without
-// the fields that describe profsim to people (version, VCS revision, Go
-// version): its code is its build identity, which is kept, so a build
-// from a checkout with .git and one without share keys and any change
-// of code gives new ones. 16 hex digits: 64 bits, a collision chance of
-// about n²/2⁶⁵ for n runs.
-func runKey(rc *harness.Description) string {
-	c := *rc
-	c.Args = nil
-	c.Profsim = harness.Version{Build: rc.Profsim.Build}
-	if c.Workload.SHA256 != "" { // a workload that did not load is named by its path
-		c.Workload.Ref = ""
-	}
-	b, err := json.Marshal(&c)
-	if err != nil {
-		panic("profsim: config does not encode: " + err.Error())
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:8])
 }
 
 // run performs a planned run and returns its report as JSON (without the

@@ -224,7 +224,7 @@ func TestSweepTwoBuilds(t *testing.T) {
 		var rc harness.Description
 		require.NoError(t, json.Unmarshal(r.Config, &rc))
 		keys[rc.Profsim.Build] = append(keys[rc.Profsim.Build], r.Key)
-		assert.Equal(t, runKey(&rc), r.Key)
+		assert.Equal(t, rc.Key(), r.Key)
 	}
 	require.Len(t, keys[buildA], 2, "each record keeps its build")
 	require.Len(t, keys[buildB], 2)
@@ -266,9 +266,9 @@ func TestVersionCommand(t *testing.T) {
 	// A run's config holds the build, and its key depends on the build
 	// alone of what describes profsim.
 	rc := harness.Description{Profsim: v, Workload: harness.WorkloadInfo{Name: "w", SHA256: "x"}}
-	k := runKey(&rc)
+	k := rc.Key()
 	rc.Profsim.Revision, rc.Profsim.Version, rc.Profsim.Go = "abc", "v9", "go0"
-	assert.Equal(t, k, runKey(&rc), "how a build is described is not what ran")
+	assert.Equal(t, k, rc.Key(), "how a build is described is not what ran")
 	rc.Profsim.Build = "0000000000000000"
-	assert.NotEqual(t, k, runKey(&rc), "other code, other key")
+	assert.NotEqual(t, k, rc.Key(), "other code, other key")
 }

@@ -131,7 +131,7 @@ func TestSweepExampleGridIndependentOfJobs(t *testing.T) {
 	require.Len(t, recs, 27)
 	var rc harness.Description
 	require.NoError(t, json.Unmarshal(recs[0].Config, &rc))
-	assert.Equal(t, runKey(&rc), recs[0].Key, "the key is the config's hash")
+	assert.Equal(t, rc.Key(), recs[0].Key, "the key is the config's hash")
 	var rep report.Report
 	require.NoError(t, json.Unmarshal(recs[0].Result, &rep))
 	assert.Equal(t, []string{"truth", "safepoint", "async:exact"}, rep.Order)
