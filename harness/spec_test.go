@@ -3,6 +3,8 @@ package harness
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -170,6 +172,42 @@ func TestSpecInlineFromAndRecompileAt(t *testing.T) {
 	} {
 		_, err := parseSpec(t, append([]string{"--workload", "callpair", "--vm", "jikes", "--duration", "60ms"}, c.args...)...)
 		if assert.Error(t, err, "%v", c.args) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+}
+
+// Load reads the Spec's workload within its limits; what the user can fix
+// is an InputError, naming the workload and the problem.
+func TestSpecLoad(t *testing.T) {
+	s := DefaultSpec()
+	s.Workload, s.Injections = "hotcold", []string{"HotCold.hot:3"}
+	p, hash, err := s.Load()
+	require.NoError(t, err)
+	plain, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	assert.Equal(t, ProgramHash(plain), hash, "the hash is the program's before the interventions")
+	assert.NotEqual(t, ProgramHash(p), hash, "the injection applied")
+
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, make([]byte, 2048), 0o644))
+	for _, c := range []struct {
+		edit func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.Workload = "hotcld" }, `unknown workload "hotcld": did you mean "hotcold"?`},
+		{func(s *Spec) { s.Workload = dir }, "not a regular file (a directory)"},
+		{func(s *Spec) { s.Workload, s.MaxInput = big, 1024 }, "over the input limit of 1KiB (raise it with --max-input-size SIZE)"},
+		{func(s *Spec) { s.Workload, s.MaxMemory = big, 1024 }, "over --max-memory 1KiB"},
+		{func(s *Spec) { s.Injections = []string{"HotCold.nothere:3"} }, "nothere"},
+	} {
+		s := DefaultSpec()
+		s.Workload = "hotcold"
+		c.edit(&s)
+		_, _, err := s.Load()
+		var ie *InputError
+		if assert.ErrorAs(t, err, &ie, c.want) {
 			assert.Contains(t, err.Error(), c.want)
 		}
 	}

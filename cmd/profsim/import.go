@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/profsim/profsim/internal/filekind"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	if st, err := os.Stat(*rec); err != nil {
 		return usagef("import: --jfr-json %s: %v", *rec, bare(err))
 	} else if !st.Mode().IsRegular() {
-		return usagef("import: --jfr-json %s: not a regular file (%s)", *rec, fileKind(st.Mode()))
+		return usagef("import: --jfr-json %s: not a regular file (%s)", *rec, filekind.Of(st.Mode()))
 	}
 	files := newOutputs(ctx, "--out")
 	written := false

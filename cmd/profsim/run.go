@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
@@ -153,75 +151,14 @@ func givenExcept(given map[string]bool, skip string) string {
 	return strings.Join(names, ", ")
 }
 
-// loadWorkloadMax resolves a built-in name first, then a file path, read
-// if it is a regular file of at most max bytes. Only a regular file is read (a symbolic link to one is): a FIFO would
-// block and a device may never end.
-func loadWorkloadMax(ref string, max int64) (*program.Program, error) {
-	if workloads.IsBuiltin(ref) {
-		p, err := workloads.Get(ref)
-		if err != nil {
-			return nil, err // a broken built-in is our bug, not the user's
-		}
-		return p, nil
+// asUsage makes a harness.InputError — a workload the user named that
+// cannot be read — a usage error (exit status 2).
+func asUsage(err error) error {
+	var ie *harness.InputError
+	if errors.As(err, &ie) {
+		return usageError{err}
 	}
-	st, err := os.Stat(ref)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins())); s != "" {
-				return nil, usagef("unknown workload %q: did you mean %q? (not a built-in nor a file; 'profsim workloads' lists the built-ins)", ref, s)
-			}
-			return nil, usagef("unknown workload %q: not a built-in (%s, or a stand-in from 'profsim workloads') and no such file", ref, strings.Join(workloads.Programs(), ", "))
-		}
-		return nil, usagef("workload %s: %v", ref, bare(err))
-	}
-	if !st.Mode().IsRegular() {
-		return nil, usagef("workload %s: not a regular file (%s); profsim reads workloads from regular files only", ref, fileKind(st.Mode()))
-	}
-	if st.Size() > max {
-		return nil, usagef("workload %s: %s is over the input limit of %s (raise it with --max-input-size SIZE)", ref, sim.FormatBytes(st.Size()), sim.FormatBytes(max))
-	}
-	p, err := program.Load(ref)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return p, nil
-}
-
-// checkWorkloadMemory refuses, before reading it, a workload file whose
-// program would take more than maxMemory once read and built into the
-// run (sim.WorkloadBytes estimates it from the file's size). A file that
-// loadWorkloadMax refuses anyway (not a regular file, over the input
-// limit maxInput) is left for it to report.
-func checkWorkloadMemory(ref string, maxInput, maxMemory int64) error {
-	if workloads.IsBuiltin(ref) {
-		return nil
-	}
-	st, err := os.Stat(ref)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxInput {
-		return nil
-	}
-	if est := sim.WorkloadBytes(st.Size()); est > maxMemory {
-		return usagef("workload %s: its program would take an estimated %s of memory (%d bytes for each of the file's %s), over --max-memory %s (raise it with --max-memory SIZE)",
-			ref, sim.FormatBytes(est), sim.WorkloadBytesPerByte, sim.FormatBytes(st.Size()), sim.FormatBytes(maxMemory))
-	}
-	return nil
-}
-
-// fileKind names what a non-regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
+	return err
 }
 
 // buildConfig resolves the run's configuration (harness.Spec.Config).
@@ -390,29 +327,13 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 // loadRun reads the workload, applies the interventions and builds the
 // run's configuration; hash is the workload's before the interventions.
 func loadRun(f *runFlags) (p *program.Program, hash string, cfg harness.Config, err error) {
-	p, hash, err = loadSpecProgram(&f.spec)
+	p, hash, err = f.spec.Load()
+	err = asUsage(err)
 	if err != nil {
 		return nil, "", cfg, err
 	}
 	cfg, err = buildConfig(f)
 	return p, hash, cfg, err
-}
-
-// loadSpecProgram reads s's workload within its limits and applies its
-// interventions; hash is the program's before them.
-func loadSpecProgram(s *harness.Spec) (p *program.Program, hash string, err error) {
-	if err := checkWorkloadMemory(s.Workload, s.MaxInput, s.MaxMemory); err != nil {
-		return nil, "", err
-	}
-	p, err = loadWorkloadMax(s.Workload, s.MaxInput)
-	if err != nil {
-		return nil, "", err
-	}
-	hash = harness.ProgramHash(p)
-	if err := s.Intervene(p); err != nil {
-		return nil, "", usagef("%v", err)
-	}
-	return p, hash, nil
 }
 
 // runFailed is the error of a run that failed: a limit reached (exit 2,
@@ -605,9 +526,9 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	case *lines != "" && len(given) > 1:
 		return usagef("workloads: --lines prints one workload's statements; it takes no other flag")
 	case *lines != "":
-		p, err := loadWorkloadMax(*lines, harness.DefaultMaxInput)
+		p, err := harness.LoadWorkload(*lines, harness.DefaultMaxInput)
 		if err != nil {
-			return err
+			return asUsage(err)
 		}
 		return p.WriteListing(stdout)
 	case *duration <= 0:

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/profsim/profsim/internal/filekind"
 	"io"
 	"os"
 	"os/signal"
@@ -393,11 +394,11 @@ func (plan *sweepPlan) planJob(pt sweep.Point) (sweep.Job, *plannedRun, error) {
 	ref := pr.spec.Workload
 	// A workload over the point's --max-memory is not read: the point
 	// fails, as at its run, and its key is of the workload's path.
-	memErr := checkWorkloadMemory(ref, pr.spec.MaxInput, pr.spec.MaxMemory)
+	memErr := asUsage(harness.CheckWorkloadMemory(ref, pr.spec.MaxInput, pr.spec.MaxMemory))
 	plan.mu.Lock()
 	if _, ok := plan.loaded[ref]; !ok && plan.loadErr[ref] == nil && memErr == nil {
-		if p, err := loadWorkloadMax(ref, pr.spec.MaxInput); err != nil {
-			plan.loadErr[ref] = err
+		if p, err := harness.LoadWorkload(ref, pr.spec.MaxInput); err != nil {
+			plan.loadErr[ref] = asUsage(err)
 		} else {
 			plan.loaded[ref] = harness.WorkloadInfo{Name: p.Name, Ref: ref, SHA256: harness.ProgramHash(p)}
 			if !workloads.IsBuiltin(ref) {
@@ -642,9 +643,9 @@ func (pr *plannedRun) report(ctx context.Context) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, hash, err := loadSpecProgram(&pr.spec)
+	p, hash, err := pr.spec.Load()
 	if err != nil {
-		return nil, err
+		return nil, asUsage(err)
 	}
 	// The key holds the content planned; a file edited since would put
 	// another program's results under it.
@@ -809,7 +810,7 @@ func readInput(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, filekind.Of(st.Mode()))
 	}
 	tooBig := func(size int64) error {
 		return fmt.Errorf("%s: %s is over the input limit of %s", path, sim.FormatBytes(size), sim.FormatBytes(max))
