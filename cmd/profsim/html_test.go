@@ -28,9 +28,10 @@ func TestReportIsOneSelfContainedPage(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(b)
-	for _, ext := range []string{"<script", "<link", "<img", "@import", "url("} {
+	for _, ext := range []string{"<script src", "<link", "<img", "@import", "url("} {
 		assert.NotContains(t, page, ext, "no external assets")
 	}
+	assert.Equal(t, 1, strings.Count(page, "<script>"), "one inline script: the flame graphs' zoom and search")
 	for _, u := range regexp.MustCompile(`https?://[^"' ]+`).FindAllString(page, -1) {
 		assert.True(t, strings.HasPrefix(u, "http://www.w3.org/"), "only XML namespaces, got %s", u)
 	}
@@ -96,6 +97,28 @@ func renderInBrowser(t *testing.T, chromium, path, table string) {
 		b, _ := os.ReadFile(shot)
 		os.WriteFile(filepath.Join(dir, "report.png"), b, 0o644)
 	}
+
+	// The flame graphs' script: a click on HotCold.hot in the first graph
+	// (the truth's) zooms it to the full width and hides its siblings'
+	// subtrees; a search for it reports its share. The probe appends a
+	// script that does both and writes what it saw into the title.
+	page, err := os.ReadFile(path)
+	require.NoError(t, err)
+	probe := `<script>
+var svg = document.querySelector("svg.flame"), gs = svg.querySelectorAll("g.f"), hot = null;
+gs.forEach(function (g) { if (!hot && g.dataset.n === "HotCold.hot") hot = g; });
+hot.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+var zoomed = hot.querySelector("rect").getAttribute("width");
+var s = document.getElementById("search"); s.value = "HotCold\\.hot"; s.dispatchEvent(new Event("input"));
+document.title = "probe width=" + zoomed + " hits=" + svg.parentNode.querySelector(".hits").textContent;
+</script></body>`
+	probed := filepath.Join(t.TempDir(), "probe.html")
+	require.NoError(t, os.WriteFile(probed, []byte(strings.Replace(string(page), "</body>", probe, 1)), 0o644))
+	dom, err = exec.CommandContext(ctx, chromium, append(common, "--dump-dom", "file://"+probed)...).Output()
+	require.NoError(t, err)
+	title := regexp.MustCompile(`<title>(probe[^<]*)</title>`).FindStringSubmatch(string(dom))
+	require.Len(t, title, 2, "the probe ran")
+	assert.Regexp(t, `^probe width=1000 hits=matched: 9\d\.\d %$`, title[1], "zoomed to the full width; hot() is most of the truth")
 }
 
 func TestReportRefusesBadInput(t *testing.T) {
