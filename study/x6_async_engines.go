@@ -3,12 +3,12 @@ package study
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -77,22 +77,31 @@ type x6Result struct {
 	Runs    [][]*x6Run // per bench, per seed
 }
 
+// spec is b's run with seed: what `profsim run` is given for it
+// (harness.Spec.Describe's Args reproduce it).
+func (b x6Bench) spec(seed uint64) harness.Spec {
+	s := harness.DefaultSpec()
+	s.Workload, s.Seed, s.Duration, s.CPUs, s.VM = b.Prog, seed, time.Duration(b.D), b.CPUs, "hotspot17"
+	// async-profiler's agent turns DebugNonSafepoints on (vmEntry.cpp
+	// VM::init): the engines differ in whom and when, not in skid.
+	dns := true
+	s.DebugNonSafepoints = &dns
+	s.Samplers = []string{"truth"}
+	for _, e := range x6Engines {
+		s.Samplers = append(s.Samplers, fmt.Sprintf("async:%s,engine=%s", e, e))
+	}
+	return s
+}
+
 func (b x6Bench) runSeed(seed uint64) (*x6Run, error) {
-	p, err := workloads.Get(b.Prog)
+	s := b.spec(seed)
+	p, _, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, "hotspot17"); err != nil {
+	cfg, err := s.Config()
+	if err != nil {
 		return nil, err
-	}
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
-	// async-profiler's agent turns DebugNonSafepoints on (vmEntry.cpp
-	// VM::init): the engines differ in whom and when, not in skid.
-	cfg.JIT.DebugNonSafepoints = true
-	cfg.Samplers = []string{"truth"}
-	for _, e := range x6Engines {
-		cfg.Samplers = append(cfg.Samplers, fmt.Sprintf("async:%s,engine=%s", e, e))
 	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
