@@ -3,7 +3,9 @@ package study
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -12,7 +14,6 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -78,16 +79,28 @@ type listingOneKey struct {
 	d      sim.Time
 }
 
+// spec is the run's harness.Spec: Listing 1 on the papers' HotSpot
+// (hotspot6) with the configuration's JIT flags.
+func (k listingOneKey) spec() harness.Spec {
+	c := k.config
+	s := harness.DefaultSpec()
+	s.Workload, s.Seed, s.Duration, s.VM = "hotcold", k.seed, time.Duration(k.d), "hotspot6"
+	s.Inline, s.StripMining, s.DebugNonSafepoints = &c.Inline, &c.StripMining, &c.DNS
+	s.Samplers, s.Mode = slices.Clone(listingOneSamplers), samplers.Passive
+	return s
+}
+
 func (k listingOneKey) run() (*listingOneRow, error) {
-	p, err := workloads.Get("hotcold")
+	s := k.spec()
+	p, _, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
 	c := k.config
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.JIT.Inline, cfg.JIT.StripMiningIter, cfg.JIT.DebugNonSafepoints = c.Inline, c.StripMining, c.DNS
-	cfg.Samplers, cfg.Mode = listingOneSamplers, samplers.Passive
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
