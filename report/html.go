@@ -128,12 +128,12 @@ func (r *Report) page(profiles map[string]*profile.Profile, tl *timeline.Timelin
 // scales it to its width).
 const (
 	flameWidth = 1000
-	flameRow   = 20
+	flameRow   = 24
 	flameMinPx = 0.5
 	// flameLabelPx is the narrowest frame that gets a label; flameCharPx
-	// the width of one of its characters (13 px sans-serif).
-	flameLabelPx = 36
-	flameCharPx  = 7.5
+	// the width of one of its characters (16 px sans-serif).
+	flameLabelPx = 44
+	flameCharPx  = 9
 )
 
 // flameSVG draws p's calling context tree as an icicle graph: the root on
@@ -234,7 +234,7 @@ func icicle(t *profile.CCT, class string, style func(n int, name string) (fill, 
 			share := 100 * float64(node.Total) / float64(root)
 			fmt.Fprintf(&body, `<g class="f" data-x="%.2f" data-w="%.2f" data-d="%d" data-n="%s"><title>%s (%.2f %%%s)</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"/>`,
 				x, w, d, template.HTMLEscapeString(node.Name), template.HTMLEscapeString(strings.Join(t.Frames(n), " → ")), share, note, x, y, w, flameRow-1, fill)
-			fmt.Fprintf(&body, `<text x="%.2f" y="%d">%s</text></g>`, x+3, y+14, template.HTMLEscapeString(flameLabel(node.Name, w)))
+			fmt.Fprintf(&body, `<text x="%.2f" y="%d">%s</text></g>`, x+3, y+17, template.HTMLEscapeString(flameLabel(node.Name, w)))
 		}
 		for _, c := range node.Children {
 			walk(c, d+1, x)
@@ -262,9 +262,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>
 body { font-family: sans-serif; font-size: 18px; margin: 1.5em; color: #111; }
 h1 { font-size: 28px; } h2 { font-size: 22px; margin-top: 1.5em; }
-p.args { font-family: monospace; font-size: 14px; overflow-wrap: anywhere; }
+p.args { font-family: monospace; font-size: 16px; overflow-wrap: anywhere; }
 summary { cursor: pointer; color: #333; }
-pre { font-size: 15px; background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+pre { font-size: 16px; background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 table.bias { border-collapse: collapse; margin: 0.5em 0 1em; }
 table.bias td, table.bias th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 table.bias td:first-child, table.bias th:first-child { text-align: left; }
@@ -274,9 +274,9 @@ svg.flame { width: 100%; height: auto; cursor: pointer; }
 .flame rect { stroke: white; stroke-width: 0.5; }
 .flame.diff rect { stroke: #999; }
 .scroll { overflow-x: auto; }
-.flame text { font-size: 13px; font-family: sans-serif; pointer-events: none; }
+.flame text { font-size: 16px; font-family: sans-serif; pointer-events: none; }
 .flame g.hit rect { stroke: #a0f; stroke-width: 2.5; }
-.hits { display: block; font-size: 15px; color: #555; min-height: 1.2em; }
+.hits { display: block; font-size: 16px; color: #555; min-height: 1.2em; }
 input#search { font-size: 16px; width: 22em; }
 .timeline svg { max-width: 100%; height: auto; }
 </style></head><body>
@@ -285,6 +285,9 @@ input#search { font-size: 16px; width: 22em; }
 {{if .Args}}<details><summary>The command line that reproduces this run</summary><p class="args">{{.Args}}</p></details>{{end}}
 <h2>Profiles side by side</h2>
 <pre id="table">{{.Table}}</pre>
+{{if .Diffs}}<h2>Where each profiler differs from the truth</h2>
+<p>Each graph is the truth's calling contexts, as wide as their true share. Colour: the profiler's share of a context's own code less the truth's — red where it charges that code more than the truth, blue where less, white where as much; full colour at ±{{.DiffScale}} percentage points, the largest difference of any profiler here. Hover for a context's numbers, click a frame to zoom into it.</p>
+<div class="flames">{{range .Diffs}}<div><h3>{{.Name}} vs truth (largest difference: {{.MaxDiff}} points)</h3><span class="hits"></span>{{.SVG}}</div>{{end}}</div>{{end}}
 <h2>Why: bias matrices</h2>
 <p>Rows: the method a thread was truly in when its sample was requested; columns: the method the sample was charged to; % of the sampler's samples. A perfect profiler is diagonal.</p>
 {{range .Bias}}<h3>{{.Sampler}}: {{.Samples}} samples, {{.Diagonal}} on the diagonal</h3>
@@ -299,15 +302,13 @@ input#search { font-size: 16px; width: 22em; }
 <p>Each calling context as wide as its share of the profile; hover for the context, click a frame to zoom into it and click it again to zoom out.</p>
 <p><label>Search methods: <input id="search" type="search" placeholder="a regular expression, e.g. HotCold\.hot"></label></p>
 <div class="flames">{{range .Flames}}<div><h3>{{.Name}}</h3><span class="hits"></span>{{.SVG}}</div>{{end}}</div>
-{{if .Diffs}}<h2>Where each profiler differs from the truth</h2>
-<p>Each graph is the truth's calling contexts, as wide as their true share. Colour: the profiler's share of a context's own code less the truth's — red where it charges that code more than the truth, blue where less, white where as much; full colour at ±{{.DiffScale}} percentage points, the largest difference of any profiler here.</p>
-<div class="flames">{{range .Diffs}}<div><h3>{{.Name}} vs truth (largest difference: {{.MaxDiff}} points)</h3><span class="hits"></span>{{.SVG}}</div>{{end}}</div>{{end}}
+
 <h2>Timeline</h2>
 <div class="timeline">{{.Timeline}}</div>
 <script>
 function flameLabel(n, w) {
-  if (w < 36) return "";
-  var k = Math.floor((w - 6) / 7.5);
+  if (w < 44) return "";
+  var k = Math.floor((w - 6) / 9);
   return n.length > k ? n.slice(0, Math.max(k - 1, 0)) + "\u2026" : n;
 }
 document.querySelectorAll("svg.flame").forEach(function (svg) {

@@ -58,5 +58,5 @@ func TestFlameLabel(t *testing.T) {
 	assert.Equal(t, "", flameLabel("HotCold.hot", flameLabelPx-1))
 	assert.Equal(t, "HotCold.hot", flameLabel("HotCold.hot", 200))
 	short := flameLabel("HotCold.hot", 60)
-	assert.Equal(t, "HotCol…", short, "(60−6)/7.5 = 7.2: 7 characters, 6 and the ellipsis")
+	assert.Equal(t, "HotCo…", short, "(60−6)/9 = 6 characters: 5 and the ellipsis")
 }

@@ -119,6 +119,29 @@ document.title = "probe width=" + zoomed + " hits=" + svg.parentNode.querySelect
 	title := regexp.MustCompile(`<title>(probe[^<]*)</title>`).FindStringSubmatch(string(dom))
 	require.Len(t, title, 2, "the probe ran")
 	assert.Regexp(t, `^probe width=1000 hits=matched: 9\d\.\d %$`, title[1], "zoomed to the full width; hot() is most of the truth")
+
+	// Projected at 1024×768 and at 1920×1080, nothing sticks out of the
+	// page: every element that is not inside a box that scrolls (the
+	// table's <pre>, the bias tables' wrapper) ends within the window.
+	overflow := `<script>
+function scrolls(e) { for (; e && e !== document.body; e = e.parentElement) { var o = getComputedStyle(e).overflowX; if (o === "auto" || o === "scroll") return true; } return false; }
+var out = [];
+document.querySelectorAll("body *").forEach(function (e) {
+  if (e.tagName === "SCRIPT" || scrolls(e.parentElement)) return;
+  var r = e.getBoundingClientRect();
+  if (r.width > 0 && r.right > window.innerWidth + 1) out.push(e.tagName + "." + e.className);
+});
+document.title = "overflow " + window.innerWidth + ": " + out.length + " " + out.slice(0, 5).join(" ");
+</script></body>`
+	over := filepath.Join(t.TempDir(), "overflow.html")
+	require.NoError(t, os.WriteFile(over, []byte(strings.Replace(string(page), "</body>", overflow, 1)), 0o644))
+	for _, size := range []string{"1024,768", "1920,1080"} {
+		dom, err := exec.CommandContext(ctx, chromium, append(common, "--window-size="+size, "--dump-dom", "file://"+over)...).Output()
+		require.NoError(t, err)
+		title := regexp.MustCompile(`<title>(overflow [^<]*)</title>`).FindStringSubmatch(string(dom))
+		require.Len(t, title, 2, "the overflow probe ran at %s", size)
+		assert.Regexp(t, `^overflow \d+: 0 $`, title[1], "nothing wider than the window at %s", size)
+	}
 }
 
 func TestReportRefusesBadInput(t *testing.T) {
