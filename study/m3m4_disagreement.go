@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -68,15 +67,10 @@ type disagreementRun struct {
 }
 
 func (k disagreementKey) run() (*disagreementRun, error) {
-	p, err := benchProgram(k.bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
-	cfg.TruthPerMethod = true // only the truth's call edges are read
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(k.bench, k.seed, k.d)
+	s.Samplers, s.Mode = []string{k.prof}, samplers.Costed
+	s.Truth = "methods" // only the truth's call edges are read
+	out, err := runSpec(s)
 	if err != nil {
 		return nil, err
 	}

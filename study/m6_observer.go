@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
@@ -48,15 +47,10 @@ func (k m6Key) run() (*m6Run, error) {
 }
 
 func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, error) {
-	p, err := benchProgram(bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
-	cfg.Samplers, cfg.Mode = profs, samplers.Costed
-	cfg.TruthPerMethod = true // the truth is read by method
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(bench, seed, d)
+	s.Samplers, s.Mode = profs, samplers.Costed
+	s.Truth = "methods" // the truth is read by method
+	out, err := runSpec(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s %v: %w", bench, profs, err)
 	}

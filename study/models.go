@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/profsim/profsim/harness"
 
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
@@ -80,6 +83,29 @@ func benchProgram(bench string) (*program.Program, error) {
 		return modelProgram(bench, 1)
 	}
 	return workloads.Get(bench)
+}
+
+// paperSpec is a run of bench for d on the papers' HotSpot (hotspot6,
+// harness.DefaultConfig's settings), as profsim run would be told it. A
+// model runs as benchProgram makes it: the built-in models carry no
+// recorder threads, so workloads.DropRecorderThreads changes nothing.
+func paperSpec(bench string, seed uint64, d sim.Time) harness.Spec {
+	s := harness.DefaultSpec()
+	s.Workload, s.Seed, s.Duration, s.VM = bench, seed, time.Duration(d), "hotspot6"
+	return s
+}
+
+// runSpec reads s's workload and runs it.
+func runSpec(s harness.Spec) (*harness.Outcome, error) {
+	p, _, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
+	return harness.Run(p, cfg)
 }
 
 // paperBench is the benchmark of the papers' tables that bench stands in
