@@ -6,12 +6,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -82,27 +78,15 @@ type a1Key struct {
 }
 
 func (k a1Key) run() (a1Obs, error) {
-	p, err := workloads.Get("callpair")
-	if err != nil {
-		return a1Obs{}, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, sim.Second
-	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-	name := "jikes-timer"
+	s := paperSpec("callpair", k.seed, sim.Second)
+	s.VM, s.Inline = "jikes", new(bool) // Jikes-like code, inlining off
+	name, spec := "jikes-timer", "jikes-timer"
 	if k.stride > 0 {
-		name = "cbs"
-		cfg.Configure = func(s samplers.Sampler) {
-			if c, ok := s.(*samplers.CBS); ok {
-				kc := c.Config()
-				kc.Stride, kc.Samples = k.stride, 16
-				*c = *samplers.NewCBS(c.Name(), kc)
-			}
-		}
+		name, spec = "cbs", fmt.Sprintf("cbs,stride=%d,samples=16", k.stride)
 	}
-	cfg.Samplers = []string{name}
-	cfg.TruthPerMethod = true // only the truth's call edges are read
-	out, err := harness.Run(p, cfg)
+	s.Samplers = []string{spec}
+	s.Truth = "methods" // only the truth's call edges are read
+	out, err := runSpec(s)
 	if err != nil {
 		return a1Obs{}, err
 	}

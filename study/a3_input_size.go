@@ -8,12 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 
-	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -105,23 +101,11 @@ type a3Key struct {
 
 func (k a3Key) run() (a3Obs, error) {
 	in := []string{"small", "large"}[k.input]
-	p, err := workloads.Get(k.bench + "-" + in)
-	if err != nil {
-		return a3Obs{}, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-	cfg.Samplers = []string{"jikes-timer", "cbs"}
-	cfg.TruthPerMethod = true // only the truth's call edges are read
-	cfg.Configure = func(x samplers.Sampler) {
-		if c, ok := x.(*samplers.CBS); ok {
-			kc := c.Config()
-			kc.Stride, kc.Samples = 3, 16
-			*c = *samplers.NewCBS(c.Name(), kc)
-		}
-	}
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(k.bench+"-"+in, k.seed, k.d)
+	s.VM, s.Inline = "jikes", new(bool) // Jikes-like code, inlining off
+	s.Samplers = []string{"jikes-timer", "cbs,stride=3,samples=16"}
+	s.Truth = "methods" // only the truth's call edges are read
+	out, err := runSpec(s)
 	if err != nil {
 		return a3Obs{}, err
 	}

@@ -3,11 +3,9 @@ package study
 import (
 	"fmt"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -108,21 +106,9 @@ type b8Key struct {
 }
 
 func (k b8Key) run() (float64, error) {
-	p, err := workloads.Get(k.bench)
-	if err != nil {
-		return 0, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.Samplers = []string{"safepoint"}
-	cfg.Configure = func(sm samplers.Sampler) {
-		if sp, ok := sm.(*samplers.Safepoint); ok && sp.Name() == "safepoint" {
-			c := sp.Config()
-			c.Interval, c.Depth = sim.Millisecond, 100
-			*sp = *samplers.NewSafepoint("safepoint", c)
-		}
-	}
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(k.bench, k.seed, k.d)
+	s.Samplers = []string{"safepoint,interval=1ms,depth=100"}
+	out, err := runSpec(s)
 	if err != nil {
 		return 0, err
 	}
