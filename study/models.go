@@ -95,8 +95,10 @@ func paperSpec(bench string, seed uint64, d sim.Time) harness.Spec {
 	return s
 }
 
-// runSpec reads s's workload and runs it.
-func runSpec(s harness.Spec) (*harness.Outcome, error) {
+// runSpec reads s's workload and runs it. collect may set what the run
+// records beside its profiles — Config.WarmUp, Window, NoTruthProfile:
+// how the study reads the run, not what runs.
+func runSpec(s harness.Spec, collect ...func(*harness.Config)) (*harness.Outcome, error) {
 	p, _, err := s.Load()
 	if err != nil {
 		return nil, err
@@ -104,6 +106,9 @@ func runSpec(s harness.Spec) (*harness.Outcome, error) {
 	cfg, err := s.Config()
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range collect {
+		c(&cfg)
 	}
 	return harness.Run(p, cfg)
 }

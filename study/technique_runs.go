@@ -2,12 +2,12 @@ package study
 
 import (
 	"fmt"
+	"github.com/profsim/profsim/param"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 // hoferTechniques are the paper's three sampling techniques, in its order.
@@ -37,23 +37,14 @@ type hoferRunKey struct {
 
 func (k hoferRunKey) run() (*hoferRun, error) {
 	bench, seed, prof, iv, d, window := k.bench, k.seed, k.prof, k.iv, k.d, k.window
-	p, err := workloads.Get(bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
-	cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
-	cfg.TruthPerMethod = true // only the bytecodes executed are read
-	var setErr error
+	s := paperSpec(bench, seed, d)
+	s.Truth = "methods" // only the bytecodes executed are read
 	if prof != "" {
-		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
-		cfg.Configure = func(x samplers.Sampler) { setErr = samplers.SetInterval(x, iv) }
+		s.Samplers, s.Mode = []string{prof + ",interval=" + param.FormatDuration(iv)}, samplers.Costed
 	}
-	out, err := harness.Run(p, cfg)
-	if setErr != nil {
-		err = setErr
-	}
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.WarmUp, cfg.Window, cfg.NoTruthProfile = hoferWarmUp, window, true
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
 	}
