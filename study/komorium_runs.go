@@ -63,28 +63,18 @@ type komoriumKey struct {
 
 func (k komoriumKey) run() (*komoriumRun, error) {
 	bench := k.bench
-	p, err := workloads.Get(bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.Samplers = []string{"komorium"}
-	kc := samplers.DefaultKomoriumConfig()
-	kc.Granularity = k.gran
+	s := paperSpec(bench, k.seed, k.d)
+	spec := fmt.Sprintf("komorium,granularity=%d", k.gran)
 	if k.random {
-		kc.Random = 100 // Binder: U[0, 100)
+		spec += ",random=100" // Binder: U[0, 100)
 	}
 	if k.noMaxPath {
-		kc.Instrumentation.MaxPath = 0
+		spec += ",max_path=0"
 	}
-	cfg.Configure = func(s samplers.Sampler) {
-		if x, ok := s.(*samplers.Komorium); ok {
-			*x = *samplers.NewKomorium(x.Name(), kc)
-		}
-	}
-	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
-	out, err := harness.Run(p, cfg)
+	s.Samplers = []string{spec}
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", bench, err)
 	}
