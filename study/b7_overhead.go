@@ -11,7 +11,6 @@ import (
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -37,26 +36,15 @@ type b7Key struct {
 }
 
 func (k b7Key) run() (float64, error) {
-	p, err := workloads.Get(k.bench)
-	if err != nil {
-		return 0, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
+	s := paperSpec(k.bench, k.seed, k.d)
 	c := k.cfg
 	if c.profile {
-		cfg.Samplers, cfg.Mode = []string{"komorium"}, samplers.Costed
-		kc := samplers.DefaultKomoriumConfig()
-		kc.Granularity, kc.Instrumentation.LeafOpt = c.gran, c.leafOpt
-		cfg.Configure = func(s samplers.Sampler) {
-			if km, ok := s.(*samplers.Komorium); ok {
-				*km = *samplers.NewKomorium(km.Name(), kc)
-			}
-		}
+		s.Samplers, s.Mode = []string{fmt.Sprintf("komorium,granularity=%d,leaf_opt=%t", c.gran, c.leafOpt)}, samplers.Costed
 	}
-	cfg.NoTruthProfile = true // only the bytecodes executed are read
-	cfg.TruthPerMethod = true
-	out, err := harness.Run(p, cfg)
+	s.Truth = "methods"
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only the bytecodes executed are read
+	})
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", k.bench, c.name, err)
 	}
