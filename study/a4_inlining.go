@@ -2,16 +2,17 @@ package study
 
 import (
 	"fmt"
+	"github.com/profsim/profsim/param"
 	"image/color"
+	"strconv"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -52,26 +53,25 @@ func (k a4Key) run() (float64, error) { return a4Work(k.bench, k.seed, k.d, a4In
 // a4Work runs one configuration and returns the bytecodes executed after
 // the warm-up (steady state).
 func a4Work(bench string, seed uint64, d sim.Time, inl a4Inliner, src int) (float64, error) {
-	p, err := workloads.Get(bench)
-	if err != nil {
-		return 0, err
+	s := paperSpec(bench, seed, d)
+	s.VM = "jikes"
+	s.Sets = []param.KV{
+		{Key: "jit.receiver_dominance", Value: "0.4"}, // guarded inlining above 40 % of a site's targets
+		{Key: "jit.max_inline_size", Value: strconv.FormatInt(inl.staticSize, 10)},
+		{Key: "jit.profile_overrides_static", Value: strconv.FormatBool(inl.overrides && a4Sources[src].from != "none")},
 	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
-	cfg.JIT.Flavour = jit.Jikes
-	cfg.JIT.ReceiverDominance = 0.4 // guarded inlining above 40 % of a site's targets
-	cfg.JIT.MaxInlineSize = inl.staticSize
-	cfg.JIT.ProfileOverridesStatic = inl.overrides && a4Sources[src].from != "none"
 	if a4Sources[src].sampler != "" {
-		cfg.Samplers = []string{a4Sources[src].sampler}
+		s.Samplers = []string{a4Sources[src].sampler}
 	}
-	cfg.InlineFrom = a4Sources[src].from
+	s.InlineFrom = a4Sources[src].from
 	// The call graph matures for a quarter of the run, the adaptive system
 	// then re-optimizes with it, and the second half is measured.
-	cfg.RecompileAt, cfg.WarmUp = d/4, d/2
-	cfg.NoTruthProfile = true // only the bytecodes executed are read
-	cfg.TruthPerMethod = true
-	out, err := harness.Run(p, cfg)
+	s.RecompileAt = time.Duration(d / 4)
+	s.Truth = "methods"
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.WarmUp = d / 2
+		cfg.NoTruthProfile = true // only the bytecodes executed are read
+	})
 	if err != nil {
 		return 0, fmt.Errorf("%s/%s/%s: %w", bench, inl.name, a4Sources[src].name, err)
 	}

@@ -117,16 +117,11 @@ func (k m5Key) run() ([]m5Run, error) {
 	for _, s := range m5Samplers {
 		specs = append(specs, s.spec)
 	}
-	p, err := benchProgram(k.bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.Samplers = specs
-	cfg.NoTruthProfile = true // only sample times are read
-	cfg.TruthPerMethod = true
-	run, err := harness.Run(p, cfg)
+	s := paperSpec(k.bench, k.seed, k.d)
+	s.Samplers, s.Truth = specs, "methods"
+	run, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only sample times are read
+	})
 	if err != nil {
 		return nil, err
 	}
