@@ -76,26 +76,15 @@ func a2Slowdown(base, with int64) float64 { return 100 * (float64(base)/float64(
 // a2Work is the application work (statements) done in d on bench, with
 // CBS(samples, stride) costed, or without a sampler for samples 0.
 func a2Work(bench string, seed uint64, samples, stride int, d sim.Time) (int64, error) {
-	p, err := workloads.Get(bench)
-	if err != nil {
-		return 0, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
-	cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
+	s := paperSpec(bench, seed, d)
+	s.VM, s.Inline = "jikes", new(bool) // Jikes-like code, inlining off
 	if samples > 0 {
-		cfg.Samplers, cfg.Mode = []string{"cbs"}, samplers.Costed
-		cfg.Configure = func(s samplers.Sampler) {
-			if c, ok := s.(*samplers.CBS); ok {
-				k := c.Config()
-				k.Samples, k.Stride = samples, stride
-				*c = *samplers.NewCBS(c.Name(), k)
-			}
-		}
+		s.Samplers, s.Mode = []string{fmt.Sprintf("cbs,samples=%d,stride=%d", samples, stride)}, samplers.Costed
 	}
-	cfg.NoTruthProfile = true // only the statements executed are read
-	cfg.TruthPerMethod = true
-	out, err := harness.Run(p, cfg)
+	s.Truth = "methods"
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only the statements executed are read
+	})
 	if err != nil {
 		return 0, err
 	}
