@@ -46,14 +46,10 @@ type Characteristics struct {
 // Measure runs workload name for d with the default VM and JIT and
 // measures it.
 func Measure(name string, d sim.Time) (Characteristics, error) {
-	p, err := workloads.Get(name)
-	if err != nil {
-		return Characteristics{}, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Duration = d
-	cfg.NoTruthProfile = true // the exact CCT is all it reads
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(name, sim.DefaultConfig().Seed, d)
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // the exact CCT is all it reads
+	})
 	if err != nil {
 		return Characteristics{}, err
 	}
