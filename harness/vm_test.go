@@ -143,7 +143,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 }
 
 // TestHotSpot25DiffersFromHotSpot17Exactly: hotspot25 is hotspot17 but for
-// the two call-site frequency rules docs/ARCHITECTURE.md lists (C2's
+// the two call-site frequency rules docs/MODEL.md lists (C2's
 // InlineFrequencyRatio and MinInlineFrequencyRatio after JDK 17); every
 // other JIT, VM, safepoint and GC setting is hotspot17's.
 func TestHotSpot25DiffersFromHotSpot17Exactly(t *testing.T) {

@@ -94,7 +94,7 @@ const DefaultNanosPerByte = 1.0
 // TickGap separates JFR's sampling ticks: samples closer than this to the
 // previous one belong to the same tick (the sampler thread walks up to
 // five threads per tick, each in tens of µs, and its period is at least
-// 1 ms plus its oversleep: docs/ARCHITECTURE.md, JFRJitter).
+// 1 ms plus its oversleep: docs/MODEL.md, JFRJitter).
 const TickGap = 300 * time.Microsecond
 
 // PrintDepth is how many frames `jfr print` keeps of each stack unless

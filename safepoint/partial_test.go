@@ -261,7 +261,7 @@ func TestPartialThreadInNativeCodeIsNotACandidate(t *testing.T) {
 // that starts the safepoint, before slow's ticket schedules the timer for
 // the end of its self-walk; the job's end, then past the round's horizon,
 // is handled before that earlier timer (the divergence from exact horizon
-// splitting that docs/ARCHITECTURE.md describes), and the safepoint ends
+// splitting that docs/MODEL.md describes), and the safepoint ends
 // without waiting for the VM thread.
 const partialMaxStep = 10 * sim.Nanosecond
 

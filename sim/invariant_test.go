@@ -44,7 +44,7 @@ const maxSplitDivergence = 0.0122
 //   - horizon splitting is exact: stopping the run at random instants
 //     (RunUntil) changes nothing in the truth, the threads, the incidents
 //     or the end — on one CPU, always. With several CPUs two documented
-//     divergences (docs/ARCHITECTURE.md, "Time, threads and the
+//     divergences (docs/MODEL.md, "Time, threads and the
 //     scheduling loop") let a small share of runs differ: a stop that a
 //     context switch or an indivisible cost carried past a round's
 //     horizon is handled before the other CPUs have caught up with it,

@@ -651,7 +651,7 @@ func (vm *VM) RunUntil(limit Time) bool {
 		// the others have caught up with it: the last thread's exit does
 		// not end the run before the others have run to that instant.
 		// Other stops beyond h are handled at once, ahead of the CPUs
-		// still at h (docs/ARCHITECTURE.md: splitting then diverges).
+		// still at h (docs/MODEL.md: splitting then diverges).
 		if first != nil && (first.clock <= h || first.stop&stopExit == 0) {
 			vm.now = first.clock
 			vm.handleStop(first)

@@ -100,7 +100,7 @@ const runTickerPeriod = 200 * time.Millisecond
 // elsewhere nothing, so logs and pipes get the same bytes as without it.
 // The bar is moved by a goroutine that reads sim.VM.Reached while the run
 // goes on in one call, as without the bar: a run stopped at a limit and
-// continued is the same run only on one CPU (docs/ARCHITECTURE.md), so
+// continued is the same run only on one CPU (docs/MODEL.md), so
 // the run is never divided for the display.
 type runTicker struct {
 	p    *mpb.Progress
