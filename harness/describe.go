@@ -43,6 +43,10 @@ type Description struct {
 	// Truth is "methods" for a truth per method (--truth methods), absent
 	// for the calling-context tree.
 	Truth string `json:"truth,omitempty"`
+	// Iterations and LoopScale are --iterations and --loop-scale, absent
+	// when not given (Workload.SHA256 is of the workload before them).
+	Iterations int     `json:"iterations,omitempty"`
+	LoopScale  float64 `json:"loop_scale,omitempty"`
 	// InlineFrom and RecompileAt are --inline-from and --recompile-at,
 	// absent when not given.
 	InlineFrom  string `json:"inline_from,omitempty"`
@@ -171,6 +175,7 @@ func (s Spec) Describe(cfg Config, names []string, resolved []*samplers.Resolved
 	if cfg.TruthPerMethod {
 		d.Truth = "methods"
 	}
+	d.Iterations, d.LoopScale = s.Iterations, s.LoopScale
 	d.InlineFrom = cfg.InlineFrom
 	if cfg.RecompileAt > 0 {
 		d.RecompileAt = param.FormatDuration(cfg.RecompileAt)
@@ -214,6 +219,12 @@ func (d *Description) args(order []string) []string {
 	}
 	if d.Truth != "" {
 		a = append(a, "--truth", d.Truth)
+	}
+	if d.Iterations > 0 {
+		a = append(a, "--iterations", strconv.Itoa(d.Iterations))
+	}
+	if d.LoopScale > 0 {
+		a = append(a, "--loop-scale", strconv.FormatFloat(d.LoopScale, 'g', -1, 64))
 	}
 	if d.InlineFrom != "" {
 		a = append(a, "--inline-from", d.InlineFrom)

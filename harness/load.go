@@ -84,8 +84,10 @@ func CheckWorkloadMemory(ref string, maxInput, maxMemory int64) error {
 }
 
 // Load reads s's workload within its limits (CheckWorkloadMemory,
-// LoadWorkload) and applies its interventions; hash is the program's
-// before them (ProgramHash). An intervention that does not apply is an
+// LoadWorkload), generates it anew with Iterations, scales its entry
+// loops by LoopScale and applies its interventions; hash is the workload's
+// as read (ProgramHash), before all of them, as a sweep plans it: the
+// Description records them beside it. What does not apply is an
 // InputError.
 func (s Spec) Load() (p *program.Program, hash string, err error) {
 	if err := CheckWorkloadMemory(s.Workload, s.MaxInput, s.MaxMemory); err != nil {
@@ -95,6 +97,22 @@ func (s Spec) Load() (p *program.Program, hash string, err error) {
 		return nil, "", err
 	}
 	hash = ProgramHash(p)
+	if s.Iterations > 0 {
+		st, ok := workloads.LookupStandIn(s.Workload)
+		if !ok {
+			return nil, "", inputErrorf("--iterations: %s is not a generated stand-in ('profsim workloads' lists them)", s.Workload)
+		}
+		k := st.Knobs
+		k.Iterations = s.Iterations
+		if p, err = workloads.Generate(s.Workload, k, st.Seed); err != nil {
+			return nil, "", &InputError{fmt.Errorf("--iterations %d: %w", s.Iterations, err)}
+		}
+	}
+	if s.LoopScale > 0 {
+		if _, err := workloads.ScaleEntryLoops(p, s.LoopScale); err != nil {
+			return nil, "", &InputError{fmt.Errorf("--loop-scale %v: %w", s.LoopScale, err)}
+		}
+	}
 	if err := s.Intervene(p); err != nil {
 		return nil, "", &InputError{err}
 	}

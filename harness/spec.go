@@ -60,6 +60,14 @@ type Spec struct {
 	// Truth is "contexts" (the calling-context tree) or "methods"
 	// (Config.TruthPerMethod).
 	Truth string
+	// Iterations, when > 0, regenerates a generated stand-in with its
+	// driver running that many units of work in total (its iterations
+	// knob), so that it ends sooner or later; LoopScale, when > 0,
+	// multiplies the trip counts of each thread's entry loops
+	// (workloads.ScaleEntryLoops: how often a model's work repeats, not
+	// what one repetition does). Both apply before the interventions.
+	Iterations int
+	LoopScale  float64
 	// Injections and SpeedUps are the interventions, as the flags give
 	// them (workloads.ParseInjection, workloads.ParseSpeedUp).
 	Injections []string
@@ -146,6 +154,8 @@ func (s *Spec) Bind(fs *flag.FlagSet) *SpecFlags {
 	fs.StringVar(&s.InlineFrom, "inline-from", s.InlineFrom, "profile-directed inlining (Arnold & Grove): the JIT inlines by the call graph a sampler has gathered so far, `ID` of an attached call-graph sampler (e.g. cbs), none (size rules only) or exact (the exact call graph so far); default HotSpot's rule on exact call-site counts")
 	fs.DurationVar(&s.RecompileAt, "recompile-at", s.RecompileAt, "recompile every method compiled by then with the profile as it is then (profile-directed re-optimization); 0: never")
 	fs.StringVar(&s.Truth, "truth", s.Truth, "ground truth: contexts (the exact calling-context tree) or methods (one context per method: self shares, lines, call edges and overlaps the same, up to 3x faster on context-rich programs; the truth's stacks are one frame deep, so its total shares and the hot-edge coverage are left empty)")
+	fs.IntVar(&s.Iterations, "iterations", s.Iterations, "regenerate a generated stand-in (see 'profsim workloads') with its driver running `N` units of work in total, its iterations knob, so that it ends sooner or later (0: as built in)")
+	fs.Float64Var(&s.LoopScale, "loop-scale", s.LoopScale, "multiply the trip counts of each thread's entry loops by `F`: how often the program's work repeats, not what one repetition does (a model's driver loop repeats its recording's work; 0: as written)")
 	fs.Func("inject", "inject a Fibonacci-like poll-free loop of size f at the end of METHOD: METHOD:f, or METHOD:f:alloc for the allocating variant (repeatable)", func(v string) error {
 		if _, err := workloads.ParseInjection(v); err != nil {
 			return err
@@ -263,6 +273,10 @@ func (s *Spec) Check() error {
 		return fmt.Errorf("--max-input-size %s must be > 0", sim.FormatBytes(s.MaxInput))
 	case s.Truth != "contexts" && s.Truth != "methods":
 		return fmt.Errorf("--truth %q: want contexts or methods", s.Truth)
+	case s.Iterations < 0:
+		return fmt.Errorf("--iterations %d must be ≥ 0", s.Iterations)
+	case s.LoopScale < 0 || math.IsInf(s.LoopScale, 0) || math.IsNaN(s.LoopScale):
+		return fmt.Errorf("--loop-scale %v must be a finite number ≥ 0", s.LoopScale)
 	case s.RecompileAt < 0 || s.RecompileAt >= s.Duration && s.RecompileAt > 0:
 		return fmt.Errorf("--recompile-at %v must be ≥ 0 and before --duration %v", s.RecompileAt, s.Duration)
 	case s.StripMining != nil && (*s.StripMining < 0 || *s.StripMining > 4294967295):

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,6 +209,55 @@ func TestSpecLoad(t *testing.T) {
 		_, _, err := s.Load()
 		var ie *InputError
 		if assert.ErrorAs(t, err, &ie, c.want) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+}
+
+// --iterations regenerates a stand-in, --loop-scale scales a program's
+// entry loops; both are in the Description and replayed by its Args, and
+// refused where they cannot apply.
+func TestSpecIterationsAndLoopScale(t *testing.T) {
+	s, err := parseSpec(t, "--workload", "antlr", "--iterations", "40", "--duration", "1s")
+	require.NoError(t, err)
+	p, hash, err := s.Load()
+	require.NoError(t, err)
+	plain, err := workloads.Get("antlr")
+	require.NoError(t, err)
+	assert.Equal(t, ProgramHash(plain), hash, "the hash is the workload's as read")
+	assert.NotEqual(t, ProgramHash(plain), ProgramHash(p), "regenerated with 40 iterations")
+	cfg, err := s.Config()
+	require.NoError(t, err)
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	assert.Less(t, out.Result.End, cfg.Sim.Duration, "40 units of work end within a second")
+	d := s.Describe(cfg, out.Names, out.Samplers, WorkloadInfo{Name: p.Name, Ref: s.Workload, SHA256: hash})
+	assert.Equal(t, 40, d.Iterations)
+	assert.Contains(t, strings.Join(d.Args, " "), "--iterations 40")
+
+	m, err := parseSpec(t, "--workload", "hsqldb-real", "--loop-scale", "0.5")
+	require.NoError(t, err)
+	half, _, err := m.Load()
+	require.NoError(t, err)
+	full, err := workloads.Get("hsqldb-real")
+	require.NoError(t, err)
+	assert.NotEqual(t, ProgramHash(full), ProgramHash(half), "the entry loop runs half its trips")
+	d2 := m.Describe(cfg, nil, nil, WorkloadInfo{Ref: m.Workload, SHA256: "x"})
+	assert.Contains(t, strings.Join(d2.Args, " "), "--loop-scale 0.5")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "hotcold", "--iterations", "5"}, "--iterations: hotcold is not a generated stand-in"},
+		{[]string{"--workload", "antlr", "--iterations", "-1"}, "--iterations -1 must be ≥ 0"},
+		{[]string{"--workload", "antlr", "--loop-scale", "-2"}, "--loop-scale -2 must be a finite number ≥ 0"},
+	} {
+		s, err := parseSpec(t, c.args...)
+		if err == nil {
+			_, _, err = s.Load()
+		}
+		if assert.Error(t, err, "%v", c.args) {
 			assert.Contains(t, err.Error(), c.want)
 		}
 	}
