@@ -63,18 +63,15 @@ type m8Key struct {
 }
 
 func (k m8Key) run() (sim.Time, error) {
-	p, err := causalityProgram(k.bench, k.iters)
-	if err != nil {
-		return 0, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
-	cfg.NoTruthProfile = true // only the end is read
-	cfg.TruthPerMethod = true
+	s := paperSpec(k.bench, k.seed, 120*sim.Second)
+	s.Iterations = k.iters
+	s.Truth = "methods"
 	if k.prof != "" {
-		cfg.Samplers, cfg.Mode = []string{k.prof}, samplers.Costed
+		s.Samplers, s.Mode = []string{k.prof}, samplers.Costed
 	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only the end is read
+	})
 	if err != nil {
 		return 0, err
 	}

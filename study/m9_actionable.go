@@ -7,9 +7,7 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -121,36 +119,43 @@ type m9Run struct {
 	share map[string]float64
 }
 
-func (k m9Key) run() (*m9Run, error) {
-	var p *program.Program
-	var err error
+// spec is k's run: the stand-in regenerated at iters iterations, or the
+// model with its entry loops scaled, inlining off, to its end.
+func (k m9Key) spec() harness.Spec {
+	s := paperSpec(k.bench, k.seed, 120*sim.Second)
 	if k.scale > 0 {
-		p, err = modelProgram(k.bench, k.scale)
+		if k.scale != 1 {
+			s.LoopScale = k.scale
+		}
 	} else {
-		p, err = causalityProgram(k.bench, k.iters)
+		s.Iterations = k.iters
 	}
-	if err != nil {
-		return nil, err
+	s.Inline, s.Truth = new(bool), "methods"
+	if k.profilers != "" {
+		s.Samplers = strings.Split(k.profilers, ",")
 	}
+	return s
+}
+
+func (k m9Key) run() (*m9Run, error) {
+	s := k.spec()
 	if k.speedUp != "" {
-		if err := workloads.ApplySpeedUp(p, workloads.SpeedUp{Method: methodRef(p, k.speedUp), Factor: 0.5}); err != nil {
+		// The method as the program names it: an overloaded one by its
+		// signature (methodRef).
+		p, _, err := s.Load()
+		if err != nil {
 			return nil, err
 		}
+		s.SpeedUps = []string{methodRef(p, k.speedUp) + ":0.5"}
 	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
-	cfg.JIT.Inline = false
-	cfg.NoTruthProfile = true // only the samplers' profiles are read
-	cfg.TruthPerMethod = true
-	if k.profilers != "" {
-		cfg.Samplers = strings.Split(k.profilers, ",")
-	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(s, func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only the samplers' profiles are read
+	})
 	if err != nil {
 		return nil, err
 	}
 	r := &m9Run{end: out.Result.End.Seconds(), top: map[string]string{}, share: map[string]float64{}}
-	for _, prof := range cfg.Samplers {
+	for _, prof := range s.Samplers {
 		// The top Java method: tprof's "<interpreted>" bucket names none.
 		for _, m := range out.Profiles[prof].TopMethods(2) {
 			if m != "<interpreted>" {
