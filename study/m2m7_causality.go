@@ -152,34 +152,39 @@ func (r *causalityRun) hotness(prof, m string) float64 {
 }
 
 func (k causalityKey) run() (*causalityRun, error) {
-	var p *program.Program
-	var err error
+	s := paperSpec(k.bench, k.seed, 120*sim.Second)
 	if k.scale > 0 {
-		p, err = modelProgram(k.bench, k.scale)
+		if k.scale != 1 {
+			s.LoopScale = k.scale
+		}
 	} else {
-		var kn workloads.Knobs
-		var pseed uint64
-		if kn, pseed, err = causalityStandIn(k.bench, k.iters, k.full); err != nil {
+		kn, _, err := causalityStandIn(k.bench, k.iters, k.full)
+		if err != nil {
 			return nil, err
 		}
-		p, err = workloads.Generate(k.bench, kn, pseed)
+		s.Iterations = kn.Iterations
 	}
+	inline := k.inlining
+	s.Inline, s.Mode, s.Truth = &inline, samplers.Passive, "methods" // the truth is read by method
+	if k.profilers != "" {
+		s.Samplers = strings.Split(k.profilers, ",")
+	}
+	p, _, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
 	if k.f > 0 {
-		if err := workloads.Inject(p, workloads.Injection{Method: methodRef(p, k.method), F: k.f, Position: -1}); err != nil {
+		// The method as the program names it: an overloaded one by its
+		// signature (methodRef).
+		s.Injections = []string{fmt.Sprintf("%s:%d", methodRef(p, k.method), k.f)}
+		if p, _, err = s.Load(); err != nil {
 			return nil, err
 		}
 	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 120*sim.Second
-	cfg.JIT.Inline = k.inlining
-	if k.profilers != "" {
-		cfg.Samplers = strings.Split(k.profilers, ",")
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
 	}
-	cfg.Mode = samplers.Passive
-	cfg.TruthPerMethod = true // the truth is read by method
 	out, err := harness.Run(p, cfg)
 	if err != nil {
 		return nil, err
