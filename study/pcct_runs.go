@@ -2,13 +2,12 @@ package study
 
 import (
 	"fmt"
+	"github.com/profsim/profsim/param"
 	"maps"
 	"strings"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 // whaleyIntervals are the PCCT periods of the passive runs: the paper's
@@ -133,38 +132,34 @@ func newPCCT(name string, tweak func(*samplers.PCCTConfig)) samplers.Sampler {
 }
 
 func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
-	p, err := workloads.Get(bench)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
+	s := paperSpec(bench, seed, d)
 	// A perfect clock (whaleyClock): the samplers compared here (marked
 	// vs full walks, depth-limited vs full) must take the same samples.
 	for _, iv := range whaleyIntervals {
-		cfg.Extra = append(cfg.Extra,
-			newPCCT(pcctName("pcct", iv), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter = iv, 0 }),
-			newPCCT(pcctName("full", iv), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter, c.FullWalk = iv, 0, true }))
+		f := param.FormatDuration(iv)
+		s.Samplers = append(s.Samplers,
+			fmt.Sprintf("pcct:%s,interval=%s,jitter=0", pcctName("pcct", iv), f),
+			fmt.Sprintf("pcct:%s,interval=%s,jitter=0,full_walk=true", pcctName("full", iv), f))
 	}
 	for _, l := range w4Limits {
-		cfg.Extra = append(cfg.Extra, newPCCT(limitName(l), func(c *samplers.PCCTConfig) { c.Interval, c.Jitter, c.DepthLimit = sim.Millisecond, 0, l }))
+		s.Samplers = append(s.Samplers, fmt.Sprintf("pcct:%s,interval=1ms,jitter=0,depth_limit=%d", limitName(l), l))
 	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", bench, seed, err)
 	}
 	r := &whaleyRun{}
 	for _, iv := range whaleyIntervals {
-		m, f := pcctName("pcct", iv), pcctName("full", iv)
+		m, f := "pcct:"+pcctName("pcct", iv), "pcct:"+pcctName("full", iv)
 		r.taken = append(r.taken, out.Costs[m].Taken)
 		r.examined = append(r.examined, out.Costs[m].Measures[samplers.FramesExaminedPerSample])
 		r.depth = append(r.depth, out.Costs[f].Measures[samplers.FramesExaminedPerSample])
 		r.identical = append(r.identical, maps.Equal(out.Profiles[m].ContextWeights(), out.Profiles[f].ContextWeights()))
 		r.pcctNodes = append(r.pcctNodes, out.Costs[m].Measures[samplers.PCCTNodes])
 	}
-	full := out.Profiles[pcctName("full", sim.Millisecond)].ContextWeights()
+	full := out.Profiles["pcct:"+pcctName("full", sim.Millisecond)].ContextWeights()
 	for _, l := range w4Limits {
-		n := limitName(l)
+		n := "pcct:" + limitName(l)
 		lw := out.Profiles[n].ContextWeights()
 		r.misattached = append(r.misattached, misattachedShare(full, lw))
 		r.limited = append(r.limited, out.Costs[n].Measures[samplers.DepthLimitedSamples]/float64(max(out.Costs[n].Taken, 1)))
