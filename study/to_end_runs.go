@@ -1,11 +1,5 @@
 package study
 
-import (
-	"fmt"
-
-	"github.com/profsim/profsim/program"
-	"github.com/profsim/profsim/workloads"
-)
 
 // causalityBenchmarks are the Mytkowicz stand-ins with iteration counts
 // that make a run last about a second of simulated time.
@@ -40,15 +34,4 @@ func toEndSet(o Options) []toEnd {
 		out = append(out, toEnd{name: b.name, iters: b.iters})
 	}
 	return out
-}
-
-// causalityProgram generates a causality stand-in sized to run to its end.
-func causalityProgram(name string, iters int) (*program.Program, error) {
-	s, ok := workloads.LookupStandIn(name)
-	if !ok {
-		return nil, fmt.Errorf("no stand-in %s", name)
-	}
-	k := s.Knobs
-	k.Iterations = iters
-	return workloads.Generate(name, k, s.Seed)
 }
