@@ -1,6 +1,5 @@
 package study
 
-
 // causalityBenchmarks are the Mytkowicz stand-ins with iteration counts
 // that make a run last about a second of simulated time.
 var causalityBenchmarks = []struct {
