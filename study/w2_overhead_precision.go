@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"github.com/profsim/profsim/param"
 	"image/color"
 	"math"
 	"strconv"
@@ -14,7 +15,6 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -62,31 +62,37 @@ type w2Key struct {
 func (k w2Key) run() (*w2Run, error) { return w2Once(k.bench, k.seed, k.cpus, k.prof, k.iv, k.set) }
 
 func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) (*w2Run, error) {
-	p, err := workloads.Get(bench)
+	s := paperSpec(bench, seed, 2*set)
+	s.CPUs, s.Truth = cpus, "methods"
+	if prof != "" {
+		// A perfect clock (whaleyClock): the two profilers' runs of one
+		// seed are paired tick for tick.
+		s.Samplers = []string{fmt.Sprintf("%s,interval=%s,count_from=%s,jitter=0", prof, param.FormatDuration(iv), param.FormatDuration(set))}
+		s.Mode = samplers.Costed
+	}
+	p, _, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, 2*set, cpus
-	cfg.NoTruthProfile, cfg.TruthPerMethod = true, true // only the bytecodes executed are read
-	var pc *samplers.PCCT
-	if prof != "" {
-		cfg.Samplers, cfg.Mode = []string{prof}, samplers.Costed
-		cfg.Configure = func(s samplers.Sampler) {
-			if x, ok := s.(*samplers.PCCT); ok {
-				c := x.Config()
-				// A perfect clock (whaleyClock): the two profilers'
-				// runs of one seed are paired tick for tick.
-				c.Interval, c.CountFrom, c.Jitter = iv, set, 0
-				*x = *samplers.NewPCCT(x.Name(), c)
-				pc = x
-			}
-		}
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
 	}
-	out, err := harness.Run(p, cfg)
+	cfg.NoTruthProfile = true // only the bytecodes executed are read
+	rig, err := harness.Build(p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
 	}
+	if err := rig.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
+	}
+	out, err := rig.Collect()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s %v seed %d: %w", bench, prof, iv, seed, err)
+	}
+	// The instance's contexts with their edge counts, which its profile
+	// does not carry.
+	pc, _ := rig.Sampler(prof).(*samplers.PCCT)
 	r := &w2Run{speed: float64(out.Result.Truth.BytecodeTotal()) / out.Result.End.Seconds(), end: out.Result.End}
 	if pc != nil {
 		r.counts = map[string]float64{}
