@@ -20,7 +20,6 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -147,15 +146,11 @@ func (r *x3Run) ctx(lens string) map[string]float64 {
 }
 
 func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
-	p, err := workloads.Get(b.prog)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	cfg.Sim.Seed, cfg.Sim.Duration = seed, b.d
-	cfg.JIT.Inline = b.inline
+	s := paperSpec(b.prog, seed, b.d)
+	inline := b.inline
+	s.Inline = &inline
 	if b.jikes {
-		cfg.JIT.Flavour = jit.Jikes
+		s.VM = "jikes"
 	}
 	// Every lens runs on an exact clock (jitter=0): the identities X3
 	// checks (same clock, same polls, same walks) are defined for equal
@@ -164,29 +159,23 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 	case "lenses":
 		for _, l := range x3Lenses {
 			if l.name != "isps" && l.name != "komorium" && (!x3Edge(l.name) || b.jikes) {
-				cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(x3Spec(l.name)))
+				s.Samplers = append(s.Samplers, samplers.ExactClock(x3Spec(l.name)))
 			}
 		}
 	case "timer lenses":
 		for _, l := range []string{"tprof", "async", "jfr", "pcct", "hotmethods"} {
-			cfg.Samplers = append(cfg.Samplers, samplers.ExactClock(x3Spec(l)))
+			s.Samplers = append(s.Samplers, samplers.ExactClock(x3Spec(l)))
 		}
 	case "isps":
-		cfg.Samplers = []string{samplers.ExactClock(kind)}
+		s.Samplers = []string{samplers.ExactClock(kind)}
 	case "komorium":
 		// 10× the paper's granularity: a tenth of the samples (the
 		// instrumentation, and so its effect on the run, is the same).
-		cfg.Samplers = []string{kind}
-		cfg.Configure = func(s samplers.Sampler) {
-			k := s.(*samplers.Komorium)
-			c := k.Config()
-			c.Granularity = x3KomoriumGranularity
-			*k = *samplers.NewKomorium(k.Name(), c)
-		}
+		s.Samplers = []string{fmt.Sprintf("komorium,granularity=%d", x3KomoriumGranularity)}
 	case "jvmti costed":
-		cfg.Samplers, cfg.Mode = []string{"jvmti"}, samplers.Costed
+		s.Samplers, s.Mode = []string{"jvmti"}, samplers.Costed
 	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d %s: %w", b.name, seed, kind, err)
 	}
