@@ -41,6 +41,8 @@ const (
 	TypeThreadStart     = "jdk.ThreadStart"
 	TypeActiveRecording = "jdk.ActiveRecording"
 	TypeExceptionThrow  = "jdk.JavaExceptionThrow"
+	TypeThreadCPULoad   = "jdk.ThreadCPULoad"
+	TypeCPUInformation  = "jdk.CPUInformation"
 )
 
 // FrameType is how a frame was executing, as JFR names it.
@@ -164,6 +166,23 @@ type Recording struct {
 	Name     string
 }
 
+// ThreadCPULoad is a jdk.ThreadCPULoad event: the CPU time a thread used
+// since its previous event (or its start), in user and in system mode, as
+// shares of the machine's CPU time over that interval — every hardware
+// thread's (JFR's ThreadCPULoad divides by the processor count), so a
+// thread busy on one CPU of two has user + system 0.5.
+type ThreadCPULoad struct {
+	Time         time.Time
+	Thread       Thread
+	User, System float64
+}
+
+// CPUInformation is a jdk.CPUInformation event: the recording machine's
+// hardware threads, cores and sockets.
+type CPUInformation struct {
+	HWThreads, Cores, Sockets int64
+}
+
 // Event is one event; exactly one pointer is set, or none for a type this
 // package does not decode (Type says which).
 type Event struct {
@@ -176,6 +195,8 @@ type Event struct {
 	ThreadStart  *ThreadStart
 	Recording    *Recording
 	Throw        *Throw
+	CPULoad      *ThreadCPULoad
+	CPUInfo      *CPUInformation
 }
 
 // ErrShape reports JSON that is not `jfr print --json` output.
@@ -580,6 +601,19 @@ type wireThreadStart struct {
 	ParentThread *wireThread `json:"parentThread,omitempty"`
 }
 
+type wireThreadCPULoad struct {
+	StartTime   string      `json:"startTime"`
+	EventThread *wireThread `json:"eventThread"`
+	User        json.Number `json:"user"`
+	System      json.Number `json:"system"`
+}
+
+type wireCPUInformation struct {
+	HWThreads json.Number `json:"hwThreads"`
+	Cores     json.Number `json:"cores"`
+	Sockets   json.Number `json:"sockets"`
+}
+
 type wireRecording struct {
 	StartTime         string `json:"startTime,omitempty"`
 	Name              string `json:"name,omitempty"`
@@ -620,6 +654,16 @@ func (w *wireEvent) event() (*Event, error) {
 		var v wireThrow
 		if err = json.Unmarshal(w.Values, &v); err == nil {
 			ev.Throw, err = v.throw()
+		}
+	case TypeThreadCPULoad:
+		var v wireThreadCPULoad
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.CPULoad, err = v.load()
+		}
+	case TypeCPUInformation:
+		var v wireCPUInformation
+		if err = json.Unmarshal(w.Values, &v); err == nil {
+			ev.CPUInfo, err = v.info()
 		}
 	case TypeActiveRecording:
 		var v wireRecording
@@ -875,6 +919,45 @@ func (v *wireThreadStart) threadStart() (*ThreadStart, error) {
 		}
 	}
 	return ts, nil
+}
+
+func (v *wireThreadCPULoad) load() (*ThreadCPULoad, error) {
+	l := &ThreadCPULoad{}
+	var err error
+	if l.Time, err = parseTime(v.StartTime, "startTime"); err != nil {
+		return nil, err
+	}
+	if l.Thread, err = v.EventThread.thread("eventThread"); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name string
+		n    json.Number
+		into *float64
+	}{{"user", v.User, &l.User}, {"system", v.System, &l.System}} {
+		x, err := f.n.Float64()
+		if err != nil || !(x >= 0 && x <= 1) {
+			return nil, fmt.Errorf("%s: %q is not a share of the machine's CPU in [0, 1]", f.name, f.n)
+		}
+		*f.into = x
+	}
+	return l, nil
+}
+
+func (v *wireCPUInformation) info() (*CPUInformation, error) {
+	c := &CPUInformation{}
+	for _, f := range []struct {
+		name string
+		n    json.Number
+		into *int64
+	}{{"hwThreads", v.HWThreads, &c.HWThreads}, {"cores", v.Cores, &c.Cores}, {"sockets", v.Sockets, &c.Sockets}} {
+		x, err := f.n.Int64()
+		if err != nil || x < 1 {
+			return nil, fmt.Errorf("%s: %q is not a count ≥ 1", f.name, f.n)
+		}
+		*f.into = x
+	}
+	return c, nil
 }
 
 func (v *wireRecording) recording() (*Recording, error) {

@@ -268,3 +268,33 @@ func TestNativeMethodSample(t *testing.T) {
 	assert.Nil(t, back[0].Sample)
 	assert.Equal(t, s, back[0].NativeSample)
 }
+
+// jdk.ThreadCPULoad and jdk.CPUInformation, as `jfr print --json` writes
+// them (the values of a recording of tools/realapps/antlr), decode; a
+// load outside [0, 1] or a count below 1 is refused naming the field.
+func TestCPULoadAndInformation(t *testing.T) {
+	doc := `{"recording": {"events": [
+	{"type": "jdk.CPUInformation", "values": {"startTime": "2026-11-29T00:49:32.4Z", "cpu": "AMD", "description": "x", "sockets": 1, "cores": 1, "hwThreads": 2}},
+	{"type": "jdk.ThreadCPULoad", "values": {"startTime": "2026-11-29T00:49:33.427Z",
+	  "eventThread": {"osName": "main", "osThreadId": 3890, "javaName": "main", "javaThreadId": 1, "group": null},
+	  "user": 0.274231, "system": 0.13909748}}]}}`
+	evs, err := ReadAll(strings.NewReader(doc))
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	assert.Equal(t, &CPUInformation{HWThreads: 2, Cores: 1, Sockets: 1}, evs[0].CPUInfo)
+	l := evs[1].CPULoad
+	require.NotNil(t, l)
+	assert.Equal(t, "main", l.Thread.Name)
+	assert.InDelta(t, 0.274231, l.User, 1e-12)
+	assert.InDelta(t, 0.13909748, l.System, 1e-12)
+	for _, c := range []struct{ in, want string }{
+		{`{"type": "jdk.ThreadCPULoad", "values": {"startTime": "2026-11-29T00:49:33Z", "eventThread": {"javaName": "main", "javaThreadId": 1}, "user": 1.5, "system": 0}}`, "user: \"1.5\" is not a share"},
+		{`{"type": "jdk.ThreadCPULoad", "values": {"startTime": "2026-11-29T00:49:33Z", "user": 0.1, "system": 0}}`, "eventThread: missing"},
+		{`{"type": "jdk.CPUInformation", "values": {"hwThreads": 0, "cores": 1, "sockets": 1}}`, "hwThreads: \"0\" is not a count"},
+	} {
+		_, err := ReadAll(strings.NewReader(`{"recording": {"events": [` + c.in + `]}}`))
+		if assert.Error(t, err, c.in) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+}
