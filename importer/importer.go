@@ -162,6 +162,13 @@ type Report struct {
 	// NativeModelled is how many samples of Period the model's native
 	// samples became: each stands for one Tick of JFR's sampler (weigh).
 	NativeModelled int
+	// CPULoad is each thread's CPU use as the recording's
+	// jdk.ThreadCPULoad events give it, threads in order of their first
+	// event, the recorder's own left out unless kept; HWThreads the
+	// recording machine's hardware threads (jdk.CPUInformation), 0 when
+	// the recording has none.
+	CPULoad   []ThreadCPULoad
+	HWThreads int64
 	// Tick is the period of JFR's sampler thread (TickPeriod) when the
 	// weights were set by it: a native method sample stands for a Tick, an
 	// execution sample (Period) for the rest of its thread's time. Zero
@@ -297,7 +304,12 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly,
 		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(),
 		Recorder: rec.recorder, RecorderSamples: rec.recorderSamples,
-		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0])}
+		Span: time.Duration(rec.times[len(rec.times)-1] - rec.times[0]), HWThreads: rec.hwThreads}
+	for _, n := range rec.cpuOrder {
+		l := *rec.cpuLoad[n]
+		l.Load /= float64(l.Events)
+		rp.CPULoad = append(rp.CPULoad, l)
+	}
 	switch {
 	case opt.Period != 0:
 		rp.Period, rp.PeriodFrom = opt.Period, PeriodGiven
@@ -423,6 +435,20 @@ func (r *Report) warnf(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
+// ThreadCPULoad is one thread's CPU use over a recording.
+type ThreadCPULoad struct {
+	Thread string
+	Events int
+	// Load is the mean of its events' user + system shares of the
+	// machine's CPU (every hardware thread's): a thread busy on one CPU
+	// of two has 0.5.
+	Load float64
+}
+
+// OnCPU is the share of its time the thread spent on a CPU: Load times
+// the hardware threads (0 when they are unknown, hw 0), at most 1.
+func (l ThreadCPULoad) OnCPU(hw int64) float64 { return math.Min(l.Load*float64(hw), 1) }
+
 // recording is the aggregate of a recording's samples.
 type recording struct {
 	methods  map[jfrjson.Method]int // → index in meths
@@ -435,6 +461,11 @@ type recording struct {
 
 	samples, truncated, empty int
 	nativeOnly                int // samples whose every frame is Native
+	// cpuLoad sums each thread's jdk.ThreadCPULoad events (cpuOrder: in
+	// order of the first); hwThreads is jdk.CPUInformation's.
+	cpuLoad   map[string]*ThreadCPULoad
+	cpuOrder  []string
+	hwThreads int64
 	// unusable counts, per thread, the samples that were empty or
 	// truncated; names keeps those threads' names in first-seen order.
 	unusable                map[threadKey]int
@@ -646,12 +677,28 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 	rec.native.stacks = map[string]*nativeStack{}
 	rec.native.spans = map[threadKey]*[2]int64{}
 	rec.throws.stacks = map[string]*throwStack{}
+	rec.cpuLoad = map[string]*ThreadCPULoad{}
 	recorder := map[string]bool{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		switch {
+		case e.CPUInfo != nil:
+			rec.hwThreads = e.CPUInfo.HWThreads
+		case e.CPULoad != nil:
+			n := e.CPULoad.Thread.Name
+			if !keepRecorder && IsRecorderThread(n) {
+				return nil
+			}
+			l := rec.cpuLoad[n]
+			if l == nil {
+				l = &ThreadCPULoad{Thread: n}
+				rec.cpuLoad[n] = l
+				rec.cpuOrder = append(rec.cpuOrder, n)
+			}
+			l.Events++
+			l.Load += e.CPULoad.User + e.CPULoad.System
 		case e.Compilation != nil:
 			rec.compilations++
 		case e.Inlining != nil:

@@ -223,6 +223,23 @@ func writeImportReport(w io.Writer, out string, m *importer.Model) {
 		fmt.Fprintf(w, "throwables: %d stack walks (%.0f frames each on average, %.1f ms in all) modelled as %d samples of Throwable.fillInStackTrace(int); %d of threads without execution samples, %d of the recorder's threads, %d truncated or empty, %d of classes whose fillInStackTrace does not walk (not used)\n",
 			t.Used, t.MeanFrames, t.Time/1e6, t.Samples, t.Other, t.Recorder, t.Unusable, t.Unwalked)
 	}
+	modelled := map[string]bool{}
+	for _, th := range m.Program.Threads {
+		modelled[th.Name] = true
+	}
+	for _, l := range r.CPULoad {
+		if !modelled[l.Thread] {
+			continue
+		}
+		if r.HWThreads > 0 {
+			on := l.OnCPU(r.HWThreads)
+			fmt.Fprintf(w, "cpu: %s used %.3f of the machine's CPU (mean of %d jdk.ThreadCPULoad events): on %d hardware threads (jdk.CPUInformation) it was on a CPU %.0f %% of the time and off it, waiting, %.0f %%; the model runs all its time on a CPU\n",
+				l.Thread, l.Load, l.Events, r.HWThreads, 100*on, 100*(1-on))
+		} else {
+			fmt.Fprintf(w, "cpu: %s used %.3f of the machine's CPU (mean of %d jdk.ThreadCPULoad events); the recording has no jdk.CPUInformation, so how much of one CPU that is is unknown (tools/realapps/profsim.jfc records it)\n",
+				l.Thread, l.Load, l.Events)
+		}
+	}
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
 	compiled := 0
