@@ -40,9 +40,6 @@ type Config struct {
 	// of one sampler need distinct labels.
 	Samplers []string
 	Mode     samplers.Mode
-	// Configure, if set, may adjust each sampler before it attaches (tests
-	// and studies use it to set parameters).
-	Configure func(samplers.Sampler)
 	// Extra samplers, built by the caller, attach after the named ones
 	// (passive mode only; their names must be unique).
 	Extra []samplers.Sampler
@@ -220,21 +217,16 @@ type Rig struct {
 }
 
 // Build checks cfg as Config.Validate does and then builds the run of p
-// under it: the image, Configure on each named sampler, the instrumenting
+// under it: the image, the instrumenting
 // samplers' rewrites, the VM, the JIT, the safepoint coordinator, the GC,
 // the samplers attached in order, the inliner's profile (InlineFrom), and
 // the WarmUp and RecompileAt timers. Nothing executes until Run or
 // RunUntil. Errors the configuration alone cannot show (the program's,
-// a sampler's Configure'd settings at Attach) are found here.
+// a sampler's settings that only Attach checks) are found here.
 func Build(p *program.Program, cfg Config) (*Rig, error) {
 	pl, err := cfg.resolve()
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Configure != nil {
-		for _, s := range pl.named {
-			cfg.Configure(s)
-		}
 	}
 	img, err := sim.NewImage(p, cfg.Sim.Cost)
 	if err != nil {

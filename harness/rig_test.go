@@ -55,7 +55,7 @@ func TestRigSteppedIsRun(t *testing.T) {
 }
 
 // Config.Validate finds what is wrong with a configuration without a
-// program and without calling Configure, and Build reports the same.
+// program, and Build reports the same.
 func TestValidateBeforeBuilding(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
@@ -83,7 +83,6 @@ func TestValidateBeforeBuilding(t *testing.T) {
 		cfg := DefaultConfig()
 		gc := *cfg.GC
 		cfg.GC = &gc
-		cfg.Configure = func(s samplers.Sampler) { t.Errorf("%s: Configure(%s) called while validating", c.want, s.Name()) }
 		c.tweak(&cfg)
 		err := cfg.Validate()
 		if assert.ErrorContains(t, err, c.want) {

@@ -18,7 +18,7 @@ const maxStripMiningIter = maxJuint
 // safepoint protocol's and the GC's, the sampler specs (syntax, keys,
 // values, distinct IDs), the capabilities the run asks of the samplers,
 // and that InlineFrom names an attached call-graph source. It builds
-// nothing and calls no Configure; errors name the field or the sampler.
+// nothing; errors name the field or the sampler.
 // Build checks the same before building anything.
 func (cfg Config) Validate() error {
 	_, err := cfg.resolve()

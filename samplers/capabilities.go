@@ -48,7 +48,8 @@ type CallGraphSource interface {
 }
 
 // IntervalSetter is a sampler whose sampling interval can be set after it
-// is built (harness Config.Configure, the studies' interval grids).
+// is built, by Go code that holds the instance (a spec's interval key sets
+// it before).
 type IntervalSetter interface {
 	Sampler
 	// SetInterval sets the interval between sample requests; call it

@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/profsim/profsim/harness"
@@ -72,15 +73,12 @@ func TestSPSPausesOnlyKThreads(t *testing.T) {
 		cfg := harness.DefaultConfig()
 		cfg.Sim.CPUs = 8
 		cfg.Sim.Duration = 200 * sim.Millisecond
-		cfg.Samplers, cfg.Mode = []string{s}, samplers.Costed
-		cfg.GC = nil
-		cfg.Configure = func(x samplers.Sampler) {
-			if h, ok := x.(*samplers.Hofer); ok {
-				c := h.Config()
-				c.K = 2
-				*h = *samplers.NewHofer(h.Name(), c)
-			}
+		spec := s
+		if s != "jvmti" {
+			spec += ",k=2" // the Hofer samplers' k; jvmti pauses every thread
 		}
+		cfg.Samplers, cfg.Mode = []string{spec}, samplers.Costed
+		cfg.GC = nil
 		out, err := harness.Run(mustParse(t, eight), cfg)
 		require.NoError(t, err)
 		for _, r := range out.Safepoints.Records() {
@@ -117,14 +115,7 @@ threads:
 	cfg := harness.DefaultConfig()
 	cfg.Sim.CPUs = 16
 	cfg.Sim.Duration = 105 * sim.Millisecond
-	cfg.Samplers = []string{"sps"}
-	cfg.Configure = func(x samplers.Sampler) {
-		if h, ok := x.(*samplers.Hofer); ok {
-			c := h.Config()
-			c.K, c.IncludeWaiting = 4, true
-			*h = *samplers.NewHofer(h.Name(), c)
-		}
-	}
+	cfg.Samplers = []string{"sps,k=4,include_waiting=true"}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	byKind := map[byte]int64{}
@@ -144,14 +135,7 @@ func TestISPSDepthLimit(t *testing.T) {
 	deepest := func(depth int) int {
 		out := run(t, "deepcall", func(c *harness.Config) {
 			c.Sim.Duration = 100 * sim.Millisecond
-			c.Samplers = []string{"isps"}
-			c.Configure = func(x samplers.Sampler) {
-				if h, ok := x.(*samplers.Hofer); ok {
-					cfg := h.Config()
-					cfg.Interval, cfg.Depth = sim.Millisecond, depth
-					*h = *samplers.NewHofer(h.Name(), cfg)
-				}
-			}
+			c.Samplers = []string{fmt.Sprintf("isps,interval=1ms,depth=%d", depth)}
 		})
 		d := 0
 		for i := range out.Profiles["isps"].Samples {

@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/profsim/profsim/harness"
@@ -12,14 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func komoriumWith(tweak func(*samplers.KomoriumConfig)) func(samplers.Sampler) {
-	return func(s samplers.Sampler) {
-		if k, ok := s.(*samplers.Komorium); ok {
-			c := k.Config()
-			tweak(&c)
-			*k = *samplers.NewKomorium(k.Name(), c)
-		}
-	}
+func komoriumSpec(tweak func(*samplers.KomoriumConfig)) string {
+	c := samplers.DefaultKomoriumConfig()
+	tweak(&c)
+	return specOf("komorium", &c)
 }
 
 // B9's mechanism: with a constant granularity the samples are taken at the
@@ -28,10 +25,9 @@ func komoriumWith(tweak func(*samplers.KomoriumConfig)) func(samplers.Sampler) {
 func TestKomoriumConstantGranularityIsReproducible(t *testing.T) {
 	get := func(w string, d sim.Time, speed int64, seed uint64, cpus int) *harness.Outcome {
 		return run(t, w, func(c *harness.Config) {
-			c.Samplers = []string{"komorium"}
+			c.Samplers = []string{"komorium,granularity=5000"}
 			c.Sim.Duration = d
 			c.Sim.Cost.SpeedPercent, c.Sim.Seed, c.Sim.CPUs = speed, seed, cpus
-			c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity = 5000 })
 		})
 	}
 	base := get("sqsum", 10*sim.Second, 100, 1, 4)
@@ -50,8 +46,7 @@ func TestKomoriumConstantGranularityIsReproducible(t *testing.T) {
 func TestKomoriumRandomizedGranularity(t *testing.T) {
 	get := func(seed uint64) *harness.Outcome {
 		return run(t, "sqsum", func(c *harness.Config) {
-			c.Samplers, c.Sim.Seed, c.Sim.Duration = []string{"komorium"}, seed, 40*sim.Millisecond
-			c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity, k.Random = 5000, 100 })
+			c.Samplers, c.Sim.Seed, c.Sim.Duration = []string{"komorium,granularity=5000,random=100"}, seed, 40*sim.Millisecond
 		})
 	}
 	a, b, c := get(1), get(1), get(2)
@@ -60,8 +55,7 @@ func TestKomoriumRandomizedGranularity(t *testing.T) {
 	// sqsum's iterations are 10 bytecodes, so a constant 5 000 always hits
 	// the same point of the loop; randomization spreads the samples.
 	constant := run(t, "sqsum", func(c *harness.Config) {
-		c.Samplers, c.Sim.Duration = []string{"komorium"}, 40*sim.Millisecond
-		c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity = 5000 })
+		c.Samplers, c.Sim.Duration = []string{"komorium,granularity=5000"}, 40*sim.Millisecond
 	})
 	assert.Len(t, constant.Profiles["komorium"].MethodWeights(), 2, "main and one loop position")
 	assert.Greater(t, len(a.Profiles["komorium"].MethodWeights()), 2, "sq is sampled too")
@@ -73,9 +67,8 @@ func TestKomoriumRandomizedGranularity(t *testing.T) {
 func TestKomoriumBytecodeCountError(t *testing.T) {
 	delta := func(w string, gran int64) float64 {
 		out := run(t, w, func(c *harness.Config) {
-			c.Samplers = []string{"komorium"}
+			c.Samplers = []string{fmt.Sprintf("komorium,granularity=%d", gran)}
 			c.Sim.Duration = 10 * sim.Second
-			c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity = gran })
 		})
 		exact := float64(out.Result.Truth.BytecodeTotal())
 		return out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes]/exact - 1
@@ -104,8 +97,7 @@ threads: [{name: main, entry: T.main}]
 `
 	cfg := harness.DefaultConfig()
 	cfg.Sim.Duration = 10 * sim.Second
-	cfg.Samplers = []string{"komorium"}
-	cfg.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { k.Granularity = 1000 })
+	cfg.Samplers = []string{"komorium,granularity=1000"}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	exact := float64(out.Result.Truth.BytecodeTotal())
@@ -182,9 +174,8 @@ threads: [{name: main, entry: B.main}]
 func TestKomoriumOptimisations(t *testing.T) {
 	cost := func(tweak func(*samplers.KomoriumConfig)) (sim.Time, float64) {
 		out := run(t, "abcuv", func(c *harness.Config) {
-			c.Samplers, c.Mode = []string{"komorium"}, samplers.Costed
+			c.Samplers, c.Mode = []string{komoriumSpec(tweak)}, samplers.Costed
 			c.Sim.Duration = 10 * sim.Second
-			c.Configure = komoriumWith(tweak)
 		})
 		return out.Result.End, out.Costs["komorium"].Measures[samplers.FramesWalkedPerSample]
 	}

@@ -44,8 +44,7 @@ func TestKomoriumSetMembersAreKomoriumsAlone(t *testing.T) {
 			for i, kc := range cfgs {
 				alone := run(t, w, func(c *harness.Config) {
 					c.Sim.Seed, c.Sim.Duration, c.NoTruthProfile = seed, 30*sim.Millisecond, true
-					c.Samplers = []string{"komorium"}
-					c.Configure = komoriumWith(func(k *samplers.KomoriumConfig) { *k = kc })
+					c.Samplers = []string{specOf("komorium", &kc)}
 				})
 				what := fmt.Sprintf("%s seed %d granularity %d random %d", w, seed, kc.Granularity, kc.Random)
 				require.Positive(t, got[i].Costs.Taken, what)

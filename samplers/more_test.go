@@ -55,14 +55,7 @@ func TestCBSStride1Samples1IsJikesTimer(t *testing.T) {
 			jikes(c)
 			// The same mechanism ticks the same: pinned to one exact
 			// clock (each sampler's jitter has its own stream).
-			c.Samplers = []string{"jikes-timer,jitter=0", "cbs,jitter=0"}
-			c.Configure = func(s samplers.Sampler) {
-				if cb, ok := s.(*samplers.CBS); ok {
-					cfg := cb.Config()
-					cfg.Stride, cfg.Samples = 1, 1
-					*cb = *samplers.NewCBS(cb.Name(), cfg)
-				}
-			}
+			c.Samplers = []string{"jikes-timer,jitter=0", "cbs,jitter=0,stride=1,samples=1"}
 		})
 		jt, cbs := out.Profiles["jikes-timer"], out.Profiles["cbs"]
 		require.NotEmpty(t, jt.Edges, w)
@@ -84,16 +77,6 @@ func mustParse(t *testing.T, src string) *program.Program {
 	return p
 }
 
-func pcctWith(name string, tweak func(*samplers.PCCTConfig)) func(samplers.Sampler) {
-	return func(s samplers.Sampler) {
-		if pc, ok := s.(*samplers.PCCT); ok && pc.Name() == name {
-			cfg := pc.Config()
-			tweak(&cfg)
-			*pc = *samplers.NewPCCT(name, cfg)
-		}
-	}
-}
-
 // W1's mechanism: marker bits make a sample walk only the frames pushed
 // since the last one, and the tree is exactly the one full walks build.
 func TestPCCTMarkerBitsEqualFullWalks(t *testing.T) {
@@ -104,8 +87,7 @@ func TestPCCTMarkerBitsEqualFullWalks(t *testing.T) {
 		out := run(t, w, func(c *harness.Config) {
 			// Equal trees need equal sample times: both on one exact
 			// clock (each sampler's jitter has its own stream).
-			c.Samplers = []string{"pcct,jitter=0", "hotmethods,jitter=0"}
-			c.Configure = pcctWith("hotmethods", func(p *samplers.PCCTConfig) { p.HotMethods, p.FullWalk = false, true })
+			c.Samplers = []string{"pcct,jitter=0", "hotmethods,jitter=0,hot_methods=false,full_walk=true"}
 		})
 		marked, full := out.Profiles["pcct"], out.Profiles["hotmethods"]
 		full.Source = marked.Source
@@ -144,8 +126,7 @@ threads: [{name: main, entry: S.main}]
 // W4's mechanism: a depth limit attaches deep sequences at the wrong place.
 func TestPCCTDepthLimitMisattaches(t *testing.T) {
 	out := run(t, "deepcall", func(c *harness.Config) {
-		c.Samplers = []string{"pcct"}
-		c.Configure = pcctWith("pcct", func(p *samplers.PCCTConfig) { p.DepthLimit = 8 })
+		c.Samplers = []string{"pcct,depth_limit=8"}
 	})
 	ex := out.Costs["pcct"].Measures
 	assert.Positive(t, ex[samplers.DepthLimitedSamples])

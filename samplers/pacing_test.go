@@ -30,8 +30,7 @@ func TestPacedSamplersNeverQueueRequests(t *testing.T) {
 			cfg := harness.DefaultConfig()
 			cfg.Sim.Duration = 100 * sim.Millisecond
 			cfg.GC = nil
-			cfg.Samplers, cfg.Mode = []string{s}, samplers.Costed
-			cfg.Configure = setInterval(100 * sim.Microsecond)
+			cfg.Samplers, cfg.Mode = []string{s + ",interval=100us"}, samplers.Costed
 			out, err := harness.Run(mustParse(t, pollFree), cfg)
 			require.NoError(t, err)
 			var prevEnd sim.Time
@@ -66,14 +65,6 @@ func TestPacedSamplerKeepsTheInterval(t *testing.T) {
 	require.GreaterOrEqual(t, len(ticks), 10)
 	for i, at := range ticks {
 		assert.Equal(t, int64(i+1)*int64(10*sim.Millisecond), at)
-	}
-}
-
-func setInterval(iv sim.Time) func(samplers.Sampler) {
-	return func(x samplers.Sampler) {
-		if s, ok := x.(interface{ SetInterval(sim.Time) }); ok {
-			s.SetInterval(iv)
-		}
 	}
 }
 
@@ -133,8 +124,7 @@ threads: [{name: main, entry: T.main}]
 		cfg := harness.DefaultConfig()
 		cfg.Sim.Duration = sim.Second
 		cfg.GC = nil
-		cfg.Samplers, cfg.Mode = []string{s}, samplers.Costed
-		cfg.Configure = setInterval(sim.Millisecond)
+		cfg.Samplers, cfg.Mode = []string{s + ",interval=1ms"}, samplers.Costed
 		out, err := harness.Run(mustParse(t, src), cfg)
 		require.NoError(t, err)
 		res[s] = out

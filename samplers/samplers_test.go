@@ -1,6 +1,7 @@
 package samplers_test
 
 import (
+	"github.com/profsim/profsim/param"
 	"testing"
 
 	"github.com/profsim/profsim/harness"
@@ -148,12 +149,7 @@ func TestConfigErrors(t *testing.T) {
 	p, err := program.Parse([]byte("name: x\nmethods: [{class: A, name: a, body: [{work: {cycles: 1, bytecodes: 1}}]}]\nthreads: [{name: m, entry: A.a}]\n"), program.YAML)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
-	cfg.Samplers = []string{"tprof", "async"}
-	cfg.Configure = func(s samplers.Sampler) {
-		if tp, ok := s.(*samplers.Tprof); ok {
-			*tp = *samplers.NewTprof(tp.Name(), samplers.TprofConfig{Interval: 10 * sim.Microsecond, Random: 20 * sim.Microsecond})
-		}
-	}
+	cfg.Samplers = []string{"tprof,interval=10us,random=20us", "async"}
 	_, err = harness.Run(p, cfg)
 	assert.ErrorContains(t, err, "sampler tprof: random: 20us must be < interval 10us")
 }
@@ -178,4 +174,11 @@ func TestCostedSamplerShiftsCompilation(t *testing.T) {
 	}
 	assert.Positive(t, shifted, "the profiled run compiles at other times")
 	assert.Less(t, watched.Result.AppCPU(), plain.Result.AppCPU(), "and gets less done in the same time")
+}
+
+// specOf is the spec of sampler name with every key of cfg, a pointer to
+// its configuration as its registry entry takes it (the keys of a
+// resolved spec are param.Values of it).
+func specOf(name string, cfg any) string {
+	return samplers.Spec{Name: name, Set: param.Values(cfg)}.String()
 }
