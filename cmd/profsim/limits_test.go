@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profsim/profsim/sweep/runs"
 	"io"
 	"os"
 	"os/exec"
@@ -522,7 +523,7 @@ func TestRunHelpListsLimits(t *testing.T) {
 	} {
 		assert.Contains(t, out, want)
 	}
-	names, _ := runSettingNames()
+	names, _ := runs.SettingNames()
 	assert.Subset(t, names, []string{"max-threads", "max-memory", "max-input-size"}, "a sweep grid may set the limits")
 	for _, n := range names {
 		assert.NotContains(t, n, " ", "a flag name read from the help")

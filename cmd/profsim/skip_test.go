@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/sweep/runs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,7 +78,7 @@ func TestRunSkipRefused(t *testing.T) {
 }
 
 func TestSweepGridSetsSkip(t *testing.T) {
-	names, _ := runSettingNames()
+	names, _ := runs.SettingNames()
 	require.Contains(t, names, "skip")
 	grid := writeGrid(t, `run:
   workload: hotcold

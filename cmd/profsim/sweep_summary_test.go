@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/profsim/profsim/sweep/runs"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -20,12 +21,12 @@ func TestSweepSummary(t *testing.T) {
 	code, stdout, stderr := sweepMain(t, "sweep", grid, "--out", dir, "--jobs", "2")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "overlap with the truth (%), mean ± 95 % CI over seeds, per cell and profile:")
-	runs := readCSV(t, filepath.Join(dir, "runs.csv"))
-	sum := readCSV(t, filepath.Join(dir, SummaryFile))
+	rows := readCSV(t, filepath.Join(dir, "runs.csv"))
+	sum := readCSV(t, filepath.Join(dir, runs.SummaryFile))
 	require.Len(t, sum, 4, "2 workloads × 2 profiles (the truth is the reference, not a row)")
 	for _, s := range sum {
 		var xs []float64
-		for _, r := range runs {
+		for _, r := range rows {
 			if r["workload"] == s["workload"] && r["profile"] == s["profile"] {
 				x, err := strconv.ParseFloat(r["overlap_vs_truth"], 64)
 				require.NoError(t, err)
@@ -48,5 +49,5 @@ func TestSweepSummary(t *testing.T) {
 	dir1 := filepath.Join(t.TempDir(), "o")
 	code, _, stderr = sweepMain(t, "sweep", grid, "--out", dir1, "--jobs", "1")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, tables(t, dir)[SummaryFile], tables(t, dir1)[SummaryFile])
+	assert.Equal(t, tables(t, dir)[runs.SummaryFile], tables(t, dir1)[runs.SummaryFile])
 }

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/sweep"
+	"github.com/profsim/profsim/sweep/runs"
 )
 
 // exampleGrid is issue 13's example with short runs.
@@ -59,7 +59,7 @@ func sweepMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func tables(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, f := range []string{"runs.csv", "methods.csv", SummaryFile, sweep.ManifestFile} {
+	for _, f := range []string{"runs.csv", "methods.csv", runs.SummaryFile, sweep.ManifestFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, err)
 		out[f] = string(b)
@@ -154,12 +154,12 @@ func TestSweepResumesAfterCancellationAndTruncation(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 
 	dir := filepath.Join(t.TempDir(), "cut")
-	plan, err := planSweep(grid, sweep.Shard{})
+	plan, err := runs.New(grid, sweep.Shard{})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	var e bytes.Buffer
-	err = plan.execute(ctx, func() os.Signal { return nil }, sweepOptions{out: dir, jobs: 2, stored: func(sweep.Record) {
+	err = executeSweep(ctx, func() os.Signal { return nil }, plan, runs.Options{Out: dir, Jobs: 2, Stored: func(sweep.Record) {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -448,18 +448,18 @@ func TestSweepSecondSweepOnOneOutExits2(t *testing.T) {
 	code, _, stderr := sweepMain(t, "sweep", grid, "--out", whole, "--jobs", "1")
 	require.Equal(t, 0, code, stderr)
 
-	plan, err := planSweep(grid, sweep.Shard{})
+	plan, err := runs.New(grid, sweep.Shard{})
 	require.NoError(t, err)
 	started, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	done := make(chan error, 1)
 	go func() {
 		var e bytes.Buffer
-		done <- plan.execute(context.Background(), func() os.Signal { return nil }, sweepOptions{out: dir, jobs: 1,
-			run: func(pr *plannedRun, ctx context.Context) (json.RawMessage, error) {
+		// The sweep holds the directory while it stores its first run.
+		done <- executeSweep(context.Background(), func() os.Signal { return nil }, plan, runs.Options{Out: dir, Jobs: 1,
+			Stored: func(sweep.Record) {
 				once.Do(func() { close(started) })
 				<-release
-				return pr.run(ctx)
 			}}, &e)
 	}()
 	<-started
@@ -551,29 +551,11 @@ func TestSweepRefusesAGridFileOverTheInputLimit(t *testing.T) {
 	assert.NotContains(t, stderr, "input limit")
 }
 
-// planAllocBudget bounds what planning a one-point shard of a 10⁶-point
-// grid allocates: planning point 0 (for the manifest's first_key), the
-// ends of the range and the shard's point took 1.9 MB when measured; the
-// old planner, which resolved the whole grid first, allocated over 12 GB.
-const planAllocBudget = 16 << 20
-
-// A shard plans its own points only: a one-point shard of a 10⁶-point grid
-// plans in bounded memory, and its manifest lists that point alone.
+// A shard runs its own points only: the manifest of a one-point shard
+// of a 10⁶-point grid lists that point alone (its planning:
+// runs.TestPlansOnlyItsShard).
 func TestSweepPlansOnlyItsShard(t *testing.T) {
 	grid := writeGrid(t, "run: {workload: hotcold, duration: 5ms, sampler: [truth]}\ngrid: {seed: 1..1000000}\n")
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	plan, err := planSweep(grid, sweep.Shard{I: 777778, N: 1000000})
-	runtime.ReadMemStats(&after)
-	require.NoError(t, err)
-	alloc := after.TotalAlloc - before.TotalAlloc
-	t.Logf("planning allocated %.1f MB", float64(alloc)/1e6)
-	assert.Less(t, alloc, uint64(planAllocBudget))
-	require.Len(t, plan.jobs, 1)
-	assert.Equal(t, 777777, plan.jobs[0].Point.Index)
-	assert.Equal(t, sweep.Coords{{Name: "seed", Value: sweep.Value{"777778"}}}, sweep.Coords(plan.jobs[0].Point.Coords))
-
 	dir := filepath.Join(t.TempDir(), "o")
 	code, _, stderr := sweepMain(t, "sweep", grid, "--out", dir, "--shard", "777778/1000000")
 	require.Equal(t, 0, code, stderr)
@@ -582,7 +564,7 @@ func TestSweepPlansOnlyItsShard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1000000, m.Size)
 	require.Len(t, m.Points, 1)
-	assert.Equal(t, plan.jobs[0].Key, m.Points[0].Key)
+	assert.Equal(t, 777777, m.Points[0].Point)
 	code, stdout, stderr := sweepMain(t, "sweep", "status", dir)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "grid grid: 1000000 points; this directory runs shard 777778/1000000: 1 points\n")
@@ -632,68 +614,6 @@ func TestSweepMergeRefusesAChangedWorkload(t *testing.T) {
 	code, _, stderr = sweepMain(t, "sweep", "merge", s1, s2, "--out", filepath.Join(dir, "m"))
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "profsim: sweep merge: "+s1+" and "+s2+" hold different grids (workload w.yaml changed between them)")
-}
-
-// planBytesPerPoint bounds what a plan keeps per point: its index,
-// coordinates and key, and its manifest entry (0.30 KB measured for a
-// one-axis grid); a resolved run with its config, which the plan held
-// for every point before, is 13.7 KB.
-const planBytesPerPoint = 1024
-
-// A plan keeps each point's key and coordinates, not its resolved run,
-// which is planned again when the point is dispatched.
-func TestSweepPlanHoldsNoResolvedRuns(t *testing.T) {
-	const points = 2000
-	grid := writeGrid(t, fmt.Sprintf("run: {workload: hotcold, duration: 5ms, sampler: [truth, safepoint, async]}\ngrid: {seed: 1..%d}\n", points))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	plan, err := planSweep(grid, sweep.Shard{})
-	require.NoError(t, err)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	perPoint := float64(after.HeapAlloc-before.HeapAlloc) / points
-	t.Logf("the plan keeps %.0f bytes per point", perPoint)
-	assert.Less(t, perPoint, float64(planBytesPerPoint))
-	require.Len(t, plan.jobs, points)
-	j := plan.jobs[points-1]
-	assert.Nil(t, j.Config)
-	job, pr, err := plan.replan(j)
-	require.NoError(t, err)
-	assert.Equal(t, j.Key, job.Key)
-	assert.Equal(t, j.Key, pr.key)
-	assert.Contains(t, string(job.Config), `"seed":2000`)
-	runtime.KeepAlive(plan)
-}
-
-// A workload file edited after the sweep planned its points (its key
-// holds the planned content's hash) fails those points' runs rather
-// than recording the new content's results under the old content's key.
-func TestSweepRefusesAWorkloadEditedAfterPlanning(t *testing.T) {
-	dir := t.TempDir()
-	threads, err := os.ReadFile("testdata/threads.yaml")
-	require.NoError(t, err)
-	w := filepath.Join(dir, "w.yaml")
-	require.NoError(t, os.WriteFile(w, threads, 0o644))
-	grid := filepath.Join(dir, "g.yaml")
-	require.NoError(t, os.WriteFile(grid, []byte("run: {workload: w.yaml, duration: 5ms, sampler: [truth]}\ngrid: {seed: 1..2}\n"), 0o644))
-	plan, err := planSweep(grid, sweep.Shard{})
-	require.NoError(t, err)
-	edited := strings.Replace(string(threads), "cycles: 20000", "cycles: 20001", 1)
-	require.NotEqual(t, string(threads), edited)
-	require.NoError(t, os.WriteFile(w, []byte(edited), 0o644))
-	out := filepath.Join(dir, "out")
-	var stderr bytes.Buffer
-	err = plan.execute(context.Background(), func() os.Signal { return nil }, sweepOptions{out: out, jobs: 1}, &stderr)
-	var ec exitCodeError
-	require.ErrorAs(t, err, &ec, stderr.String())
-	assert.Equal(t, 1, ec.code)
-	runs := readCSV(t, filepath.Join(out, "runs.csv"))
-	require.Len(t, runs, 2)
-	for _, r := range runs {
-		assert.Equal(t, "failed", r["status"])
-		assert.Contains(t, r["error"], w+" changed since the sweep planned its runs")
-	}
 }
 
 // Shards of one grid text, planned from two copies of the grid whose
@@ -767,17 +687,17 @@ func TestRunFlagsAreSpecOrOutput(t *testing.T) {
 	var help bytes.Buffer
 	_, err := parseRunFlags([]string{"-h"}, &help)
 	require.ErrorIs(t, err, errHelp)
-	names, _ := runSettingNames()
+	names, _ := runs.SettingNames()
 	var flags []string
 	for _, line := range strings.Split(help.String(), "\n") {
 		if name, ok := strings.CutPrefix(line, "  -"); ok {
 			name, _, _ = strings.Cut(name, " ")
 			flags = append(flags, name)
-			assert.True(t, slices.Contains(names, name) != slices.Contains(sweepOutputFlags, name),
+			assert.True(t, slices.Contains(names, name) != slices.Contains(runs.OutputFlags, name),
 				"--%s is either a run setting or an output flag", name)
 		}
 	}
-	for _, n := range slices.Concat(names, sweepOutputFlags) {
+	for _, n := range slices.Concat(names, runs.OutputFlags) {
 		assert.Contains(t, flags, n, "--%s is a flag of profsim run", n)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package runs
 
 // A sweep's tidy tables: runs.csv (one row per run and profile) and
 // methods.csv (one row per run, profile and method), built from the
@@ -132,11 +132,11 @@ func (c *rowCache) get(key string) *report.Rows {
 	return c.rows[key]
 }
 
-// writeSweepTables writes dir's runs.csv and methods.csv for the located
+// writeTables writes dir's runs.csv and methods.csv for the located
 // points, in point order, each file atomically: a run's rows come from
 // cache if it holds them, else from its record in the results file,
 // decoded in one pass (none kept).
-func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *sweep.Index, cache *rowCache) error {
+func writeTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *sweep.Index, cache *rowCache) error {
 	axes, ns := axisColumns(m)
 	leadNames, _ := pointCells(sweep.Record{}, axes, ns)
 	return sweep.WriteAtomic(filepath.Join(dir, "runs.csv"), func(rw io.Writer) error {
@@ -153,7 +153,7 @@ func writeSweepTables(dir string, m *sweep.Manifest, locs []sweep.Located, ix *s
 				if rr == nil || l.Status != sweep.StatusOK {
 					var t tableRecord
 					if err := ix.Decode(l.Key, &t); err != nil {
-						return usagef("%v", err) // a record that does not decode
+						return inputf("%v", err) // a record that does not decode
 					}
 					status, errText = t.Status, t.Error
 					var err error

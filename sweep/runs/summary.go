@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"encoding/csv"
@@ -51,12 +51,12 @@ func (c *cellStat) ci() float64 {
 	return t * sd / math.Sqrt(float64(c.n))
 }
 
-// writeSweepSummary reads dir's runs.csv once and writes summary.csv:
+// writeSummary reads dir's runs.csv once and writes summary.csv:
 // per cell — the grid's axes but seed — and profile, the runs, how many
 // failed, and overlap_vs_truth's mean and 95 % CI over the seeds; then
 // prints its first rows to w (nil: none). Memory grows with the cells,
 // not the runs.
-func writeSweepSummary(dir string, m *sweep.Manifest, w io.Writer) error {
+func writeSummary(dir string, m *sweep.Manifest, w io.Writer) error {
 	f, err := os.Open(filepath.Join(dir, "runs.csv"))
 	if err != nil {
 		return err

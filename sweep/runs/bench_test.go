@@ -1,10 +1,9 @@
-package main
+package runs
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,7 +37,7 @@ import (
 // 2-core machine moved it between -0.4 % and 11.8 % from one invocation
 // to the next.
 //
-//	go test ./cmd/profsim -run '^$' -bench SweepOverhead -benchtime 3x
+//	go test ./sweep/runs -run '^$' -bench SweepOverhead -benchtime 3x
 func BenchmarkSweepOverhead(b *testing.B) {
 	const points, engineRepeats = 40, 5
 	dir := b.TempDir()
@@ -52,7 +51,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 	raws := map[string]json.RawMessage{}
 	n := 0
 	for b.Loop() {
-		plan, err := planSweep(grid, sweep.Shard{})
+		plan, err := New(grid, sweep.Shard{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +75,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 		c1 := cpuTime(b)
 		for range engineRepeats {
 			n++
-			plan, err := planSweep(grid, sweep.Shard{})
+			plan, err := New(grid, sweep.Shard{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -87,7 +86,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 				}
 				return raws[key], nil
 			}
-			err = plan.execute(ctx, func() os.Signal { return nil }, sweepOptions{out: filepath.Join(dir, fmt.Sprint("out", n)), jobs: 1, run: stub}, io.Discard)
+			_, err = plan.Execute(ctx, Options{Out: filepath.Join(dir, fmt.Sprint("out", n)), Jobs: 1, run: stub})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package main
+package runs
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func checkBuild(dir string, ix *sweep.Index, build string, allowMixed bool) erro
 	if err != nil || !found || theirs == build || allowMixed {
 		return err
 	}
-	return usagef("sweep: %s holds results of %s; this profsim is build %s ('profsim version'): "+
+	return inputf("sweep: %s holds results of %s; this profsim is build %s ('profsim version'): "+
 		"results of different code must not mix. Use a new --out, or add --allow-mixed-builds to run every point again "+
 		"with this build beside them (its tables then hold this build's results only)", dir, describeBuild(theirs), build)
 }
@@ -51,7 +51,7 @@ func dirBuild(dir string, ix *sweep.Index, build string) (theirs string, found b
 		return m.Build, true, nil
 	}
 	if _, serr := os.Stat(filepath.Join(dir, sweep.ManifestFile)); !errors.Is(serr, fs.ErrNotExist) {
-		return "", false, usagef("sweep: %v", err)
+		return "", false, inputf("sweep: %v", err)
 	}
 	for _, k := range ix.Keys() {
 		var head struct {
@@ -62,7 +62,7 @@ func dirBuild(dir string, ix *sweep.Index, build string) (theirs string, found b
 			} `json:"config"`
 		}
 		if err := ix.Decode(k, &head); err != nil {
-			return "", false, usagef("sweep: %v", err)
+			return "", false, inputf("sweep: %v", err)
 		}
 		if b := head.Config.Profsim.Build; b != build {
 			return b, true, nil
