@@ -33,7 +33,7 @@ var Version string
 // exclude them). Workload files are not here: a run's key holds its
 // workload's content hash.
 //
-//go:embed go.mod go.sum *.go */*.go cmd/*/*.go internal/*/*.go
+//go:embed go.mod go.sum *.go */*.go cmd/*/*.go internal/*/*.go sweep/*/*.go
 var sources embed.FS
 
 // targetSettings are the build settings that can change what the
