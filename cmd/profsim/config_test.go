@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/profsim/profsim/samplers"
 	"os"
 	"path/filepath"
 	"slices"
@@ -195,7 +196,7 @@ func TestSubcommandHelp(t *testing.T) {
 // command prints.
 func TestSamplerKeysDocIsGenerated(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, samplerKeysDoc(&b))
+	require.NoError(t, samplers.WriteKeysDoc(&b))
 	path := filepath.Join("..", "..", "docs", "SAMPLERS.md")
 	doc, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -13,10 +13,7 @@ import (
 	"time"
 
 	"github.com/profsim/profsim/classfile"
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/importer"
-	"github.com/profsim/profsim/jfrjson"
-	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
 )
 
@@ -153,11 +150,11 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		return err
 	}
 	written = true
-	writeImportReport(stdout, *out, m)
+	importer.WriteReport(stdout, *out, m)
 	if !*check {
 		return nil
 	}
-	if err := checkImport(ctx, stdout, m, *seed); err != nil {
+	if err := importer.Check(ctx, stdout, m, *seed); err != nil {
 		if ctx.Err() != nil {
 			return interrupted(sig(), "import --check interrupted (%s); %s was written", signalName(sig()), *out)
 		}
@@ -204,94 +201,4 @@ func writeImportHeader(w io.Writer, rec string, cp []string, r *importer.Report)
 			t.Used, t.Events, t.MeanFrames, t.Samples)
 	}
 	fmt.Fprintf(w, "# %d methods, %d without a class file; %d inferred loops\n", r.Methods, len(r.NoClassFile), r.InferredLoops)
-}
-
-func writeImportReport(w io.Writer, out string, m *importer.Model) {
-	r := &m.Report
-	fmt.Fprintf(w, "wrote %s: %d methods, %d threads\n", out, len(m.Program.Methods), len(m.Program.Threads))
-	fmt.Fprintf(w, "recording: %d samples over %v, %v per sample; %d truncated (not used), %d compilations, %d inlining decisions\n",
-		r.Samples, r.Span.Round(time.Millisecond), r.Period, r.Truncated, r.Compilations, r.Inlinings)
-	if r.NativeSamples+r.NativeOther+r.NativeUnusable > 0 {
-		fmt.Fprintf(w, "native: %d native method samples modelled as native statements, %d of threads without execution samples and %d truncated or empty (not used)\n",
-			r.NativeSamples, r.NativeOther, r.NativeUnusable)
-	}
-	if r.Tick > 0 {
-		fmt.Fprintf(w, "weights: JFR's sampler ticked every %v; a native method sample stands for a tick, an execution sample for %v (its busiest thread's time less native code and throwables' walks, over its execution samples): %d native method samples are %d samples of %v\n",
-			r.Tick, r.Period, r.NativeSamples, r.NativeModelled, r.Period)
-	}
-	if t := r.Throws; t.Events > 0 {
-		fmt.Fprintf(w, "throwables: %d stack walks (%.0f frames each on average, %.1f ms in all) modelled as %d samples of Throwable.fillInStackTrace(int); %d of threads without execution samples, %d of the recorder's threads, %d truncated or empty, %d of classes whose fillInStackTrace does not walk (not used)\n",
-			t.Used, t.MeanFrames, t.Time/1e6, t.Samples, t.Other, t.Recorder, t.Unusable, t.Unwalked)
-	}
-	modelled := map[string]bool{}
-	for _, th := range m.Program.Threads {
-		modelled[th.Name] = true
-	}
-	for _, l := range r.CPULoad {
-		if !modelled[l.Thread] {
-			continue
-		}
-		if r.HWThreads > 0 {
-			on := l.OnCPU(r.HWThreads)
-			fmt.Fprintf(w, "cpu: %s used %.3f of the machine's CPU (mean of %d jdk.ThreadCPULoad events): on %d hardware threads (jdk.CPUInformation) it was on a CPU %.0f %% of the time and off it, waiting, %.0f %%; the model runs all its time on a CPU\n",
-				l.Thread, l.Load, l.Events, r.HWThreads, 100*on, 100*(1-on))
-		} else {
-			fmt.Fprintf(w, "cpu: %s used %.3f of the machine's CPU (mean of %d jdk.ThreadCPULoad events); the recording has no jdk.CPUInformation, so how much of one CPU that is is unknown (tools/realapps/profsim.jfc records it)\n",
-				l.Thread, l.Load, l.Events)
-		}
-	}
-	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
-		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
-	compiled := 0
-	for i := range m.Program.Methods {
-		if m.Program.Methods[i].Compiled {
-			compiled++
-		}
-	}
-	fmt.Fprintf(w, "compiled: %d of %d methods ran compiled in the recording (compiled: true; frame types %s)\n",
-		compiled, len(m.Program.Methods), frameTypes(r.FrameTypes))
-	if len(r.Recorder) > 0 {
-		fmt.Fprintf(w, "recorder threads: %d samples of %s left out (--keep-recorder-threads keeps them)\n",
-			r.RecorderSamples, strings.Join(r.Recorder, ", "))
-	}
-	for i, o := range r.Refinement {
-		fmt.Fprintf(w, "refinement run %d: method overlap %.3f before rescaling\n", i+1, o)
-	}
-}
-
-// checkImport runs the model until its threads end and compares its
-// ground truth with the recording's profile.
-func checkImport(ctx context.Context, w io.Writer, m *importer.Model, seed uint64) error {
-	cfg := importer.RunToEnd(harness.DefaultConfig(), &m.Report)
-	cfg.Sim.Seed = seed
-	outc, err := harness.RunContext(ctx, m.Program, cfg)
-	if err != nil {
-		return err
-	}
-	truth := outc.Profiles["truth"]
-	fmt.Fprintf(w, "check: simulated %v; method overlap %.3f, context overlap %.3f (truth vs recording)\n",
-		time.Duration(outc.Result.End), profile.OverlapMethods(truth, m.Recorded), profile.OverlapContexts(truth, m.Recorded))
-	unseen := profile.UnseenContexts(m.Recorded)
-	fmt.Fprintf(w, "  about %.3f of the program's time went to calling contexts the recording never sampled (Good–Turing: its contexts sampled once, over its samples), so even an exact model of the program would overlap its contexts by at most about %.3f\n",
-		unseen, 1-unseen)
-	rec := m.Recorded.MethodWeights()
-	tru := truth.MethodWeights()
-	recTotal, truTotal := float64(m.Recorded.TotalWeight()), float64(truth.TotalWeight())
-	fmt.Fprintf(w, "  %-60s %9s %9s\n", "method (top 15 recorded)", "recorded", "truth")
-	for i, s := range m.Recorded.Flat() {
-		if i == 15 {
-			break
-		}
-		fmt.Fprintf(w, "  %-60s %8.2f%% %8.2f%%\n", s.Name, 100*rec[s.Name]/recTotal, 100*tru[s.Name]/truTotal)
-	}
-	return nil
-}
-
-// frameTypes lists the recording's frames by type, in JFR's order.
-func frameTypes(n map[jfrjson.FrameType]int) string {
-	var parts []string
-	for _, t := range []jfrjson.FrameType{jfrjson.Interpreted, jfrjson.JITCompiled, jfrjson.Inlined, jfrjson.Native} {
-		parts = append(parts, fmt.Sprintf("%d %s", n[t], t))
-	}
-	return strings.Join(parts, ", ")
 }
