@@ -234,7 +234,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 	}
 	if err == nil {
 		if f.format == "table" {
-			interpreted = interpretedNote(cfg, rig)
+			interpreted = report.InterpretedNote(cfg, rig)
 		}
 		if os.Getenv("GOGC") == "" {
 			gc := debug.SetGCPercent(harness.CollectGCPercent)
@@ -306,7 +306,7 @@ func runCommand(ctx context.Context, sig func() os.Signal, args []string, stdout
 		} else {
 			rep.Table(w, f.top)
 		}
-		writeNotes(w, p, interpreted)
+		report.WriteNotes(w, p, interpreted)
 		if f.why {
 			rep.Why(w, f.top)
 		}

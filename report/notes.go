@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"cmp"
@@ -26,11 +26,11 @@ const (
 	noteMethodMin = 0.005
 )
 
-// writeNotes prints the table's notes on the two traps new users hit:
-// a run spent mostly in interpreted code (interpreted: interpretedNote's,
+// WriteNotes prints the table's notes on the two traps new users hit:
+// a run spent mostly in interpreted code (interpreted: InterpretedNote's,
 // made from the recorder before Collect releases it), and a spawn that
 // joins before the next spawn starts (docs/WORKLOADS.md).
-func writeNotes(w io.Writer, p *program.Program, interpreted []string) {
+func WriteNotes(w io.Writer, p *program.Program, interpreted []string) {
 	for _, n := range append(interpreted, spawnJoinNotes(p)...) {
 		fmt.Fprintf(w, "\n%s\n", wrapNote("note: "+n))
 	}
@@ -63,7 +63,7 @@ func wrapNote(text string) string {
 	return b.String()
 }
 
-// interpretedNote is a note when more than interpretedNoteShare of the
+// InterpretedNote is a note when more than interpretedNoteShare of the
 // application's CPU time ran in calling contexts no method of which the
 // JIT compiled during the run. Such a context can only run interpreted:
 // compiled code, its inlined callees included, exists only for compiled
@@ -72,7 +72,7 @@ func wrapNote(text string) string {
 // (--baseline-only: no interpreter) or with every method interpreted on
 // purpose (-Xint, jit.interpret_only). It reads the finished run's
 // recorder, before Collect.
-func interpretedNote(cfg harness.Config, rig *harness.Rig) []string {
+func InterpretedNote(cfg harness.Config, rig *harness.Rig) []string {
 	if rig.JIT() == nil || cfg.JIT.InterpretOnly || rig.VM().Truth() == nil {
 		return nil
 	}
