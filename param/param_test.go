@@ -1,6 +1,7 @@
 package param_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/profsim/profsim/param"
@@ -179,4 +180,24 @@ func TestRangeText(t *testing.T) {
 	} {
 		assert.Equal(t, want, param.RangeText(check), check)
 	}
+}
+
+// WriteKeys aligns the name, type, default and range columns and ends
+// each row with the meaning and the default's source.
+func TestWriteKeys(t *testing.T) {
+	type cfg struct {
+		Interval sim.Time `key:"interval" check:">0" doc:"time between samples" src:"the paper: 10 ms"`
+		N        int64    `key:"n" doc:"how many"`
+	}
+	c := cfg{Interval: 10 * sim.Millisecond, N: 3}
+	var b strings.Builder
+	param.WriteKeys(&b, param.Keys(&c))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 3)
+	assert.True(t, strings.HasPrefix(lines[0], "  key"), lines[0])
+	assert.True(t, strings.HasSuffix(lines[0], "meaning; source of the default"), lines[0])
+	assert.Contains(t, lines[1], "10ms")
+	assert.True(t, strings.HasSuffix(lines[1], "time between samples; the paper: 10 ms"), lines[1])
+	assert.True(t, strings.HasSuffix(lines[2], "how many"), lines[2])
+	assert.Equal(t, strings.Index(lines[1], "duration"), strings.Index(lines[2], "int"), "the type column is aligned")
 }

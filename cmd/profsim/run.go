@@ -466,7 +466,7 @@ func cmdSamplers(args []string, stdout io.Writer) error {
 			return usagef("samplers: %v", err)
 		}
 		fmt.Fprintf(stdout, "%s: %s\n\nKeys of --sampler %s[:LABEL][,KEY=VALUE...] (durations in Go syntax: 1ms, 250us):\n", i.Name, i.Description, i.Name)
-		writeKeys(stdout, i.Keys())
+		param.WriteKeys(stdout, i.Keys())
 		return nil
 	}
 	return usagef("samplers: unexpected argument %q", args[1])
