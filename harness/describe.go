@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -90,6 +91,20 @@ type SamplerConfig struct {
 	Params map[string]string `json:"params"`
 	// Spec is the full spec, every key given.
 	Spec string `json:"spec"`
+}
+
+// String is v for people, a line each (profsim version): the version,
+// the module, the VCS revision ("unknown" when the build recorded none),
+// the Go toolchain and target, and the build identity.
+func (v Version) String() string {
+	rev := v.Revision
+	if rev == "" {
+		rev = "unknown"
+	} else if v.Modified {
+		rev += " (modified)"
+	}
+	return fmt.Sprintf("profsim %s\nmodule   %s\nrevision %s\ngo       %s\nbuild    %s (the identity in run keys)\n",
+		v.Version, v.Module, rev, v.Go, v.Build)
 }
 
 // CurrentVersion is this profsim's Version.

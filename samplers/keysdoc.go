@@ -23,3 +23,33 @@ func WriteKeysDoc(w io.Writer) error {
 	}
 	return nil
 }
+
+// truthLine describes the truth, which every run has and `profsim samplers`
+// lists beside the samplers.
+const truthLine = "the exact ground truth: every ns of CPU in its calling context (always computed)"
+
+// WriteList prints the truth and every registered sampler, one a line with
+// its description (profsim samplers).
+func WriteList(w io.Writer) {
+	fmt.Fprintf(w, "%-11s %s\n", "truth", truthLine)
+	for _, i := range List() {
+		fmt.Fprintf(w, "%-11s %s\n", i.Name, i.Description)
+	}
+}
+
+// WriteKeys prints sampler name's description and its keys for people
+// (profsim samplers NAME); the truth has none. An unregistered name is an
+// error, with the nearest names.
+func WriteKeys(w io.Writer, name string) error {
+	if name == "truth" {
+		fmt.Fprintf(w, "truth: %s\n\nNo keys: --truth methods records it per method instead of per calling context (faster on deep programs).\n", truthLine)
+		return nil
+	}
+	i, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %s\n\nKeys of --sampler %s[:LABEL][,KEY=VALUE...] (durations in Go syntax: 1ms, 250us):\n", i.Name, i.Description, i.Name)
+	param.WriteKeys(w, i.Keys())
+	return nil
+}

@@ -56,8 +56,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 	fs.BoolVar(&f.why, "why", false, "print each sampler's bias matrix: the method each sample was requested in against the one it was charged to, and the mechanisms that took them (json: \"bias\")")
 	if err := fs.Parse(joinBoolValues(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			runHelp(stdout, fs)
-			limitsHelp(stdout)
+			harness.WriteRunHelp(stdout, fs)
+			harness.WriteLimitsHelp(stdout)
 			return nil, errHelp
 		}
 		return nil, usagef("run: %v", explainFlagError(fs, err))
@@ -68,7 +68,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		if len(given) > 1 {
 			return nil, usagef("run: --keys lists the keys and runs nothing: %s would be ignored", givenExcept(given, "keys"))
 		}
-		printSettingKeys(stdout)
+		harness.WriteSettingKeys(stdout)
 		return nil, errHelp
 	}
 	if err := outputConflicts(f, given); err != nil {
@@ -91,30 +91,6 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, error) {
 		return nil, usagef("run: --top %d must be ≥ 1", f.top)
 	}
 	return f, nil
-}
-
-// limitsHelp lists the run's limits. (Its lines must not start with
-// "  -": the sweep reads the flags from the lines that do.)
-func limitsHelp(w io.Writer) {
-	lim := sim.DefaultLimits()
-	fmt.Fprintf(w, `
-Limits: a run that reaches one stops at once with exit status 2 and one line
-naming the limit, the value reached and the flag that raises it.
-  threads        --max-threads N (default %d): application threads created
-                 over the run, the program's and the spawned ones
-  memory         --max-memory SIZE (default %s): the run's estimated memory,
-                 counted as it goes: the program and its code (a workload
-                 file is refused before it is read when %d bytes for each of
-                 its bytes are over the limit), calling contexts with their
-                 share of the truth profile, threads, their deepest stacks,
-                 the run's counts copied at --skip, and the export of the
-                 profiles to --out; unless GOMEMLIMIT
-                 is set it is also Go's soft memory limit, which keeps the
-                 process near it
-  input          --max-input-size SIZE (default %s): the largest workload
-                 file read; only regular files (or links to one) are read
-  CPUs           --cpus N: at most %d
-`, lim.MaxThreads, sim.FormatBytes(lim.MaxMemory), sim.WorkloadBytesPerByte, sim.FormatBytes(harness.DefaultMaxInput), sim.MaxCPUs)
 }
 
 // outputConflicts names output flags that contradict each other or that
@@ -450,23 +426,13 @@ func cmdSamplers(args []string, stdout io.Writer) error {
 	}
 	switch len(args) {
 	case 0:
-		fmt.Fprintf(stdout, "%-11s %s\n", "truth", "the exact ground truth: every ns of CPU in its calling context (always computed)")
-		for _, i := range samplers.List() {
-			fmt.Fprintf(stdout, "%-11s %s\n", i.Name, i.Description)
-		}
+		samplers.WriteList(stdout)
 		fmt.Fprintln(stdout, "\n'profsim samplers NAME' lists NAME's keys for --sampler NAME[:LABEL][,KEY=VALUE...].")
 		return nil
 	case 1:
-		if args[0] == "truth" {
-			fmt.Fprintln(stdout, "truth: the exact ground truth: every ns of CPU in its calling context (always computed)\n\nNo keys: --truth methods records it per method instead of per calling context (faster on deep programs).")
-			return nil
-		}
-		i, err := samplers.Lookup(args[0])
-		if err != nil {
+		if err := samplers.WriteKeys(stdout, args[0]); err != nil {
 			return usagef("samplers: %v", err)
 		}
-		fmt.Fprintf(stdout, "%s: %s\n\nKeys of --sampler %s[:LABEL][,KEY=VALUE...] (durations in Go syntax: 1ms, 250us):\n", i.Name, i.Description, i.Name)
-		param.WriteKeys(stdout, i.Keys())
 		return nil
 	}
 	return usagef("samplers: unexpected argument %q", args[1])
@@ -548,30 +514,5 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 		_, err = io.WriteString(stdout, t.Markdown())
 		return err
 	}
-	for _, n := range names {
-		p, err := workloads.Get(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
-	}
-	if *only == "" {
-		fmt.Fprintf(stdout, "\nModels of real applications (workloads/models, profsim import of JFR recordings):\n")
-		for _, n := range workloads.Models() {
-			p, err := workloads.Get(n)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
-		}
-		fmt.Fprintf(stdout, "\nTwins of the fidelity micro-programs (workloads/fidelity, tools/fidelity/Fidelity.java):\n")
-		for _, n := range workloads.Twins() {
-			p, err := workloads.Get(n)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%-16s %s\n", n, p.Description)
-		}
-	}
-	return nil
+	return workloads.WriteList(stdout, names, *only == "")
 }

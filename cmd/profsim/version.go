@@ -45,14 +45,7 @@ func cmdVersion(args []string, stdout io.Writer) error {
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	case "text":
-		rev := v.Revision
-		if rev == "" {
-			rev = "unknown"
-		} else if v.Modified {
-			rev += " (modified)"
-		}
-		_, err := fmt.Fprintf(stdout, "profsim %s\nmodule   %s\nrevision %s\ngo       %s\nbuild    %s (the identity in run keys)\n",
-			v.Version, v.Module, rev, v.Go, v.Build)
+		_, err := fmt.Fprint(stdout, v)
 		return err
 	default:
 		return usagef("version: --format: %q is not text or json", *format)
