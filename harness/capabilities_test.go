@@ -17,7 +17,7 @@ func TestRunRejectsMissingCapabilities(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Samplers, cfg.InlineFrom = []string{"tprof"}, "tprof"
 	_, err = Run(p, cfg)
-	assert.EqualError(t, err, "inline_from: sampler tprof is not a call-graph source (not a samplers.CallGraphSource)")
+	assert.EqualError(t, err, "inline_from: sampler tprof is not a call-graph source (not a samplers.CallGraphSource; those registered: cbs, jikes-timer)")
 
 	cfg = DefaultConfig()
 	cfg.Samplers = []string{"jikes-timer:base"}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -292,10 +293,11 @@ func (s *Spec) Check() error {
 			return fmt.Errorf("--speedup: %v", err)
 		}
 	}
+	// The samplers' list as the flags give it; what the samplers ask of the
+	// rest of the run (the JIT's flavour, no --skip for an instrumenter,
+	// a call-graph source for --inline-from) is Config.Validate's, below.
 	seen := map[string]bool{}
 	n := 0
-	var ids []string
-	inlineFromOK := s.InlineFrom == "" || s.InlineFrom == "none" || s.InlineFrom == "exact"
 	for _, text := range s.Samplers {
 		spec, err := samplers.ParseSpec(text)
 		if err != nil {
@@ -311,39 +313,41 @@ func (s *Spec) Check() error {
 			}
 			continue
 		}
-		r, err := spec.Resolve()
-		if err != nil {
+		if _, err := spec.Resolve(); err != nil {
 			return fmt.Errorf("--sampler: %v", err)
 		}
-		ids = append(ids, spec.ID())
-		if spec.ID() == s.InlineFrom {
-			if _, ok := r.New().(samplers.CallGraphSource); !ok {
-				return fmt.Errorf("--inline-from %s: that sampler gathers no call graph for the JIT to read (samplers that do: %s)", s.InlineFrom, strings.Join(samplers.CallGraphSourceNames(), ", "))
-			}
-			if s.Skip > 0 {
-				return fmt.Errorf("--inline-from %s: the JIT would read a sampler that starts only at --skip %v", s.InlineFrom, s.Skip)
-			}
-			inlineFromOK = true
-		}
-		if _, ok := r.New().(samplers.Instrumenter); ok && (s.Skip > 0 || s.Threads != "") {
-			return fmt.Errorf("--sampler %s instruments the program for every thread before it runs: it cannot start at --skip or watch only --threads", spec.ID())
-		}
-		if np, ok := r.New().(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() && s.BaselineOnly {
-			bf := s.BaselineFlag
-			if bf == "" {
-				bf = "--baseline-only"
-			}
-			return fmt.Errorf("--sampler %s samples at the prologue and epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which %s turns off", spec.ID(), bf)
-		}
 		n++
-	}
-	if !inlineFromOK {
-		return fmt.Errorf("--inline-from %q: want none, exact or the ID of one of the run's samplers (%s)", s.InlineFrom, strings.Join(ids, ", "))
 	}
 	if s.Mode == samplers.Costed && n == 0 {
 		return fmt.Errorf("--mode costed needs a sampler besides truth (--samplers or --sampler)")
 	}
+	cfg, err := s.Config()
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return s.asFlags(err)
+	}
 	return nil
+}
+
+// asFlags rewords an error of Config.Validate, which names Config's fields,
+// with the flags that set them.
+func (s *Spec) asFlags(err error) error {
+	bf := s.BaselineFlag
+	if bf == "" {
+		bf = "--baseline-only"
+	}
+	msg := err.Error()
+	for _, p := range [][2]string{{"profile_from: ", "--skip: "}, {"profile_threads: ", "--threads: "},
+		{"inline_from: ", "--inline-from "}, {"recompile_at: ", "--recompile-at: "}, {"samplers: ", "--sampler: "}, {"sampler ", "--sampler "}} {
+		if rest, ok := strings.CutPrefix(msg, p[0]); ok {
+			msg = p[1] + rest
+			break
+		}
+	}
+	msg = strings.NewReplacer("(inline_from)", "(--inline-from)", "no_jit", bf).Replace(msg)
+	return errors.New(msg)
 }
 
 // shorthandSet reports whether the shorthand flag name is set in s.

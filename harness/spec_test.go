@@ -165,9 +165,9 @@ func TestSpecInlineFromAndRecompileAt(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--samplers", "async", "--inline-from", "async"}, "--inline-from async: that sampler gathers no call graph for the JIT to read (samplers that do: cbs, jikes-timer)"},
-		{[]string{"--samplers", "async", "--inline-from", "cbs"}, `--inline-from "cbs": want none, exact or the ID of one of the run's samplers (async)`},
-		{[]string{"--samplers", "cbs", "--inline-from", "cbs", "--skip", "5ms"}, "starts only at --skip 5ms"},
+		{[]string{"--samplers", "async", "--inline-from", "async"}, "--inline-from sampler async is not a call-graph source (not a samplers.CallGraphSource; those registered: cbs, jikes-timer)"},
+		{[]string{"--samplers", "async", "--inline-from", "cbs"}, `--inline-from "cbs" is not an attached call-graph sampler (want none, exact or one of the run's samplers: async)`},
+		{[]string{"--samplers", "cbs", "--inline-from", "cbs", "--skip", "5ms"}, "--skip: the JIT's inlining reads sampler cbs (--inline-from), which would start only at 5ms"},
 		{[]string{"--recompile-at", "60ms"}, "--recompile-at 60ms must be ≥ 0 and before --duration 60ms"},
 		{[]string{"--vm", "hotspot17", "--baseline-only", "--inline-from", "exact"}, "--inline-from configures the optimizing JIT"},
 	} {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/samplers"
@@ -190,8 +191,12 @@ func resolveSamplers(cfg Config) (*plan, error) {
 	}
 	pl.names = names
 	for _, s := range pl.attached {
-		if np, ok := s.(samplers.PrologueYieldPointer); ok && np.NeedsPrologueYieldPoints() &&
-			(cfg.NoJIT || cfg.JIT.Flavour != jit.Jikes) {
+		np, ok := s.(samplers.PrologueYieldPointer)
+		switch {
+		case !ok || !np.NeedsPrologueYieldPoints():
+		case cfg.NoJIT:
+			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points of the optimizing JIT's Jikes-like code (--vm jikes), which no_jit turns off", s.Name())
+		case cfg.JIT.Flavour != jit.Jikes:
 			return nil, fmt.Errorf("sampler %s samples at prologue/epilogue yield points, which only Jikes-like code has: run with the jikes flavour (--vm jikes)", s.Name())
 		}
 	}
@@ -211,10 +216,14 @@ func checkInlineFrom(cfg Config, attached []samplers.Sampler) error {
 	}
 	src := findSampler(attached, cfg.InlineFrom)
 	if src == nil {
-		return fmt.Errorf("inline_from: %q is not an attached call-graph sampler", cfg.InlineFrom)
+		var ids []string
+		for _, s := range attached {
+			ids = append(ids, s.Name())
+		}
+		return fmt.Errorf("inline_from: %q is not an attached call-graph sampler (want none, exact or one of the run's samplers: %s)", cfg.InlineFrom, strings.Join(ids, ", "))
 	}
 	if _, ok := src.(samplers.CallGraphSource); !ok {
-		return fmt.Errorf("inline_from: sampler %s is not a call-graph source (not a samplers.CallGraphSource)", src.Name())
+		return fmt.Errorf("inline_from: sampler %s is not a call-graph source (not a samplers.CallGraphSource; those registered: %s)", src.Name(), strings.Join(samplers.CallGraphSourceNames(), ", "))
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func TestRunSkipRefused(t *testing.T) {
 	}
 	code, _, errOut := runMain("run", "--workload", "hotcold", "--duration", "100ms", "--skip", "10ms", "--samplers", "komorium")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "--sampler komorium instruments the program for every thread before it runs")
+	assert.Contains(t, errOut, "--skip: sampler komorium instruments the program before it runs and cannot start at 10ms")
 }
 
 func TestSweepGridSetsSkip(t *testing.T) {
@@ -167,7 +167,7 @@ func TestRunThreadsRefused(t *testing.T) {
 	}
 	code, _, errOut = runMain("run", "--workload", "lusearch", "--duration", "10ms", "--threads", "main", "--samplers", "komorium")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "cannot start at --skip or watch only --threads")
+	assert.Contains(t, errOut, "--threads: sampler komorium counts every thread's bytecodes and cannot be restricted to some threads")
 }
 
 func TestSweepGridSetsThreads(t *testing.T) {
