@@ -446,7 +446,11 @@ type ThreadCPULoad struct {
 }
 
 // OnCPU is the share of its time the thread spent on a CPU: Load times
-// the hardware threads (0 when they are unknown, hw 0), at most 1.
+// the hardware threads (0 when they are unknown, hw 0), at most 1. It
+// takes JFR's active processor count to be the hardware threads (no CPU
+// affinity or container limit), and overstates the share of a thread that
+// was often nearly idle: a period with under 1 ms of its CPU sends no
+// event (jfrjson.ThreadCPULoad), so Load averages the busier periods.
 func (l ThreadCPULoad) OnCPU(hw int64) float64 { return math.Min(l.Load*float64(hw), 1) }
 
 // recording is the aggregate of a recording's samples.

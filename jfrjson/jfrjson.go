@@ -167,10 +167,12 @@ type Recording struct {
 }
 
 // ThreadCPULoad is a jdk.ThreadCPULoad event: the CPU time a thread used
-// since its previous event (or its start), in user and in system mode, as
-// shares of the machine's CPU time over that interval — every hardware
-// thread's (JFR's ThreadCPULoad divides by the processor count), so a
-// thread busy on one CPU of two has user + system 0.5.
+// since the previous period, in user and in system mode, as shares of the
+// wall time times the active processors (JfrThreadCPULoadEvent::
+// update_event, jfr/periodic/jfrThreadCPULoadEvent.cpp: the larger of this
+// and the last period's os::active_processor_count()), so a thread busy on
+// one CPU of two has user + system 0.5. A period in which the thread used
+// less than 1 ms of CPU sends no event.
 type ThreadCPULoad struct {
 	Time         time.Time
 	Thread       Thread
