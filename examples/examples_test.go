@@ -18,8 +18,7 @@ func run(t *testing.T, file string, seed uint64, d sim.Time, dns bool, samplers 
 	t.Helper()
 	p, err := program.Load(file)
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
-	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg := harness.MustPresetConfig("hotspot17")
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 	cfg.JIT.DebugNonSafepoints = dns
 	cfg.Samplers = append([]string{"truth"}, samplers...)

@@ -14,12 +14,12 @@ import (
 func TestRunRejectsMissingCapabilities(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Samplers, cfg.InlineFrom = []string{"tprof"}, "tprof"
 	_, err = Run(p, cfg)
 	assert.EqualError(t, err, "inline_from: sampler tprof is not a call-graph source (not a samplers.CallGraphSource; those registered: cbs, jikes-timer)")
 
-	cfg = DefaultConfig()
+	cfg = MustPresetConfig("hotspot6")
 	cfg.Samplers = []string{"jikes-timer:base"}
 	_, err = Run(p, cfg)
 	assert.ErrorContains(t, err, "sampler jikes-timer:base samples at prologue/epilogue yield points")

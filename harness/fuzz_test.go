@@ -76,7 +76,7 @@ func FuzzParseThenRun(f *testing.F) {
 		if err != nil {
 			return // the decoders' own fuzz targets check their errors
 		}
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = sim.Millisecond
 		cfg.Sim.Limits = sim.Limits{MaxThreads: 1000, MaxMemory: 256 << 20}
 		cfg.Samplers = []string{"async", "safepoint"}

@@ -133,9 +133,34 @@ func (e exactProfile) TotalWeight() float64 {
 	return float64(n)
 }
 
-// DefaultConfig: default VM, JIT, safepoint protocol and GC, no sampler,
-// passive mode.
-func DefaultConfig() Config {
+// DefaultConfig is DefaultSpec's run without its workload: the DefaultVM
+// preset (hotspot17), the GC on, no sampler, passive mode. A caller that
+// wants another VM names it (PresetConfig, MustPresetConfig).
+func DefaultConfig() Config { return MustPresetConfig(DefaultVM) }
+
+// PresetConfig is the named VM preset (Presets) with sim.DefaultConfig's
+// seed, CPUs, duration and limits, the GC on, no sampler, passive mode.
+func PresetConfig(name string) (Config, error) {
+	cfg := componentDefaults()
+	err := ApplyPreset(&cfg, name)
+	return cfg, err
+}
+
+// MustPresetConfig is PresetConfig for a name written in the code (such
+// as "hotspot6", the papers' VM): it panics if name is not a preset, as
+// regexp.MustCompile does on a bad literal. Names read from input go
+// through PresetConfig or ApplyPreset.
+func MustPresetConfig(name string) Config {
+	cfg, err := PresetConfig(name)
+	if err != nil {
+		panic(err)
+	}
+	return cfg
+}
+
+// componentDefaults are the VM's, JIT's, safepoint protocol's and GC's
+// own defaults, which every preset starts from (hotspot6 changes none).
+func componentDefaults() Config {
 	gc := safepoint.DefaultGCConfig()
 	return Config{Sim: sim.DefaultConfig(), JIT: jit.DefaultConfig(), GC: &gc, Safepoint: safepoint.DefaultConfig()}
 }

@@ -17,7 +17,7 @@ import (
 func TestRunWiresEverything(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 50 * sim.Millisecond
 	cfg.Samplers = []string{"async", "truth", "tprof"}
 	out, err := Run(p, cfg)
@@ -56,7 +56,7 @@ threads: [{name: a, entry: A.alloc}, {name: s, entry: A.spin}]
 `), program.YAML)
 	require.NoError(t, err)
 	const recheck, overhead = 10 * sim.Microsecond, 7 * sim.Microsecond
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 5 * sim.Millisecond
 	cfg.Sim.ContextSwitch = 0 // the VM thread's job starts when it is submitted
 	cfg.NoJIT = true
@@ -102,7 +102,7 @@ func TestRunRejectsBadSetups(t *testing.T) {
 		{func(c *Config) { c.WarmUp = -1 }, "warm_up: -1ns must be ≥ 0"},
 		{func(c *Config) { c.RecompileAt, c.NoJIT = sim.Millisecond, true }, "recompile_at: needs the JIT"},
 	} {
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		gc := *cfg.GC
 		cfg.GC = &gc
 		c.tweak(&cfg)
@@ -118,7 +118,7 @@ func TestRunRejectsBadSetups(t *testing.T) {
 func TestWarmUpAndRecompile(t *testing.T) {
 	p, err := workloads.Get("jess")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.JIT.Flavour = jit.Jikes
 	cfg.Samplers = []string{"cbs"}
 	cfg.InlineFrom = "cbs"
@@ -157,7 +157,7 @@ func TestWarmUpAndRecompile(t *testing.T) {
 func TestCostedSamplersTogether(t *testing.T) {
 	p, err := workloads.Get("abcuv")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 200 * sim.Millisecond
 	cfg.Mode = samplers.Costed
 	cfg.Samplers = []string{"xprof"}
@@ -179,7 +179,7 @@ func TestCostedSamplersTogether(t *testing.T) {
 func TestNoTruthProfile(t *testing.T) {
 	p, err := workloads.Get("abcuv")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 20 * sim.Millisecond
 	cfg.Samplers, cfg.NoTruthProfile = []string{"sps"}, true
 	out, err := Run(p, cfg)
@@ -240,7 +240,7 @@ func (p *pollTouch) Result() *samplers.Result {
 func TestPassiveHooksDoNotPerturb(t *testing.T) {
 	p, err := workloads.Get("kiama")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 300 * sim.Millisecond
 	plain, err := Run(p, cfg)
 	require.NoError(t, err)

@@ -13,9 +13,6 @@ import (
 // default VM's values (profsim run --keys).
 func WriteSettingKeys(w io.Writer) {
 	cfg := DefaultConfig()
-	if err := ApplyPreset(&cfg, DefaultVM); err != nil {
-		panic(err)
-	}
 	fmt.Fprintf(w, "Keys of --set KEY=VALUE (defaults of --vm %s):\n", DefaultVM)
 	param.WriteKeys(w, param.Keys(SettingsOf(&cfg)))
 }

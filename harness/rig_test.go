@@ -15,7 +15,7 @@ import (
 func TestRigSteppedIsRun(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 30 * sim.Millisecond
 	cfg.Mode = samplers.Costed
 	cfg.Samplers = []string{"jvmti", "async"}
@@ -80,7 +80,7 @@ func TestValidateBeforeBuilding(t *testing.T) {
 		{func(c *Config) { c.RecompileAt = -1 }, "recompile_at: -1ns must be ≥ 0"},
 		{func(c *Config) { c.RecompileAt, c.NoJIT = sim.Millisecond, true }, "recompile_at: needs the JIT"},
 	} {
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		gc := *cfg.GC
 		cfg.GC = &gc
 		c.tweak(&cfg)
@@ -90,7 +90,7 @@ func TestValidateBeforeBuilding(t *testing.T) {
 			assert.Equal(t, err, berr, c.want)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Samplers = []string{"async", "jvmti:fast,interval=1ms"}
 	assert.NoError(t, cfg.Validate())
 }

@@ -372,8 +372,8 @@ func (s *Spec) shorthandSet(name string) bool {
 // Config resolves the run's configuration: the preset, then the
 // shorthands given, then JVMFlags, then Sets.
 func (s Spec) Config() (Config, error) {
-	cfg := DefaultConfig()
-	if err := ApplyPreset(&cfg, s.VM); err != nil {
+	cfg, err := PresetConfig(s.VM)
+	if err != nil {
 		return cfg, fmt.Errorf("--vm: %v", err)
 	}
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = s.Seed, sim.Time(s.Duration), s.CPUs

@@ -131,11 +131,28 @@ func TestDefaultSpecIsHotSpot17(t *testing.T) {
 	s.Workload, s.Duration = "hotcold", 10*time.Millisecond
 	cfg, err := s.Config()
 	require.NoError(t, err)
-	want := DefaultConfig()
-	require.NoError(t, ApplyPreset(&want, "hotspot17"))
+	want := MustPresetConfig("hotspot17")
 	assert.Equal(t, want.JIT, cfg.JIT)
 	assert.Equal(t, want.Safepoint, cfg.Safepoint)
 	assert.Equal(t, []string{"truth"}, func() []string { sp, _ := parseSpec(t, "--workload", "hotcold"); return sp.Samplers }())
+}
+
+// DefaultConfig is DefaultSpec's run, field for field: one default VM
+// (hotspot17) for the library and the command line.
+func TestDefaultConfigIsDefaultSpecs(t *testing.T) {
+	cfg, err := DefaultSpec().Config()
+	require.NoError(t, err)
+	assert.Equal(t, cfg, DefaultConfig())
+	assert.Equal(t, MustPresetConfig(DefaultVM), DefaultConfig())
+	assert.EqualValues(t, 1000, DefaultConfig().JIT.StripMiningIter, "hotspot17 strip-mines counted loops")
+}
+
+// A preset name from input gets an error naming the valid ones; a name
+// in the code that is none is a programming error.
+func TestPresetConfigRefusesAnUnknownName(t *testing.T) {
+	_, err := PresetConfig("hotspot8")
+	assert.EqualError(t, err, `unknown VM preset "hotspot8"; did you mean "hotspot6"? (valid: hotspot17, hotspot25, hotspot6, jikes, j9)`)
+	assert.Panics(t, func() { MustPresetConfig("hotspot8") })
 }
 
 // --inline-from and --recompile-at reach the run, its Description and

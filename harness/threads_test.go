@@ -23,7 +23,7 @@ threads: [{name: a, entry: A.run}, {name: b, entry: B.run}]
 // ProfileThreads restricts the truth and the samplers to the matching
 // threads; with passive samplers the run is the same run.
 func TestProfileThreadsRestrictsEveryProfile(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 2, 100*sim.Millisecond
 	cfg.Samplers = []string{"async,interval=1ms,jitter=0", "jvmti", "sps"}
@@ -81,7 +81,7 @@ func TestProfileThreadsRestrictsEveryProfile(t *testing.T) {
 // before the run, listing them; one that may match a spawned thread is
 // checked when the run is over.
 func TestProfileThreadsMatchingNone(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 10 * sim.Millisecond
 	cfg.Sim.ProfileThreads = "c*,x"
 	_, err := Build(parse(t, pair), cfg)

@@ -26,8 +26,7 @@ func traceRun(t *testing.T, tweak func(*Config), specs ...string) (*Outcome, *sa
 	t.Helper()
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg := MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = 300 * sim.Millisecond
 	cfg.Samplers = specs
 	if tweak != nil {
@@ -104,8 +103,7 @@ func TestTracingChangesNoProfile(t *testing.T) {
 	traced, _, _ := traceRun(t, nil, "safepoint", "async", "jfr", "tprof", "sps")
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg := MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = 300 * sim.Millisecond
 	cfg.Samplers = []string{"safepoint", "async", "jfr", "tprof", "sps"}
 	plain, err := Run(p, cfg)
@@ -180,8 +178,7 @@ methods:
 threads: [{name: main, entry: W.main}]
 `), program.YAML)
 	require.NoError(t, err)
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg := MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = 50 * sim.Millisecond
 	cfg.Samplers = []string{"safepoint,interval=1ms"}
 	cfg.Trace = samplers.NewTrace(nil)
@@ -204,8 +201,7 @@ threads: [{name: main, entry: W.main}]
 	for i := range p.Methods {
 		p.Methods[i].Traps = false // an arithmetic-only hot(): no uncommon traps
 	}
-	cfg = DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot6"))
+	cfg = MustPresetConfig("hotspot6")
 	cfg.JIT.Inline = false
 	cfg.Sim.Duration = 300 * sim.Millisecond
 	cfg.Samplers = []string{"jfr,period=1ms"}

@@ -193,7 +193,7 @@ func TestTruthPerMethodIsTheTreeSummedByMethod(t *testing.T) {
 		t.Run(w, func(t *testing.T) {
 			p, err := workloads.Get(w)
 			require.NoError(t, err)
-			cfg := DefaultConfig()
+			cfg := MustPresetConfig("hotspot6")
 			cfg.Sim.Duration = 30 * sim.Millisecond
 			cfg.Samplers = []string{"async", "safepoint", "jfr"}
 			tree, err := Run(p, cfg)
@@ -234,7 +234,7 @@ func TestReleaseTruthSameProfile(t *testing.T) {
 	for _, name := range []string{"deepcall", "kawa", "hotcold"} {
 		p, err := workloads.Get(name)
 		require.NoError(t, err)
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 20 * sim.Millisecond
 		cfg.Samplers = []string{"async"}
 		kept, err := Run(p, cfg)

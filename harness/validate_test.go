@@ -31,14 +31,14 @@ func TestRunRejectsSettingsBeyondTheirRange(t *testing.T) {
 		{"poll cycles", func(c *Config) { c.Sim.Cost.PollCycles = math.MaxInt64 }, "cost.poll_cycles: 9223372036854775807 must be in [0, 10^9]"},
 	}
 	for _, c := range cases {
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		c.tweak(&cfg)
 		_, err := Run(p, cfg)
 		if assert.Error(t, err, c.name) {
 			assert.Contains(t, err.Error(), c.want, c.name)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.JIT.StripMiningIter = 4294967295 // HotSpot's largest: runs
 	cfg.Sim.Duration = sim.Millisecond
 	_, err = Run(p, cfg)
@@ -51,7 +51,7 @@ func TestRunValidatesUnvalidatedPrograms(t *testing.T) {
 	p := &program.Program{Name: "x", Methods: []program.Method{{Class: "A", Name: "main",
 		Body: []program.Stmt{{Work: &program.Work{Cycles: program.MaxCycles + 1}}}}},
 		Threads: []program.Thread{{Name: "main", Entry: "A.main", Count: 1}}}
-	_, err := Run(p, DefaultConfig())
+	_, err := Run(p, MustPresetConfig("hotspot6"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "methods[0].body[0].work.cycles: 1000000000001 is not in [1, 10^12]")
 }
@@ -108,7 +108,7 @@ func TestPlanSamplersIsWhatTheRunAttaches(t *testing.T) {
 			c.Samplers, c.NoJIT = []string{"cbs"}, true
 		}, nil, nil, "sampler cbs samples at prologue/epilogue yield points"},
 	} {
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = sim.Millisecond
 		c.tweak(&cfg)
 		names, resolved, err := cfg.PlanSamplers()

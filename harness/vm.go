@@ -87,7 +87,7 @@ var presets = []presetDef{
 			c.JIT.HotCallRatio = 0.25   // InlineFrequencyRatio
 			c.JIT.MinCallRatio = 0.0085 // MinInlineFrequencyRatio
 		}},
-	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (harness.DefaultConfig)",
+	{Preset{"hotspot6", "the papers' HotSpot: no polls in counted loops (the components' own defaults)",
 		"Sun HotSpot 6 server VM (-server, not tiered, Parallel GC): -XX:CompileThreshold=10000, -XX:MaxInlineLevel=9, counted loops without safepoint polls (-XX:-UseCountedLoopSafepoints); the costs the reproductions were made with (no safepoint re-check latency or overhead, interpreter factor 10, 2 us per bytecode compiled), not measured"},
 		func(*Config) {}},
 	{Preset{"jikes", "Jikes RVM-like yield points in every prologue, epilogue and back-edge",
@@ -138,8 +138,9 @@ func presetNames() string {
 }
 
 // ApplyPreset resets cfg's JIT, VM (but Seed, CPUs, Duration and Limits),
-// safepoint and GC settings to harness.DefaultConfig()'s and applies the
-// preset's.
+// safepoint and GC settings to the components' own defaults (jit, sim and
+// safepoint's DefaultConfig, safepoint.DefaultGCConfig: the hotspot6
+// preset) and applies the preset's.
 // It leaves Seed, CPUs, Duration, Limits, Samplers, Mode and the run's
 // other fields alone; cfg.GC becomes a fresh default collector (even if it was nil).
 func ApplyPreset(cfg *Config, name string) error {
@@ -159,7 +160,7 @@ func ApplyPreset(cfg *Config, name string) error {
 		}
 		return fmt.Errorf("unknown VM preset %q (valid: %s)", name, presetNames())
 	}
-	d := DefaultConfig()
+	d := componentDefaults()
 	seed, cpus, dur, lim := cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration, cfg.Sim.Limits
 	cfg.Sim = d.Sim
 	cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration, cfg.Sim.Limits = seed, cpus, dur, lim

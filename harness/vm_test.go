@@ -20,7 +20,7 @@ func roundTrip(t *testing.T, src, dst any) {
 }
 
 func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
-	d := DefaultConfig()
+	d := MustPresetConfig("hotspot6")
 	require.NoError(t, param.Check(&d.JIT))
 	require.NoError(t, param.Check(&d.Sim))
 	require.NoError(t, param.Check(&d.Sim.Cost))
@@ -79,8 +79,8 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 
 func presetConfig(t *testing.T, name string) Config {
 	t.Helper()
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, name))
+	cfg, err := PresetConfig(name)
+	require.NoError(t, err)
 	return cfg
 }
 
@@ -93,8 +93,8 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 	}
 	assert.Equal(t, []string{"hotspot17", "hotspot25", "hotspot6", "jikes", "j9"}, names)
 
-	d := DefaultConfig()
-	// Each preset's changes to DefaultConfig's JIT, VM and safepoint
+	d := componentDefaults()
+	// Each preset's changes to the components' own JIT, VM and safepoint
 	// settings.
 	want := map[string]func(*jit.Config, *sim.Config, *safepoint.Config){
 		"hotspot6": func(*jit.Config, *sim.Config, *safepoint.Config) {},
@@ -117,7 +117,7 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		},
 	}
 	for name, tweak := range want {
-		cfg := DefaultConfig()
+		cfg := MustPresetConfig("hotspot6")
 		cfg.Sim.Seed, cfg.Sim.CPUs, cfg.Sim.Duration = 7, 2, 3*sim.Second
 		cfg.Sim.TimeSlice, cfg.JIT.CompileThreshold, cfg.GC = sim.Millisecond, 5, nil
 		cfg.Safepoint.SyncRecheck, cfg.Safepoint.OperationOverhead = 10*sim.Microsecond, sim.Microsecond
@@ -137,8 +137,8 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 		require.NoError(t, cfg.JIT.Validate(), name)
 	}
 	h6 := presetConfig(t, "hotspot6")
-	assert.Equal(t, d.JIT, h6.JIT, "hotspot6 is DefaultConfig, which the studies use")
-	cfg := DefaultConfig()
+	assert.Equal(t, d.JIT, h6.JIT, "hotspot6 is the components' defaults, which the studies use")
+	cfg := MustPresetConfig("hotspot6")
 	assert.EqualError(t, ApplyPreset(&cfg, "hotspot8"), `unknown VM preset "hotspot8"; did you mean "hotspot6"? (valid: hotspot17, hotspot25, hotspot6, jikes, j9)`)
 }
 
@@ -236,7 +236,7 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 		require.NoError(t, cfg.JIT.Validate(), tc.flags)
 	}
 
-	a, b := DefaultConfig(), DefaultConfig()
+	a, b := MustPresetConfig("hotspot6"), MustPresetConfig("hotspot6")
 	require.NoError(t, ApplyJVMFlags(&a, "-XX:-Inline"))
 	b.JIT.Inline = false
 	a.GC, b.GC = nil, nil // distinct pointers to equal values

@@ -62,7 +62,7 @@ func selfOf(p *profile.Profile, name string) int64 {
 // With ProfileFrom, the truth holds exactly the window's CPU: (duration −
 // skip) × the busy CPUs.
 func TestProfileFromTruthIsTheWindow(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 2, 100*sim.Millisecond
 	// The threads start 5 µs into the run; from then on both CPUs are
@@ -91,7 +91,7 @@ func TestProfileFromTruthIsTheWindow(t *testing.T) {
 func TestProfileFromKeepsTheInvariantAndTheRun(t *testing.T) {
 	p, err := workloads.Get("jython")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 200 * sim.Millisecond
 	whole, err := Run(p, cfg)
 	require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestProfileFromKeepsTheInvariantAndTheRun(t *testing.T) {
 // A sampler starts at ProfileFrom: on a perfect clock its ticks are the
 // grid points after it, so its requests and samples are the window's.
 func TestProfileFromStartsTheSamplers(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 2, 100*sim.Millisecond
 	cfg.Samplers = []string{"async,engine=wall,interval=1ms,jitter=0", "jfr:perfect,jitter=0"}
@@ -166,7 +166,7 @@ func TestProfileFromStartsTheSamplers(t *testing.T) {
 // is the early phase's over the whole run and the late one's past the
 // change, where the early phase has no time at all.
 func TestProfileFromSeesTheLaterPhase(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 1, 100*sim.Millisecond
 	cfg.Samplers = []string{"async"}
@@ -188,7 +188,7 @@ func TestProfileFromSeesTheLaterPhase(t *testing.T) {
 
 // Config.Window's windows start at ProfileFrom.
 func TestProfileFromStartsTheWindows(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil
 	cfg.Sim.CPUs, cfg.Sim.Duration = 2, 100*sim.Millisecond
 	cfg.Samplers = []string{"async,interval=1ms,jitter=0"}
@@ -215,8 +215,7 @@ func TestProfileFromRefused(t *testing.T) {
 		{from: sim.Millisecond, samplers: []string{"komorium"}, want: "profile_from: sampler komorium instruments the program"},
 		{from: sim.Millisecond, samplers: []string{"cbs"}, inline: "cbs", want: "profile_from: the JIT's inlining reads sampler cbs"},
 	} {
-		cfg := DefaultConfig()
-		require.NoError(t, ApplyPreset(&cfg, "jikes"))
+		cfg := MustPresetConfig("jikes")
 		cfg.Sim.Duration = 100 * sim.Millisecond
 		cfg.ProfileFrom, cfg.Samplers, cfg.InlineFrom = c.from, c.samplers, c.inline
 		err := cfg.Validate()
@@ -230,7 +229,7 @@ func TestProfileFromRefused(t *testing.T) {
 func TestProfileFromCountsItsMark(t *testing.T) {
 	p, err := workloads.Get("jython")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration, cfg.ProfileFrom = 100*sim.Millisecond, 50*sim.Millisecond
 	// Without a truth profile the estimate is what the run checks as it
 	// goes (the profile's share is counted at its end).
@@ -264,7 +263,7 @@ methods:
   - {class: A, name: main, body: [{loop: {trips: 10, body: [{work: {cycles: 100000, bytecodes: 10}}]}}]}
 threads: [{name: main, entry: A.main}]
 `
-	cfg := DefaultConfig()
+	cfg := MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 100 * sim.Millisecond
 	cfg.ProfileFrom = 50 * sim.Millisecond
 	cfg.Samplers = []string{"async", "jfr", "safepoint", "sps", "hprof"}

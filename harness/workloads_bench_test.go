@@ -46,10 +46,7 @@ func BenchmarkWorkloads(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := DefaultConfig()
-			if err := ApplyPreset(&cfg, "hotspot17"); err != nil {
-				b.Fatal(err)
-			}
+			cfg := MustPresetConfig("hotspot17")
 			cfg.Sim.Duration = sim.Time(benchSim.Nanoseconds())
 			cfg.Samplers = []string{"async"}
 			cfg.ReleaseTruth = true

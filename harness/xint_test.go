@@ -18,8 +18,7 @@ func hotcoldShares(t *testing.T, flags string) (overlap, hotSampled, coldTruth f
 	t.Helper()
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg := MustPresetConfig("hotspot17")
 	require.NoError(t, ApplyJVMFlags(&cfg, flags))
 	cfg.Sim.Duration = 500 * sim.Millisecond
 	cfg.Samplers = []string{"safepoint"}
@@ -92,8 +91,7 @@ threads: [{name: main, entry: B.main}]
 func TestInterpretedTopFrameIsAtTheSavedBCP(t *testing.T) {
 	p, err := program.Parse([]byte(bcpProgram), program.YAML)
 	require.NoError(t, err)
-	cfg := DefaultConfig()
-	require.NoError(t, ApplyPreset(&cfg, "hotspot17"))
+	cfg := MustPresetConfig("hotspot17")
 	require.NoError(t, ApplyJVMFlags(&cfg, "-Xint"))
 	cfg.Sim.Duration = 2 * sim.Second
 	cfg.Samplers = []string{"async", "async:exact,oracle=true", "jfr"}

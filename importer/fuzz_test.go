@@ -61,7 +61,7 @@ func FuzzImport(f *testing.F) {
 		if m.Recorded.TotalWeight() <= 0 {
 			t.Fatalf("recorded profile of %d samples weighs %d", m.Report.Samples, m.Recorded.TotalWeight())
 		}
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = fuzzRun
 		if _, err := harness.Run(m.Program, cfg); err != nil {
 			t.Fatalf("running the model: %v", err)

@@ -44,8 +44,9 @@ type Options struct {
 	// every method's work to the recording's self time less the fixed
 	// costs (calls, polls, interpretation) the run charged to it.
 	Refine int
-	// Fit is the configuration the refinement runs use; nil:
-	// harness.DefaultConfig(). The model is fitted for it.
+	// Fit is the configuration the refinement runs use; nil: the
+	// hotspot6 preset (harness.MustPresetConfig("hotspot6"), the papers'
+	// VM, not harness.DefaultConfig). The model is fitted for it.
 	Fit *harness.Config
 	// KeepRecorderThreads models the JDK Flight Recorder's own threads
 	// (IsRecorderThread) too; by default their samples are left out.
@@ -293,7 +294,7 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	if opt.Period != 0 && opt.Period < MinPeriod {
 		return nil, fmt.Errorf("period: %v is below %v: a model's work is whole cycles of 1 ns and a call costs 4", opt.Period, MinPeriod)
 	}
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	if opt.Fit != nil {
 		cfg = *opt.Fit
 	}

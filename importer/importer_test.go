@@ -39,7 +39,7 @@ func importHotCold(t testing.TB, opt Options) *Model {
 // (harness.DefaultConfig's), so a refined fit is checked on another run.
 func runTruth(t testing.TB, m *Model) *profile.Profile {
 	t.Helper()
-	cfg := RunToEnd(harness.DefaultConfig(), &m.Report)
+	cfg := RunToEnd(harness.MustPresetConfig("hotspot6"), &m.Report)
 	cfg.Sim.Seed = 2
 	out, err := harness.Run(m.Program, cfg)
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestHotColdStructure(t *testing.T) {
 	}
 }
 
-func harnessDefault() harness.Config { return harness.DefaultConfig() }
+func harnessDefault() harness.Config { return harness.MustPresetConfig("hotspot6") }
 
 // runHarness runs m under cfg and returns its truth.
 func runHarness(m *Model, cfg harness.Config) (*profile.Profile, error) {

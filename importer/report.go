@@ -70,7 +70,7 @@ func WriteReport(w io.Writer, out string, m *Model) {
 // Check runs the model until its threads end and compares its
 // ground truth with the recording's profile.
 func Check(ctx context.Context, w io.Writer, m *Model, seed uint64) error {
-	cfg := RunToEnd(harness.DefaultConfig(), &m.Report)
+	cfg := RunToEnd(harness.MustPresetConfig("hotspot6"), &m.Report)
 	cfg.Sim.Seed = seed
 	outc, err := harness.RunContext(ctx, m.Program, cfg)
 	if err != nil {

@@ -34,7 +34,7 @@ func runOutcome(t *testing.T, w string, d sim.Time, names []string, tweak func(*
 	t.Helper()
 	p, err := workloads.Get(w)
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = d
 	cfg.Samplers = names
 	if tweak != nil {

@@ -135,7 +135,7 @@ func TestAsyncWallBatches(t *testing.T) {
 
 // A bad engine is an error naming the key.
 func TestAsyncEngineErrors(t *testing.T) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Samplers = []string{"async,engine=perf"}
 	_, err := harness.Run(pollFreeProgram(), cfg)
 	require.Error(t, err)

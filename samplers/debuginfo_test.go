@@ -63,7 +63,7 @@ func runDebugInfo(t *testing.T, src string, tweak func(*harness.Config)) *harnes
 	t.Helper()
 	p, err := program.Parse([]byte(src), program.YAML)
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = sim.Second
 	cfg.JIT.Tiered = false
 	cfg.Samplers = []string{"async,interval=1ms", "jfr,period=1ms"}

@@ -48,7 +48,7 @@ threads: [{name: main, entry: S.main}]
 func TestISPSDecodesEachFrameOnce(t *testing.T) {
 	decoded := map[string]float64{}
 	for _, s := range []string{"sps", "isps"} {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 500 * sim.Millisecond
 		cfg.Samplers = []string{s}
 		out, err := harness.Run(mustParse(t, stable), cfg)
@@ -70,7 +70,7 @@ threads: [{name: w, entry: W.run, count: 8}]
 // SPS pauses only the k threads it samples; JVMTI pauses every thread.
 func TestSPSPausesOnlyKThreads(t *testing.T) {
 	pauses := func(s string) (perSafepoint []int, out *harness.Outcome) {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.CPUs = 8
 		cfg.Sim.Duration = 200 * sim.Millisecond
 		spec := s
@@ -112,7 +112,7 @@ threads:
   - {name: r, entry: M.spin, count: 15}
   - {name: w, entry: M.wait, count: 6}
 `
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.CPUs = 16
 	cfg.Sim.Duration = 105 * sim.Millisecond
 	cfg.Samplers = []string{"sps,k=4,include_waiting=true"}

@@ -71,7 +71,7 @@ func leafProgram() *program.Program {
 // a synthetic frame for f (compute_top_frame, is_at_poll_return) and
 // charges f; the safepoint sampler, at the same poll, charges the caller.
 func TestJFRCoopMethodReturnedBeforePoll(t *testing.T) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 2 * sim.Second
 	cfg.JIT.Inline, cfg.JIT.DebugNonSafepoints = false, true
 	cfg.Samplers = []string{"jfr-coop", "safepoint"}
@@ -103,7 +103,7 @@ const cpuSampleTolerance = 0.10
 // time gets jfr-cputime samples for its CPU time only (samples × period ≈
 // its CPU time, not its wall time), none while it sleeps.
 func TestJFRCPUTimeBlockedThreadGetsNoSamples(t *testing.T) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 2 * sim.Second
 	cfg.Samplers = []string{"jfr-cputime"}
 	out, err := harness.Run(blockProgram(), cfg)
@@ -120,7 +120,7 @@ func TestJFRCPUTimeBlockedThreadGetsNoSamples(t *testing.T) {
 // clock and is sampled (walked by the sampler thread from its last Java
 // frame, sample_out_of_safepoint), unlike jfr's execution samples.
 func TestJFRCPUTimeSamplesNativeCode(t *testing.T) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 5 * sim.Second
 	cfg.JIT.StripMiningIter = 100
 	cfg.Samplers = []string{"jfr-cputime", "jfr-coop"}
@@ -152,7 +152,7 @@ func TestJFRCPUTimeLostOnFullQueue(t *testing.T) {
 		spec string
 		lost bool
 	}{{"jfr-cputime:small,throttle=1ms,queue_capacity=2", true}, {"jfr-cputime:big,throttle=1ms", false}} {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 1 * sim.Second
 		cfg.Samplers = []string{c.spec}
 		out, err := harness.Run(pollFreeProgram(), cfg)
@@ -181,7 +181,7 @@ func TestJFRCPUTimeThrottle(t *testing.T) {
 		throttle string
 		want     float64 // signals: busy CPU time / period
 	}{{"500/s", 980 / 4.0}, {" 20/s", 980 / 100.0}, {"10ms", 980 / 10.0}} {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.CPUs = 2
 		cfg.Sim.Duration = sim.Second
 		cfg.Samplers = []string{"jfr-cputime:x,throttle=" + c.throttle}

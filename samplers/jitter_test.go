@@ -37,7 +37,7 @@ func TestTimerJitter(t *testing.T) {
 	// one thread runs from its first instruction, a context switch after
 	// the start, to the end.
 	start := out.Costs["async:grid"].Ticks[0] - int64(period)
-	require.Equal(t, int64(harness.DefaultConfig().Sim.ContextSwitch), start, "async: the thread's CPU clock starts after its context switch")
+	require.Equal(t, int64(harness.MustPresetConfig("hotspot6").Sim.ContextSwitch), start, "async: the thread's CPU clock starts after its context switch")
 	for _, s := range []string{"async:grid", "jfr:grid"} {
 		ticks := out.Costs[s].Ticks
 		require.Greater(t, len(ticks), 1900, s)
@@ -98,8 +98,7 @@ func TestTimerJitterBreaksAliasing(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		p, err := program.Parse(src, program.YAML)
 		require.NoError(t, err)
-		cfg := harness.DefaultConfig()
-		require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+		cfg := harness.MustPresetConfig("hotspot17")
 		cfg.Sim.Seed, cfg.Sim.Duration = seed, 5*sim.Second
 		// Frame.input's short counted loop has no poll, hence no PcDesc:
 		// without DebugNonSafepoints JFR drops its samples

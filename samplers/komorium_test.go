@@ -95,7 +95,7 @@ methods:
       - branch: {probability: 0.5, then: [{throw: {depth: 2}}]}   # caught in main
 threads: [{name: main, entry: T.main}]
 `
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 10 * sim.Second
 	cfg.Samplers = []string{"komorium,granularity=1000"}
 	out, err := harness.Run(mustParse(t, src), cfg)

@@ -65,7 +65,7 @@ func TestCBSStride1Samples1IsJikesTimer(t *testing.T) {
 
 func TestEdgeSamplersNeedJikes(t *testing.T) {
 	p := mustParse(t, "name: x\nmethods: [{class: A, name: a, body: [{work: {cycles: 1, bytecodes: 1}}]}]\nthreads: [{name: m, entry: A.a}]\n")
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Samplers = []string{"cbs"}
 	_, err := harness.Run(p, cfg)
 	assert.ErrorContains(t, err, "--vm jikes")
@@ -112,7 +112,7 @@ methods:
   - {class: S, name: leaf, body: [{work: {cycles: 500, bytecodes: 50}}]}
 threads: [{name: main, entry: S.main}]
 `
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 90 * sim.Millisecond
 	cfg.Samplers = []string{"pcct"}
 	out, err := harness.Run(mustParse(t, src), cfg)
@@ -157,7 +157,7 @@ methods:
   - {class: W, name: run, body: [{loop: {trips: 1000000, body: [{work: {cycles: 1000, bytecodes: 100}}]}}]}
 threads: [{name: w, entry: W.run, count: 8}]
 `
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.CPUs = 8
 	cfg.Sim.Duration = 400 * sim.Millisecond
 	// The workers' counted loop has no PcDesc without DebugNonSafepoints,
@@ -190,7 +190,7 @@ threads: [{name: w, entry: W.run, count: 8}]
 `
 	c := samplers.DefaultJFRConfig()
 	c.RestartEachRound = true
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.CPUs = 8
 	cfg.Sim.Duration = 400 * sim.Millisecond
 	cfg.JIT.DebugNonSafepoints = true // as TestJFRThreadCap

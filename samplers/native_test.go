@@ -56,7 +56,7 @@ func TestNativeCodeBySampler(t *testing.T) {
 			}
 		}
 		for _, ss := range runs {
-			cfg := harness.DefaultConfig()
+			cfg := harness.MustPresetConfig("hotspot6")
 			cfg.Sim.Duration = 10 * sim.Second
 			cfg.Samplers, cfg.Mode = ss, mode
 			// A safepoint poll every 100 trips (1 ms) of Main.work's

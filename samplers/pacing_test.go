@@ -27,7 +27,7 @@ threads: [{name: w, entry: P.run, count: 4}]
 func TestPacedSamplersNeverQueueRequests(t *testing.T) {
 	for _, s := range []string{"jvmti", "sps", "isps"} {
 		t.Run(s, func(t *testing.T) {
-			cfg := harness.DefaultConfig()
+			cfg := harness.MustPresetConfig("hotspot6")
 			cfg.Sim.Duration = 100 * sim.Millisecond
 			cfg.GC = nil
 			cfg.Samplers, cfg.Mode = []string{s + ",interval=100us"}, samplers.Costed
@@ -99,7 +99,7 @@ func TestWindowsSplitTheProfile(t *testing.T) {
 
 	for _, s := range []string{"pcct", "hotmethods", "komorium"} {
 		p := mustParse(t, pollFree)
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 10 * sim.Millisecond
 		cfg.Samplers, cfg.Window = []string{s}, 5*sim.Millisecond
 		_, err := harness.Run(p, cfg)
@@ -121,7 +121,7 @@ threads: [{name: main, entry: T.main}]
 `
 	res := map[string]*harness.Outcome{}
 	for _, s := range []string{"sps", "isps"} {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = sim.Second
 		cfg.GC = nil
 		cfg.Samplers, cfg.Mode = []string{s + ",interval=1ms"}, samplers.Costed

@@ -18,7 +18,7 @@ func run(t *testing.T, w string, tweak func(*harness.Config)) *harness.Outcome {
 	t.Helper()
 	p, err := workloads.Get(w)
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 500 * sim.Millisecond
 	if tweak != nil {
 		tweak(&cfg)
@@ -148,7 +148,7 @@ func TestSamplersAreDeterministic(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	p, err := program.Parse([]byte("name: x\nmethods: [{class: A, name: a, body: [{work: {cycles: 1, bytecodes: 1}}]}]\nthreads: [{name: m, entry: A.a}]\n"), program.YAML)
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Samplers = []string{"tprof,interval=10us,random=20us", "async"}
 	_, err = harness.Run(p, cfg)
 	assert.ErrorContains(t, err, "sampler tprof: random: 20us must be < interval 10us")

@@ -45,7 +45,7 @@ func a2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[strin
 		if err != nil {
 			return nil, err
 		}
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Seed, cfg.Sim.Duration = seed, d
 		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
 		cfg.TruthPerMethod = true // only the truth's call edges are read

@@ -91,7 +91,7 @@ func (k b9Key) run() (*b9Run, error) {
 		return nil, err
 	}
 	v := b9Variants[k.variant]
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 20*sim.Second // to the end
 	cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, int(v.cpus)
 	cfg.Samplers = []string{"komorium", "tprof"}

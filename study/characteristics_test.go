@@ -48,7 +48,7 @@ func TestStandInsRunDeterministically(t *testing.T) {
 		run := func() *harness.Outcome {
 			p, err := workloads.Get(s.Name)
 			require.NoError(t, err)
-			cfg := harness.DefaultConfig()
+			cfg := harness.MustPresetConfig("hotspot6")
 			cfg.Sim.Duration = 15 * sim.Millisecond
 			out, err := harness.Run(p, cfg)
 			require.NoError(t, err)

@@ -126,7 +126,7 @@ func (k komoriumSetKey) run() ([]*komoriumRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
 	cfg.Extra = []samplers.Sampler{set}
 	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile

@@ -21,7 +21,7 @@ threads: [{name: main, entry: I.main}]
 `
 
 func selfOf(t *testing.T, p *program.Program, method string) (sim.Time, sim.Time) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.NoJIT, cfg.GC = true, nil // base code: the loop's back-edge polls are in the cost
 	cfg.Sim.Duration = 10 * sim.Second
 	out, err := harness.Run(p, cfg)
@@ -76,7 +76,7 @@ func TestMytkowiczStandInsHaveTwoHotMethods(t *testing.T) {
 		}
 		p, err := workloads.Get(s.Name)
 		require.NoError(t, err)
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 300 * sim.Millisecond
 		out, err := harness.Run(p, cfg)
 		require.NoError(t, err)

@@ -70,7 +70,7 @@ func TestW2_OverheadPrecision(t *testing.T) {
 func TestWhaleyDataSetsAndEdgeWeights(t *testing.T) {
 	p, err := workloads.Get("abcuv")
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Duration = 300 * sim.Millisecond
 	// The window's ten ticks and the comparison of the marked tree with
 	// the full walks' need exact, shared tick times: each sampler draws

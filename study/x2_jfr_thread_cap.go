@@ -156,7 +156,7 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.d, b.cpus
 	cfg.TruthPerMethod = true // the truth is read by method and thread CPU time
 	// Without DNS, debug-info skid (X1) would dominate the method overlap.

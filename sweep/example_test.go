@@ -29,7 +29,7 @@ grid:
 	}
 	var jobs []sweep.Job
 	for _, p := range g.Points() {
-		cfg := harness.DefaultConfig()
+		cfg := harness.MustPresetConfig("hotspot6")
 		cfg.Sim.Duration = 50 * sim.Millisecond
 		cfg.JIT.Inline = false // as Mytkowicz et al. ran hotcold
 		interval := "1ms"

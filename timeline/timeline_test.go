@@ -29,8 +29,7 @@ func hotcoldPolls(t *testing.T, mode samplers.Mode, polls bool, specs ...string)
 	t.Helper()
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
-	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg := harness.MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = 40 * sim.Millisecond
 	cfg.Samplers, cfg.Mode = specs, mode
 	tl, _, err := Run(context.Background(), p, cfg, 20*sim.Millisecond, 5*sim.Millisecond, polls)
@@ -74,8 +73,7 @@ func TestTimelineOfListingOne(t *testing.T) {
 func TestTimelineShowsCompilations(t *testing.T) {
 	p, err := workloads.Get("hotcold")
 	require.NoError(t, err)
-	cfg := harness.DefaultConfig()
-	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg := harness.MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = 20 * sim.Millisecond
 	cfg.Samplers = []string{"async,interval=1ms"}
 	tl, _, err := Run(context.Background(), p, cfg, 0, 20*sim.Millisecond, false)

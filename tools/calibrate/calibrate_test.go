@@ -92,8 +92,8 @@ func defaultOf(t *testing.T, name string) (value float64, isInt bool) {
 	}
 	prefix, key, ok := strings.Cut(name, ".")
 	require.True(t, ok, "setting %q has no prefix", name)
-	cfg := harness.DefaultConfig()
-	require.NoError(t, harness.ApplyPreset(&cfg, calibratedPreset))
+	cfg, err := harness.PresetConfig(calibratedPreset)
+	require.NoError(t, err)
 	var ptr any
 	switch prefix {
 	case "sim":

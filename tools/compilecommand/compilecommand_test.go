@@ -82,8 +82,7 @@ func hotspot(t *testing.T, classes, flags string) decisions {
 
 // model runs commands.yaml under the hotspot17 preset and the same options.
 func model(t *testing.T, p *program.Program, flags string) decisions {
-	cfg := harness.DefaultConfig()
-	require.NoError(t, harness.ApplyPreset(&cfg, "hotspot17"))
+	cfg := harness.MustPresetConfig("hotspot17")
 	require.NoError(t, harness.ApplyJVMFlags(&cfg, flags))
 	cfg.Sim.Duration = 100 * sim.Millisecond
 	cfg.GC = nil

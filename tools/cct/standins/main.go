@@ -71,10 +71,7 @@ func measure(name string, until sim.Time, budget time.Duration) error {
 	if err != nil {
 		return err
 	}
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, "hotspot17"); err != nil {
-		return err
-	}
+	cfg := harness.MustPresetConfig("hotspot17")
 	cfg.Sim.Duration = until
 	cfg.NoTruthProfile = true
 	rig, err := harness.Build(p, cfg)

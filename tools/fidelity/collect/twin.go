@@ -180,8 +180,8 @@ func runTwin(ctx context.Context, m Mode, g *group, seed uint64, s SimSettings) 
 		return nil, fmt.Errorf("twin of %s: %w", m.Name, err)
 	}
 	sc := ScopeOf(p)
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, g.VM); err != nil {
+	cfg, err := harness.PresetConfig(g.VM)
+	if err != nil {
 		return nil, err
 	}
 	cfg.Sim.Seed = seed

@@ -1,7 +1,7 @@
 // Command sizing measures how a model of a real application changes when
 // its driver loop is shortened (docs/IMPORT.md, "Sizing a model for the
 // studies"): each DaCapo-2006 model of workloads/models, its recorder
-// threads dropped, is run to its end at seed 1 under harness.DefaultConfig
+// threads dropped, is run to its end at seed 1 under the hotspot6 preset
 // at entry-loop scales 1, 0.1, 0.2 and 0.4 (workloads.ScaleEntryLoops); it
 // prints when each run ended and the method overlap of each shortened
 // run's truth with the full run's, as a Markdown table.
@@ -78,7 +78,7 @@ func run(m string, s float64) (*profile.Profile, sim.Time, error) {
 }
 
 func runToEnd(p *program.Program, m string) (*profile.Profile, sim.Time, error) {
-	cfg := harness.DefaultConfig()
+	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.Seed = 1
 	cfg.TruthPerMethod = true
 	cfg.Sim.Duration = 60 * sim.Second

@@ -112,8 +112,8 @@ func endNote(end time.Duration, ms modelSettings) string {
 
 // modelConfig is the harness configuration of one simulated run.
 func modelConfig(r simRun, seed uint64, ms modelSettings) (harness.Config, error) {
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, modelVM); err != nil {
+	cfg, err := harness.PresetConfig(modelVM)
+	if err != nil {
 		return cfg, err
 	}
 	cfg.Sim.Seed, cfg.Sim.Duration = seed, sim.Time(ms.Duration)
