@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/timeline"
 )
@@ -48,6 +50,34 @@ type flame struct {
 	// MaxDiff, in a difference graph, is its largest difference in
 	// percentage points.
 	MaxDiff string
+}
+
+// SamplesShown is how many of its samples the slowest profiler shows in a
+// page's default timeline window (DefaultWindow).
+const SamplesShown = 10
+
+// DefaultWindow is a page's timeline window for a run of length run by
+// the samplers of specs (samplers.ParseSpec; those that do not resolve are
+// left out): the middle of the run, long enough for SamplesShown ticks of
+// the sampler with the longest period (10 ms: 100 ms), at least 1 ms and
+// at most the run; with no period known, 5 % of the run.
+func DefaultWindow(run time.Duration, specs []string) (from, window time.Duration) {
+	var period time.Duration
+	for _, text := range specs {
+		spec, err := samplers.ParseSpec(text)
+		if err != nil {
+			continue
+		}
+		if r, err := spec.Resolve(); err == nil {
+			period = max(period, r.Period())
+		}
+	}
+	window = run / 20
+	if period > 0 {
+		window = SamplesShown * period
+	}
+	window = min(max(window, time.Millisecond), run)
+	return (run - window) / 2, window
 }
 
 // HTML writes one self-contained page (no network, no external asset):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/param"
@@ -143,6 +144,22 @@ func (r *Resolved) New() Sampler {
 func (r *Resolved) Spec() Spec {
 	name, label, _ := strings.Cut(r.ID, ":")
 	return Spec{Name: name, Label: label, Set: append([]param.KV{}, r.Params...)}
+}
+
+// Period is the sampler's sampling period: its interval key (its period
+// for JFR's samplers), 0 for a sampler with neither (komorium, the
+// truth's counters).
+func (r *Resolved) Period() time.Duration {
+	var longest time.Duration
+	for _, kv := range r.Params {
+		if kv.Key != "interval" && kv.Key != "period" {
+			continue
+		}
+		if d, err := param.ParseDuration(kv.Value); err == nil {
+			longest = max(longest, time.Duration(d))
+		}
+	}
+	return longest
 }
 
 // Numbers lists the sampler's numeric settings as floats (durations in

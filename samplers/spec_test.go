@@ -3,6 +3,7 @@ package samplers_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/samplers"
@@ -75,6 +76,21 @@ func TestResolveErrorsNameSamplerAndKey(t *testing.T) {
 // A resolved spec is the full configuration: its Spec, parsed and
 // resolved again, gives the same parameters, and the sampler it builds
 // carries the label and the values.
+// Period is a timer sampler's interval (JFR's period), 0 for a counting
+// sampler.
+func TestResolvedPeriod(t *testing.T) {
+	for spec, want := range map[string]time.Duration{
+		"async": 10 * time.Millisecond, "async,interval=1ms": time.Millisecond,
+		"jfr": 20 * time.Millisecond, "jfr,interval=5ms": 5 * time.Millisecond, "komorium": 0,
+	} {
+		s, err := samplers.ParseSpec(spec)
+		require.NoError(t, err)
+		r, err := s.Resolve()
+		require.NoError(t, err)
+		assert.Equal(t, want, r.Period(), spec)
+	}
+}
+
 func TestResolvedRoundTrip(t *testing.T) {
 	s, err := samplers.ParseSpec("jfr:quick,period=5ms,max_threads=2")
 	require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/report"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -62,7 +61,7 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	from, window, err := reportWindow(own, f.spec.Duration, longestPeriod(cfg.Samplers))
+	from, window, err := reportWindow(own, f.spec.Duration, cfg.Samplers)
 	if err != nil {
 		return err
 	}
@@ -96,21 +95,10 @@ func cmdReport(args []string, stdout io.Writer) (err error) {
 	return nil
 }
 
-// reportSamplesShown is how many of its samples the slowest profiler
-// shows in the default timeline window.
-const reportSamplesShown = 10
-
-// reportWindow is the timeline's window: --from and --window, by default
-// the middle of the run, long enough for reportSamplesShown ticks of the
-// profiler with the longest period (10 ms: 100 ms), at least 1 ms and at
-// most the run; with no period known, 5 % of the run.
-func reportWindow(own map[string]string, run, period time.Duration) (from, window time.Duration, err error) {
-	window = run / 20
-	if period > 0 {
-		window = reportSamplesShown * period
-	}
-	window = min(max(window, time.Millisecond), run)
-	from = (run - window) / 2
+// reportWindow is the timeline's window: --from and --window over
+// report.DefaultWindow for a run of length run by the samplers specs.
+func reportWindow(own map[string]string, run time.Duration, specs []string) (from, window time.Duration, err error) {
+	from, window = report.DefaultWindow(run, specs)
 	if v, ok := own["window"]; ok {
 		if window, err = time.ParseDuration(v); err != nil || window <= 0 {
 			return 0, 0, usagef("report: --window %q: want a duration > 0 such as 5ms", v)
@@ -122,29 +110,4 @@ func reportWindow(own map[string]string, run, period time.Duration) (from, windo
 		}
 	}
 	return from, window, nil
-}
-
-// longestPeriod is the longest sampling period among specs (their
-// interval or period key), 0 if none has one.
-func longestPeriod(specs []string) time.Duration {
-	var longest time.Duration
-	for _, text := range specs {
-		spec, err := samplers.ParseSpec(text)
-		if err != nil {
-			continue
-		}
-		r, err := spec.Resolve()
-		if err != nil {
-			continue
-		}
-		for _, kv := range r.Params {
-			if kv.Key != "interval" && kv.Key != "period" {
-				continue
-			}
-			if d, err := param.ParseDuration(kv.Value); err == nil {
-				longest = max(longest, time.Duration(d))
-			}
-		}
-	}
-	return longest
 }

@@ -165,23 +165,15 @@ func TestReportRefusesBadInput(t *testing.T) {
 	assert.Empty(t, entries, "nothing written")
 }
 
-// The report's default timeline window holds ten ticks of its slowest
-// profiler, so each lane shows about ten samples, centred, never longer
-// than the run.
-func TestReportWindowShowsTenTicks(t *testing.T) {
-	for _, c := range []struct {
-		specs        []string
-		run          time.Duration
-		from, window time.Duration
-	}{
-		{[]string{"truth", "safepoint", "async"}, 2 * time.Second, 950 * time.Millisecond, 100 * time.Millisecond},
-		{[]string{"async,interval=1ms", "jfr"}, 2 * time.Second, 900 * time.Millisecond, 200 * time.Millisecond},
-		{[]string{"async"}, 50 * time.Millisecond, 0, 50 * time.Millisecond},
-		{[]string{"truth", "komorium"}, 2 * time.Second, 950 * time.Millisecond, 100 * time.Millisecond},
-	} {
-		from, window, err := reportWindow(map[string]string{}, c.run, longestPeriod(c.specs))
-		require.NoError(t, err)
-		assert.Equal(t, c.window, window, "%v", c.specs)
-		assert.Equal(t, c.from, from, "%v", c.specs)
-	}
+// --window and --from replace report.DefaultWindow's window and start,
+// each alone.
+func TestReportWindowFlagsOverTheDefault(t *testing.T) {
+	from, window, err := reportWindow(map[string]string{"window": "30ms"}, 2*time.Second, []string{"async"})
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Millisecond, window)
+	assert.Equal(t, 950*time.Millisecond, from, "the default window's start")
+	from, window, err = reportWindow(map[string]string{"from": "20ms"}, 2*time.Second, []string{"async"})
+	require.NoError(t, err)
+	assert.Equal(t, 100*time.Millisecond, window, "ten ticks of async's 10 ms")
+	assert.Equal(t, 20*time.Millisecond, from)
 }
