@@ -188,6 +188,18 @@ type Outcome struct {
 	Footprint sim.Footprint
 }
 
+// LargestExport is the profile among Names whose export (one at a time:
+// profile.ExportBytes) takes the most memory, and that memory; "", 0
+// without profiles.
+func (o *Outcome) LargestExport() (name string, bytes int64) {
+	for _, n := range o.Names {
+		if b := o.Profiles[n].ExportBytes(); b > bytes {
+			name, bytes = n, b
+		}
+	}
+	return name, bytes
+}
+
 // Run executes program p under cfg: Build, Rig.Run and Rig.Collect in
 // one call. A run that reaches one of cfg.Sim.Limits returns a
 // *sim.LimitError.

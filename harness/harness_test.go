@@ -253,3 +253,22 @@ func TestPassiveHooksDoNotPerturb(t *testing.T) {
 	assert.True(t, maps.Equal(plain.Profiles["truth"].ContextWeights(), hooked.Profiles["truth"].ContextWeights()), "truth by context")
 	assert.Equal(t, plain.JIT.Events(), hooked.JIT.Events())
 }
+
+// LargestExport names the profile whose export takes the most memory:
+// the truth, a sample per context, over a 10 ms sampler's few samples.
+func TestLargestExportIsTheTruthsOverASamplers(t *testing.T) {
+	p, err := workloads.Get("hotcold")
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 50 * sim.Millisecond
+	cfg.Samplers = []string{"async", "truth"}
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	name, bytes := out.LargestExport()
+	assert.Equal(t, "truth", name)
+	assert.Equal(t, out.Profiles["truth"].ExportBytes(), bytes)
+	assert.Greater(t, bytes, out.Profiles["async"].ExportBytes())
+	name, bytes = (&Outcome{}).LargestExport()
+	assert.Equal(t, "", name)
+	assert.Zero(t, bytes)
+}

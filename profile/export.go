@@ -75,6 +75,28 @@ func ToPprof(p *Profile) (*pprof.Profile, error) {
 	return out, nil
 }
 
+// exportSampleBytes and exportFrameBytes are what writing one sample
+// and each frame of its stack adds to a process's memory while a profile
+// is written by WritePprof then WriteFolded: its pprof sample with a
+// location per frame and their encoding, then its folded line of names.
+// Measured with profsim run (GOGC=25): the javac stand-in for 1 s (3.5 M
+// truth samples, 78 M frames) peaked at 5.6 GiB with --out, 3.2 GiB
+// without.
+const (
+	exportSampleBytes = 128
+	exportFrameBytes  = 32
+)
+
+// ExportBytes estimates the memory writing p (WritePprof, WriteFolded)
+// takes beyond p itself.
+func (p *Profile) ExportBytes() int64 {
+	var n int64
+	for i := range p.Samples {
+		n += exportSampleBytes + exportFrameBytes*int64(p.Depth(i))
+	}
+	return n
+}
+
 // WritePprof writes p as a gzip-compressed pprof protobuf, readable by
 // `go tool pprof`.
 func WritePprof(w io.Writer, p *Profile) error {

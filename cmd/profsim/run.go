@@ -346,32 +346,10 @@ func limitError(le *sim.LimitError) error {
 		le.At, le.Value, sim.FormatBytes(le.Value), le.Detail, sim.FormatBytes(le.Max))
 }
 
-// exportSampleBytes and exportFrameBytes are what writing one profile
-// sample and each frame of its stack to files adds to the run's memory
-// while that profile is written: its pprof sample with a location per
-// frame and their encoding, then its folded line of names. Measured with
-// profsim run (GOGC=25): the javac stand-in for 1 s (3.5 M truth samples,
-// 78 M frames) peaked at 5.6 GiB with --out, 3.2 GiB without.
-const (
-	exportSampleBytes = 128
-	exportFrameBytes  = 32
-)
-
 // checkExport stops a run whose profiles would take its memory over max
 // as they are written (one at a time) to --out.
 func checkExport(out *harness.Outcome, max int64) error {
-	var most int64
-	largest := ""
-	for _, name := range out.Names {
-		var n int64
-		p := out.Profiles[name]
-		for i := range p.Samples {
-			n += exportSampleBytes + exportFrameBytes*int64(p.Depth(i))
-		}
-		if n > most {
-			most, largest = n, name
-		}
-	}
+	largest, most := out.LargestExport()
 	if total := out.Footprint.Bytes() + most; total > max {
 		return usagef("run stopped before writing its profiles: writing %s to --out would take its estimated memory to %d bytes (%s: %s, and %s for the export), over --max-memory %s (raise it with --max-memory SIZE)",
 			largest, total, sim.FormatBytes(total), out.Footprint, sim.FormatBytes(most), sim.FormatBytes(max))
