@@ -136,11 +136,11 @@ func (r *a1Result) render() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle.Color = seriesColor(0)
+	styleScatter(sc, 0)
 	p.Add(sc)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	p.Y.Min, p.Y.Max = 0, 105
-	res.Figure = p
+	p.Y.Min, p.Y.Max = 0, 100
+	res.Figure = newFigure("Each point is one seed's call graph from the callpair stand-in, compared with the exact one. jikes-timer records one call edge per timer interrupt; cbs samples several edges per interrupt. "+captionDCG+" "+captionCBS, p)
 	return res, nil
 }

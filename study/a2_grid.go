@@ -261,7 +261,7 @@ func (r *a2Result) render() (*Result, error) {
 		for _, n := range a2Samples {
 			pts.add(math.Log2(float64(n)), r.Accuracy(n, s))
 		}
-		if err := pts.addTo(p, series{Label: fmt.Sprintf("STRIDE %d", s), Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
+		if err := pts.percent().addTo(p, series{Label: fmt.Sprintf("STRIDE %d", s), Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
 			return nil, err
 		}
 	}
@@ -282,10 +282,9 @@ func (r *a2Result) render() (*Result, error) {
 		p.Legend.Add("paper, STRIDE 3", l)
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Y.Min, p.Y.Max = 0, 130 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	res.Figure = p
+	res.Figure = newFigure("Accuracy of the call graph CBS builds, against the exact one, as SAMPLES grows, one line per STRIDE; the grey line is the paper's STRIDE 3 column (Table 2A, Jikes RVM). RVM = Research Virtual Machine. "+captionCBS+" "+captionDCG+" "+captionCI, p)
 	return res, nil
 }
 

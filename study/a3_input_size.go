@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
@@ -172,20 +172,19 @@ func (r *a3Result) render() (*Result, error) {
 		ours.add(float64(i), x.st)
 		paper = append(paper, plotter.XY{X: float64(i) + 0.15, Y: x.paper})
 	}
-	if err := ours.addTo(p, series{Label: "ours", Style: 0}); err != nil {
+	if err := ours.percent().addTo(p, series{Label: "ours", Style: 0}); err != nil {
 		return nil, err
 	}
 	ps, err := plotter.NewScatter(paper)
 	if err != nil {
 		return nil, err
 	}
-	ps.GlyphStyle.Color, ps.GlyphStyle.Shape = color.Gray{Y: 100}, plotutil.Shape(1)
+	ps.GlyphStyle.Color, ps.GlyphStyle.Shape, ps.GlyphStyle.Radius = color.Gray{Y: 100}, draw.BoxGlyph{}, minGlyphRadius
 	p.Add(ps)
 	p.Legend.Add("paper (Jikes RVM, §6)", ps)
 	p.NominalX("base, small", "base, large", "cbs, small", "cbs, large")
 	p.X.Min, p.X.Max = -0.5, 3.5
-	p.Y.Min, p.Y.Max = 0, 115 // room for the legend above the data
-	p.Legend.Top, p.Legend.Left = true, true
-	res.Figure = p
+	p.Y.Min, p.Y.Max = 0, 100
+	res.Figure = newFigure("Call-graph accuracy of the base timer sampler and of CBS on small and large inputs (mean over stand-ins), beside the paper's means on Jikes RVM (grey, §6). RVM = Research Virtual Machine. base = one call edge per timer interrupt. "+captionCBS+" "+captionDCG+" "+captionCI, p)
 	return res, nil
 }

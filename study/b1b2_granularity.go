@@ -56,17 +56,21 @@ func (r *binderAccuracyResult) render() (*Result, error) {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Komorium passive (instrumentation free, so every granularity sees the same execution), MaxPath 50, leaf optimisation and cached path on; %v per run, seeds %v. Paper (SPECjvm98, problem size 100): constant best around 5 000–10 000 with dips at 500–1 000 on periodic programs; randomized geo. mean > 96 %% at 500 and non-increasing.", d, r.Seeds))
 	p := plot.New()
-	p.Title.Text = "Accuracy vs " + kind + " granularity (mean ± 95 % CI over seeds)"
+	id := "B1"
+	if random {
+		id = "B2"
+	}
+	p.Title.Text = id + ": accuracy vs " + kind + " granularity (mean ± 95 % CI over seeds)"
 	p.X.Label.Text = "log10(granularity / bytecodes)"
 	p.Y.Label.Text = "overlap with the exact CCT (%)"
 	for i, b := range append(append([]string(nil), benches...), "geo. mean") {
-		if err := lines[b].addTo(p, series{Label: b, Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
+		if err := lines[b].percent().addTo(p, series{Label: b, Style: i, Line: true, Dashes: plotutil.Dashes(i)}); err != nil {
 			return nil, err
 		}
 	}
-	p.Y.Min, p.Y.Max = 0, 140 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	res.Figure = p
+	res.Figure = newFigure("Komorium's accuracy against the exact bytecode CCT as the sampling granularity (bytecodes executed between two samples) grows, one line per stand-in and their geometric mean (geo. mean). "+
+		"CCT = calling context tree. U[0, 100) = a uniform random addition to each period. "+captionCI, p)
 	return res, nil
 }

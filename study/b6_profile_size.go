@@ -63,10 +63,7 @@ func (r *b6Result) render() (*Result, error) {
 			return nil, err
 		}
 	}
-	p.Y.Min, p.Y.Max = 0, 1.1*top
-	p.Legend.Top = true // the sizes fall to the right: the top right is empty
-	p.Legend.Padding = vg.Points(3)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
-	res.Figure = p
+	p.Y.Min, p.Y.Max = 0, top
+	res.Figure = newFigure("Size of Komorium's profile (CCT nodes, summed over the stand-ins) against the granularity (bytecodes between samples), with a constant and a randomized period. CCT = calling context tree. "+captionCI, p)
 	return res, nil
 }

@@ -166,10 +166,7 @@ func (r *b7Result) render() (*Result, error) {
 	}
 	p.NominalX(benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
-	p.Y.Min, p.Y.Max = 0, 1.7*top // room for the legend above the data
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	p.Y.Min, p.Y.Max = 0, top
+	res.Figure = newFigure("Komorium's overhead per stand-in, for each configuration: sampling at a granularity (bytecodes between samples), and the instrumentation alone (No Prof. = no sampling, the floor; leaf opt. = the leaf optimisation). "+captionCI, p)
 	return res, nil
 }

@@ -82,16 +82,14 @@ func (r *h4Result) render() (*Result, error) {
 		z.p.Add(l)
 		z.p.Legend.Add(z.label, l)
 	}
-	ovh.Y.Min, ovh.Y.Max = lo-1, hi+0.6*(hi-lo) // room for the legend above the data
-	diff.Y.Min, diff.Y.Max = dlo-1, dhi+0.6*(dhi-dlo)
+	ovh.Y.Min, ovh.Y.Max = lo, hi
+	diff.Y.Min, diff.Y.Max = dlo, dhi
 	for _, p := range []*plot.Plot{ovh, diff} {
 		p.X.Label.Text = "sampling interval (ms, log scale)"
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0.1, Label: "0.1"}, {Value: 1, Label: "1"}, {Value: 10, Label: "10"}})
 		p.X.Min, p.X.Max = 0.08, 12.5
-		p.Legend.Top = true
-		p.Legend.Padding = vg.Points(3)
-		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
 	}
-	return &Result{Table: t, Figure: panels{ovh, diff}, Tidy: tidyOf(r.runObs([]string{b}))}, nil
+	fig := newFigure("On tmt, a stand-in whose threads live briefly: each technique's overhead against the sampling interval (left) and the difference ISPS − SPS, paired by seed (right). ISPS must retrieve each ending thread's trace at a full safepoint. "+captionHofer+" "+captionCI, ovh, diff)
+	return &Result{Table: t, Figure: fig, Tidy: tidyOf(r.runObs([]string{b}))}, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/profsim/profsim/profile"
@@ -102,8 +101,7 @@ func (r *h5Result) render() (*Result, error) {
 	// stand-in, the median over iterations (every seed) with the
 	// quartiles as bars.
 	p := plot.New()
-	p.Title.Text = "H5: iteration CCTs vs the average CCT (median, bars: quartiles over iterations and seeds)"
-	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.Title.Text = "H5: each iteration's CCT vs the average CCT"
 	p.X.Label.Text = "stand-in"
 	p.Y.Label.Text = "agreement with the average CCT (%)"
 	k := 0
@@ -120,7 +118,7 @@ func (r *h5Result) render() (*Result, error) {
 			}
 			s := series{Label: pr + " " + measure.name, Style: pi, Shape: draw.CircleGlyph{}}
 			if mi > 0 {
-				s.Shape = draw.TriangleGlyph{}
+				s.Shape = draw.PyramidGlyph{}
 			}
 			if err := pts.addTo(p, s); err != nil {
 				return nil, err
@@ -130,11 +128,8 @@ func (r *h5Result) render() (*Result, error) {
 	}
 	p.NominalX(benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
-	p.Y.Min, p.Y.Max = 0, 175 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	res.Figure = newFigure("How stable each technique's profile is: each iteration's CCT against the average CCT of its run, by overlap (circles) and by coverage of the average's hot edges (triangles); the point is the median over iterations and seeds, the bar the quartiles. "+captionCCT+" "+captionHofer, p)
 	return res, nil
 }

@@ -111,8 +111,8 @@ func (r *h6Result) render() (*Result, error) {
 	}
 	t.Notes = append(t.Notes, r.Note+" Deepest stack: the deepest context in ISPS's average CCT (complete stacks); JVMTI and SPS keep the 256 frames nearest the leaf.")
 	t.Notes = append(t.Notes, discussion("h6-agreement")...)
-	// Figure: per stand-in, each pair's overlap (filled) and the coverage
-	// of JVMTI's hot edges (hollow), one value each (the average CCTs
+	// Figure: per stand-in, each pair's overlap (circles) and the
+	// coverage of JVMTI's hot edges (triangles), one value each (the average CCTs
 	// pool every seed), the paper's 70 % and 90 % as references.
 	p := plot.New()
 	p.Title.Text = "H6: the techniques' average CCTs compared (every seed pooled)"
@@ -129,7 +129,7 @@ func (r *h6Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.CircleGlyph{}, vg.Points(3.5)
+		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.CircleGlyph{}, minGlyphRadius
 		p.Add(sc)
 		p.Legend.Add(pair[0]+"–"+pair[1]+" overlap", sc)
 		k++
@@ -146,7 +146,7 @@ func (r *h6Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.TriangleGlyph{}, vg.Points(3.5)
+		sc.Color, sc.Shape, sc.Radius = seriesColor(i), draw.PyramidGlyph{}, minGlyphRadius
 		p.Add(sc)
 		p.Legend.Add(c.name, sc)
 		k++
@@ -166,11 +166,8 @@ func (r *h6Result) render() (*Result, error) {
 	}
 	p.NominalX(benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
-	p.Y.Min, p.Y.Max = 0, 200 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	res.Figure = newFigure("The techniques' average CCTs (every seed pooled) compared per stand-in: each pair's overlap (circles) and how much of JVMTI's hot edges SPS and ISPS cover (triangles), with the paper's thresholds (grey). "+captionCCT+" "+captionHofer, p)
 	return res, nil
 }

@@ -102,10 +102,8 @@ func (r *h7Result) render() (*Result, error) {
 		}
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, top, 0, top
-	p.Legend.Top, p.Legend.Left = true, true // above y = depth, clear of the data
-	p.Legend.Padding = vg.Points(3)
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
-	return &Result{Table: t, Figure: p, Tidy: tidyOf(r.Obs)}, nil
+	fig := newFigure("Frames each technique decodes per sample against the mean stack depth at its samples, a point per stand-in at a 1 ms interval: SPS walks the whole stack (on the grey line), ISPS decodes the top frame and each caller once. "+captionHofer+" "+captionCI, p)
+	return &Result{Table: t, Figure: fig, Tidy: tidyOf(r.Obs)}, nil
 }
 
 // meanDepth is the mean stack depth of p's samples.

@@ -3,7 +3,6 @@ package study
 import (
 	"encoding/csv"
 	"flag"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/plot/vg"
 )
 
 // full runs the paper-sized version of each experiment.
@@ -115,7 +113,7 @@ func runExperimentOn(t *testing.T, name string, models bool) *Result {
 	checkTidy(t, r, name)
 	if *pngDir != "" && r.Figure != nil {
 		require.NoError(t, os.MkdirAll(*pngDir, 0o755))
-		require.NoError(t, savePNG(r.Figure, 16*vg.Centimeter, 10*vg.Centimeter, slideDPI, filepath.Join(*pngDir, name+".png")))
+		require.NoError(t, r.Figure.Save(filepath.Join(*pngDir, name+".png")))
 	}
 	results[key] = r
 	return r
@@ -128,14 +126,7 @@ func checkTidy(t *testing.T, r *Result, name string) {
 	dir := t.TempDir()
 	require.NoError(t, r.Write(dir, name))
 	if r.Figure != nil {
-		// The figure for slides: at least 1280 × 720 pixels.
-		pf, err := os.Open(filepath.Join(dir, name+".png"))
-		require.NoError(t, err)
-		cfg, err := png.DecodeConfig(pf)
-		pf.Close()
-		require.NoError(t, err, "%s.png", name)
-		assert.GreaterOrEqual(t, cfg.Width, 1280, "%s.png", name)
-		assert.GreaterOrEqual(t, cfg.Height, 720, "%s.png", name)
+		checkFigure(t, r, dir, name)
 	}
 	f, err := os.Open(filepath.Join(dir, name+".data.csv"))
 	require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
@@ -215,7 +214,7 @@ func (r *m1Result) render() (*Result, error) {
 	// 95 % CI over seeds.
 	p := plot.New()
 	p.Title.Text = "M1: share of self time in hot() by profiler (Listing 1)"
-	p.Y.Label.Text = "hot() (% of self time), mean ± 95 % CI over seeds"
+	p.Y.Label.Text = "hot() (% of self time)"
 	for ci, c := range listingOneConfigs {
 		var pts errPoints
 		for i, s := range listingOneSamplers {
@@ -228,23 +227,19 @@ func (r *m1Result) render() (*Result, error) {
 			st := newStat(xs)
 			pts.add(float64(i)+0.3*(float64(ci)-0.5), st)
 		}
-		if err := pts.addTo(p, series{Label: listingOneLegend(c.Name), Style: ci}); err != nil {
+		if err := pts.percent().addTo(p, series{Label: listingOneLegend(c.Name), Style: ci}); err != nil {
 			return nil, err
 		}
 	}
 	p.NominalX(listingOneSamplers...)
 	p.X.Min, p.X.Max = -0.6, float64(len(listingOneSamplers))-0.4
-	// The data sit at 0 % and above 85 %: the legend goes in the empty
-	// band between, at the left, below the truth's points.
-	p.Y.Min, p.Y.Max = 0, 105
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.YOffs = -2 * vg.Centimeter
-	res.Figure = p
+	p.Y.Min, p.Y.Max = 0, 100
+	res.Figure = newFigure("Listing 1 (hot() and cold() in one loop): the share of self time each profiler gives hot(), mean ± CI over seeds, without inlining and with inlining, loop strip mining and DNS. DNS = DebugNonSafepoints, the HotSpot flag that records where inlined code is between safepoints, which async needs to place it. "+captionMytkowicz+" "+captionCI, p)
 	return res, nil
 }
 
-// listingOneLegend spells out a configuration's name for the figure's
-// legend (the tables keep the short name).
+// listingOneLegend is a configuration's name in the figure's legend, its
+// parts listed ("inlining, strip mining, DNS"; the caption spells out DNS).
 func listingOneLegend(name string) string {
-	return strings.ReplaceAll(name, "+DNS", "+DebugNonSafepoints")
+	return strings.ReplaceAll(name, "+", ", ")
 }

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
@@ -476,10 +476,10 @@ func (r *causalityResult) render() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle.Color, sc.GlyphStyle.Radius = seriesColor(1), vg.Points(2)
+	styleScatter(sc, 1)
 	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("a (%s, method) pair (%d)", benchNoun(r.Models), len(rows)), sc)
-	if err := means.addTo(p, series{Label: "mean ± 95 % CI over pairs", Style: 0, Shape: plotutil.Shape(1), Radius: vg.Points(4)}); err != nil {
+	if err := means.addTo(p, series{Label: "mean ± CI over pairs", Style: 0, Shape: draw.BoxGlyph{}, Radius: vg.Points(4.5)}); err != nil {
 		return nil, err
 	}
 	for i, ref := range []struct {
@@ -496,8 +496,7 @@ func (r *causalityResult) render() (*Result, error) {
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.Y.Min, p.Y.Max = -0.3, 2.0 // room for the legend above the data
-	p.Legend.Top = true
-	res.Figure = p
+	p.Y.Min, p.Y.Max = math.Min(0, p.Y.Min), math.Max(1, p.Y.Max)
+	res.Figure = newFigure("Each point is one ("+benchNoun(r.Models)+", method) pair: the slope of the seconds a profiler attributes to the method against the seconds really added, as work of growing size is injected into it (1: every added second found). Squares: the mean over pairs ± CI. "+captionMytkowicz+" "+captionCI, p)
 	return res, nil
 }

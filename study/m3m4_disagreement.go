@@ -224,7 +224,7 @@ func (r *m3Result) render() (*Result, error) {
 		t.Notes = append(t.Notes, modelFixedNote)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("M3: Union_n of the four profilers' top n methods (mean ± 95 %% CI over %ss)", benchNoun(r.Models))
+	p.Title.Text = "M3: Union_n of the four profilers' top n methods"
 	p.X.Label.Text = "n (top methods per profiler)"
 	p.Y.Label.Text = "Union_n (distinct methods)"
 	var pts, ideal, worst errPoints
@@ -241,9 +241,8 @@ func (r *m3Result) render() (*Result, error) {
 			return nil, err
 		}
 	}
-	p.Y.Min, p.Y.Max = 0, 55 // room for the legend above the data
-	p.Legend.Top, p.Legend.Left = true, true
-	res.Figure = p
+	p.Y.Min = 0
+	res.Figure = newFigure(fmt.Sprintf("Union_n = the number of distinct methods among the top n methods of the four safepoint profilers (hprof, xprof, jprofile, yourkit), each run costed and alone, mean ± CI over %ss: n when they all agree, 4n when no two agree. ", benchNoun(r.Models))+captionCI, p)
 	return res, nil
 }
 

@@ -196,9 +196,6 @@ func (r *m5Result) render() (*Result, error) {
 			}
 		}
 	}
-	// Room above the data for the legend.
-	p.Y.Min, p.Y.Max = -0.25, 0.45
-	p.Legend.Top = true
-	res.Figure = p
+	res.Figure = newFigure("Autocorrelation of the intervals between consecutive samples at each lag, for tprof (timer-driven) and hprof on a perfect clock (hprof:grid, no timer jitter): inside the dashed band ±2/√N the intervals are as good as uncorrelated. N = the number of intervals.", p)
 	return res, nil
 }

@@ -303,7 +303,7 @@ func (r *m6Result) render() (*Result, error) {
 		return math.NaN()
 	}
 	p := plot.New()
-	p.Title.Text = "M6: xprof's hotness of its hottest method M beside a companion (± 95 % CI over seeds)"
+	p.Title.Text = "M6: xprof's hotness of its hottest method M beside a companion"
 	p.X.Label.Text = benchNoun(r.Models)
 	p.Y.Label.Text = "y − x: change in M's hotness (points)"
 	p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
@@ -344,11 +344,8 @@ func (r *m6Result) render() (*Result, error) {
 	p.Legend.Add("no observer effect (0)", zero)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	p.Y.Min, p.Y.Max = lo-1, hi+0.8*(hi-lo)+1 // room for the legend above the data
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	p.Y.Min, p.Y.Max = lo, hi
+	res.Figure = newFigure(fmt.Sprintf("x = the share of samples xprof gives its hottest method M when it profiles alone; y = the same share when a second profiler (the companion) runs beside it, both costed; y − x paired by seed, mean ± CI per %s: 0 means the companion changes nothing. ", benchNoun(r.Models))+captionCI, p)
 	return res, nil
 }
 

@@ -10,7 +10,6 @@ import (
 
 	gonumstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
 )
@@ -48,7 +47,7 @@ func DefaultOptions() Options { return Options{Seeds: []uint64{1, 2, 3}} }
 // figure rendered from it, and its observations as tidy data.
 type Result struct {
 	Table  *Table
-	Figure Figure
+	Figure *Figure
 	// Data is the experiment's typed result (*m1Result, …): what its
 	// claim test asserts on, field by field.
 	Data any
@@ -163,12 +162,12 @@ func (r *Result) Write(dir, name string) error {
 		}
 	}
 	if r.Figure != nil {
-		// 16 × 10 cm a panel; the PNG the same at 1600 × 1000 pixels a
-		// panel, for slides.
-		if err := asPanels(r.Figure).Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, name+".svg")); err != nil {
+		// The SVG in points; the PNG the same layout at slideDPI, for
+		// slides.
+		if err := r.Figure.Save(filepath.Join(dir, name+".svg")); err != nil {
 			return err
 		}
-		return savePNG(r.Figure, 16*vg.Centimeter, 10*vg.Centimeter, slideDPI, filepath.Join(dir, name+".png"))
+		return r.Figure.Save(filepath.Join(dir, name+".png"))
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
@@ -141,7 +140,7 @@ func (r *w1Result) render() (*Result, error) {
 		ideal = append(ideal, plotter.XY{X: float64(i), Y: float64(i)})
 	}
 	p := plot.New()
-	p.Title.Text = "W1: frames examined per sample vs stack depth (a point per run and seed)"
+	p.Title.Text = "W1: frames examined per sample vs stack depth"
 	p.X.Label.Text = "stack depth at the sample (frames a full walk examines)"
 	p.Y.Label.Text = "frames examined with marker bits"
 	yx, err := plotter.NewLine(ideal)
@@ -151,18 +150,17 @@ func (r *w1Result) render() (*Result, error) {
 	yx.Color, yx.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(yx)
 	p.Legend.Add("full walk (y = x)", yx)
-	var args []any
-	for _, iv := range whaleyIntervals {
-		args = append(args, "marker bits, "+iv.String()+" (a run)", pts[iv])
-	}
-	if err := plotutil.AddScatters(p, args...); err != nil {
-		return nil, err
+	for i, iv := range whaleyIntervals {
+		sc, err := plotter.NewScatter(pts[iv])
+		if err != nil {
+			return nil, err
+		}
+		styleScatter(sc, i)
+		p.Add(sc)
+		p.Legend.Add("marker bits, "+iv.String(), sc)
 	}
 	p.X.Min, p.Y.Min = 0, 0
 	p.X.Max, p.Y.Max = 1.08*(maxD+1), 1.08*(maxD+1) // the deepest runs clear of the frame
-	p.Legend.Top, p.Legend.Left = true, true        // above y = x, clear of the data
-	p.Legend.Padding = vg.Points(3)
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
-	res.Figure = p
+	res.Figure = newFigure("Each point is one run and seed: the mean frames the PCCT's marker-bit walk reads per sample (up to the first frame already marked) against the stack depth a full walk reads, at each sampling interval. PCCT = partial calling context tree (Whaley 2000).", p)
 	return res, nil
 }

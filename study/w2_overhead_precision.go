@@ -300,9 +300,9 @@ func (r *w2Result) render() (*Result, error) {
 	// over seed pairs, with r = 1 (identical data sets) and r = 0 as
 	// references.
 	ovh, prec := plot.New(), plot.New()
-	ovh.Title.Text = "W2: overhead (mean over stand-ins, ± 95 % CI over seeds)"
+	ovh.Title.Text = "W2: overhead"
 	ovh.Y.Label.Text = "overhead over the unprofiled run (%)" // a log scale relabels it below
-	prec.Title.Text = "W2: precision (mean over stand-ins, ± 95 % CI over seed pairs)"
+	prec.Title.Text = "W2: precision"
 	prec.Y.Label.Text = "precision: Pearson r of two runs"
 	xTicks := plot.ConstantTicks([]plot.Tick{{Value: 1, Label: "1"}, {Value: 10, Label: "10"}, {Value: 100, Label: "100"}})
 	for _, p := range []*plot.Plot{ovh, prec} {
@@ -377,16 +377,17 @@ func (r *w2Result) render() (*Result, error) {
 	}
 	if logY {
 		ovh.Y.Label.Text = "overhead (%, log scale)"
-		ovh.Y.Min, ovh.Y.Max = math.Log10(lo)-0.3, math.Log10(top)+1.3 // room for the legend above the data, top right
+		ovh.Y.Min, ovh.Y.Max = math.Floor(math.Log10(lo)), math.Ceil(math.Log10(top))
 		var ticks []plot.Tick
 		for e := math.Ceil(ovh.Y.Min); e <= ovh.Y.Max; e++ {
 			ticks = append(ticks, plot.Tick{Value: e, Label: strconv.FormatFloat(math.Pow(10, e), 'f', -1, 64)})
 		}
 		ovh.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	} else {
-		ovh.Y.Min, ovh.Y.Max = math.Min(0, lo), 1.5*top // room for the legend above the data
+		ovh.Y.Min, ovh.Y.Max = math.Min(0, lo), top
 	}
-	ovh.Legend.Top = true
+	// The panels share their series: one legend, beside the right panel.
+	ovh.Legend = plot.NewLegend()
 	for i, ref := range []struct {
 		y     float64
 		label string
@@ -399,14 +400,8 @@ func (r *w2Result) render() (*Result, error) {
 		prec.Add(l)
 		prec.Legend.Add(ref.label, l)
 	}
-	prec.Y.Min, prec.Y.Max = -1, 1.05
-	prec.Legend.Left = true // the 1 ms points sit near r = 1: bottom left is empty
-	for _, p := range []*plot.Plot{ovh, prec} {
-		p.Legend.Padding = vg.Points(3)
-		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
-	}
-	prec.Legend.XOffs, prec.Legend.YOffs = vg.Points(6), vg.Points(6)
-	res.Figure = panels{ovh, prec}
+	prec.Y.Min, prec.Y.Max = -1, 1
+	res.Figure = newFigure("Whaley's two samplers, hot-method counters (hotmethods) and the PCCT, against the sampling interval on 1 and more CPUs: the overhead (left; mean over stand-ins, ± CI over seeds) and the precision (right; the Pearson correlation r of the profiles of two runs with different seeds, mean over stand-ins, ± CI over seed pairs). PCCT = partial calling context tree. CPU = central processing unit (processor). "+captionCI, ovh, prec)
 	return res, nil
 }
 

@@ -6,8 +6,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/samplers"
 )
@@ -153,17 +151,14 @@ func (r *w3Result) render() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color, sc.Shape = seriesColor(i), plotutil.Shape(i)
+		styleScatter(sc, i)
 		p.Add(sc)
 		p.Legend.Add(kind[i], sc)
 	}
 	p.NominalX(r.Benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(r.Benches))-0.5
-	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi))+3) // room for the legend above the data
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(3)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6)
-	res.Figure = p
+	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	res.Figure = newFigure("Nodes each tree holds after the run, per stand-in, a point per seed: the dynamic call tree (a node per call), the exact CCT, the CCT folded at recursion, and the PCCT sampled at 10 ms. CCT = calling context tree. PCCT = partial calling context tree (Whaley 2000).", p)
 	return res, nil
 }
 

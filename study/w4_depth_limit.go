@@ -121,7 +121,7 @@ func (r *w4Result) render() (*Result, error) {
 	// and 95 % CI over seeds, its deepest stack as a dotted reference (a
 	// limit at or above it cuts no walk).
 	p := plot.New()
-	p.Title.Text = "W4: misattached samples vs depth limit (mean ± 95 % CI over seeds)"
+	p.Title.Text = "W4: misattached samples vs depth limit"
 	p.X.Label.Text = "depth limit (frames, log scale)"
 	p.Y.Label.Text = "misattached share of samples (%)"
 	p.X.Scale = plot.LogScale{}
@@ -131,7 +131,7 @@ func (r *w4Result) render() (*Result, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	for i, b := range r.Benches {
-		if err := lines[b].addTo(p, series{Label: b, Style: i, Line: true}); err != nil {
+		if err := lines[b].percent().addTo(p, series{Label: b, Style: i, Line: true}); err != nil {
 			return nil, err
 		}
 		d := float64(r.MaxDepth(b))
@@ -144,11 +144,8 @@ func (r *w4Result) render() (*Result, error) {
 		p.Legend.Add(fmt.Sprintf("%s's deepest stack (%d)", b, r.MaxDepth(b)), ref)
 	}
 	p.X.Min, p.X.Max = float64(w4Limits[0])/1.2, float64(w4Limits[len(w4Limits)-1])*1.2
-	p.Y.Min, p.Y.Max = 0, 175 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	res.Figure = newFigure("The share of a PCCT's samples hung at a wrong context when its upward walk stops after a depth limit of frames, per stand-in (mean ± CI over seeds); the dotted line at each stand-in's deepest stack: a limit at or above it cuts no walk. PCCT = partial calling context tree (Whaley 2000). "+captionCI, p)
 	return res, nil
 }

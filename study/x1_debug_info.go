@@ -79,7 +79,7 @@ func (r *x1Result) render() (*Result, error) {
 	// Figure: each sampler's share of hot() without and with DNS, mean
 	// and 95 % CI over seeds, the truth's share as the reference line.
 	p := plot.New()
-	p.Title.Text = "X1: self time in inlined hot() (mean ± 95 % CI over seeds)"
+	p.Title.Text = "X1: self time in inlined hot()"
 	p.X.Label.Text = "profiler"
 	p.Y.Label.Text = "share of self time in hot() (%)"
 	samplers := []string{"truth", "async", "safepoint"}
@@ -88,7 +88,7 @@ func (r *x1Result) render() (*Result, error) {
 		for i, s := range samplers {
 			pts.add(float64(i)-0.12+0.24*float64(k), newStat(r.Runs(s, dns)))
 		}
-		if err := pts.addTo(p, series{Label: x1Configs[k].Name, Style: k, Radius: vg.Points(3.5)}); err != nil {
+		if err := pts.percent().addTo(p, series{Label: x1Configs[k].Name, Style: k, Radius: vg.Points(3.5)}); err != nil {
 			return nil, err
 		}
 	}
@@ -102,11 +102,8 @@ func (r *x1Result) render() (*Result, error) {
 	p.Legend.Add(fmt.Sprintf("the truth's share (%.1f %%)", truth), ref)
 	p.NominalX(samplers...)
 	p.X.Min, p.X.Max = -0.5, float64(len(samplers))-0.5
-	p.Y.Min, p.Y.Max = 0, 135 // room for the legend above the data
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(4)                               // the dashed thumbnail clear of its label
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(6) // clear of the title and the axis end
-	res.Figure = p
+	res.Figure = newFigure("Listing 1 with hot() inlined into its loop: the share of self time each profiler gives hot(), without and with DebugNonSafepoints, mean ± CI over seeds. DNS = DebugNonSafepoints, the HotSpot flag that records where inlined code is between safepoints; without it async (async-profiler, which samples anywhere) can only name the nearest safepoint's method. safepoint = a sampler that waits for the next safepoint poll. "+captionCI, p)
 	return res, nil
 }

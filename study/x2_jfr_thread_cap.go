@@ -465,7 +465,7 @@ func (r *x2Result) render() (*Result, error) {
 	t.Notes = append(t.Notes, discussion("x2-jfr-thread-cap")...)
 
 	p := plot.New()
-	p.Title.Text = "X2: jfr's share of a thread ÷ its share of CPU time (mean ± 95 % CI over seeds)"
+	p.Title.Text = "X2: jfr's share of a thread ÷ its share of CPU time"
 	p.X.Label.Text = "thread (creation order; threads with ≥ 2 % of CPU)"
 	p.Y.Label.Text = "sampled share ÷ truth share (1 = unbiased)"
 	maxX := 0.0
@@ -489,10 +489,7 @@ func (r *x2Result) render() (*Result, error) {
 	p.Add(one)
 	p.Legend.Add("unbiased (1)", one)
 	p.X.Min, p.X.Max = -0.5, maxX+0.5
-	p.Y.Min, p.Y.Max = 0, 3.3 // room for the legend above the lines
-	p.Legend.Top = true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	p.Y.Min = 0
+	res.Figure = newFigure("Per thread (those with at least 2 % of the CPU time), the share of jfr's samples it gets divided by its share of CPU time (1: unbiased), mean ± CI over seeds, on lusearch and on the staggered stand-in, whose threads start one after another; jfr samples at most 5 running threads per period, and the ablation restarts its round-robin each period. CPU = central processing unit (processor); jfr = Java Flight Recorder's execution sampler. "+captionCI, p)
 	return res, nil
 }

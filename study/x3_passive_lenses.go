@@ -688,10 +688,9 @@ func (r *x3LensesResult) render() (*Result, error) {
 	// 95 % CI over seeds (a lens that did not run on a stand-in has no
 	// point), the truth's 100 % as the reference.
 	p := plot.New()
-	p.Title.Text = "X3: overlap with the truth, same execution (mean ± 95 % CI over seeds)"
-	p.X.Label.Text = "lens (overlap by method; cbs, jikes-timer by call edge; komorium vs bytecodes)"
+	p.Title.Text = "X3: each lens's overlap with the truth, on the same execution"
+	p.X.Label.Text = "lens"
 	p.Y.Label.Text = "overlap with the truth (%)"
-	lo := 0.0
 	for i, b := range benches {
 		var pts errPoints
 		for li, l := range lensOrder {
@@ -699,10 +698,9 @@ func (r *x3LensesResult) render() (*Result, error) {
 			if !ok {
 				continue
 			}
-			h := pts.add(float64(li)-0.3+0.6*float64(i)/float64(max(len(benches)-1, 1)), m)
-			lo = math.Min(lo, m.Mean-h)
+			pts.add(float64(li)-0.3+0.6*float64(i)/float64(max(len(benches)-1, 1)), m)
 		}
-		if err := pts.addTo(p, series{Label: b.name, Style: i, Radius: vg.Points(2.5)}); err != nil {
+		if err := pts.percent().addTo(p, series{Label: b.name, Style: i}); err != nil {
 			return nil, err
 		}
 	}
@@ -724,13 +722,9 @@ func (r *x3LensesResult) render() (*Result, error) {
 	p.Add(full)
 	p.Legend.Add("the truth (100 %)", full)
 	p.X.Min, p.X.Max = -0.5, float64(len(lensOrder))-0.5
-	p.Y.Min, p.Y.Max = math.Min(0, lo), 205 // room for the legend above the points and the truth's line
+	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.Padding = vg.Points(1)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	res.Figure = newFigure("Every sampler (lens) watching one execution passively, per stand-in: its profile's overlap with the truth (100 %: the same), by method for most lenses, by call edge for the edge samplers (edges: cbs, jikes-timer), against the exact bytecode profile for komorium; mean ± CI over seeds. "+captionCBS+" "+captionCI, p)
 	return res, nil
 }
 
@@ -853,8 +847,7 @@ func (r *x3ObserverResult) render() (*Result, error) {
 	// with a bar from the least to the most (the table's max), so that a
 	// drift on one seed of three shows.
 	p := plot.New()
-	p.Title.Text = "X3: statements executed, difference from the bare run (mean, bars: min – max over seeds)"
-	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.Title.Text = "X3: statements executed, difference from the bare run"
 	p.X.Label.Text = "stand-in"
 	p.Y.Label.Text = "|Δ statements executed| (log scale, 0 at the axis)"
 	// The points are log10(1 + |Δ|): label the axis in statements.
@@ -880,7 +873,7 @@ func (r *x3ObserverResult) render() (*Result, error) {
 			pts.XYs = append(pts.XYs, plotter.XY{X: float64(bi) - 0.3 + 0.6*float64(i)/float64(len(kinds)-1), Y: y})
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{y - math.Log10(1+slices.Min(d)), math.Log10(1+slices.Max(d)) - y})
 		}
-		if err := pts.addTo(p, series{Label: k.name, Style: i, Radius: vg.Points(3)}); err != nil {
+		if err := pts.addTo(p, series{Label: k.name, Style: i}); err != nil {
 			return nil, err
 		}
 	}
@@ -890,11 +883,8 @@ func (r *x3ObserverResult) render() (*Result, error) {
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	p.Y.Min, p.Y.Max = -0.4, 11 // the zeros clear of the axis; room for the legend above the points
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.Padding = vg.Points(2)
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	res.Figure = p
+	p.Y.Min, p.Y.Max = -0.4, math.Max(p.Y.Max, 1) // the zeros clear of the axis
+	res.Figure = newFigure("How far a run with samplers drifts from the bare run (no sampler) of the same seed: |Δ| statements executed, the mean over seeds with a bar from the least to the most. Passive lenses leave the execution untouched (0); bare again = the bare run repeated (determinism); timer lenses = tprof, async, jfr, pcct, hotmethods together; lenses = every lens but isps and komorium; jvmti costed = jvmti with its cost (agent, safepoints, allocation). JVMTI = the Java virtual machine's tool interface. ISPS = incremental stack sampling at partial safepoints.", p)
 	return res, nil
 }
 

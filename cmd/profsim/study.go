@@ -30,7 +30,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
 			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]]")
-			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it), NAME.svg and NAME.png (the figure, 1600 px a panel for slides); 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
+			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it), NAME.svg and NAME.png (the figure with its caption, 2000 px wide for slides); 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
 			}
