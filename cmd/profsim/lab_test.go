@@ -504,3 +504,129 @@ func TestLab7RealProgram(t *testing.T) {
 	assert.Zero(t, selfShare(t, r, "safepoint", appendC), "safepoint charges append's time to a caller")
 	assert.InDelta(t, truth, selfShare(t, r, "async", appendC), within(truth, profileOf(t, r, "async").Samples), "async finds append")
 }
+
+// labEveryOtherTick: a 1 ms perfect clock on 2 ms frames alternates
+// between two instants of the frame, one in update and one in draw, so
+// it reports update at one half; labEveryOtherTol allows the start-up
+// (interpreted, 8× slower) frames, a percent of the run, and the 2 000
+// samples' rounding.
+const (
+	labEveryOtherTick = 0.5
+	labEveryOtherTol  = 0.05
+	// labWaitRatio: the answer key's waits differ 20× (107 µs, 2.1 ms);
+	// 5× keeps the order unmistakable with room for other seeds.
+	labWaitRatio = 5
+)
+
+// labBlameMin: a line a biased profiler blames (or misses) differs from
+// the truth by tens of points (the answer key: 98 % against 5 %); 20
+// points is far outside sampling noise at 200 samples (3 sd ≤ 11 points).
+const labBlameMin = 20.0
+
+// labByLine runs a `profsim run --by line` command of the lab as printed
+// (the table: --format json has no --by) and returns its "Self time by
+// line" table, in percent, by "method:line" and column.
+func labByLine(t *testing.T, lab, cmd string) map[string]map[string]float64 {
+	t.Helper()
+	code, out, errOut := runMain(labArgs(t, lab, cmd, t.TempDir())...)
+	require.Equal(t, 0, code, "%s: %s", cmd, errOut)
+	rows := map[string]map[string]float64{}
+	var cols []string
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(line, "Self time by line"):
+			in = true
+		case in && len(f) == 0:
+			in = false
+		case in && f[0] == "method:line":
+			cols = f[1:]
+		case in && len(f) == len(cols)+1:
+			rows[f[0]] = map[string]float64{}
+			for i, c := range cols {
+				v, err := strconv.ParseFloat(f[i+1], 64)
+				require.NoError(t, err, line)
+				rows[f[0]][c] = v
+			}
+		}
+	}
+	require.NotEmpty(t, rows, "%s: a table by line in\n%s", cmd, out)
+	return rows
+}
+
+// TestLabTrySteps runs every "Try" step's commands as LAB.md prints them
+// (a command missing from LAB.md fails the test) and checks what each
+// step asks the student to see, where the answer key states it.
+func TestLabTrySteps(t *testing.T) {
+	lab := labMarkdown(t)
+	t.Run("1 by line and show", func(t *testing.T) {
+		byLine := labByLine(t, lab, "./profsim run --workload hotcold --vm hotspot6 --inline=false --samplers truth,safepoint,async --by line")
+		// The key: safepoint charges cold's poll line, 3, with hot's time.
+		assert.Greater(t, byLine["HotCold.cold:3"]["safepoint"], byLine["HotCold.cold:3"]["truth"]+labBlameMin, "safepoint blames line 3 of cold")
+		code, out, errOut := runMain(labArgs(t, lab, "./profsim show hotcold", t.TempDir())...)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "HotCold.cold", "show prints the program with its line numbers")
+		profileOf(t, labRun(t, lab, "./profsim run --workload hotcold --vm hotspot6 --samplers truth,safepoint,xprof,hprof,async,tprof --why"), "tprof")
+	})
+	t.Run("2 inlined", func(t *testing.T) {
+		profileOf(t, labRun(t, lab, "./profsim run --workload callpair --vm jikes --samplers truth,safepoint,async,cbs,jikes-timer --why"), "cbs")
+		dir := t.TempDir()
+		code, _, errOut := runMain(labArgs(t, lab, "./profsim run --workload callpair --vm jikes --samplers safepoint --trace ex2-inlined.jsonl", dir)...)
+		require.Equal(t, 0, code, errOut)
+		st, err := os.Stat(filepath.Join(dir, "ex2-inlined.jsonl"))
+		require.NoError(t, err)
+		assert.Positive(t, st.Size())
+	})
+	t.Run("3 every other tick, 2.1 ms frames", func(t *testing.T) {
+		r := labRun(t, lab, "./profsim run --workload examples/periodic.yaml --samplers truth --sampler async:fast,interval=1ms,jitter=0")
+		got, _ := frameShare(t, r, "async:fast", "Game.update", "Game.draw")
+		assert.InDelta(t, labEveryOtherTick, got, labEveryOtherTol, "every other 1 ms tick falls in update")
+		// The sed command, as printed, applied to examples/periodic.yaml.
+		sed := "sed 's/cycles: 986, bytecodes: 1/cycles: 100986, bytecodes: 1/' examples/periodic.yaml > periodic21.yaml"
+		require.Contains(t, lab, "\n"+sed+"\n")
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "periodic.yaml"))
+		require.NoError(t, err)
+		require.Equal(t, 1, strings.Count(string(src), "cycles: 986, bytecodes: 1"), "the sed command edits draw's last work, once")
+		dir := t.TempDir()
+		edited := filepath.Join(dir, "periodic21.yaml")
+		require.NoError(t, os.WriteFile(edited, []byte(strings.Replace(string(src), "cycles: 986, bytecodes: 1", "cycles: 100986, bytecodes: 1", 1)), 0o644))
+		args := labArgs(t, lab, "./profsim run --workload periodic21.yaml --samplers truth --sampler tprof:perfect,random=0 --sampler async:perfect,jitter=0", dir)
+		args[2] = edited
+		code, out, errOut := runMain(append(args, "--format", "json")...)
+		require.Equal(t, 0, code, errOut)
+		var r21 report.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &r21))
+		truth, _ := frameShare(t, r21, "truth", "Game.update", "Game.draw")
+		for _, id := range []string{"tprof:perfect", "async:perfect"} {
+			got, n := frameShare(t, r21, id, "Game.update", "Game.draw")
+			assert.InDelta(t, truth, got, within(truth, n), "%s: a 2.1 ms frame drifts under the grid, which averages out", id)
+		}
+	})
+	t.Run("4 by line, pollfree", func(t *testing.T) {
+		off := labByLine(t, lab, "./profsim run --workload hotcold --samplers truth,async,jfr --by line")
+		on := labByLine(t, lab, "./profsim run --workload hotcold --samplers truth,async,jfr --by line --debug-non-safepoints")
+		// The key (exercise 4): without the records async charges hot's
+		// inlined time to a line of cold; with them, to hot's own line.
+		assert.Less(t, off["HotCold.hot:1"]["async"], off["HotCold.hot:1"]["truth"]-labBlameMin, "async without DebugNonSafepoints misses hot's line")
+		assert.InDelta(t, on["HotCold.hot:1"]["truth"], on["HotCold.hot:1"]["async"], labBlameMin, "async with DebugNonSafepoints finds hot's line")
+		profileOf(t, labRun(t, lab, "./profsim run --workload examples/pollfree.yaml --samplers truth,safepoint,async"), "safepoint")
+	})
+	t.Run("5 strip mining, before and after 0.2 s", func(t *testing.T) {
+		profileOf(t, labRun(t, lab, "./profsim run --workload callpair --duration 10s --samplers truth --sampler jvmti,interval=1ms --mode costed --strip-mining 1"), "jvmti")
+		before := biasOf(t, labRun(t, lab, "./profsim run --workload callpair --duration 200ms --samplers truth --sampler jvmti,interval=1ms --mode costed --why"), "jvmti")
+		after := biasOf(t, labRun(t, lab, "./profsim run --workload callpair --duration 10s --skip 200ms --samplers truth --sampler jvmti,interval=1ms --mode costed --why"), "jvmti")
+		// The key: a median wait of 107 µs in the first 0.2 s (M
+		// interpreted, polls close together), 2.1 ms after (compiled, a
+		// strip between polls).
+		assert.Less(t, labWaitRatio*before.WaitMedianNS, after.WaitMedianNS, "jvmti waits far longer once M is compiled")
+		t.Logf("jvmti's median wait: %d ns before 0.2 s, %d ns after", before.WaitMedianNS, after.WaitMedianNS)
+	})
+	t.Run("6 itimer", func(t *testing.T) {
+		profileOf(t, labRun(t, lab, "./profsim run --workload fid-blockhalf --cpus 2 --duration 2s --samplers truth --sampler async:itimer,engine=itimer --threads main"), "async:itimer")
+	})
+	t.Run("7 bias matrix", func(t *testing.T) {
+		r := labRun(t, lab, "./profsim run --workload fop-real --duration 3s --samplers truth,safepoint,jfr,async --debug-non-safepoints --why")
+		biasOf(t, r, "safepoint")
+	})
+}
