@@ -73,7 +73,7 @@ func (r *h4Result) render() (*Result, error) {
 	for _, z := range []struct {
 		p     *plot.Plot
 		label string
-	}{{ovh, "unprofiled (0)"}, {diff, "ISPS = SPS (0); claim: above at 10 and 1 ms"}} {
+	}{{ovh, "unprofiled (0)"}, {diff, "ISPS = SPS (0)"}} {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0.08, Y: 0}, {X: 12.5, Y: 0}})
 		if err != nil {
 			return nil, err
@@ -90,6 +90,6 @@ func (r *h4Result) render() (*Result, error) {
 		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0.1, Label: "0.1"}, {Value: 1, Label: "1"}, {Value: 10, Label: "10"}})
 		p.X.Min, p.X.Max = 0.08, 12.5
 	}
-	fig := newFigure("On tmt, a stand-in whose threads live briefly: each technique's overhead against the sampling interval (left) and the difference ISPS − SPS, paired by seed (right). ISPS must retrieve each ending thread's trace at a full safepoint. "+captionHofer+" "+captionCI, ovh, diff)
+	fig := newFigure("On tmt, a stand-in whose threads live briefly: each technique's overhead against the sampling interval (left) and the difference ISPS − SPS, paired by seed (right). ISPS must retrieve each ending thread's trace at a full safepoint; the claim: ISPS above SPS at 10 and 1 ms. "+captionHofer+" "+captionCI, ovh, diff)
 	return &Result{Table: t, Figure: fig, Tidy: tidyOf(r.runObs([]string{b}))}, nil
 }

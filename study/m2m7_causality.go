@@ -461,7 +461,10 @@ func (r *causalityResult) render() (*Result, error) {
 	// Figure: every pair's slope per profiler, the mean with its 95 % CI,
 	// and the claim's references: 1 (exact attribution) and 0.5.
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = "M2: " + title
+	if !r.Inlining {
+		p.Title.Text = "M7: " + title
+	}
 	p.Y.Label.Text = "causality slope (attributed s per total s)"
 	names := append([]string{"truth"}, profilers...)
 	var pairs, means errPoints
@@ -477,6 +480,7 @@ func (r *causalityResult) render() (*Result, error) {
 		return nil, err
 	}
 	styleScatter(sc, 1)
+	sc.GlyphStyle.Shape = draw.CircleGlyph{} // the means are squares
 	p.Add(sc)
 	p.Legend.Add(fmt.Sprintf("a (%s, method) pair (%d)", benchNoun(r.Models), len(rows)), sc)
 	if err := means.addTo(p, series{Label: "mean ± CI over pairs", Style: 0, Shape: draw.BoxGlyph{}, Radius: vg.Points(4.5)}); err != nil {
