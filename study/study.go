@@ -2,6 +2,7 @@ package study
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -94,6 +95,10 @@ type Experiment struct {
 	// experiment.
 	Paper string
 }
+
+// ErrOptions is what an experiment's error wraps when its Options cannot
+// give what it measures (too few seeds, ...): bad input, not a failure.
+var ErrOptions = errors.New("options")
 
 var experiments = map[string]Experiment{}
 

@@ -185,6 +185,9 @@ func (r *w2Result) Precision(pr string, cpus int, b string, iv sim.Time) stat {
 // correlation of the second data sets of runs with different seeds
 // (Whaley's successive runs).
 func measureW2(o Options) (*w2Result, error) {
+	if len(o.Seeds) < 2 {
+		return nil, fmt.Errorf("%w: w2-overhead-precision: precision is the correlation of two runs with different seeds: it needs at least 2 seeds, got %d", ErrOptions, len(o.Seeds))
+	}
 	benches, cpuss, set := w2Setup(o)
 	type key struct {
 		bench string

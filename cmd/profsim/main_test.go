@@ -379,6 +379,15 @@ func TestStudyCommand(t *testing.T) {
 // --models runs an experiment on the models of real applications; an
 // experiment without a version on them refuses it with status 2, naming
 // the flag and those with one.
+// TestStudyTooFewSeeds: W2's precision correlates runs of two seeds; one
+// seed is bad input (exit 2, the reason), not a panic.
+func TestStudyTooFewSeeds(t *testing.T) {
+	code, _, errOut := runMain("study", "w2-overhead-precision", "--seeds", "1", "--out", t.TempDir())
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, "needs at least 2 seeds, got 1")
+	assert.NotContains(t, errOut, "panic")
+}
+
 func TestStudyModelsFlag(t *testing.T) {
 	code, _, errOut := runMain("study", "b1-constant", "--models")
 	assert.Equal(t, 2, code)

@@ -109,6 +109,9 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	mu.Unlock()
 	if err != nil {
 		files.abort()
+		if errors.Is(err, study.ErrOptions) {
+			return usagef("study: %s", strings.TrimPrefix(err.Error(), study.ErrOptions.Error()+": "))
+		}
 		return err
 	}
 	written, err := writeStudy(files, r, *out, name)
