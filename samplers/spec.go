@@ -203,6 +203,10 @@ func keyHint(sampler string, uk *param.UnknownKeyError) string {
 	if k, ok := keyHabits[sampler][strings.ToLower(uk.Key)]; ok && slices.Contains(uk.Valid, k) {
 		return fmt.Sprintf("%q", k)
 	}
+	// JFR's habit on any timer sampler: period for the interval.
+	if strings.EqualFold(uk.Key, "period") && slices.Contains(uk.Valid, "interval") {
+		return `"interval"`
+	}
 	if k := nearest.Name(uk.Key, uk.Valid); k != "" {
 		return fmt.Sprintf("%q", k)
 	}

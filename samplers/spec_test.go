@@ -135,6 +135,8 @@ func TestDidYouMean(t *testing.T) {
 		"async,depth=64":         `did you mean "jstackdepth"?`,
 		"jfr-cputime,rate=500":   `did you mean "throttle"?`,
 		"jfr-coop,stackdepth=64": `did you mean "depth"?`,
+		"async,period=1ms":       `did you mean "interval"?`,
+		"tprof,period=1ms":       `did you mean "interval"?`,
 	} {
 		s, err := samplers.ParseSpec(spec)
 		if err == nil {
