@@ -501,6 +501,6 @@ func (r *causalityResult) render() (*Result, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	p.Y.Min, p.Y.Max = math.Min(0, p.Y.Min), math.Max(1, p.Y.Max)
-	res.Figure = newFigure("Each point is one ("+benchNoun(r.Models)+", method) pair: the slope of the seconds a profiler attributes to the method against the seconds really added, as work of growing size is injected into it (1: every added second found). Squares: the mean over pairs ± CI. "+captionMytkowicz+" "+captionCI, p)
+	res.Figure = newFigure("Each point is one ("+benchNoun(r.Models)+", method) pair: the slope of the seconds a profiler attributes to the method against the seconds really added, as work of growing size is injected into it (1: every added second found). Squares: the mean over pairs ± CI. truth = the exact execution; hprof, xprof, jprofile and yourkit sample at safepoints (the next poll); tprof samples where the thread is, by its timer. "+captionCI, p)
 	return res, nil
 }
