@@ -90,17 +90,8 @@ func (k listingOneKey) spec() harness.Spec {
 }
 
 func (k listingOneKey) run() (*listingOneRow, error) {
-	s := k.spec()
-	p, _, err := s.Load()
-	if err != nil {
-		return nil, err
-	}
 	c := k.config
-	cfg, err := s.Config()
-	if err != nil {
-		return nil, err
-	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(k.spec())
 	if err != nil {
 		return nil, err
 	}
