@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
@@ -169,23 +168,16 @@ func (k causalityKey) run() (*causalityRun, error) {
 	if k.profilers != "" {
 		s.Samplers = strings.Split(k.profilers, ",")
 	}
-	p, _, err := s.Load()
-	if err != nil {
-		return nil, err
-	}
 	if k.f > 0 {
+		p, _, err := s.Load()
+		if err != nil {
+			return nil, err
+		}
 		// The method as the program names it: an overloaded one by its
 		// signature (methodRef).
 		s.Injections = []string{fmt.Sprintf("%s:%d", methodRef(p, k.method), k.f)}
-		if p, _, err = s.Load(); err != nil {
-			return nil, err
-		}
 	}
-	cfg, err := s.Config()
-	if err != nil {
-		return nil, err
-	}
-	out, err := harness.Run(p, cfg)
+	p, out, err := runSpecProgram(s)
 	if err != nil {
 		return nil, err
 	}

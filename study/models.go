@@ -99,18 +99,26 @@ func paperSpec(bench string, seed uint64, d sim.Time) harness.Spec {
 // records beside its profiles — Config.WarmUp, Window, NoTruthProfile:
 // how the study reads the run, not what runs.
 func runSpec(s harness.Spec, collect ...func(*harness.Config)) (*harness.Outcome, error) {
+	_, out, err := runSpecProgram(s, collect...)
+	return out, err
+}
+
+// runSpecProgram is runSpec that also returns the program as run (its
+// interventions applied), for an experiment that reads it.
+func runSpecProgram(s harness.Spec, collect ...func(*harness.Config)) (*program.Program, *harness.Outcome, error) {
 	p, _, err := s.Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := s.Config()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, c := range collect {
 		c(&cfg)
 	}
-	return harness.Run(p, cfg)
+	out, err := harness.Run(p, cfg)
+	return p, out, err
 }
 
 // paperBench is the benchmark of the papers' tables that bench stands in
