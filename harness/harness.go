@@ -178,8 +178,14 @@ type Outcome struct {
 	// Samplers are the named samplers' resolved settings (defaults
 	// included), in the order of Config.Samplers, truth excluded.
 	Samplers []*samplers.Resolved
+	// Profiles and Costs are by profile ID: each sampler's, and a
+	// sampler of several members' (samplers.Membered, komorium-set) each
+	// member's as ID/MEMBER too.
 	Profiles map[string]*profile.Profile
 	Costs    map[string]samplers.Costs
+	// Members are, for each sampler of several members, its members'
+	// profile IDs (ID/MEMBER) in the sampler's order.
+	Members map[string][]string
 	// Windows holds each sampler's per-window profiles (Config.Window).
 	Windows map[string][]*profile.Profile
 	// WarmUpBytecodes: bytecodes executed by Config.WarmUp (0 without).
@@ -292,7 +298,7 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 			return nil, err
 		}
 	}
-	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}, Windows: map[string][]*profile.Profile{}}
+	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}, Members: map[string][]string{}, Windows: map[string][]*profile.Profile{}}
 	if !cfg.NoJIT {
 		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
 			return nil, err
@@ -472,6 +478,14 @@ func (r *Rig) Collect() (*Outcome, error) {
 		res := s.Result()
 		out.Profiles[s.Name()] = res.Profile
 		out.Costs[s.Name()] = res.Costs
+		if m, ok := s.(samplers.Membered); ok {
+			rs := m.Results()
+			for i, name := range m.Members() {
+				id := s.Name() + "/" + name
+				out.Profiles[id], out.Costs[id] = rs[i].Profile, rs[i].Costs
+				out.Members[s.Name()] = append(out.Members[s.Name()], id)
+			}
+		}
 		if r.cfg.Window > 0 {
 			out.Windows[s.Name()] = res.Windows
 		}

@@ -191,6 +191,9 @@ func resolveSamplers(cfg Config) (*plan, error) {
 	}
 	pl.names = names
 	for _, s := range pl.attached {
+		if po, ok := s.(samplers.PassiveOnly); ok && po.PassiveOnly() && cfg.Mode != samplers.Passive {
+			return nil, fmt.Errorf("sampler %s watches passively only (mode passive), not in mode %s", s.Name(), cfg.Mode)
+		}
 		np, ok := s.(samplers.PrologueYieldPointer)
 		switch {
 		case !ok || !np.NeedsPrologueYieldPoints():

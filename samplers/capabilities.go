@@ -38,6 +38,25 @@ type Instrumenter interface {
 	Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error
 }
 
+// Membered is a sampler made of several members watching one execution
+// (komorium-set): the run reports each member's result beside the
+// sampler's own, under the sampler's ID, '/' and the member's name.
+type Membered interface {
+	Sampler
+	// Members names the members; Results are their results, in the same
+	// order, valid after the run.
+	Members() []string
+	Results() []*Result
+}
+
+// PassiveOnly is a sampler that can only watch a run passively; the
+// harness refuses it in costed mode.
+type PassiveOnly interface {
+	Sampler
+	// PassiveOnly reports whether the sampler refuses costed mode.
+	PassiveOnly() bool
+}
+
 // CallGraphSource is a sampler whose call graph, as sampled so far, can
 // drive the JIT's inlining decisions during the run (harness
 // Config.InlineFrom; jit.JIT.SetProfile). The weights are by static call

@@ -16,22 +16,23 @@ import (
 // Hofer's samplers take a settable interval.
 func TestRegisteredCapabilities(t *testing.T) {
 	want := map[string][]string{
-		"cbs":         {"PrologueYieldPointer", "CallGraphSource"},
-		"jikes-timer": {"PrologueYieldPointer", "CallGraphSource"},
-		"komorium":    {"Instrumenter"},
-		"async":       {"TickSynchronous"},
-		"hotmethods":  {"TickSynchronous"},
-		"jfr":         {"TickSynchronous"},
-		"pcct":        {"TickSynchronous"},
-		"tprof":       {"TickSynchronous"},
-		"hprof":       {"IntervalSetter"},
-		"jprofile":    {"IntervalSetter"},
-		"jvmti":       {"IntervalSetter"},
-		"safepoint":   {"IntervalSetter"},
-		"xprof":       {"IntervalSetter"},
-		"yourkit":     {"IntervalSetter"},
-		"sps":         {"IntervalSetter"},
-		"isps":        {"IntervalSetter"},
+		"cbs":          {"PrologueYieldPointer", "CallGraphSource"},
+		"jikes-timer":  {"PrologueYieldPointer", "CallGraphSource"},
+		"komorium":     {"Instrumenter"},
+		"komorium-set": {"Instrumenter", "Membered", "PassiveOnly"},
+		"async":        {"TickSynchronous"},
+		"hotmethods":   {"TickSynchronous"},
+		"jfr":          {"TickSynchronous"},
+		"pcct":         {"TickSynchronous"},
+		"tprof":        {"TickSynchronous"},
+		"hprof":        {"IntervalSetter"},
+		"jprofile":     {"IntervalSetter"},
+		"jvmti":        {"IntervalSetter"},
+		"safepoint":    {"IntervalSetter"},
+		"xprof":        {"IntervalSetter"},
+		"yourkit":      {"IntervalSetter"},
+		"sps":          {"IntervalSetter"},
+		"isps":         {"IntervalSetter"},
 	}
 	for _, info := range samplers.List() {
 		s := info.Build(info.Name, info.Config())
@@ -50,6 +51,12 @@ func TestRegisteredCapabilities(t *testing.T) {
 		}
 		if _, ok := s.(samplers.TickSynchronous); ok {
 			got = append(got, "TickSynchronous")
+		}
+		if _, ok := s.(samplers.Membered); ok {
+			got = append(got, "Membered")
+		}
+		if po, ok := s.(samplers.PassiveOnly); ok && po.PassiveOnly() {
+			got = append(got, "PassiveOnly")
 		}
 		assert.Equal(t, want[info.Name], got, info.Name)
 	}

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/profsim/profsim/jit"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
 )
@@ -61,6 +63,102 @@ type KomoriumSet struct {
 	threads []string
 	thread  map[string]int32
 	results []*Result
+}
+
+// KomoriumSetConfig is a KomoriumSet as a spec gives it: a member for
+// every granularity of Granularities with every randomization of Randoms
+// (each a Komorium's granularity and random), granularity-major, sharing
+// the rewriting's MaxPath and leaf optimisation. The set is passive, so
+// the rewriting's costs and the agent's do not apply.
+type KomoriumSetConfig struct {
+	Granularities string `key:"granularities" doc:"the members' granularities (bytecodes between samples), '/'-separated, each as komorium's granularity" src:"one member, komorium's 10 000"`
+	Randoms       string `key:"randoms" doc:"the members' randomizations, '/'-separated, each as komorium's random and taken with every granularity (0: constant)" src:"constant, as komorium"`
+	MaxPath       int64  `key:"max_path" check:">=0" unit:"bytecodes" doc:"MaxPath: bytecodes between granularity checks at most (0: no extra checks)" src:"Binder SPE'06 §5: MaxPath 50"`
+	LeafOpt       bool   `key:"leaf_opt" doc:"leaf methods push their reified frame only when sampled" src:"Binder §5.1"`
+}
+
+// DefaultKomoriumSetConfig is one member, Komorium's default.
+func DefaultKomoriumSetConfig() KomoriumSetConfig {
+	d := DefaultKomoriumConfig()
+	return KomoriumSetConfig{Granularities: strconv.FormatInt(d.Granularity, 10), Randoms: strconv.FormatInt(d.Random, 10),
+		MaxPath: d.Instrumentation.MaxPath, LeafOpt: d.Instrumentation.LeafOpt}
+}
+
+// Members are the members' configurations, in the set's order.
+func (c KomoriumSetConfig) Members() ([]KomoriumConfig, error) {
+	grans, err := splitCounts("granularities", c.Granularities)
+	if err != nil {
+		return nil, err
+	}
+	randoms, err := splitCounts("randoms", c.Randoms)
+	if err != nil {
+		return nil, err
+	}
+	var out []KomoriumConfig
+	seen := map[string]bool{}
+	for _, g := range grans {
+		for _, r := range randoms {
+			kc := DefaultKomoriumConfig()
+			kc.Granularity, kc.Random = g, r
+			kc.Instrumentation.MaxPath, kc.Instrumentation.LeafOpt = c.MaxPath, c.LeafOpt
+			if err := kc.Validate(); err != nil {
+				return nil, fmt.Errorf("member %s: %w", kc.memberName(), err)
+			}
+			if seen[kc.memberName()] {
+				return nil, fmt.Errorf("member %s given twice", kc.memberName())
+			}
+			seen[kc.memberName()] = true
+			out = append(out, kc)
+		}
+	}
+	return out, nil
+}
+
+// Validate names the first member that is invalid or given twice.
+func (c KomoriumSetConfig) Validate() error {
+	if err := param.Check(&c); err != nil {
+		return err
+	}
+	_, err := c.Members()
+	return err
+}
+
+// splitCounts reads key's '/'-separated whole numbers.
+func splitCounts(key, v string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(v, "/") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q is not a '/'-separated list of whole numbers (e.g. 500/1000)", key, v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// memberName is the member's name in its set's results: g and the
+// granularity, then r and the randomization when it has one (g500r100).
+func (c KomoriumConfig) memberName() string {
+	n := "g" + strconv.FormatInt(c.Granularity, 10)
+	if c.Random > 0 {
+		n += "r" + strconv.FormatInt(c.Random, 10)
+	}
+	return n
+}
+
+func init() {
+	Register(Info{Name: "komorium-set", Description: "several passive Komoriums on one execution (Binder's granularity grid at the cost of one run): a member per granularity and randomization, each reported as ID/MEMBER (g500, g500r100); passive only",
+		Config: func() any { c := DefaultKomoriumSetConfig(); return &c },
+		Build: func(label string, cfg any) Sampler {
+			cs, err := cfg.(*KomoriumSetConfig).Members()
+			if err == nil {
+				var s *KomoriumSet
+				if s, err = NewKomoriumSet(label, cs); err == nil {
+					return s
+				}
+			}
+			panic("samplers: a resolved komorium-set does not build: " + err.Error())
+		}})
 }
 
 // komoriumMember is one granularity setting of a KomoriumSet.
@@ -256,4 +354,21 @@ func (s *KomoriumSet) Results() []*Result {
 // Result is the first member's result (Results has every member's).
 func (s *KomoriumSet) Result() *Result { return s.Results()[0] }
 
-var _ Instrumenter = (*KomoriumSet)(nil)
+// Members names the members, in the order of their configurations
+// (g500, g500r100: KomoriumSetConfig).
+func (s *KomoriumSet) Members() []string {
+	out := make([]string, len(s.members))
+	for i, m := range s.members {
+		out[i] = m.cfg.memberName()
+	}
+	return out
+}
+
+// PassiveOnly: the members would each cost the run.
+func (s *KomoriumSet) PassiveOnly() bool { return true }
+
+var (
+	_ Instrumenter = (*KomoriumSet)(nil)
+	_ Membered     = (*KomoriumSet)(nil)
+	_ PassiveOnly  = (*KomoriumSet)(nil)
+)
