@@ -2,12 +2,13 @@ package study
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 // Binder's experiments run Komorium on the SPECjvm98 stand-ins. By default
@@ -90,10 +91,10 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 }
 
 // komoriumSetKey is the granularity grid of bench for d on one execution:
-// a passive samplers.KomoriumSet with a member per granularity, constant
-// and randomized (binderSetConfigs), MaxPath at its default. The members
-// are the Komoriums alone on single-threaded stand-ins (the four of
-// binderBenchesDefault), whose runs cost a twelfth.
+// a passive komorium-set (binderSetSpec) with a member per granularity,
+// constant and randomized (binderSetConfigs), MaxPath at its default. The
+// members are the Komoriums alone on single-threaded stand-ins (the four
+// of binderBenchesDefault), whose runs cost a twelfth.
 type komoriumSetKey struct {
 	bench string
 	seed  uint64
@@ -101,7 +102,8 @@ type komoriumSetKey struct {
 }
 
 // binderSetConfigs are a komoriumSetKey's members, the granularities in
-// binderGrans order, each constant then randomized.
+// binderGrans order, each constant then randomized: the order of
+// binderSetSpec's members.
 func binderSetConfigs() []samplers.KomoriumConfig {
 	var out []samplers.KomoriumConfig
 	for _, g := range binderGrans {
@@ -117,37 +119,46 @@ func binderSetConfigs() []samplers.KomoriumConfig {
 	return out
 }
 
+// binderSetSpec is the komorium-set of binderSetConfigs' members.
+func binderSetSpec() string {
+	grans := make([]string, len(binderGrans))
+	for i, g := range binderGrans {
+		grans[i] = strconv.FormatInt(g, 10)
+	}
+	return "komorium-set,granularities=" + strings.Join(grans, "/") + ",randoms=0/100" // Binder: U[0, 100)
+}
+
+// spec is the run's harness.Spec.
+func (k komoriumSetKey) spec() harness.Spec {
+	s := paperSpec(k.bench, k.seed, k.d)
+	s.Samplers = []string{binderSetSpec()}
+	return s
+}
+
 func (k komoriumSetKey) run() ([]*komoriumRun, error) {
-	p, err := workloads.Get(k.bench)
-	if err != nil {
-		return nil, err
-	}
-	set, err := samplers.NewKomoriumSet("komorium-set", binderSetConfigs())
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.MustPresetConfig("hotspot6")
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, k.d
-	cfg.Extra = []samplers.Sampler{set}
-	cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(k.spec(), func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // compared with the exact bytecode CCT, not the truth profile
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k.bench, err)
 	}
 	exact := harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
 	executed := float64(out.Result.Truth.BytecodeTotal())
-	results := set.Results()
-	ps := make([]*profile.Profile, len(results))
-	for i, r := range results {
-		ps[i] = r.Profile
+	members := out.Members["komorium-set"]
+	if len(members) != len(binderSetConfigs()) {
+		return nil, fmt.Errorf("%s: the komorium-set reported %d members, want %d", k.bench, len(members), len(binderSetConfigs()))
+	}
+	ps := make([]*profile.Profile, len(members))
+	for i, m := range members {
+		ps[i] = out.Profiles[m]
 	}
 	overlaps := profile.OverlapContextsWith(ps, exact)
 	var runs []*komoriumRun
-	for i, r := range results {
+	for i, m := range members {
 		runs = append(runs, &komoriumRun{
 			overlap: 100 * overlaps[i],
-			nodes:   len(r.Profile.CCT().Nodes) - 1,
-			deltaB:  (r.Costs.Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
+			nodes:   len(ps[i].CCT().Nodes) - 1,
+			deltaB:  (out.Costs[m].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		})
 	}
 	return runs, nil

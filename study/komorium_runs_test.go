@@ -3,6 +3,7 @@ package study
 import (
 	"testing"
 
+	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,5 +24,16 @@ func TestKomoriumSetKeyIsTheGrid(t *testing.T) {
 		assert.Equal(t, alone.overlap, set[i].overlap, "granularity %d random %d", c.Granularity, c.Random)
 		assert.Equal(t, alone.nodes, set[i].nodes, "granularity %d random %d", c.Granularity, c.Random)
 		assert.Equal(t, alone.deltaB, set[i].deltaB, "granularity %d random %d", c.Granularity, c.Random)
+	}
+}
+
+// A Binder grid run's Spec (a komorium-set) replayed from its `profsim
+// run` arguments gives the same member profiles.
+func TestKomoriumSet_SpecArgsReplay(t *testing.T) {
+	k := komoriumSetKey{bench: "compress", seed: 2, d: 20 * sim.Millisecond}
+	out := replaySpec(t, k.spec(), func(cfg *harness.Config) { cfg.NoTruthProfile = true })
+	require.Len(t, out.Members["komorium-set"], len(binderSetConfigs()), "a member per granularity and randomization")
+	for _, m := range out.Members["komorium-set"] {
+		assert.Positive(t, out.Profiles[m].TotalCount(), m)
 	}
 }

@@ -1,14 +1,11 @@
 package study
 
 import (
-	"flag"
 	"testing"
 
-	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestX6_AsyncEngines: async-profiler's engines watch one execution and
@@ -84,28 +81,7 @@ const x6WallAsleep = 3.0
 func TestX6_SpecArgsReplay(t *testing.T) {
 	b := x6Benches(DefaultOptions())[0]
 	b.D = 200 * sim.Millisecond
-	run := func(s harness.Spec) (*harness.Description, *harness.Outcome) {
-		p, hash, err := s.Load()
-		require.NoError(t, err)
-		cfg, err := s.Config()
-		require.NoError(t, err)
-		out, err := harness.Run(p, cfg)
-		require.NoError(t, err)
-		return s.Describe(cfg, out.Names, out.Samplers, harness.WorkloadInfo{Name: p.Name, Ref: s.Workload, SHA256: hash}), out
-	}
-	d, out := run(b.spec(2))
-	require.Equal(t, "run", d.Args[0])
-	replayed := harness.DefaultSpec()
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	sf := replayed.Bind(fs)
-	require.NoError(t, fs.Parse(d.Args[1:]))
-	require.NoError(t, sf.Finish())
-	d2, out2 := run(replayed)
-	assert.Equal(t, d.Key(), d2.Key())
-	require.Equal(t, out.Names, out2.Names)
-	for _, n := range out.Names {
-		assert.Equal(t, out.Profiles[n].Samples, out2.Profiles[n].Samples, n)
-	}
+	out := replaySpec(t, b.spec(2))
 	assert.Len(t, out.Names, 1+len(x6Engines), "the truth and one profile per engine")
 	assert.Positive(t, out.Profiles["async:cpu"].TotalCount(), "the replayed profiles are not empty")
 }
