@@ -39,7 +39,7 @@ func LoadWorkload(ref string, maxInput int64) (*program.Program, error) {
 	st, err := os.Stat(ref)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins())); s != "" {
+			if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins(), workloads.Experiments())); s != "" {
 				return nil, inputErrorf("unknown workload %q: did you mean %q? (not a built-in nor a file; 'profsim workloads' lists the built-ins)", ref, s)
 			}
 			return nil, inputErrorf("unknown workload %q: not a built-in (%s, or a stand-in from 'profsim workloads') and no such file", ref, strings.Join(workloads.Programs(), ", "))

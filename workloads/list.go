@@ -6,8 +6,8 @@ import (
 )
 
 // WriteList prints each of names with its description, one a line (profsim
-// workloads); with all, the models and the fidelity twins after them under
-// their own headings.
+// workloads); with all, the models, the fidelity twins and the studies'
+// programs after them under their own headings.
 func WriteList(w io.Writer, names []string, all bool) error {
 	list := func(names []string) error {
 		for _, n := range names {
@@ -27,5 +27,9 @@ func WriteList(w io.Writer, names []string, all bool) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nTwins of the fidelity micro-programs (workloads/fidelity, tools/fidelity/Fidelity.java):\n")
-	return list(Twins())
+	if err := list(Twins()); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nThe studies' own programs (workloads/experiments):\n")
+	return list(Experiments())
 }

@@ -33,3 +33,18 @@ func TestTwinsAreBuiltins(t *testing.T) {
 	_, err = Get("fidelity/fid-hotcold")
 	assert.Error(t, err, "a path is not a built-in name")
 }
+
+// The studies' programs are built-ins named by their files, with a
+// description, apart from Names.
+func TestExperimentsAreBuiltins(t *testing.T) {
+	assert.Equal(t, []string{"x2-staggered", "x4-pending", "x5-native"}, Experiments())
+	for _, n := range Experiments() {
+		assert.True(t, IsBuiltin(n), n)
+		assert.NotContains(t, Names(), n)
+		p, err := Get(n)
+		require.NoError(t, err, n)
+		assert.Equal(t, n, p.Name)
+		assert.NotEmpty(t, p.Description, n)
+	}
+	assert.False(t, IsBuiltin("experiments/x4-pending"))
+}

@@ -25,6 +25,9 @@ var modelFiles embed.FS
 //go:embed fidelity/*.yaml
 var twinFiles embed.FS
 
+//go:embed experiments/*.yaml
+var experimentFiles embed.FS
+
 // Models lists the imported models of real applications
 // (models/*.yaml: profsim import of a JFR recording, tools/realapps),
 // sorted. They are built-in workloads too (Get, IsBuiltin) but not in
@@ -35,6 +38,12 @@ func Models() []string { return yamlNames(modelFiles, "models") }
 // (fidelity/*.yaml, named fid-MODE), sorted. They are built-in workloads
 // (Get, IsBuiltin) but not in Names, which the tests and studies iterate.
 func Twins() []string { return yamlNames(twinFiles, "fidelity") }
+
+// Experiments lists the studies' own programs (experiments/*.yaml, named
+// by the experiment that runs them, x4-pending), sorted. They are
+// built-in workloads (Get, IsBuiltin), so that `profsim run` reproduces
+// a study's run, but not in Names, which the tests and studies iterate.
+func Experiments() []string { return yamlNames(experimentFiles, "experiments") }
 
 // Programs lists the papers' own programs (embedded YAML), sorted.
 func Programs() []string { return yamlNames(files, "programs") }
@@ -79,6 +88,9 @@ func IsBuiltin(name string) bool {
 	if _, err := fs.Stat(twinFiles, path.Join("fidelity", name+".yaml")); err == nil {
 		return true
 	}
+	if _, err := fs.Stat(experimentFiles, path.Join("experiments", name+".yaml")); err == nil {
+		return true
+	}
 	_, err := fs.Stat(modelFiles, path.Join("models", name+".yaml"))
 	return err == nil
 }
@@ -96,9 +108,12 @@ func Get(name string) (*program.Program, error) {
 	if err != nil && !strings.ContainsAny(name, "/\\") {
 		data, err = twinFiles.ReadFile(path.Join("fidelity", name+".yaml"))
 	}
+	if err != nil && !strings.ContainsAny(name, "/\\") {
+		data, err = experimentFiles.ReadFile(path.Join("experiments", name+".yaml"))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; %d stand-ins, %d models of real applications and %d fidelity twins, see 'profsim workloads')",
-			name, strings.Join(Programs(), ", "), len(standIns), len(Models()), len(Twins()))
+		return nil, fmt.Errorf("unknown workload %q (paper programs: %s; %d stand-ins, %d models of real applications, %d fidelity twins and %d studies' programs, see 'profsim workloads')",
+			name, strings.Join(Programs(), ", "), len(standIns), len(Models()), len(Twins()), len(Experiments()))
 	}
 	p, err := program.Parse(data, program.YAML)
 	if err != nil {

@@ -288,6 +288,9 @@ func TestWorkloadsListsEveryBuiltin(t *testing.T) {
 	for _, m := range workloads.Models() {
 		assert.Contains(t, out, "\n"+m+" ", "the models of real applications are listed")
 	}
+	for _, e := range workloads.Experiments() {
+		assert.Contains(t, out, "\n"+e+" ", "the studies' programs are listed")
+	}
 }
 
 func TestSamplersListsEveryProfiler(t *testing.T) {

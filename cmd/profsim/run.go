@@ -473,7 +473,7 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	names := workloads.Names()
 	if *only != "" {
 		names = nil
-		all := append(append(workloads.Names(), workloads.Models()...), workloads.Twins()...)
+		all := slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins(), workloads.Experiments())
 		for _, n := range strings.Split(*only, ",") {
 			if !slices.Contains(all, n) {
 				return usagef("workloads: --only: unknown workload %q", n)

@@ -517,7 +517,7 @@ func checkWorkloadName(ref string) error {
 	case ".yaml", ".yml", ".json":
 		return nil
 	}
-	if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins())); s != "" {
+	if s := nearest.Name(ref, slices.Concat(workloads.Names(), workloads.Models(), workloads.Twins(), workloads.Experiments())); s != "" {
 		return fmt.Errorf("unknown workload %q: did you mean %q?", ref, s)
 	}
 	return fmt.Errorf("unknown workload %q: not a built-in ('profsim workloads' lists them) nor a workload file (.yaml, .json)", ref)
