@@ -3,12 +3,11 @@ package study
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -22,7 +21,7 @@ var x4Samplers = []string{"safepoint", "jfr", "jfr-coop", "async"}
 // x4Bench is one execution setting of X4.
 type x4Bench struct {
 	Name string
-	// Prog is a stand-in or model name, or x4PendingProg.
+	// Prog is a built-in workload: a stand-in, a model or x4PendingProg.
 	Prog string
 	// VM is the preset; Inline and DNS the JIT's settings.
 	VM          string
@@ -32,32 +31,14 @@ type x4Bench struct {
 	About       string
 }
 
-const x4PendingProg = "pending"
-
-// x4PendingYAML: thread a runs a counted loop of 40 ms with no poll
-// inside (hotspot6: counted loops lose their polls), polling only at its
-// return; thread b calls a 1 µs method, polling at each return. Neither
-// callee is inlined (their callers' loops are counted loops too, without
-// polls). Each thread computes all the time, half the CPU time each.
-const x4PendingYAML = `
-name: x4-pending
-methods:
-  - class: P
-    name: longLoop
-    body:
-      - loop: {trips: 400000, body: [{work: {cycles: 100, bytecodes: 10}}]}
-  - class: P
-    name: runA
-    body: [{loop: {trips: 1000000000, body: [{call: {method: P.longLoop}}]}}]
-  - class: P
-    name: short
-    body: [{work: {cycles: 1000, bytecodes: 20}}]
-  - class: P
-    name: runB
-    body: [{loop: {trips: 1000000000, body: [{call: {method: P.short}}]}}]
-threads: [{name: a, entry: P.runA}, {name: b, entry: P.runB}]
-compile_commands: ["dontinline,P::longLoop", "dontinline,P::short"]
-`
+// x4PendingProg is the built-in workload x4-pending
+// (workloads/experiments): thread a runs a counted loop of 40 ms with no
+// poll inside (hotspot6: counted loops lose their polls), polling only at
+// its return; thread b calls a 1 µs method, polling at each return.
+// Neither callee is inlined (their callers' loops are counted loops too,
+// without polls). Each thread computes all the time, half the CPU time
+// each.
+const x4PendingProg = "x4-pending"
 
 // x4Benches: Listing 1 without inlining (the top frame's safepoint bias
 // at its clearest: hot() is poll-free), inlined without and with
@@ -120,29 +101,20 @@ type x4Result struct {
 	Runs    [][]*x4Run
 }
 
-func x4Program(b x4Bench) (*program.Program, error) {
-	switch {
-	case b.Prog == x4PendingProg:
-		return program.Parse([]byte(x4PendingYAML), program.YAML)
-	case isModel(b.Prog):
-		return benchProgram(b.Prog)
-	}
-	return workloads.Get(b.Prog)
+// spec is the run of b with seed: its preset, then its JIT settings, the
+// truth and x4Samplers watching. A model runs as benchProgram makes it:
+// the built-in models carry no recorder threads.
+func (b x4Bench) spec(seed uint64) harness.Spec {
+	s := harness.DefaultSpec()
+	s.Workload, s.Seed, s.Duration, s.CPUs, s.VM = b.Prog, seed, time.Duration(b.D), b.CPUs, b.VM
+	inline, dns := b.Inline, b.DNS
+	s.Inline, s.DebugNonSafepoints = &inline, &dns
+	s.Samplers = append([]string{"truth"}, x4Samplers...)
+	return s
 }
 
 func (b x4Bench) runSeed(seed uint64) (*x4Run, error) {
-	p, err := x4Program(b)
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, b.VM); err != nil {
-		return nil, err
-	}
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
-	cfg.JIT.Inline, cfg.JIT.DebugNonSafepoints = b.Inline, b.DNS
-	cfg.Samplers = append([]string{"truth"}, x4Samplers...)
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(b.spec(seed))
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}

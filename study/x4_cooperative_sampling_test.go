@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/sim"
 )
 
 // TestX4_CooperativeSampling: JDK 25's cooperative sampler takes the top
@@ -129,3 +131,21 @@ func TestDivergence_X4_Models(t *testing.T) {
 // streams, ≈ 100 samples a seed; their seeds' 95 % CIs are 0.4–8 points
 // wide; 5 points between their means (measured ≤ 2.9).
 const x4ModelCoopJfr = 5.0
+
+// An X4 run of a study's own program (x4-pending, a built-in) replayed
+// from its `profsim run` arguments gives the same profiles.
+func TestX4_SpecArgsReplay(t *testing.T) {
+	var b x4Bench
+	for _, x := range x4Benches(DefaultOptions()) {
+		if x.Prog == x4PendingProg {
+			b = x
+		}
+	}
+	require.Equal(t, x4PendingProg, b.Prog)
+	b.D = 200 * sim.Millisecond
+	out := replaySpec(t, b.spec(2))
+	assert.Equal(t, append([]string{"truth"}, x4Samplers...), out.Names)
+	for _, s := range x4Samplers {
+		assert.Positive(t, out.Profiles[s].TotalCount(), s)
+	}
+}
