@@ -46,7 +46,16 @@ type x2Bench struct {
 	about string
 }
 
-const x2Staggered = "staggered"
+// x2Staggered is the staggered bench's name in X2's and X5's tables;
+// x2StaggeredProg its built-in workload (workloads/experiments): threads
+// s0 … s9 start together on 10 CPUs; sN runs its own loop for ≈ (N+1) ×
+// 100 ms of CPU (± 20 %, drawn per run) and ends, so the number of
+// running threads falls from 10 to 1 and each thread spends a different
+// part of its life in a crowd.
+const (
+	x2Staggered     = "staggered"
+	x2StaggeredProg = "x2-staggered"
+)
 
 // x2Benches: the CPU-bound Hofer stand-ins with 8 workers on 8 CPUs, so
 // that 8 threads run at once (constant crowding); a program whose 10

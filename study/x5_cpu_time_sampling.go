@@ -3,12 +3,11 @@ package study
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -42,30 +41,11 @@ type x5Bench struct {
 	About      string
 }
 
-const x5NativeProg = "native"
-
-// x5NativeYAML: thread n spends half its CPU time in a native method
-// (I/O, compression, a JNI library), thread j all its time in Java code.
-const x5NativeYAML = `
-name: x5-native
-methods:
-  - class: N
-    name: deflate
-    body: [{native: {cycles: 400000}}]
-  - class: N
-    name: prepare
-    body: [{work: {cycles: 50000, bytecodes: 2000}}]
-  - class: N
-    name: runN
-    body: [{loop: {trips: 1000000000, body: [{call: {method: N.prepare}}, {call: {method: N.deflate}}]}}]
-  - class: N
-    name: spin
-    body: [{work: {cycles: 1000, bytecodes: 50}}]
-  - class: N
-    name: runJ
-    body: [{loop: {trips: 1000000000, body: [{call: {method: N.spin}}]}}]
-threads: [{name: n, entry: N.runN}, {name: j, entry: N.runJ}]
-`
+// x5NativeProg is the built-in workload x5-native
+// (workloads/experiments): thread n spends half its CPU time in a native
+// method (I/O, compression, a JNI library), thread j all its time in Java
+// code.
+const x5NativeProg = "x5-native"
 
 // x5Benches: a thread that sleeps half the time (BlockHalf's twin); a
 // thread half in native code; eight always-running workers on 8 CPUs
@@ -118,33 +98,27 @@ type x5Result struct {
 	Runs    [][]*x5Run
 }
 
-func (b x5Bench) runSeed(seed uint64) (*x5Run, error) {
-	var p *program.Program
-	var err error
-	switch b.Prog {
-	case x2Staggered:
-		p, err = x2StaggeredProgram()
-	case x5NativeProg:
-		p, err = program.Parse([]byte(x5NativeYAML), program.YAML)
-	default:
-		p, err = workloads.Get(b.Prog)
+// spec is the run of b with seed on JDK 25's HotSpot with
+// DebugNonSafepoints, the truth and x5Samplers watching.
+func (b x5Bench) spec(seed uint64) harness.Spec {
+	s := harness.DefaultSpec()
+	s.Workload, s.Seed, s.Duration, s.CPUs, s.VM = b.Prog, seed, time.Duration(b.D), b.CPUs, "hotspot25"
+	if s.Workload == x2Staggered {
+		s.Workload = x2StaggeredProg
 	}
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.DefaultConfig()
-	if err := harness.ApplyPreset(&cfg, "hotspot25"); err != nil {
-		return nil, err
-	}
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.D, b.CPUs
 	// Names through debug information are X4's subject; here every
 	// position has a record.
-	cfg.JIT.DebugNonSafepoints = true
-	cfg.Samplers = []string{"truth"}
+	dns := true
+	s.DebugNonSafepoints = &dns
+	s.Samplers = []string{"truth"}
 	for _, id := range x5Samplers {
-		cfg.Samplers = append(cfg.Samplers, x5Spec(id))
+		s.Samplers = append(s.Samplers, x5Spec(id))
 	}
-	out, err := harness.Run(p, cfg)
+	return s
+}
+
+func (b x5Bench) runSeed(seed uint64) (*x5Run, error) {
+	out, err := runSpec(b.spec(seed))
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}
