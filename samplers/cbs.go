@@ -23,6 +23,10 @@ type CBSConfig struct {
 	// yield point while its window is open; SampleCost one edge sample.
 	YieldCost  sim.Time `key:"yield_cost" check:"0..max" doc:"out-of-line check at each yield point while a window is open (costed mode)" src:"our choice: 20 ns"`
 	SampleCost sim.Time `key:"sample_cost" check:"0..max" doc:"recording one edge sample (costed mode)" src:"our choice: 500 ns"`
+	// Stream names the instance's random streams (sim.Stream
+	// "sampler/STREAM": the windows' first skips and the timer's
+	// jitter); "" is the instance's ID, so that instances differ.
+	Stream string `key:"stream" doc:"name the instance's random streams derive from (the windows' skips, the timer's jitter); empty: its ID" src:"its ID: each instance draws its own"`
 }
 
 // DefaultCBSConfig is the setting Arnold & Grove recommend for Jikes RVM:
@@ -88,7 +92,9 @@ func (e *edgeSampler) EdgeWeight(edge int) float64 {
 // TotalWeight is the number of edge samples so far.
 func (e *edgeSampler) TotalWeight() float64 { return e.total }
 
-func (e *edgeSampler) attach(env *Env, name string, interval, jitter sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
+// attach starts the sampler reported under name, its timer's jitter drawn
+// from the stream named stream.
+func (e *edgeSampler) attach(env *Env, name, stream string, interval, jitter sim.Time, h sim.HookHandler, t sim.TimerHandler) error {
 	if err := checkWindow(env, name); err != nil {
 		return err
 	}
@@ -106,7 +112,7 @@ func (e *edgeSampler) attach(env *Env, name string, interval, jitter sim.Time, h
 	}
 	e.hook = id
 	e.timer = env.VM.AddTimer(t)
-	e.period, e.oversleep = interval, newTimerJitter(env, name, jitter)
+	e.period, e.oversleep = interval, newTimerJitter(env, stream, jitter)
 	env.VM.ScheduleTimer(e.timer, env.VM.Now()+interval+e.oversleep.late(), 0)
 	return nil
 }
@@ -176,8 +182,12 @@ func (s *CBS) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.Name(), err)
 	}
-	s.rng = sim.Stream(env.Seed, "sampler/"+s.Name())
-	return s.attach(env, s.Name(), s.cfg.Interval, s.cfg.Jitter, s, s)
+	stream := s.cfg.Stream
+	if stream == "" {
+		stream = s.Name()
+	}
+	s.rng = sim.Stream(env.Seed, "sampler/"+stream)
+	return s.attach(env, s.Name(), stream, s.cfg.Interval, s.cfg.Jitter, s, s)
 }
 
 // OnTimer opens a window on every running thread that has none open: the
@@ -262,7 +272,7 @@ func (s *JikesTimer) Attach(env *Env) error {
 	if s.interval <= 0 {
 		return fmt.Errorf("sampler %s: interval: %v must be > 0", s.Name(), s.interval)
 	}
-	return s.attach(env, s.Name(), s.interval, s.jitter, s, s)
+	return s.attach(env, s.Name(), s.Name(), s.interval, s.jitter, s, s)
 }
 
 // OnTimer sets the flag of every running thread.
