@@ -16,11 +16,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
-	"github.com/profsim/profsim/jit"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -33,7 +31,25 @@ var (
 	a2Benches = []string{"compress", "jess", "db", "javac", "mpegaudio", "mtrt", "jack"}
 )
 
-func a2Name(samples, stride int) string { return fmt.Sprintf("cbs-%d-%d", samples, stride) }
+// a2Name is the profile ID of CBS(samples, stride) in the accuracy runs.
+func a2Name(samples, stride int) string { return fmt.Sprintf("cbs:%d-%d", samples, stride) }
+
+// a2Spec is the accuracy run of bench: Jikes-like code without inlining,
+// every grid cell a passive CBS watching it. Each cell draws from the
+// streams of its own name, cbs-SAMPLES-STRIDE (CBSConfig.Stream), so
+// that a cell's samples do not depend on its label.
+func a2Spec(bench string, seed uint64, d sim.Time) harness.Spec {
+	s := paperSpec(bench, seed, d)
+	s.VM, s.Inline = "jikes", new(bool) // Jikes-like code, inlining off
+	s.Truth = "methods"                 // only the truth's call edges are read
+	s.Samplers = []string{"truth"}
+	for _, n := range a2Samples {
+		for _, st := range a2Strides {
+			s.Samplers = append(s.Samplers, fmt.Sprintf("%s,samples=%d,stride=%d,stream=cbs-%d-%d", a2Name(n, st), n, st, n, st))
+		}
+	}
+	return s
+}
 
 // a2Accuracy runs every grid cell as a passive CBS on one execution of
 // each benchmark and returns the overlap (%) with the exact DCG per
@@ -41,22 +57,7 @@ func a2Name(samples, stride int) string { return fmt.Sprintf("cbs-%d-%d", sample
 func a2Accuracy(benches []string, seed uint64, d sim.Time) (map[string]map[string]float64, error) {
 	acc := map[string]map[string]float64{}
 	for _, b := range benches {
-		p, err := workloads.Get(b)
-		if err != nil {
-			return nil, err
-		}
-		cfg := harness.MustPresetConfig("hotspot6")
-		cfg.Sim.Seed, cfg.Sim.Duration = seed, d
-		cfg.JIT.Flavour, cfg.JIT.Inline = jit.Jikes, false
-		cfg.TruthPerMethod = true // only the truth's call edges are read
-		for _, n := range a2Samples {
-			for _, s := range a2Strides {
-				c := samplers.DefaultCBSConfig()
-				c.Samples, c.Stride = n, s
-				cfg.Extra = append(cfg.Extra, samplers.NewCBS(a2Name(n, s), c))
-			}
-		}
-		out, err := harness.Run(p, cfg)
+		out, err := runSpec(a2Spec(b, seed, d))
 		if err != nil {
 			return nil, err
 		}
