@@ -41,7 +41,8 @@ type Config struct {
 	Samplers []string
 	Mode     samplers.Mode
 	// Extra samplers, built by the caller, attach after the named ones
-	// (passive mode only; their names must be unique).
+	// (passive mode only; their names must be unique). For tests: no
+	// Spec describes them, so a run with them cannot be replayed.
 	Extra []samplers.Sampler
 	// InlineFrom names an attached sampler whose call graph, as sampled so
 	// far, drives the JIT's inlining decisions (Arnold & Grove's
@@ -53,6 +54,13 @@ type Config struct {
 	// (Outcome.WarmUpBytecodes), so steady-state work can be measured with
 	// the warm-up discarded.
 	WarmUp sim.Time
+	// Census, when > 0, records every Census of simulated time, from the
+	// profiled window's start (ProfileFrom) plus Census on, which
+	// application threads are running (Outcome.Census): what a sampler
+	// that took every running thread at each tick would see, for a study
+	// that predicts what a capped one sees (X2). Like WarmUp it reads the
+	// run and changes nothing in it.
+	Census sim.Time
 	// NoTruthProfile skips building the truth as a profile (Outcome has no
 	// "truth" profile; Outcome.Result.Truth is still exact). On deep
 	// recursion that profile holds a full stack per context and costs more
@@ -188,6 +196,9 @@ type Outcome struct {
 	Members map[string][]string
 	// Windows holds each sampler's per-window profiles (Config.Window).
 	Windows map[string][]*profile.Profile
+	// Census are the application threads running at each Config.Census
+	// tick, by name in thread order (nil without).
+	Census [][]string
 	// WarmUpBytecodes: bytecodes executed by Config.WarmUp (0 without).
 	WarmUpBytecodes int64
 	// Footprint is the run's estimated memory (Config.Sim.Limits).
@@ -318,8 +329,11 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 		// A timer is a horizon: every running thread's charges are up to
 		// date when it fires, so the mark splits the truth exactly there.
 		vm.ScheduleTimer(vm.AddTimer(profileStart{r, env}), cfg.ProfileFrom, 0)
-	} else if err := attachAll(pl.attached, env); err != nil {
-		return nil, err
+	} else {
+		if err := attachAll(pl.attached, env); err != nil {
+			return nil, err
+		}
+		r.startCensus(0)
 	}
 	switch cfg.InlineFrom {
 	case "":
@@ -402,12 +416,42 @@ type profileStart struct {
 	env *samplers.Env
 }
 
-func (p profileStart) OnTimer(sim.Agent, sim.Time, int64) {
+func (p profileStart) OnTimer(_ sim.Agent, at sim.Time, _ int64) {
 	p.r.started = true
 	p.r.mark = p.r.vm.MarkCounts()
 	if err := attachAll(p.r.attached, p.env); err != nil {
 		p.r.startErr = fmt.Errorf("at --skip %v: %w", p.r.cfg.ProfileFrom, err)
+		return
 	}
+	p.r.startCensus(at)
+}
+
+// startCensus schedules Config.Census's ticks from from on, if asked.
+func (r *Rig) startCensus(from sim.Time) {
+	if r.cfg.Census > 0 {
+		c := &census{period: r.cfg.Census, into: &r.out.Census}
+		c.timer = r.vm.AddTimer(c)
+		r.vm.ScheduleTimer(c.timer, from+c.period, 0)
+	}
+}
+
+// census records, at each tick, the application threads running
+// (Config.Census).
+type census struct {
+	period sim.Time
+	timer  sim.TimerID
+	into   *[][]string
+}
+
+func (c *census) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+	running := []string{}
+	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
+		if !vm.IsService(id) && vm.State(id) == sim.Running {
+			running = append(running, vm.ThreadName(id))
+		}
+	}
+	*c.into = append(*c.into, running)
+	vm.ScheduleTimer(c.timer, at+c.period, 0)
 }
 
 // RunUntil executes the run up to simulated time t (or its end),

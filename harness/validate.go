@@ -79,6 +79,8 @@ func (cfg Config) resolve() (*plan, error) {
 	switch {
 	case cfg.WarmUp < 0:
 		return nil, fmt.Errorf("warm_up: %v must be ≥ 0", cfg.WarmUp)
+	case cfg.Census < 0:
+		return nil, fmt.Errorf("census: %v must be ≥ 0", cfg.Census)
 	case cfg.RecompileAt < 0:
 		return nil, fmt.Errorf("recompile_at: %v must be ≥ 0", cfg.RecompileAt)
 	case cfg.RecompileAt > 0 && cfg.NoJIT:
@@ -118,6 +120,8 @@ func checkRanges(cfg Config) error {
 		return fmt.Errorf("window: %v is beyond the model's maximum time, 10^18 ns", cfg.Window)
 	case cfg.WarmUp > sim.MaxTime:
 		return fmt.Errorf("warm_up: %v is beyond the model's maximum time, 10^18 ns", cfg.WarmUp)
+	case cfg.Census > sim.MaxTime:
+		return fmt.Errorf("census: %v is beyond the model's maximum time, 10^18 ns", cfg.Census)
 	case cfg.RecompileAt > sim.MaxTime:
 		return fmt.Errorf("recompile_at: %v is beyond the model's maximum time, 10^18 ns", cfg.RecompileAt)
 	}
