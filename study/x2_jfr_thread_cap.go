@@ -13,10 +13,8 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -27,14 +25,17 @@ func init() {
 // it is, one whose cap never binds (the reference for what the cap
 // changes) and the ablation that restarts every round at the first
 // running thread.
+//
+// The three instances and the census compare what they see tick for
+// tick, so they run on one exact clock (jitter 0): each sampler draws its
+// jitter from its own stream. id is the instance's profile ID, name its
+// name in X2's data.
 var x2Jfr = []struct {
-	name, label string
-	cap         int
-	restart     bool
+	name, label, id, spec string
 }{
-	{"jfr", "jfr (cap 5)", 5, false},
-	{"jfr-uncapped", "jfr (cap 64)", 64, false},
-	{"jfr-restart", "ablation: cap 5, restart each round", 5, true},
+	{"jfr", "jfr (cap 5)", "jfr", "jfr,jitter=0"},
+	{"jfr-uncapped", "jfr (cap 64)", "jfr:uncapped", "jfr:uncapped,jitter=0,max_threads=64"},
+	{"jfr-restart", "ablation: cap 5, restart each round", "jfr:restart", "jfr:restart,jitter=0,restart_each_round=true"},
 }
 
 // x2Bench is one execution setting of X2.
@@ -76,62 +77,6 @@ func x2Benches(o Options) []x2Bench {
 	}
 }
 
-// x2StaggeredProgram: threads s0 … s9 start together on 10 CPUs; sN runs
-// its own loop for ≈ (N+1) × 100 ms of CPU (± 20 %, drawn per run) and
-// ends, so the number of running threads falls from 10 to 1 and each
-// thread spends a different part of its life in a crowd.
-func x2StaggeredProgram() (*program.Program, error) {
-	var b strings.Builder
-	b.WriteString("name: staggered\nmethods:\n")
-	for i := range 10 {
-		// ≈ 1.5 µs compiled per iteration (work, call, step, return).
-		n := (i + 1) * 66000
-		fmt.Fprintf(&b, "  - {class: S%d, name: run, body: [{loop: {trips: {uniform: [%d, %d]}, body: [{work: {cycles: 1000, bytecodes: 100}}, {call: {method: S%d.step}}]}}]}\n", i, n*8/10, n*12/10, i)
-		fmt.Fprintf(&b, "  - {class: S%d, name: step, body: [{work: {cycles: 500, bytecodes: 50}}]}\n", i)
-	}
-	b.WriteString("threads:\n")
-	for i := range 10 {
-		fmt.Fprintf(&b, "  - {name: s%d, entry: S%d.run}\n", i, i)
-	}
-	return program.Parse([]byte(b.String()), program.YAML)
-}
-
-// census records, at jfr's ticks, which application threads run, and
-// from it what a round-robin cap predicts: a thread running at a tick
-// with R threads running is sampled with probability min(1, cap/R).
-type census struct {
-	period sim.Time
-	cap    int
-	timer  sim.TimerID
-	pred   map[string]float64 // thread → expected samples
-}
-
-func (c *census) Name() string { return "census" }
-
-func (c *census) Attach(env *samplers.Env) error {
-	c.pred = map[string]float64{}
-	c.timer = env.VM.AddTimer(c)
-	env.VM.ScheduleTimer(c.timer, c.period, 0)
-	return nil
-}
-
-func (c *census) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
-	var running []string
-	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
-		if !vm.IsService(id) && vm.State(id) == sim.Running {
-			running = append(running, vm.ThreadName(id))
-		}
-	}
-	for _, n := range running {
-		c.pred[n] += math.Min(1, float64(c.cap)/float64(len(running)))
-	}
-	vm.ScheduleTimer(c.timer, at+c.period, 0)
-}
-
-func (c *census) Result() *samplers.Result {
-	return &samplers.Result{Profile: profile.NewBuilder("census", "nanoseconds", 0).Build()}
-}
-
 // x2Run is one execution: per-thread shares (%) in creation order.
 type x2Run struct {
 	threads []string
@@ -154,38 +99,49 @@ type x2Key struct {
 
 func (k x2Key) run() (*x2Run, error) { return x2Once(k.bench, k.seed) }
 
-func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
-	var p *program.Program
-	var err error
-	if b.prog == x2Staggered {
-		p, err = x2StaggeredProgram()
-	} else {
-		p, err = workloads.Get(b.prog)
+// spec is the X2 execution of b with seed: the papers' HotSpot with
+// DebugNonSafepoints (without it debug-info skid, X1, would dominate the
+// method overlap), the truth by method and thread CPU time, and the three
+// jfr instances.
+func (b x2Bench) spec(seed uint64) harness.Spec {
+	prog := b.prog
+	if prog == x2Staggered {
+		prog = x2StaggeredProg
 	}
-	if err != nil {
-		return nil, err
-	}
-	cfg := harness.MustPresetConfig("hotspot6")
-	cfg.Sim.Seed, cfg.Sim.Duration, cfg.Sim.CPUs = seed, b.d, b.cpus
-	cfg.TruthPerMethod = true // the truth is read by method and thread CPU time
-	// Without DNS, debug-info skid (X1) would dominate the method overlap.
-	cfg.JIT.DebugNonSafepoints = true
-	// The three instances and the census compare what they see tick for
-	// tick, so they run on one exact clock (jitter 0): each sampler
-	// draws its jitter from its own stream.
-	def := samplers.DefaultJFRConfig()
-	def.Jitter = 0
+	s := paperSpec(prog, seed, b.d)
+	s.CPUs, s.Truth = b.cpus, "methods"
+	dns := true
+	s.DebugNonSafepoints = &dns
+	s.Samplers = []string{"truth"}
 	for _, j := range x2Jfr {
-		c := def
-		c.MaxThreads, c.RestartEachRound = j.cap, j.restart
-		cfg.Extra = append(cfg.Extra, samplers.NewJFR(j.name, c))
+		s.Samplers = append(s.Samplers, j.spec)
 	}
-	cen := &census{period: def.Period, cap: def.MaxThreads}
-	cfg.Extra = append(cfg.Extra, cen)
-	out, err := harness.Run(p, cfg)
+	return s
+}
+
+// x2Census predicts, from the census of the running threads at each
+// tick, what a round-robin cap of capN samples: a thread running at a
+// tick with R threads running is sampled with probability
+// min(1, capN/R); the prediction is each thread's expected samples.
+func x2Census(census [][]string, capN int) map[string]float64 {
+	pred := map[string]float64{}
+	for _, running := range census {
+		for _, n := range running {
+			pred[n] += math.Min(1, float64(capN)/float64(len(running)))
+		}
+	}
+	return pred
+}
+
+func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
+	def := samplers.DefaultJFRConfig()
+	out, err := runSpec(b.spec(seed), func(cfg *harness.Config) {
+		cfg.Census = def.Period // at jfr's ticks
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.name, seed, err)
 	}
+	pred := x2Census(out.Census, def.MaxThreads)
 	r := &x2Run{share: map[string][]float64{}, coverage: map[string]float64{}, methods: map[string]float64{}, samples: map[string]float64{}}
 	app := float64(out.Result.AppCPU())
 	var predSum float64
@@ -193,14 +149,14 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 		if !th.Service {
 			r.threads = append(r.threads, th.Name)
 			r.truth = append(r.truth, 100*float64(th.CPU())/app)
-			predSum += cen.pred[th.Name]
+			predSum += pred[th.Name]
 		}
 	}
 	for _, th := range r.threads {
-		r.pred = append(r.pred, 100*cen.pred[th]/predSum)
+		r.pred = append(r.pred, 100*pred[th]/predSum)
 	}
 	for _, j := range x2Jfr {
-		prof := out.Profiles[j.name]
+		prof := out.Profiles[j.id]
 		per := map[string]float64{}
 		for i, s := range prof.Samples {
 			per[prof.ThreadName(i)] += float64(s.Count)
@@ -213,7 +169,7 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 		r.coverage[j.name] = 100 * float64(prof.TotalWeight()) / app
 		r.methods[j.name] = 100 * profile.OverlapMethods(out.Profiles["truth"], prof)
 	}
-	r.sameAsUncapped = profile.SameSamples(out.Profiles["jfr"], out.Profiles["jfr-uncapped"])
+	r.sameAsUncapped = profile.SameSamples(out.Profiles[x2Jfr[0].id], out.Profiles[x2Jfr[1].id])
 	return r, nil
 }
 
