@@ -94,16 +94,7 @@ func (b x6Bench) spec(seed uint64) harness.Spec {
 }
 
 func (b x6Bench) runSeed(seed uint64) (*x6Run, error) {
-	s := b.spec(seed)
-	p, _, err := s.Load()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := s.Config()
-	if err != nil {
-		return nil, err
-	}
-	out, err := harness.Run(p, cfg)
+	out, err := runSpec(b.spec(seed))
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", b.Name, seed, err)
 	}
