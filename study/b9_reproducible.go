@@ -2,11 +2,12 @@ package study
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/sim"
-	"github.com/profsim/profsim/workloads"
 )
 
 func init() {
@@ -91,19 +92,21 @@ type b9Key struct {
 // b9Run is a B9 run's two profiles.
 type b9Run struct{ komorium, tprof *profile.Profile }
 
-func (k b9Key) run() (*b9Run, error) {
-	p, err := workloads.Get(k.prog)
-	if err != nil {
-		return nil, err
-	}
+// spec is the run: the program to its end on the variant's CPUs, with
+// komorium and tprof, the truth only by method.
+func (k b9Key) spec() harness.Spec {
 	v := b9Variants[k.variant]
-	cfg := harness.MustPresetConfig("hotspot6")
-	cfg.Sim.Seed, cfg.Sim.Duration = k.seed, 20*sim.Second // to the end
-	cfg.Sim.Cost.SpeedPercent, cfg.Sim.CPUs = v.speed, v.cpus
-	cfg.Samplers = []string{"komorium", "tprof"}
-	cfg.NoTruthProfile = true // only the samplers' profiles are compared
-	cfg.TruthPerMethod = true
-	out, err := harness.Run(p, cfg)
+	s := paperSpec(k.prog, k.seed, 20*sim.Second) // to the end
+	s.CPUs, s.Truth = v.cpus, "methods"
+	s.Sets = []param.KV{{Key: "sim.cost.speed_percent", Value: strconv.FormatInt(v.speed, 10)}}
+	s.Samplers = []string{"komorium", "tprof"}
+	return s
+}
+
+func (k b9Key) run() (*b9Run, error) {
+	out, err := runSpec(k.spec(), func(cfg *harness.Config) {
+		cfg.NoTruthProfile = true // only the samplers' profiles are compared
+	})
 	if err != nil {
 		return nil, err
 	}
