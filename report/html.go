@@ -48,8 +48,10 @@ type flame struct {
 	Name string
 	SVG  template.HTML
 	// MaxDiff, in a difference graph, is its largest difference in
-	// percentage points.
-	MaxDiff string
+	// percentage points; ByMethod says its profiler records no calling
+	// contexts (selfShareDiff).
+	MaxDiff  string
+	ByMethod bool
 }
 
 // SamplesShown is how many of its samples the slowest profiler shows in a
@@ -139,7 +141,7 @@ func (r *Report) page(profiles map[string]*profile.Profile, tl *timeline.Timelin
 		pg.DiffScale = fmt.Sprintf("%.1f", 100*scale)
 		for i, n := range names {
 			pg.Diffs = append(pg.Diffs, flame{Name: n, SVG: template.HTML(diffFlameSVG(profiles[n], truth, diffs[i], scale)),
-				MaxDiff: fmt.Sprintf("%.1f", 100*largest(diffs[i]))})
+				MaxDiff: fmt.Sprintf("%.1f", 100*largest(diffs[i])), ByMethod: byMethod(profiles[n], truth)})
 		}
 	}
 	var svg bytes.Buffer
@@ -204,8 +206,13 @@ func largest(d map[string]float64) float64 {
 }
 
 // selfShareDiff is, for each calling context (profile.ContextWeights'
-// keys) of p or truth, p's self share of it less the truth's.
+// keys) of p or truth, p's self share of it less the truth's. A profile
+// that records no calling contexts (byMethod) is compared by method
+// instead (methodShareDiff).
 func selfShareDiff(p, truth *profile.Profile) map[string]float64 {
+	if byMethod(p, truth) {
+		return methodShareDiff(p, truth)
+	}
 	out := map[string]float64{}
 	for _, side := range []struct {
 		prof *profile.Profile
@@ -221,6 +228,53 @@ func selfShareDiff(p, truth *profile.Profile) map[string]float64 {
 		}
 		for k, x := range w {
 			out[k] += side.sign * x / total
+		}
+	}
+	return out
+}
+
+// byMethod reports a profile whose samples hold one frame each, the
+// executing method (tprof records no stack), beside a truth with deeper
+// contexts: comparing its contexts with the truth's would count every
+// sample as misplaced.
+func byMethod(p, truth *profile.Profile) bool {
+	depth := func(q *profile.Profile) int {
+		d := 0
+		for i := range q.Samples {
+			d = max(d, q.Depth(i))
+		}
+		return d
+	}
+	return len(p.Samples) > 0 && depth(p) == 1 && depth(truth) > 1
+}
+
+// methodShareDiff is selfShareDiff by method: each truth context gets its
+// method's self share in p less the truth's, spread over the method's
+// contexts in the truth's proportions (a context of share s whose method
+// has share m in the truth and m' in p gets s·(m'/m − 1)). A method p
+// charges and the truth never ran has no context to be drawn on: it is
+// keyed by its name alone, so that it counts in the largest difference.
+func methodShareDiff(p, truth *profile.Profile) map[string]float64 {
+	shares := func(w map[string]float64) map[string]float64 {
+		var total float64
+		for _, x := range w {
+			total += x
+		}
+		for k := range w {
+			w[k] /= total
+		}
+		return w
+	}
+	tc, tm, pm := shares(truth.ContextWeights()), shares(truth.MethodWeights()), shares(p.MethodWeights())
+	out := make(map[string]float64, len(tc))
+	for ctx, s := range tc {
+		frames := strings.Split(ctx, profile.FrameSep)
+		m := frames[len(frames)-1]
+		out[ctx] = s * (pm[m]/tm[m] - 1)
+	}
+	for m, s := range pm {
+		if tm[m] == 0 {
+			out[m] += s
 		}
 	}
 	return out
@@ -294,12 +348,12 @@ body { font-family: sans-serif; font-size: 18px; margin: 1.5em; color: #111; }
 h1 { font-size: 28px; } h2 { font-size: 22px; margin-top: 1.5em; }
 p.args { font-family: monospace; font-size: 16px; overflow-wrap: anywhere; }
 summary { cursor: pointer; color: #333; }
-pre { font-size: 16px; background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+pre { font-size: 16px; background: #f6f6f6; padding: 0.8em; white-space: pre-wrap; overflow-wrap: anywhere; }
 table.bias { border-collapse: collapse; margin: 0.5em 0 1em; }
 table.bias td, table.bias th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 table.bias td:first-child, table.bias th:first-child { text-align: left; }
 .flames { display: flex; flex-wrap: wrap; gap: 1.5em; }
-.flames > div { flex: 1 1 480px; max-width: 1000px; }
+.flames > div { flex: 1 1 100%; max-width: 1000px; }
 svg.flame { width: 100%; height: auto; cursor: pointer; }
 .flame rect { stroke: white; stroke-width: 0.5; }
 .flame.diff rect { stroke: #999; }
@@ -317,7 +371,7 @@ input#search { font-size: 16px; width: 22em; }
 <pre id="table">{{.Table}}</pre>
 {{if .Diffs}}<h2>Where each profiler differs from the truth</h2>
 <p>Each graph is the truth's calling contexts, as wide as their true share. Colour: the profiler's share of a context's own code less the truth's — red where it charges that code more than the truth, blue where less, white where as much; full colour at ±{{.DiffScale}} percentage points, the largest difference of any profiler here. Hover for a context's numbers, click a frame to zoom into it.</p>
-<div class="flames">{{range .Diffs}}<div><h3>{{.Name}} vs truth (largest difference: {{.MaxDiff}} points)</h3><span class="hits"></span>{{.SVG}}</div>{{end}}</div>{{end}}
+<div class="flames">{{range .Diffs}}<div><h3>{{.Name}} vs truth (largest difference: {{.MaxDiff}} points)</h3>{{if .ByMethod}}<p>{{.Name}} records the method a thread was executing, not its calling context: each method's share is spread over the method's contexts as the truth's is, so the colours compare methods.</p>{{end}}<span class="hits"></span>{{.SVG}}</div>{{end}}</div>{{end}}
 <h2>Why: bias matrices</h2>
 <p>Rows: the method a thread was truly in when its sample was requested; columns: the method the sample was charged to; % of the sampler's samples. A perfect profiler is diagonal.</p>
 {{range .Bias}}<h3>{{.Sampler}}: {{.Samples}} samples, {{.Diagonal}} on the diagonal</h3>

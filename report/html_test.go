@@ -53,6 +53,30 @@ func TestDiffFlameGraph(t *testing.T) {
 	assert.Equal(t, "rgb(255,158,158)", diffColour(0.5, 1), "half the largest difference: half red")
 }
 
+// A profiler that records only the executing method (tprof) is compared
+// by method: its shares spread over each method's contexts as the
+// truth's, so that a flat profile as right as tprof's on Listing 1 looks
+// pale, not as if it had misplaced every sample.
+func TestDiffFlameGraphByMethod(t *testing.T) {
+	truth := hotCold("truth", 2, 98)
+	b := profile.NewBuilder("tprof", "samples", 1)
+	c, h := b.Func(profile.Function{Name: "HotCold.cold"}), b.Func(profile.Function{Name: "HotCold.hot"})
+	b.AddSample([]profile.Frame{{Func: int32(h)}}, 97, 97, "main")
+	b.AddSample([]profile.Frame{{Func: int32(c)}}, 3, 3, "main")
+	flat := b.Build()
+
+	require.True(t, byMethod(flat, truth))
+	assert.False(t, byMethod(truth, truth))
+	d := selfShareDiff(flat, truth)
+	assert.InDelta(t, 0.98*(0.97/0.98-1), d[profile.JoinFrames([]string{"HotCold.main", "HotCold.cold", "HotCold.hot"})], 1e-12)
+	assert.InDelta(t, 0.02*(0.03/0.02-1), d[profile.JoinFrames([]string{"HotCold.main", "HotCold.cold"})], 1e-12)
+	assert.InDelta(t, 0.01, largest(d), 1e-12, "by context it would be 0.97: every sample misplaced")
+
+	other := profile.NewBuilder("tprof", "samples", 1)
+	other.AddSample([]profile.Frame{{Func: int32(other.Func(profile.Function{Name: "Other.run"}))}}, 5, 5, "main")
+	assert.InDelta(t, 1.0, selfShareDiff(other.Build(), truth)["Other.run"], 1e-12, "a method the truth never ran counts by its name")
+}
+
 // A frame too narrow for its name gets a shortened label, or none.
 func TestFlameLabel(t *testing.T) {
 	assert.Equal(t, "", flameLabel("HotCold.hot", flameLabelPx-1))
