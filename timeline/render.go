@@ -90,7 +90,7 @@ func (tl *Timeline) height() vg.Length {
 	colors, names := tl.methodColors()
 	_ = colors
 	legendRows := (min(len(names), len(palette)) + 3) / 4
-	return vg.Length(headerH + jitRowH + len(tl.Lanes)*(laneH+laneGap) + 40 + (legendRows+len(tl.legendLines()))*legendRowH)
+	return vg.Length(headerH + tl.jitHeight() + float64(len(tl.Lanes)*(laneH+laneGap)+40+(legendRows+len(tl.legendLines()))*legendRowH))
 }
 
 // WriteSVG draws the timeline as SVG.
@@ -147,7 +147,9 @@ func (tl *Timeline) draw(c draw.Canvas) {
 	// installation, and a tick at the installation, with the method's
 	// name on the upper or lower half of the row, wherever it does not
 	// overlap the previous name there (otherwise the tick goes unnamed).
-	c.FillText(style(fontSize, 0, -0.5), vg.Point{X: 12, Y: y(top + jitRowH/2)}, "JIT")
+	if tl.jitDrawn() {
+		c.FillText(style(fontSize, 0, -0.5), vg.Point{X: 12, Y: y(top + jitRowH/2)}, "JIT")
+	}
 	var labelEnd [2]vg.Length
 	for _, cp := range tl.Compiles {
 		if cp.Done < tl.From || cp.Queued >= tl.To {
@@ -171,7 +173,7 @@ func (tl *Timeline) draw(c draw.Canvas) {
 			}
 		}
 	}
-	top += jitRowH
+	top += tl.jitHeight()
 
 	lanesTop := top
 	laneH := float64(barH + sampleRowH*len(tl.Samplers))
@@ -255,6 +257,26 @@ func axisLabel(i int, off sim.Time) string {
 	return "+" + off.String()
 }
 
+// jitDrawn reports whether a compilation overlaps the window: the JIT
+// lane is drawn only then.
+func (tl *Timeline) jitDrawn() bool {
+	for _, cp := range tl.Compiles {
+		if cp.Done >= tl.From && cp.Queued < tl.To {
+			return true
+		}
+	}
+	return false
+}
+
+// jitHeight is the JIT lane's height, or, without it, the room the
+// first lane's poll ticks take above its bar.
+func (tl *Timeline) jitHeight() float64 {
+	if tl.jitDrawn() {
+		return jitRowH
+	}
+	return 10
+}
+
 // legendLines explain what the timeline draws, and only that: safepoint
 // bands and stops when it has safepoints, poll ticks when it recorded
 // polls, the JIT lane when it has compilations.
@@ -272,11 +294,8 @@ func (tl *Timeline) legendLines() []string {
 			break
 		}
 	}
-	for _, cp := range tl.Compiles {
-		if cp.Done >= tl.From && cp.Queued < tl.To { // drawn
-			third = append(third, "JIT: a compilation, queued to installed")
-			break
-		}
+	if tl.jitDrawn() {
+		third = append(third, "JIT: a compilation, queued to installed")
 	}
 	if len(third) > 0 {
 		lines = append(lines, strings.Join(third, " · "))

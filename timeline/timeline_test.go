@@ -153,3 +153,17 @@ func TestLegendSeparatesItemsVisibly(t *testing.T) {
 	assert.Contains(t, lines[1], " · red band")
 	assert.Contains(t, lines[2], "polls the thread executed · JIT")
 }
+
+// The JIT lane is drawn only when a compilation overlaps the window: an
+// empty lane labelled "JIT" reads as a lane whose drawing is missing.
+func TestJITLaneOnlyWithCompilations(t *testing.T) {
+	tl := &Timeline{Workload: "w", From: 10, To: 20, Lanes: []Lane{{Thread: "main"}}, Compiles: []Compile{{Queued: 1, Done: 5}}}
+	var before bytes.Buffer
+	require.NoError(t, tl.WriteSVG(&before))
+	assert.NotContains(t, before.String(), ">JIT<", "a compilation done before the window: no lane")
+	tl.Compiles = []Compile{{Method: "A.m", Queued: 15, Done: 18}}
+	var during bytes.Buffer
+	require.NoError(t, tl.WriteSVG(&during))
+	assert.Contains(t, during.String(), ">JIT<")
+	assert.Greater(t, tl.jitHeight(), (&Timeline{}).jitHeight(), "the lane takes its row")
+}
