@@ -66,6 +66,16 @@ type CallGraphSource interface {
 	jit.EdgeProfile
 }
 
+// ContextTree is a sampler that keeps a calling context tree whose node
+// and edge counts its profile (samples only) does not carry: pcct and
+// hotmethods. Whaley's PCCT precision correlates them (study W2).
+type ContextTree interface {
+	Sampler
+	// Contexts returns every node of the tree with its counts, root
+	// excluded, in creation order; valid after the run.
+	Contexts() []PCCTContext
+}
+
 // IntervalSetter is a sampler whose sampling interval can be set after it
 // is built, by Go code that holds the instance (a spec's interval key sets
 // it before).

@@ -303,4 +303,7 @@ func (s *PCCT) Result() *Result {
 // SamplesAtTick marks PCCT as TickSynchronous: OnTimer takes its samples.
 func (s *PCCT) SamplesAtTick() {}
 
-var _ TickSynchronous = (*PCCT)(nil)
+var (
+	_ TickSynchronous = (*PCCT)(nil)
+	_ ContextTree     = (*PCCT)(nil)
+)

@@ -125,11 +125,6 @@ func (k whaleyKey) run() (*whaleyRun, error) { return whaleyOnce(k.bench, k.seed
 // 10 ms), and at 100 ms, 8 samples a data set, one stand-in's precision
 // follows the draws (jess, hot methods: 0.50 ± 0.54 or 0.86 ± 0.11 for
 // two sets of draws).
-func newPCCT(name string, tweak func(*samplers.PCCTConfig)) samplers.Sampler {
-	c := samplers.DefaultPCCTConfig()
-	tweak(&c)
-	return samplers.NewPCCT(name, c)
-}
 
 func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
 	s := paperSpec(bench, seed, d)

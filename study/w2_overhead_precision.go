@@ -92,7 +92,7 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 	}
 	// The instance's contexts with their edge counts, which its profile
 	// does not carry.
-	pc, _ := rig.Sampler(prof).(*samplers.PCCT)
+	pc, _ := rig.Sampler(prof).(samplers.ContextTree)
 	r := &w2Run{speed: float64(out.Result.Truth.BytecodeTotal()) / out.Result.End.Seconds(), end: out.Result.End}
 	if pc != nil {
 		r.counts = map[string]float64{}

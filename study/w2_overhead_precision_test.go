@@ -75,35 +75,43 @@ func TestWhaleyDataSetsAndEdgeWeights(t *testing.T) {
 	// The window's ten ticks and the comparison of the marked tree with
 	// the full walks' need exact, shared tick times: each sampler draws
 	// its jitter from its own stream, so all three run at jitter 0.
-	set := newPCCT("set", func(c *samplers.PCCTConfig) {
-		c.CountFrom, c.CountUntil, c.Jitter = 100*sim.Millisecond, 200*sim.Millisecond, 0
-	})
-	marked := newPCCT("marked", func(c *samplers.PCCTConfig) { c.Jitter = 0 })
-	full := newPCCT("full", func(c *samplers.PCCTConfig) { c.FullWalk, c.Jitter = true, 0 })
-	cfg.Extra = []samplers.Sampler{set, marked, full}
-	out, err := harness.Run(p, cfg)
+	cfg.Samplers = []string{
+		"pcct:set,count_from=100ms,count_until=200ms,jitter=0",
+		"pcct:marked,jitter=0",
+		"pcct:full,full_walk=true,jitter=0",
+	}
+	rig, err := harness.Build(p, cfg)
 	require.NoError(t, err)
-	count := func(s samplers.Sampler) (n int64) {
-		for _, c := range s.(*samplers.PCCT).Contexts() {
+	require.NoError(t, rig.Run())
+	out, err := rig.Collect()
+	require.NoError(t, err)
+	tree := func(id string) samplers.ContextTree {
+		s, ok := rig.Sampler(id).(samplers.ContextTree)
+		require.True(t, ok, "%s is a samplers.ContextTree", id)
+		return s
+	}
+	set, marked, full := tree("pcct:set"), tree("pcct:marked"), tree("pcct:full")
+	count := func(s samplers.ContextTree) (n int64) {
+		for _, c := range s.Contexts() {
 			n += c.Count
 		}
 		return n
 	}
 	assert.Equal(t, int64(10), count(set), "ticks at 100, 110, …, 190 ms")
-	assert.Equal(t, out.Costs["marked"].Taken, count(marked))
+	assert.Equal(t, out.Costs["pcct:marked"].Taken, count(marked))
 	inclusive := map[string]int64{}
-	for _, c := range full.(*samplers.PCCT).Contexts() {
+	for _, c := range full.Contexts() {
 		for i := range c.Path {
 			if i == len(c.Path)-1 || c.Path[i+1] == profile.FrameSep[0] {
 				inclusive[c.Path[:i+1]] += c.Count
 			}
 		}
 	}
-	for _, c := range full.(*samplers.PCCT).Contexts() {
+	for _, c := range full.Contexts() {
 		assert.Equal(t, inclusive[c.Path], c.Edge, "full walks: edge weight = samples through %s", c.Path)
 	}
 	entry := false
-	for _, c := range marked.(*samplers.PCCT).Contexts() {
+	for _, c := range marked.Contexts() {
 		assert.LessOrEqual(t, c.Edge, inclusive[c.Path], c.Path)
 		if c.Path == "Main.main" {
 			entry = true
