@@ -33,8 +33,8 @@ const (
 	EngineWall = "wall"
 )
 
-// AsyncConfig configures the async-profiler sampler.
-type AsyncConfig struct {
+// asyncConfig configures the async-profiler sampler.
+type asyncConfig struct {
 	// Engine is async-profiler's event: EngineCPU, EngineCTimer,
 	// EngineITimer or EngineWall.
 	Engine string `key:"engine" doc:"cpu (perf cpu-clock per thread, CPU time, exact) | ctimer (per-thread CPU timer checked at the kernel tick) | itimer (one process CPU timer, tick-charged; the signal goes to the thread whose tick crossed it) | wall (every thread, any state, each interval)" src:"async-profiler 4.5: -e cpu (default; perf_events, ctimer where unavailable), itimer, ctimer, wall"`
@@ -61,13 +61,13 @@ type AsyncConfig struct {
 	HandlerPerFrame sim.Time `key:"handler_per_frame" check:"0..1s" doc:"handler cost per frame walked (costed mode)" src:"our choice: ~50 ns per frame"`
 }
 
-// DefaultAsyncConfig is async-profiler's default: the cpu engine, 10 ms.
-func DefaultAsyncConfig() AsyncConfig {
-	return AsyncConfig{Engine: EngineCPU, Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Tick: 4 * sim.Millisecond, ThreadsPerTick: 8, Depth: 2048, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
+// defaultAsyncConfig is async-profiler's default: the cpu engine, 10 ms.
+func defaultAsyncConfig() asyncConfig {
+	return asyncConfig{Engine: EngineCPU, Interval: 10 * sim.Millisecond, Jitter: HRTimerJitter, Tick: 4 * sim.Millisecond, ThreadsPerTick: 8, Depth: 2048, HandlerBase: 2 * sim.Microsecond, HandlerPerFrame: 50}
 }
 
 // Validate names the first invalid field.
-func (c AsyncConfig) Validate() error {
+func (c asyncConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
 		return err
 	}
@@ -80,8 +80,8 @@ func (c AsyncConfig) Validate() error {
 
 func init() {
 	Register(Info{Name: "async", Description: "async-profiler 4.5: a signal at the exact position, by engine (cpu: each thread every 10 ms of its CPU time; ctimer, itimer, wall), frames resolved through debug info (skid without DebugNonSafepoints)",
-		Config: func() any { c := DefaultAsyncConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewAsync(label, *cfg.(*AsyncConfig)) }})
+		Config: func() any { c := defaultAsyncConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newAsync(label, *cfg.(*asyncConfig)) }})
 }
 
 // cpuRecheckDivisor: the cpu engine re-checks threads that were not
@@ -91,7 +91,7 @@ func init() {
 // thread running at a check is signalled exactly when it crosses.
 const cpuRecheckDivisor = 10
 
-// Async interrupts threads at their exact position and walks the stack
+// asyncSampler interrupts threads at their exact position and walks the stack
 // the way async-profiler does: a compiled frame's position is resolved
 // through the JIT's debug information (ResolveDebugInfo), so without
 // DebugNonSafepoints it moves to the first recorded position at or after
@@ -100,9 +100,9 @@ const cpuRecheckDivisor = 10
 // Costs.Undecipherable). Which threads are signalled, and when, is the
 // engine's (EngineCPU, EngineCTimer, EngineITimer, EngineWall). A sample
 // weighs one interval (ctimer: 1 + overrun intervals).
-type Async struct {
+type asyncSampler struct {
 	name  string
-	cfg   AsyncConfig
+	cfg   asyncConfig
 	env   *Env
 	rec   *recorder
 	timer sim.TimerID
@@ -130,14 +130,14 @@ type Async struct {
 	ids     []sim.ThreadID
 }
 
-// NewAsync creates an async sampler reported under name.
-func NewAsync(name string, cfg AsyncConfig) *Async { return &Async{name: name, cfg: cfg} }
+// newAsync creates an async sampler reported under name.
+func newAsync(name string, cfg asyncConfig) *asyncSampler { return &asyncSampler{name: name, cfg: cfg} }
 
 // Name is the sampler's label ("async" unless labelled).
-func (s *Async) Name() string { return s.name }
+func (s *asyncSampler) Name() string { return s.name }
 
 // Attach starts the engine.
-func (s *Async) Attach(env *Env) error {
+func (s *asyncSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -171,7 +171,7 @@ func (s *Async) Attach(env *Env) error {
 
 // expiryOf is thread id's next expiry in its own CPU time, first set an
 // interval past its CPU time when the sampler first sees it.
-func (s *Async) expiryOf(vm sim.Agent, id sim.ThreadID) sim.Time {
+func (s *asyncSampler) expiryOf(vm sim.Agent, id sim.ThreadID) sim.Time {
 	for int(id) >= len(s.expiry) {
 		s.expiry, s.seen = append(s.expiry, 0), append(s.seen, false)
 	}
@@ -185,7 +185,7 @@ func (s *Async) expiryOf(vm sim.Agent, id sim.ThreadID) sim.Time {
 // cpuNext is how long until the cpu engine's next check: the least CPU
 // time a running thread needs to reach its expiry, at most the recheck
 // period.
-func (s *Async) cpuNext(vm sim.Agent) sim.Time {
+func (s *asyncSampler) cpuNext(vm sim.Agent) sim.Time {
 	next := max(s.cfg.Interval/cpuRecheckDivisor, 1)
 	for _, id := range s.running(vm) {
 		if r := s.expiryOf(vm, id) - vm.ThreadCPU(id); r < next {
@@ -196,7 +196,7 @@ func (s *Async) cpuNext(vm sim.Agent) sim.Time {
 }
 
 // running lists the profiled threads on a CPU, into s.ids.
-func (s *Async) running(vm sim.Agent) []sim.ThreadID {
+func (s *asyncSampler) running(vm sim.Agent) []sim.ThreadID {
 	s.ids = s.ids[:0]
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if vm.Profiled(id) && vm.State(id) == sim.Running {
@@ -207,7 +207,7 @@ func (s *Async) running(vm sim.Agent) []sim.ThreadID {
 }
 
 // OnTimer runs the engine's timer.
-func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *asyncSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.late = at - s.next
 	switch s.cfg.Engine {
 	case EngineCPU:
@@ -224,7 +224,7 @@ func (s *Async) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 // onCPU signals every running thread whose CPU time reached its expiry
 // (an hrtimer forwarded past the present: one signal), then waits for the
 // next one.
-func (s *Async) onCPU(vm sim.Agent, at sim.Time) {
+func (s *asyncSampler) onCPU(vm sim.Agent, at sim.Time) {
 	for _, id := range s.running(vm) {
 		cpu := vm.ThreadCPU(id)
 		if exp := s.expiryOf(vm, id); cpu >= exp {
@@ -241,7 +241,7 @@ func (s *Async) onCPU(vm sim.Agent, at sim.Time) {
 
 // onCTimer is a kernel tick: every running thread past its expiry gets
 // one signal, weighed by the periods it crossed.
-func (s *Async) onCTimer(vm sim.Agent, at sim.Time) {
+func (s *asyncSampler) onCTimer(vm sim.Agent, at sim.Time) {
 	for _, id := range s.running(vm) {
 		cpu := vm.ThreadCPU(id)
 		exp := s.expiryOf(vm, id)
@@ -266,7 +266,7 @@ func (s *Async) onCTimer(vm sim.Agent, at sim.Time) {
 // whose charge reaches the expiry gets the signal; the expiry moves one
 // interval (check_cpu_itimer). A signal to a service thread is no sample
 // of the program.
-func (s *Async) onITimer(vm sim.Agent, at sim.Time) {
+func (s *asyncSampler) onITimer(vm sim.Agent, at sim.Time) {
 	s.ids = s.ids[:0]
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if st := vm.State(id); st == sim.Running || st == sim.Stalled {
@@ -293,7 +293,7 @@ func (s *Async) onITimer(vm sim.Agent, at sim.Time) {
 // onWall signals the next batch of the cycle's threads, whatever their
 // state, and sleeps until the next batch's share of the interval has
 // passed (a new cycle, and a fresh thread list, once all are done).
-func (s *Async) onWall(vm sim.Agent, at sim.Time) {
+func (s *asyncSampler) onWall(vm sim.Agent, at sim.Time) {
 	if s.pos == 0 {
 		s.threads = s.threads[:0]
 		for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
@@ -324,7 +324,7 @@ const wallMinSleep = 100 * sim.Microsecond
 
 // signal samples thread id at its present position, as the signal
 // handler walks it, weighing weight.
-func (s *Async) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Time) {
+func (s *asyncSampler) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Time) {
 	s.rec.costs.Requested++
 	if n := len(s.rec.costs.Ticks); n == 0 || s.rec.costs.Ticks[n-1] != int64(at) {
 		s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
@@ -353,7 +353,7 @@ func (s *Async) signal(vm sim.Agent, at sim.Time, id sim.ThreadID, weight sim.Ti
 }
 
 // Result returns the profile and costs.
-func (s *Async) Result() *Result { return s.rec.result() }
+func (s *asyncSampler) Result() *Result { return s.rec.result() }
 
 // ResolveDebugInfo maps an exact stack to what a stack walk through C2's
 // debug information reports, as AsyncGetCallTrace and JFR find it (HotSpot
@@ -513,12 +513,12 @@ func firstRecord(c *sim.Code, pc int32, from int, path []hop) ([]hop, bool) {
 	return path, false
 }
 
-// TracesSamples: Async tells Env.Trace each sample's story.
-func (s *Async) TracesSamples() {}
+// TracesSamples: asyncSampler tells Env.Trace each sample's story.
+func (s *asyncSampler) TracesSamples() {}
 
-var _ Traceable = (*Async)(nil)
+var _ Traceable = (*asyncSampler)(nil)
 
-// SamplesAtTick marks Async as TickSynchronous: OnTimer takes its samples.
-func (s *Async) SamplesAtTick() {}
+// SamplesAtTick marks asyncSampler as TickSynchronous: OnTimer takes its samples.
+func (s *asyncSampler) SamplesAtTick() {}
 
-var _ TickSynchronous = (*Async)(nil)
+var _ TickSynchronous = (*asyncSampler)(nil)

@@ -50,7 +50,7 @@ func TestTimerJitter(t *testing.T) {
 		}
 	}
 
-	mean := samplers.DefaultAsyncConfig().Jitter
+	mean := defaultDuration(t, "async", "jitter")
 	require.Equal(t, samplers.HRTimerJitter, mean)
 	late := out.Costs["async:late"].Ticks
 	require.Greater(t, len(late), 1900)

@@ -182,3 +182,21 @@ func TestCostedSamplerShiftsCompilation(t *testing.T) {
 func specOf(name string, cfg any) string {
 	return samplers.Spec{Name: name, Set: param.Values(cfg)}.String()
 }
+
+// defaultDuration is the default of sampler name's duration key, read
+// from the registry (the sampler's configuration type is the package's
+// own).
+func defaultDuration(t *testing.T, name, key string) sim.Time {
+	t.Helper()
+	info, err := samplers.Lookup(name)
+	require.NoError(t, err)
+	for _, k := range info.Keys() {
+		if k.Name == key {
+			d, err := param.ParseDuration(k.Default)
+			require.NoError(t, err, "%s: %s", name, key)
+			return d
+		}
+	}
+	t.Fatalf("sampler %s has no key %q", name, key)
+	return 0
+}

@@ -9,8 +9,8 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// TprofConfig configures tprof, Mytkowicz et al.'s random sampler.
-type TprofConfig struct {
+// tprofConfig configures tprof, Mytkowicz et al.'s random sampler.
+type tprofConfig struct {
 	// Interval t and Random r: the next sample comes t + U(−r, r) after
 	// the previous one. Interval > 0, 0 ≤ Random < Interval.
 	Interval sim.Time `key:"interval" check:"1us..max" doc:"mean time between samples t" src:"Mytkowicz et al. PLDI'10 §6.1: t = 10 ms"`
@@ -21,14 +21,14 @@ type TprofConfig struct {
 	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..max" doc:"sampling thread's CPU per tick (costed mode)" src:"our choice: ~5 us"`
 }
 
-// DefaultTprofConfig is the paper's t = 10 ms, r = 3 ms.
-func DefaultTprofConfig() TprofConfig {
-	return TprofConfig{Interval: 10 * sim.Millisecond, Random: 3 * sim.Millisecond,
+// defaultTprofConfig is the paper's t = 10 ms, r = 3 ms.
+func defaultTprofConfig() tprofConfig {
+	return tprofConfig{Interval: 10 * sim.Millisecond, Random: 3 * sim.Millisecond,
 		SignalCost: 5 * sim.Microsecond, AgentPerSample: 5 * sim.Microsecond}
 }
 
 // Validate names the first invalid field.
-func (c TprofConfig) Validate() error {
+func (c tprofConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
 		return err
 	}
@@ -40,17 +40,17 @@ func (c TprofConfig) Validate() error {
 
 func init() {
 	Register(Info{Name: "tprof", Description: "Mytkowicz's tprof: random interval 10 ms ± 3 ms, exact position, leaf compiled method only, interpreted code as one bucket",
-		Config: func() any { c := DefaultTprofConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewTprof(label, *cfg.(*TprofConfig)) }})
+		Config: func() any { c := defaultTprofConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newTprof(label, *cfg.(*tprofConfig)) }})
 }
 
-// Tprof interrupts running threads at random times and records the method
+// tprofSampler interrupts running threads at random times and records the method
 // whose code they are executing. Like the paper's prototype it maps code
 // addresses to methods: samples in inlined code go to the method they were
 // compiled into, and interpreted code is one "<interpreted>" bucket.
-type Tprof struct {
+type tprofSampler struct {
 	name        string
-	cfg         TprofConfig
+	cfg         tprofConfig
 	env         *Env
 	rec         *recorder
 	rng         *rand.Rand
@@ -59,14 +59,14 @@ type Tprof struct {
 	interpreted int
 }
 
-// NewTprof creates a tprof sampler reported under name.
-func NewTprof(name string, cfg TprofConfig) *Tprof { return &Tprof{name: name, cfg: cfg} }
+// newTprof creates a tprof sampler reported under name.
+func newTprof(name string, cfg tprofConfig) *tprofSampler { return &tprofSampler{name: name, cfg: cfg} }
 
 // Name is the sampler's label ("tprof" unless labelled).
-func (s *Tprof) Name() string { return s.name }
+func (s *tprofSampler) Name() string { return s.name }
 
 // Attach starts the random timer.
-func (s *Tprof) Attach(env *Env) error {
+func (s *tprofSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -82,7 +82,7 @@ func (s *Tprof) Attach(env *Env) error {
 	return nil
 }
 
-func (s *Tprof) next(now sim.Time) sim.Time {
+func (s *tprofSampler) next(now sim.Time) sim.Time {
 	d := s.cfg.Interval
 	if s.cfg.Random > 0 {
 		d += sim.Time(s.rng.Int64N(int64(2*s.cfg.Random)+1)) - s.cfg.Random
@@ -91,7 +91,7 @@ func (s *Tprof) next(now sim.Time) sim.Time {
 }
 
 // OnTimer samples every running application thread.
-func (s *Tprof) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *tprofSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running) {
@@ -119,10 +119,10 @@ func (s *Tprof) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 }
 
 // OnJobDone is the sampling thread going back to sleep.
-func (s *Tprof) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
+func (s *tprofSampler) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the profile and costs.
-func (s *Tprof) Result() *Result {
+func (s *tprofSampler) Result() *Result {
 	r := s.rec.result()
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
@@ -130,12 +130,12 @@ func (s *Tprof) Result() *Result {
 	return r
 }
 
-// TracesSamples: Tprof tells Env.Trace each sample's story.
-func (s *Tprof) TracesSamples() {}
+// TracesSamples: tprofSampler tells Env.Trace each sample's story.
+func (s *tprofSampler) TracesSamples() {}
 
-var _ Traceable = (*Tprof)(nil)
+var _ Traceable = (*tprofSampler)(nil)
 
-// SamplesAtTick marks Tprof as TickSynchronous: OnTimer takes its samples.
-func (s *Tprof) SamplesAtTick() {}
+// SamplesAtTick marks tprofSampler as TickSynchronous: OnTimer takes its samples.
+func (s *tprofSampler) SamplesAtTick() {}
 
-var _ TickSynchronous = (*Tprof)(nil)
+var _ TickSynchronous = (*tprofSampler)(nil)
