@@ -8,8 +8,8 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// CBSConfig configures Arnold & Grove's counter-based sampling.
-type CBSConfig struct {
+// cbsConfig configures Arnold & Grove's counter-based sampling.
+type cbsConfig struct {
 	// Interval is the timer that opens a sampling window (10 ms). > 0.
 	Interval sim.Time `key:"interval" check:"1us..max" doc:"timer that opens a sampling window" src:"Arnold & Grove CGO'05: Jikes RVM's 10 ms timer (Linux's minimum for unprivileged processes)"`
 	// Jitter is the timer thread's mean oversleep (timerJitter): each
@@ -29,37 +29,37 @@ type CBSConfig struct {
 	Stream string `key:"stream" doc:"name the instance's random streams derive from (the windows' skips, the timer's jitter); empty: its ID" src:"its ID: each instance draws its own"`
 }
 
-// DefaultCBSConfig is the setting Arnold & Grove recommend for Jikes RVM:
+// defaultCBSConfig is the setting Arnold & Grove recommend for Jikes RVM:
 // STRIDE 3, SAMPLES 32.
-func DefaultCBSConfig() CBSConfig {
-	return CBSConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Stride: 3, Samples: 32, YieldCost: 20, SampleCost: 500}
+func defaultCBSConfig() cbsConfig {
+	return cbsConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Stride: 3, Samples: 32, YieldCost: 20, SampleCost: 500}
 }
 
 // Validate names the first invalid field.
-func (c CBSConfig) Validate() error {
+func (c cbsConfig) Validate() error {
 	return param.Check(&c)
 }
 
-// JikesTimerConfig configures Jikes RVM's timer-based edge sampler.
-type JikesTimerConfig struct {
+// jikesTimerConfig configures Jikes RVM's timer-based edge sampler.
+type jikesTimerConfig struct {
 	// Jitter is the timer thread's mean oversleep, as for CBS.
 	Jitter sim.Time `key:"jitter" check:"0..1h" doc:"mean oversleep of the timer thread, exponential; it adds to the interval (0: exact)" src:"tools/timer-jitter (b): Jikes RVM's timer is a native thread looping nanosleep(10 ms) (tools/bootImageRunner/sys.C, timeSlicerThreadMain; TimerThread.run in 3.x); a thread sleeping 10 ms here oversleeps 113-306 us on average over twelve runs (median 174), accumulating"`
 	// Interval is the timer period. > 0.
 	Interval sim.Time `key:"interval" check:"1us..max" doc:"timer period: the next prologue/epilogue yield point after a tick records its call edge" src:"Jikes RVM: 10 ms timer (Arnold & Grove CGO'05)"`
 }
 
-// DefaultJikesTimerConfig is Jikes RVM's 10 ms timer.
-func DefaultJikesTimerConfig() JikesTimerConfig {
-	return JikesTimerConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter}
+// defaultJikesTimerConfig is Jikes RVM's 10 ms timer.
+func defaultJikesTimerConfig() jikesTimerConfig {
+	return jikesTimerConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter}
 }
 
 func init() {
 	Register(Info{Name: "cbs", Description: "Arnold & Grove counter-based sampling: a 10 ms timer opens a window of SAMPLES call-edge samples, one every STRIDE prologue/epilogue yield points (3, 32); needs --vm jikes",
-		Config: func() any { c := DefaultCBSConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewCBS(label, *cfg.(*CBSConfig)) }})
+		Config: func() any { c := defaultCBSConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newCBS(label, *cfg.(*cbsConfig)) }})
 	Register(Info{Name: "jikes-timer", Description: "Jikes RVM base call-graph sampling: a 10 ms timer flag, taken at the next prologue/epilogue yield point, records that call edge; needs --vm jikes",
-		Config: func() any { c := DefaultJikesTimerConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewJikesTimer(label, *cfg.(*JikesTimerConfig)) }})
+		Config: func() any { c := defaultJikesTimerConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newJikesTimer(label, *cfg.(*jikesTimerConfig)) }})
 }
 
 // edgeSampler is what CBS and jikes-timer share: a timer, a hook on
@@ -148,11 +148,11 @@ func isPrologueOrEpilogue(k sim.PollKind) bool {
 	return k == sim.PollPrologue || k == sim.PollEpilogue
 }
 
-// CBS is counter-based sampling. The window state is per thread, as in
+// cbsSampler is counter-based sampling. The window state is per thread, as in
 // J9's thread-local counters.
-type CBS struct {
+type cbsSampler struct {
 	edgeSampler
-	cfg    CBSConfig
+	cfg    cbsConfig
 	label  string
 	rng    *rand.Rand
 	skip   map[sim.ThreadID]int
@@ -160,14 +160,14 @@ type CBS struct {
 	yields int64
 }
 
-// NewCBS creates a CBS sampler reported under name; several, differently
+// newCBS creates a CBS sampler reported under name; several, differently
 // named, can watch one execution (a STRIDE × SAMPLES grid).
-func NewCBS(name string, cfg CBSConfig) *CBS {
-	return &CBS{cfg: cfg, label: name, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
+func newCBS(name string, cfg cbsConfig) *cbsSampler {
+	return &cbsSampler{cfg: cfg, label: name, skip: map[sim.ThreadID]int{}, left: map[sim.ThreadID]int{}}
 }
 
-// Name is the name given to NewCBS ("cbs" if none).
-func (s *CBS) Name() string {
+// Name is the name given to newCBS ("cbs" if none).
+func (s *cbsSampler) Name() string {
 	if s.label != "" {
 		return s.label
 	}
@@ -175,10 +175,10 @@ func (s *CBS) Name() string {
 }
 
 // Config returns the configuration.
-func (s *CBS) Config() CBSConfig { return s.cfg }
+func (s *cbsSampler) Config() cbsConfig { return s.cfg }
 
 // Attach starts the timer.
-func (s *CBS) Attach(env *Env) error {
+func (s *cbsSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.Name(), err)
 	}
@@ -192,7 +192,7 @@ func (s *CBS) Attach(env *Env) error {
 
 // OnTimer opens a window on every running thread that has none open: the
 // first sample comes after a skip drawn from [1, STRIDE].
-func (s *CBS) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *cbsSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -208,7 +208,7 @@ func (s *CBS) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 
 // OnHook runs Figure 3's logic at each prologue/epilogue yield point of a
 // thread whose window is open.
-func (s *CBS) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *cbsSampler) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	if s.left[id] == 0 {
 		return sim.Continue
 	}
@@ -238,15 +238,15 @@ func (s *CBS) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 
 // Result returns the edge profile; Measures[YieldPointsTaken] counts the
 // prologue/epilogue yield points run while windows were open.
-func (s *CBS) Result() *Result {
+func (s *cbsSampler) Result() *Result {
 	r := s.rec.result()
 	r.Costs.Measures = map[Measure]float64{YieldPointsTaken: float64(s.yields)}
 	return r
 }
 
-// JikesTimer is Jikes RVM's base mechanism: the timer sets a flag that
+// jikesTimerSampler is Jikes RVM's base mechanism: the timer sets a flag that
 // the next prologue or epilogue yield point takes, recording that edge.
-type JikesTimer struct {
+type jikesTimerSampler struct {
 	edgeSampler
 	label    string
 	interval sim.Time
@@ -254,13 +254,13 @@ type JikesTimer struct {
 	pending  map[sim.ThreadID]bool
 }
 
-// NewJikesTimer creates the base sampler reported under name.
-func NewJikesTimer(name string, cfg JikesTimerConfig) *JikesTimer {
-	return &JikesTimer{label: name, interval: cfg.Interval, jitter: cfg.Jitter, pending: map[sim.ThreadID]bool{}}
+// newJikesTimer creates the base sampler reported under name.
+func newJikesTimer(name string, cfg jikesTimerConfig) *jikesTimerSampler {
+	return &jikesTimerSampler{label: name, interval: cfg.Interval, jitter: cfg.Jitter, pending: map[sim.ThreadID]bool{}}
 }
 
 // Name is the sampler's label ("jikes-timer" unless labelled).
-func (s *JikesTimer) Name() string {
+func (s *jikesTimerSampler) Name() string {
 	if s.label != "" {
 		return s.label
 	}
@@ -268,7 +268,7 @@ func (s *JikesTimer) Name() string {
 }
 
 // Attach starts the timer.
-func (s *JikesTimer) Attach(env *Env) error {
+func (s *jikesTimerSampler) Attach(env *Env) error {
 	if s.interval <= 0 {
 		return fmt.Errorf("sampler %s: interval: %v must be > 0", s.Name(), s.interval)
 	}
@@ -276,7 +276,7 @@ func (s *JikesTimer) Attach(env *Env) error {
 }
 
 // OnTimer sets the flag of every running thread.
-func (s *JikesTimer) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *jikesTimerSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -289,7 +289,7 @@ func (s *JikesTimer) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 }
 
 // OnHook records the edge at the first prologue/epilogue yield point.
-func (s *JikesTimer) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *jikesTimerSampler) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	if !s.pending[id] {
 		return sim.Continue
 	}
@@ -301,16 +301,16 @@ func (s *JikesTimer) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Actio
 	if s.sampleEdge(vm, id) && s.env.Mode == Costed && vm.State(id) == sim.Running {
 		// The yield point runs the adaptive system's listener on the
 		// thread: the same per-sample cost as a CBS sample.
-		vm.Stall(id, DefaultCBSConfig().SampleCost)
-		s.rec.costs.Stall += DefaultCBSConfig().SampleCost
+		vm.Stall(id, defaultCBSConfig().SampleCost)
+		s.rec.costs.Stall += defaultCBSConfig().SampleCost
 	}
 	return sim.Continue
 }
 
 // Result returns the edge profile.
-func (s *JikesTimer) Result() *Result { return s.rec.result() }
+func (s *jikesTimerSampler) Result() *Result { return s.rec.result() }
 
-var _ PrologueYieldPointer = (*CBS)(nil)
-var _ PrologueYieldPointer = (*JikesTimer)(nil)
-var _ CallGraphSource = (*CBS)(nil)
-var _ CallGraphSource = (*JikesTimer)(nil)
+var _ PrologueYieldPointer = (*cbsSampler)(nil)
+var _ PrologueYieldPointer = (*jikesTimerSampler)(nil)
+var _ CallGraphSource = (*cbsSampler)(nil)
+var _ CallGraphSource = (*jikesTimerSampler)(nil)
