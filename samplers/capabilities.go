@@ -10,7 +10,7 @@ import (
 // Capabilities: what a sampler may provide beyond Sampler. Each is a named
 // interface that a run consults by asserting a sampler to it; a sampler
 // that provides one says so with a compile-time assertion at the end of its
-// file (var _ IntervalSetter = (*Safepoint)(nil)). A run that asks a
+// file (var _ IntervalSetter = (*safepointSampler)(nil)). A run that asks a
 // sampler for a capability it lacks is an error naming the sampler and the
 // capability, never a silent no-op.
 

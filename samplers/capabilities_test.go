@@ -65,15 +65,21 @@ func TestRegisteredCapabilities(t *testing.T) {
 // SetInterval sets the interval of a sampler that has one and names a
 // sampler that has none.
 func TestSetInterval(t *testing.T) {
+	// The samplers' types are the package's own; their Config methods
+	// return the exported configurations.
+	type hoferConfigured interface{ Config() samplers.HoferConfig }
+	type safepointConfigured interface {
+		Config() samplers.SafepointConfig
+	}
 	s, err := samplers.New("sps")
 	require.NoError(t, err)
 	require.NoError(t, samplers.SetInterval(s, 3*sim.Millisecond))
-	assert.Equal(t, 3*sim.Millisecond, s.(*samplers.Hofer).Config().Interval)
+	assert.Equal(t, 3*sim.Millisecond, s.(hoferConfigured).Config().Interval)
 
 	s, err = samplers.New("jvmti")
 	require.NoError(t, err)
 	require.NoError(t, samplers.SetInterval(s, 7*sim.Millisecond))
-	assert.Equal(t, 7*sim.Millisecond, s.(*samplers.Safepoint).Config().Interval)
+	assert.Equal(t, 7*sim.Millisecond, s.(safepointConfigured).Config().Interval)
 
 	s, err = samplers.New("tprof")
 	require.NoError(t, err)

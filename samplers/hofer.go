@@ -59,8 +59,8 @@ func DefaultSPSConfig() HoferConfig {
 		AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}
 }
 
-// DefaultISPSConfig is ISPS: SPS plus incremental stack tracing.
-func DefaultISPSConfig() HoferConfig {
+// defaultISPSConfig is ISPS: SPS plus incremental stack tracing.
+func defaultISPSConfig() HoferConfig {
 	c := DefaultSPSConfig()
 	c.Incremental, c.Depth = true, 0
 	return c
@@ -74,10 +74,10 @@ func (c HoferConfig) Validate() error {
 func init() {
 	Register(Info{Name: "sps", Description: "Hofer's self-sampling partial safepoints: every 10 ms the first K (= CPUs) threads to reach a poll walk their own stacks (256 frames), waiting threads in proportion; nobody else stops",
 		Config: func() any { c := DefaultSPSConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewHofer(label, *cfg.(*HoferConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return newHofer(label, *cfg.(*HoferConfig)) }})
 	Register(Info{Name: "isps", Description: "Hofer's ISPS: SPS with incremental stack tracing — decode only the top frame, intercept returns to fill callers, share skeleton frames, retrieve at a full safepoint",
-		Config: func() any { c := DefaultISPSConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewHofer(label, *cfg.(*HoferConfig)) }})
+		Config: func() any { c := defaultISPSConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newHofer(label, *cfg.(*HoferConfig)) }})
 }
 
 // frameObj is one frame of an incremental stack trace: filled, or an empty
@@ -97,8 +97,8 @@ type threadTraces struct {
 	cso  *frameObj   // current skeleton object: the next frame to fill
 }
 
-// Hofer is the SPS/ISPS sampler.
-type Hofer struct {
+// hoferSampler is the SPS/ISPS sampler.
+type hoferSampler struct {
 	name    string
 	cfg     HoferConfig
 	env     *Env
@@ -121,23 +121,23 @@ type Hofer struct {
 	sampleReqs, retrieveReqs map[safepoint.RequestID]bool
 }
 
-// NewHofer creates an SPS or ISPS sampler named name.
-func NewHofer(name string, cfg HoferConfig) *Hofer {
-	return &Hofer{name: name, cfg: cfg, traces: map[sim.ThreadID]*threadTraces{},
+// newHofer creates an SPS or ISPS sampler named name.
+func newHofer(name string, cfg HoferConfig) *hoferSampler {
+	return &hoferSampler{name: name, cfg: cfg, traces: map[sim.ThreadID]*threadTraces{},
 		sampleReqs: map[safepoint.RequestID]bool{}, retrieveReqs: map[safepoint.RequestID]bool{}}
 }
 
 // Name is "sps" or "isps".
-func (s *Hofer) Name() string { return s.name }
+func (s *hoferSampler) Name() string { return s.name }
 
 // Config returns the configuration.
-func (s *Hofer) Config() HoferConfig { return s.cfg }
+func (s *hoferSampler) Config() HoferConfig { return s.cfg }
 
 // SetInterval sets the sampling interval; call it before Attach.
-func (s *Hofer) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
+func (s *hoferSampler) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
 
 // Attach starts the sampling timer.
-func (s *Hofer) Attach(env *Env) error {
+func (s *hoferSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -170,7 +170,7 @@ func (s *Hofer) Attach(env *Env) error {
 }
 
 // OnTimer requests a partial safepoint (arg 0) or a retrieve (arg 1).
-func (s *Hofer) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
+func (s *hoferSampler) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	if arg == 1 {
 		if s.env.Mode == Costed {
 			s.retrieveReqs[s.env.Safepoints.Request("retrieve:"+s.name, retrieveOp{s})] = true
@@ -195,7 +195,7 @@ func (s *Hofer) OnTimer(vm sim.Agent, at sim.Time, arg int64) {
 	s.request()
 }
 
-func (s *Hofer) request() {
+func (s *hoferSampler) request() {
 	cfg := safepoint.PartialConfig{K: s.k, IncludeWaiting: s.cfg.IncludeWaiting, Costless: s.env.Mode != Costed}
 	s.sampleReqs[s.env.Safepoints.RequestPartial("sample:"+s.name, cfg, s.rng, s)] = true
 }
@@ -203,7 +203,7 @@ func (s *Hofer) request() {
 // SelfSample is the sampled thread walking its own stack at its poll; a
 // thread the run does not profile (sim.View.Profiled) takes no sample
 // and costs nothing, though it took one of the K places.
-func (s *Hofer) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
+func (s *hoferSampler) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
 	if !vm.Profiled(id) {
 		return 0
 	}
@@ -225,7 +225,7 @@ func (s *Hofer) SelfSample(vm sim.Agent, id sim.ThreadID) sim.Time {
 	return s.costOf(s.cfg.SampleBase + s.cfg.FrameCost)
 }
 
-func (s *Hofer) costOf(d sim.Time) sim.Time {
+func (s *hoferSampler) costOf(d sim.Time) sim.Time {
 	if s.env.Mode == Costed {
 		s.rec.costs.Stall += d
 	}
@@ -234,7 +234,7 @@ func (s *Hofer) costOf(d sim.Time) sim.Time {
 
 // SampleWaiting is the VM thread walking a waiting thread (not one the
 // run does not profile).
-func (s *Hofer) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
+func (s *hoferSampler) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
 	if !vm.Profiled(id) {
 		return 0
 	}
@@ -251,7 +251,7 @@ func (s *Hofer) SampleWaiting(vm sim.Agent, id sim.ThreadID) sim.Time {
 
 // Done is the partial safepoint ending, every sample in: the agent stores
 // the traces, then waits what is left of the interval.
-func (s *Hofer) Done(vm sim.Agent, at sim.Time) {
+func (s *hoferSampler) Done(vm sim.Agent, at sim.Time) {
 	if s.env.Mode != Costed {
 		s.next(vm)
 		return
@@ -264,14 +264,14 @@ func (s *Hofer) Done(vm sim.Agent, at sim.Time) {
 
 // next schedules the tick after a sample is done: what is left of the
 // interval.
-func (s *Hofer) next(vm sim.Agent) {
+func (s *hoferSampler) next(vm sim.Agent) {
 	vm.ScheduleTimer(s.timer, max(vm.Now(), s.lastTick+s.cfg.Interval)+s.jitter.late(), 0)
 }
 
 // sampleIncremental takes an incremental sample: the top frame is decoded
 // into a new top frame object; its caller becomes (or reuses) the current
 // skeleton object, and the top frame's return is intercepted.
-func (s *Hofer) sampleIncremental(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame) {
+func (s *hoferSampler) sampleIncremental(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame) {
 	tt := s.traces[id]
 	if tt == nil {
 		tt = &threadTraces{}
@@ -301,7 +301,7 @@ func (s *Hofer) sampleIncremental(vm sim.Agent, id sim.ThreadID, stack []sim.Sta
 
 // OnHook is the return interception (the trampoline): fill the current
 // skeleton with the frame returned into, then move to its caller.
-func (s *Hofer) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *hoferSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookReturn {
 		return sim.Continue
 	}
@@ -339,7 +339,7 @@ func (s *Hofer) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 
 // complete fills thread id's remaining skeletons from its current stack
 // and un-patches its returns; it returns the frames decoded.
-func (s *Hofer) complete(vm sim.Agent, id sim.ThreadID) int {
+func (s *hoferSampler) complete(vm sim.Agent, id sim.ThreadID) int {
 	tt := s.traces[id]
 	if tt == nil || tt.cso == nil {
 		return 0
@@ -374,7 +374,7 @@ func (s *Hofer) complete(vm sim.Agent, id sim.ThreadID) int {
 }
 
 // emit turns a thread's finished traces into samples and forgets them.
-func (s *Hofer) emit(vm sim.Agent, id sim.ThreadID) {
+func (s *hoferSampler) emit(vm sim.Agent, id sim.ThreadID) {
 	tt := s.traces[id]
 	if tt == nil {
 		return
@@ -400,7 +400,7 @@ func (s *Hofer) emit(vm sim.Agent, id sim.ThreadID) {
 }
 
 // retrieveAll completes and collects every thread's traces.
-func (s *Hofer) retrieveAll(vm sim.Agent) int {
+func (s *hoferSampler) retrieveAll(vm sim.Agent) int {
 	n := 0
 	for id := sim.ThreadID(0); int(id) < vm.NumThreads(); id++ {
 		if s.traces[id] == nil {
@@ -422,7 +422,7 @@ func (s *Hofer) retrieveAll(vm sim.Agent) int {
 // creates many short-lived threads (§7.1). Passive mode collects for free.
 // The callback runs on the ending thread and waits for the retrieve, so
 // the thread (and whoever joins it) is held until the safepoint ends.
-func (s *Hofer) OnThreadEnd(vm sim.Agent, id sim.ThreadID) sim.Action {
+func (s *hoferSampler) OnThreadEnd(vm sim.Agent, id sim.ThreadID) sim.Action {
 	if s.env.Mode != Costed {
 		s.emit(vm, id)
 		return sim.Continue
@@ -436,7 +436,7 @@ func (s *Hofer) OnThreadEnd(vm sim.Agent, id sim.ThreadID) sim.Action {
 // they are complete (every frame has returned), so the VM thread only
 // copies them out.
 type retrieveEndOp struct {
-	s  *Hofer
+	s  *hoferSampler
 	id sim.ThreadID
 }
 
@@ -453,7 +453,7 @@ func (r retrieveEndOp) Done(vm sim.Agent, _ sim.Time) {
 }
 
 // OnJobDone advances the agent's work (costed mode).
-func (s *Hofer) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
+func (s *hoferSampler) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	switch tag {
 	case tagRequest:
 		s.request()
@@ -462,7 +462,7 @@ func (s *Hofer) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	}
 }
 
-type retrieveOp struct{ s *Hofer }
+type retrieveOp struct{ s *hoferSampler }
 
 func (r retrieveOp) Run(vm sim.Agent, at sim.Time) sim.Time {
 	return r.s.cfg.FrameCost * sim.Time(r.s.retrieveAll(vm))
@@ -471,7 +471,7 @@ func (r retrieveOp) Done(sim.Agent, sim.Time) {}
 
 // Result returns the profile (ISPS retrieves the remaining traces first,
 // at no cost: the run is over). Measures: FramesDecodedPerSample.
-func (s *Hofer) Result() *Result {
+func (s *hoferSampler) Result() *Result {
 	if s.cfg.Incremental {
 		s.retrieveAll(s.env.VM)
 	}
@@ -503,9 +503,9 @@ func (s *Hofer) Result() *Result {
 	return r
 }
 
-var _ IntervalSetter = (*Hofer)(nil)
+var _ IntervalSetter = (*hoferSampler)(nil)
 
-// TracesSamples: Hofer tells Env.Trace each sample's story.
-func (s *Hofer) TracesSamples() {}
+// TracesSamples: hoferSampler tells Env.Trace each sample's story.
+func (s *hoferSampler) TracesSamples() {}
 
-var _ Traceable = (*Hofer)(nil)
+var _ Traceable = (*hoferSampler)(nil)

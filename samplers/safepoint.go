@@ -105,12 +105,12 @@ func init() {
 		v := v
 		Register(Info{Name: v.name, Description: v.desc, Sources: v.src,
 			Config: func() any { c := v.cfg; return &c },
-			Build:  func(label string, cfg any) Sampler { return NewSafepoint(label, *cfg.(*SafepointConfig)) }})
+			Build:  func(label string, cfg any) Sampler { return newSafepoint(label, *cfg.(*SafepointConfig)) }})
 	}
 }
 
-// Safepoint is a safepoint-biased sampler.
-type Safepoint struct {
+// safepointSampler is a safepoint-biased sampler.
+type safepointSampler struct {
 	name  string
 	cfg   SafepointConfig
 	env   *Env
@@ -127,27 +127,27 @@ type Safepoint struct {
 	requests map[safepoint.RequestID]bool
 }
 
-// RequestsGlobalSafepoints makes Safepoint a GlobalSafepointer.
-func (s *Safepoint) RequestsGlobalSafepoints() {}
+// RequestsGlobalSafepoints makes safepointSampler a GlobalSafepointer.
+func (s *safepointSampler) RequestsGlobalSafepoints() {}
 
-var _ GlobalSafepointer = (*Safepoint)(nil)
+var _ GlobalSafepointer = (*safepointSampler)(nil)
 
-// NewSafepoint creates a safepoint sampler named name.
-func NewSafepoint(name string, cfg SafepointConfig) *Safepoint {
-	return &Safepoint{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}, requests: map[safepoint.RequestID]bool{}}
+// newSafepoint creates a safepoint sampler named name.
+func newSafepoint(name string, cfg SafepointConfig) *safepointSampler {
+	return &safepointSampler{name: name, cfg: cfg, pending: map[sim.ThreadID]bool{}, requests: map[safepoint.RequestID]bool{}}
 }
 
 // Name is the sampler's registry name.
-func (s *Safepoint) Name() string { return s.name }
+func (s *safepointSampler) Name() string { return s.name }
 
 // Config returns the sampler's configuration.
-func (s *Safepoint) Config() SafepointConfig { return s.cfg }
+func (s *safepointSampler) Config() SafepointConfig { return s.cfg }
 
 // SetInterval sets the sampling interval; call it before Attach.
-func (s *Safepoint) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
+func (s *safepointSampler) SetInterval(iv sim.Time) { s.cfg.Interval = iv }
 
 // Attach starts the sampling timer.
-func (s *Safepoint) Attach(env *Env) error {
+func (s *safepointSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -187,7 +187,7 @@ const (
 )
 
 // OnTimer is the sampling tick.
-func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *safepointSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	s.lastTick = at
@@ -239,7 +239,7 @@ func (s *Safepoint) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 
 // next schedules the tick after a sample finished now: a full interval
 // later (FromEnd) or what is left of the interval (Paced).
-func (s *Safepoint) next(vm sim.Agent) {
+func (s *safepointSampler) next(vm sim.Agent) {
 	switch {
 	case s.cfg.FromEnd:
 		vm.ScheduleTimer(s.timer, vm.Now()+s.cfg.Interval+s.tick.jitter.late(), 0)
@@ -250,7 +250,7 @@ func (s *Safepoint) next(vm sim.Agent) {
 
 // OnHook (passive mode) samples a thread at its next poll: where it would
 // have stopped for the safepoint.
-func (s *Safepoint) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *safepointSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if !s.pending[id] {
 		return sim.Continue
 	}
@@ -267,7 +267,7 @@ func (s *Safepoint) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action
 }
 
 // OnJobDone advances the agent's work (costed mode).
-func (s *Safepoint) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
+func (s *safepointSampler) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 	switch tag {
 	case tagRequest:
 		s.requests[s.env.Safepoints.Request("sample:"+s.name, s)] = true
@@ -277,7 +277,7 @@ func (s *Safepoint) OnJobDone(vm sim.Agent, _ sim.ThreadID, tag int64) {
 }
 
 // Run walks the stopped threads' stacks at the safepoint (costed mode).
-func (s *Safepoint) Run(vm sim.Agent, at sim.Time) sim.Time {
+func (s *safepointSampler) Run(vm sim.Agent, at sim.Time) sim.Time {
 	var cost sim.Time
 	ids := s.env.Safepoints.Stopped()
 	stopped := len(ids)
@@ -301,7 +301,7 @@ func (s *Safepoint) Run(vm sim.Agent, at sim.Time) sim.Time {
 }
 
 // Done hands the traces to the agent.
-func (s *Safepoint) Done(vm sim.Agent, at sim.Time) {
+func (s *safepointSampler) Done(vm sim.Agent, at sim.Time) {
 	if s.env.GC != nil && s.cfg.AllocPerSample > 0 {
 		s.env.GC.Charge(vm, s.cfg.AllocPerSample)
 	}
@@ -309,7 +309,7 @@ func (s *Safepoint) Done(vm sim.Agent, at sim.Time) {
 }
 
 // sample records thread id's stack now and returns the frames walked.
-func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID, how sampleHow) int {
+func (s *safepointSampler) sample(vm sim.Agent, id sim.ThreadID, how sampleHow) int {
 	s.rec.buf = vm.Stack(id, s.rec.buf[:0])
 	if len(s.rec.buf) == 0 {
 		return 0
@@ -330,7 +330,7 @@ func (s *Safepoint) sample(vm sim.Agent, id sim.ThreadID, how sampleHow) int {
 
 // requested are the threads a tick asks to sample (Trace): those that
 // run to a poll, and with Waiting those already waiting.
-func (s *Safepoint) requested(vm sim.Agent) []sim.ThreadID {
+func (s *safepointSampler) requested(vm sim.Agent) []sim.ThreadID {
 	if s.cfg.Waiting {
 		return appThreads(vm, append([]sim.ThreadState{sim.Running, sim.Runnable}, waitingStates...)...)
 	}
@@ -361,7 +361,7 @@ func (h sampleHow) mechanism(vm sim.Agent, id sim.ThreadID) string {
 }
 
 // Result returns the profile and costs.
-func (s *Safepoint) Result() *Result {
+func (s *safepointSampler) Result() *Result {
 	r := s.rec.result()
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
@@ -394,9 +394,9 @@ func threadCPU(vm sim.Agent, id sim.ThreadID) sim.Time {
 	return vm.ThreadCPU(id)
 }
 
-var _ IntervalSetter = (*Safepoint)(nil)
+var _ IntervalSetter = (*safepointSampler)(nil)
 
-// TracesSamples: Safepoint tells Env.Trace each sample's story.
-func (s *Safepoint) TracesSamples() {}
+// TracesSamples: safepointSampler tells Env.Trace each sample's story.
+func (s *safepointSampler) TracesSamples() {}
 
-var _ Traceable = (*Safepoint)(nil)
+var _ Traceable = (*safepointSampler)(nil)
