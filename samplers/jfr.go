@@ -46,10 +46,10 @@ func (c JFRConfig) Validate() error {
 func init() {
 	Register(Info{Name: "jfr", Description: "JDK Flight Recorder method sampling: every 20 ms suspend at most 5 running threads at their exact position, no safepoint, debug-info attribution",
 		Config: func() any { c := DefaultJFRConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewJFR(label, *cfg.(*JFRConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return newJFR(label, *cfg.(*JFRConfig)) }})
 }
 
-// JFR suspends up to MaxThreads threads running Java code per period
+// jfrSampler suspends up to MaxThreads threads running Java code per period
 // (a thread in a native statement is not one: JFR's execution sampler
 // leaves it to its native sampler), continuing
 // round-robin through the thread list where the previous round stopped, and
@@ -58,7 +58,7 @@ func init() {
 // top compiled frame is past its method's last record is not sampled
 // (JfrGetCallTrace::find_top_frame fails; Costs.Undecipherable) and the
 // round tries the next thread.
-type JFR struct {
+type jfrSampler struct {
 	name   string
 	cfg    JFRConfig
 	env    *Env
@@ -71,17 +71,17 @@ type JFR struct {
 	resolved []sim.StackFrame
 }
 
-// NewJFR creates a JFR sampler; name tells several apart on one run.
-func NewJFR(name string, cfg JFRConfig) *JFR { return &JFR{name: name, cfg: cfg} }
+// newJFR creates a JFR sampler; name tells several apart on one run.
+func newJFR(name string, cfg JFRConfig) *jfrSampler { return &jfrSampler{name: name, cfg: cfg} }
 
 // Name is the sampler's name ("jfr" in the registry).
-func (s *JFR) Name() string { return s.name }
+func (s *jfrSampler) Name() string { return s.name }
 
 // Config returns the configuration.
-func (s *JFR) Config() JFRConfig { return s.cfg }
+func (s *jfrSampler) Config() JFRConfig { return s.cfg }
 
 // Attach starts the period timer.
-func (s *JFR) Attach(env *Env) error {
+func (s *jfrSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -97,7 +97,7 @@ func (s *JFR) Attach(env *Env) error {
 }
 
 // OnTimer samples up to MaxThreads running threads, round-robin.
-func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *jfrSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	running := appThreads(vm, sim.Running)
@@ -157,10 +157,10 @@ func (s *JFR) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 }
 
 // OnJobDone is the sampler thread finishing a round.
-func (s *JFR) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
+func (s *jfrSampler) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the profile and costs.
-func (s *JFR) Result() *Result {
+func (s *jfrSampler) Result() *Result {
 	r := s.rec.result()
 	if s.env.Mode == Costed {
 		r.Costs.AgentCPU = threadCPU(s.env.VM, s.agent)
@@ -168,12 +168,12 @@ func (s *JFR) Result() *Result {
 	return r
 }
 
-// TracesSamples: JFR tells Env.Trace each sample's story.
-func (s *JFR) TracesSamples() {}
+// TracesSamples: jfrSampler tells Env.Trace each sample's story.
+func (s *jfrSampler) TracesSamples() {}
 
-var _ Traceable = (*JFR)(nil)
+var _ Traceable = (*jfrSampler)(nil)
 
-// SamplesAtTick marks JFR as TickSynchronous: OnTimer takes its samples.
-func (s *JFR) SamplesAtTick() {}
+// SamplesAtTick marks jfrSampler as TickSynchronous: OnTimer takes its samples.
+func (s *jfrSampler) SamplesAtTick() {}
 
-var _ TickSynchronous = (*JFR)(nil)
+var _ TickSynchronous = (*jfrSampler)(nil)

@@ -7,8 +7,8 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// JFRCoopConfig configures JDK 25's cooperative execution sampler (JEP 518).
-type JFRCoopConfig struct {
+// jfrCoopConfig configures JDK 25's cooperative execution sampler (JEP 518).
+type jfrCoopConfig struct {
 	// Period between sampling rounds. > 0.
 	Period sim.Time `key:"period" check:"1us..max" doc:"time between sampling rounds (jdk.ExecutionSample#period)" src:"JDK 25 default.jfc: jdk.ExecutionSample period 20 ms"`
 	// Jitter is the sampler thread's mean oversleep, as jfr's.
@@ -29,18 +29,18 @@ type JFRCoopConfig struct {
 	WalkPerFrame sim.Time `key:"walk_per_frame" check:"0..1s" doc:"walking one frame (costed mode)" src:"tools/calibrate jvmti_walk_per_frame (JDK 17): 147-154 ns per compiled frame"`
 }
 
-// DefaultJFRCoopConfig is JDK 25's default execution-sampling setting.
-func DefaultJFRCoopConfig() JFRCoopConfig {
-	return JFRCoopConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, SuspendCost: 140 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
+// defaultJFRCoopConfig is JDK 25's default execution-sampling setting.
+func defaultJFRCoopConfig() jfrCoopConfig {
+	return jfrCoopConfig{Period: 20 * sim.Millisecond, Jitter: JFRJitter, MaxThreads: 5, Depth: 64, SuspendCost: 140 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
-func (c JFRCoopConfig) Validate() error { return param.Check(&c) }
+func (c jfrCoopConfig) Validate() error { return param.Check(&c) }
 
 func init() {
 	Register(Info{Name: "jfr-coop", Description: "JDK 25 JFR cooperative execution sampling (JEP 518): every 20 ms record pc/sp of at most 5 Java threads; each walks its own stack at its next poll, top frame from the recorded pc",
-		Config: func() any { c := DefaultJFRCoopConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewJFRCoop(label, *cfg.(*JFRCoopConfig)) }})
+		Config: func() any { c := defaultJFRCoopConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newJFRCoop(label, *cfg.(*jfrCoopConfig)) }})
 }
 
 // coopRequest is a JfrSampleRequest: the position recorded when the
@@ -142,7 +142,7 @@ func (w *coopWalker) resolve(req []sim.StackFrame) ([]sim.StackFrame, bool) {
 	return w.resolved, ok
 }
 
-// JFRCoop is JDK 25's execution sampler. Each period the JfrSamplerThread
+// jfrCoopSampler is JDK 25's execution sampler. Each period the JfrSamplerThread
 // goes round-robin through the threads (JfrSamplerThread::task_stacktrace,
 // jfrThreadSampler.cpp) and, for at most MaxThreads threads running Java
 // code that have no request pending (sample_state NO_SAMPLE), suspends the
@@ -154,9 +154,9 @@ func (w *coopWalker) resolve(req []sim.StackFrame) ([]sim.StackFrame, bool) {
 // sampled thread pays the walk in its own time (costed mode). Threads in
 // native code get jdk.NativeMethodSample (MAX_NR_OF_NATIVE_SAMPLES = 1),
 // not an execution sample: they are skipped, as by jfr.
-type JFRCoop struct {
+type jfrCoopSampler struct {
 	name    string
-	cfg     JFRCoopConfig
+	cfg     jfrCoopConfig
 	env     *Env
 	rec     *recorder
 	cost    costDraw
@@ -172,16 +172,16 @@ type JFRCoop struct {
 	Biased, Returned int64
 }
 
-// NewJFRCoop creates a jfr-coop sampler named name.
-func NewJFRCoop(name string, cfg JFRCoopConfig) *JFRCoop {
-	return &JFRCoop{name: name, cfg: cfg, pending: map[sim.ThreadID]*coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
+// newJFRCoop creates a jfr-coop sampler named name.
+func newJFRCoop(name string, cfg jfrCoopConfig) *jfrCoopSampler {
+	return &jfrCoopSampler{name: name, cfg: cfg, pending: map[sim.ThreadID]*coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
 }
 
 // Name is the sampler's label.
-func (s *JFRCoop) Name() string { return s.name }
+func (s *jfrCoopSampler) Name() string { return s.name }
 
 // Attach starts the period timer.
-func (s *JFRCoop) Attach(env *Env) error {
+func (s *jfrCoopSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -203,7 +203,7 @@ func (s *JFRCoop) Attach(env *Env) error {
 }
 
 // OnTimer sends requests to up to MaxThreads running Java threads.
-func (s *JFRCoop) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *jfrCoopSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	running := appThreads(vm, sim.Running)
@@ -244,7 +244,7 @@ func (s *JFRCoop) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 }
 
 // OnHook is the thread at its poll (or blocking): it walks its own stack.
-func (s *JFRCoop) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *jfrCoopSampler) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	req := s.pending[id]
 	if req == nil {
 		return sim.Continue
@@ -270,11 +270,11 @@ func (s *JFRCoop) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 }
 
 // OnJobDone is the sampler thread finishing a round.
-func (s *JFRCoop) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
+func (s *jfrCoopSampler) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the profile and costs; Costs.Biased and Costs.Returned
 // count the flagged samples.
-func (s *JFRCoop) Result() *Result {
+func (s *jfrCoopSampler) Result() *Result {
 	r := s.rec.result()
 	r.Costs.Biased, r.Costs.Returned = s.Biased, s.Returned
 	if s.env.Mode == Costed {
@@ -283,7 +283,7 @@ func (s *JFRCoop) Result() *Result {
 	return r
 }
 
-// TracesSamples: JFRCoop tells Env.Trace each sample's story.
-func (s *JFRCoop) TracesSamples() {}
+// TracesSamples: jfrCoopSampler tells Env.Trace each sample's story.
+func (s *jfrCoopSampler) TracesSamples() {}
 
-var _ Traceable = (*JFRCoop)(nil)
+var _ Traceable = (*jfrCoopSampler)(nil)

@@ -10,9 +10,9 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// JFRCPUTimeConfig configures JDK 25's CPU-time sampler (JEP 509,
+// jfrCPUTimeConfig configures JDK 25's CPU-time sampler (JEP 509,
 // jdk.CPUTimeSample).
-type JFRCPUTimeConfig struct {
+type jfrCPUTimeConfig struct {
 	// Throttle is JFR's throttle setting in either of its forms: a rate
 	// ("500/s", samples per second for the whole process: each thread's
 	// CPU period is CPUs / rate) or a period of CPU time per thread
@@ -36,13 +36,13 @@ type JFRCPUTimeConfig struct {
 	WalkPerFrame sim.Time `key:"walk_per_frame" check:"0..1s" doc:"walking one frame (costed mode)" src:"tools/calibrate jvmti_walk_per_frame (JDK 17): 147-154 ns per compiled frame"`
 }
 
-// DefaultJFRCPUTimeConfig is default.jfc's setting.
-func DefaultJFRCPUTimeConfig() JFRCPUTimeConfig {
-	return JFRCPUTimeConfig{Throttle: "500/s", Tick: 4 * sim.Millisecond, Depth: 64, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
+// defaultJFRCPUTimeConfig is default.jfc's setting.
+func defaultJFRCPUTimeConfig() jfrCPUTimeConfig {
+	return jfrCPUTimeConfig{Throttle: "500/s", Tick: 4 * sim.Millisecond, Depth: 64, HandlerCost: 2 * sim.Microsecond, WalkBase: 2 * sim.Microsecond, WalkPerFrame: 150}
 }
 
 // Validate names the first invalid field.
-func (c JFRCPUTimeConfig) Validate() error {
+func (c jfrCPUTimeConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (c JFRCPUTimeConfig) Validate() error {
 
 // throttle parses Throttle into a rate (samples/s) or a period, exactly
 // one of them > 0.
-func (c JFRCPUTimeConfig) throttle() (rate float64, period sim.Time, err error) {
+func (c jfrCPUTimeConfig) throttle() (rate float64, period sim.Time, err error) {
 	t := strings.TrimSpace(c.Throttle)
 	if num, ok := strings.CutSuffix(t, "/s"); ok {
 		rate, err = strconv.ParseFloat(strings.TrimSpace(num), 64)
@@ -70,11 +70,11 @@ func (c JFRCPUTimeConfig) throttle() (rate float64, period sim.Time, err error) 
 
 func init() {
 	Register(Info{Name: "jfr-cputime", Description: "JDK 25 JFR CPU-time sampling (JEP 509): a per-thread CPU-clock timer signals each thread every CPUs/500 s of its CPU time; requests walked cooperatively at the poll (jfr-coop's walk)",
-		Config: func() any { c := DefaultJFRCPUTimeConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewJFRCPUTime(label, *cfg.(*JFRCPUTimeConfig)) }})
+		Config: func() any { c := defaultJFRCPUTimeConfig(); return &c },
+		Build:  func(label string, cfg any) Sampler { return newJFRCPUTime(label, *cfg.(*jfrCPUTimeConfig)) }})
 }
 
-// JFRCPUTime is JEP 509's sampler. Each Java thread has a timer_create
+// jfrCPUTimeSampler is JEP 509's sampler. Each Java thread has a timer_create
 // timer on its own CPU clock (create_timer_for_thread,
 // jfrCPUTimeThreadSampler.cpp) that signals it every period of its CPU
 // time; the kernel checks it at its ticks while the thread runs, so a
@@ -87,9 +87,9 @@ func init() {
 // through compute_top_frame, whose biased flag the event carries. A thread
 // in native code is walked by the sampler thread from its last Java frame
 // (sample_out_of_safepoint), not biased. Each sample weighs one period.
-type JFRCPUTime struct {
+type jfrCPUTimeSampler struct {
 	name     string
-	cfg      JFRCPUTimeConfig
+	cfg      jfrCPUTimeConfig
 	env      *Env
 	rec      *recorder
 	timer    sim.TimerID
@@ -105,16 +105,16 @@ type JFRCPUTime struct {
 	Biased, Returned, Lost int64
 }
 
-// NewJFRCPUTime creates a jfr-cputime sampler named name.
-func NewJFRCPUTime(name string, cfg JFRCPUTimeConfig) *JFRCPUTime {
-	return &JFRCPUTime{name: name, cfg: cfg, expiry: map[sim.ThreadID]sim.Time{}, queue: map[sim.ThreadID][]coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
+// newJFRCPUTime creates a jfr-cputime sampler named name.
+func newJFRCPUTime(name string, cfg jfrCPUTimeConfig) *jfrCPUTimeSampler {
+	return &jfrCPUTimeSampler{name: name, cfg: cfg, expiry: map[sim.ThreadID]sim.Time{}, queue: map[sim.ThreadID][]coopRequest{}, walker: coopWalker{debugInfo: !cfg.Oracle}}
 }
 
 // Name is the sampler's label.
-func (s *JFRCPUTime) Name() string { return s.name }
+func (s *jfrCPUTimeSampler) Name() string { return s.name }
 
 // Attach computes the period and starts the tick.
-func (s *JFRCPUTime) Attach(env *Env) error {
+func (s *jfrCPUTimeSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -149,7 +149,7 @@ func (s *JFRCPUTime) Attach(env *Env) error {
 
 // OnTimer is a kernel tick: every running thread past its expiry gets a
 // signal.
-func (s *JFRCPUTime) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *jfrCPUTimeSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	for _, id := range appThreads(vm, sim.Running) {
 		cpu := vm.ThreadCPU(id)
 		exp, ok := s.expiry[id]
@@ -200,7 +200,7 @@ func (s *JFRCPUTime) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 
 // OnHook is the thread at its poll (or blocking): it walks every queued
 // request.
-func (s *JFRCPUTime) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
+func (s *jfrCPUTimeSampler) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Action {
 	q := s.queue[id]
 	if len(q) == 0 {
 		return sim.Continue
@@ -232,13 +232,13 @@ func (s *JFRCPUTime) OnHook(vm sim.Agent, id sim.ThreadID, _ sim.Hook) sim.Actio
 
 // Result returns the profile; Costs.Biased, Returned and Lost count the
 // flagged and lost samples.
-func (s *JFRCPUTime) Result() *Result {
+func (s *jfrCPUTimeSampler) Result() *Result {
 	r := s.rec.result()
 	r.Costs.Biased, r.Costs.Returned, r.Costs.Lost = s.Biased, s.Returned, s.Lost
 	return r
 }
 
-// TracesSamples: JFRCPUTime tells Env.Trace each sample's story.
-func (s *JFRCPUTime) TracesSamples() {}
+// TracesSamples: jfrCPUTimeSampler tells Env.Trace each sample's story.
+func (s *jfrCPUTimeSampler) TracesSamples() {}
 
-var _ Traceable = (*JFRCPUTime)(nil)
+var _ Traceable = (*jfrCPUTimeSampler)(nil)

@@ -188,18 +188,16 @@ methods:
   - {class: W, name: run, body: [{loop: {trips: 1000000, body: [{work: {cycles: 1000, bytecodes: 100}}]}}]}
 threads: [{name: w, entry: W.run, count: 8}]
 `
-	c := samplers.DefaultJFRConfig()
-	c.RestartEachRound = true
 	cfg := harness.MustPresetConfig("hotspot6")
 	cfg.Sim.CPUs = 8
 	cfg.Sim.Duration = 400 * sim.Millisecond
 	cfg.JIT.DebugNonSafepoints = true // as TestJFRThreadCap
-	cfg.Extra = []samplers.Sampler{samplers.NewJFR("jfr-restart", c)}
+	cfg.Samplers = []string{"jfr:restart,restart_each_round=true"}
 	out, err := harness.Run(mustParse(t, src), cfg)
 	require.NoError(t, err)
 	perThread := map[string]int64{}
-	for i, s := range out.Profiles["jfr-restart"].Samples {
-		perThread[out.Profiles["jfr-restart"].ThreadName(i)] += s.Count
+	for i, s := range out.Profiles["jfr:restart"].Samples {
+		perThread[out.Profiles["jfr:restart"].ThreadName(i)] += s.Count
 	}
 	assert.Equal(t, map[string]int64{"w-0": 19, "w-1": 19, "w-2": 19, "w-3": 19, "w-4": 19}, perThread)
 }

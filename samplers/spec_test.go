@@ -102,7 +102,10 @@ func TestResolvedRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.Params, r2.Params)
 	assert.Equal(t, "jfr:quick", r2.ID)
-	j := r.New().(*samplers.JFR)
+	j := r.New().(interface {
+		samplers.Sampler
+		Config() samplers.JFRConfig
+	})
 	assert.Equal(t, "jfr:quick", j.Name())
 	assert.Equal(t, 5*sim.Millisecond, j.Config().Period)
 	assert.Equal(t, 2, j.Config().MaxThreads)
