@@ -53,14 +53,14 @@ func (c KomoriumConfig) Validate() error {
 func init() {
 	Register(Info{Name: "komorium", Description: "Binder's Komorium: per-thread bytecode counter, granularity checks at returns, calls, loop heads and every MaxPath bytecodes, reified full stacks (granularity 10 000)",
 		Config: func() any { c := DefaultKomoriumConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewKomorium(label, *cfg.(*KomoriumConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return newKomorium(label, *cfg.(*KomoriumConfig)) }})
 }
 
-// Komorium samples each thread synchronously every Granularity bytecodes,
+// komoriumSampler samples each thread synchronously every Granularity bytecodes,
 // counted by instrumentation per basic block. Its profile's weights are
 // bytecodes; it reports the approximate total bytecode count the agent
 // saw (the sum of what each sample reported).
-type Komorium struct {
+type komoriumSampler struct {
 	name    string
 	cfg     KomoriumConfig
 	env     *Env
@@ -74,21 +74,21 @@ type Komorium struct {
 	leaves  []bool
 }
 
-// NewKomorium creates a Komorium sampler reported under name.
-func NewKomorium(name string, cfg KomoriumConfig) *Komorium {
-	return &Komorium{name: name, cfg: cfg, rngs: map[sim.ThreadID]*rand.Rand{}, gran: map[sim.ThreadID]int64{}}
+// newKomorium creates a Komorium sampler reported under name.
+func newKomorium(name string, cfg KomoriumConfig) *komoriumSampler {
+	return &komoriumSampler{name: name, cfg: cfg, rngs: map[sim.ThreadID]*rand.Rand{}, gran: map[sim.ThreadID]int64{}}
 }
 
 // Name is the sampler's label ("komorium" unless labelled).
-func (s *Komorium) Name() string { return s.name }
+func (s *komoriumSampler) Name() string { return s.name }
 
 // Config returns the configuration.
-func (s *Komorium) Config() KomoriumConfig { return s.cfg }
+func (s *komoriumSampler) Config() KomoriumConfig { return s.cfg }
 
 // Instrument rewrites the program before the VM exists. In passive mode
 // the inserted code costs nothing and adds nothing to method sizes, so the
 // execution is the one the other samplers see.
-func (s *Komorium) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error {
+func (s *komoriumSampler) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler komorium: %w", err)
 	}
@@ -109,7 +109,7 @@ func (s *Komorium) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) err
 }
 
 // Attach arms every thread's counter as it starts.
-func (s *Komorium) Attach(env *Env) error {
+func (s *komoriumSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler komorium: %w", err)
 	}
@@ -133,14 +133,14 @@ func (s *Komorium) Attach(env *Env) error {
 }
 
 // next draws a thread's next granularity.
-func (s *Komorium) next(id sim.ThreadID) int64 {
+func (s *komoriumSampler) next(id sim.ThreadID) int64 {
 	g := s.cfg.draw(s.rngs[id])
 	s.gran[id] = g
 	return g
 }
 
 // draw is a thread's next granularity from its stream r: Granularity plus,
-// with Random, a uniform [0, Random). Komorium and a KomoriumSet's members
+// with Random, a uniform [0, Random). Komorium and a komorium-set's members
 // draw alike, so a member sees the granularities a Komorium alone would.
 func (c KomoriumConfig) draw(r *rand.Rand) int64 {
 	g := c.Granularity
@@ -152,7 +152,7 @@ func (c KomoriumConfig) draw(r *rand.Rand) int64 {
 
 // OnThreadStart registers the thread: its own random stream, seeded from
 // the run's seed, and its first granularity.
-func (s *Komorium) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
+func (s *komoriumSampler) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
 	s.rngs[id] = sim.Stream(s.env.Seed, "sampler/"+s.name+"/thread/"+strconv.Itoa(int(id)))
 	vm.SetBytecodeCounter(s.hook, id, s.next(id))
 }
@@ -160,7 +160,7 @@ func (s *Komorium) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
 // OnHook is the granularity check that found the counter exhausted:
 // processSample with the reified stack and the bytecodes since the last
 // sample, then the next granularity.
-func (s *Komorium) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *komoriumSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookBytecodes {
 		return sim.Continue
 	}
@@ -206,7 +206,7 @@ func (s *Komorium) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action 
 // Measures: ApproxTotalBytecodes (what the agent was told: it misses each
 // thread's tail after its last sample and over-counts blocks cut short by
 // exceptions), FramesWalkedPerSample, Samples.
-func (s *Komorium) Result() *Result {
+func (s *komoriumSampler) Result() *Result {
 	r := s.rec.result()
 	per := 0.0
 	if s.samples > 0 {
@@ -221,4 +221,4 @@ func (s *Komorium) Result() *Result {
 	return r
 }
 
-var _ Instrumenter = (*Komorium)(nil)
+var _ Instrumenter = (*komoriumSampler)(nil)

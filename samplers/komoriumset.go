@@ -14,7 +14,7 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// KomoriumSet is several passive Komorium samplers on one execution, each
+// komoriumSetSampler is several passive Komorium samplers on one execution, each
 // with its own granularity and randomization: Binder's granularity grid
 // at the cost of one run. Passive instrumentation costs nothing, so every
 // member sees the execution a Komorium alone would; the set rewrites the
@@ -38,10 +38,10 @@ import (
 // the samples one by one (a profile.Builder's output is canonical), at a
 // map increment per member and sample.
 //
-// Each member's Result is what Komorium.Result reports, except that it
+// Each member's Result is what komoriumSampler.Result reports, except that it
 // keeps no sample times and no frames_walked_per_sample (the cached path
 // is an agent cost, and a set is passive).
-type KomoriumSet struct {
+type komoriumSetSampler struct {
 	name    string
 	in      jit.Instrumentation
 	members []*komoriumMember
@@ -65,27 +65,27 @@ type KomoriumSet struct {
 	results []*Result
 }
 
-// KomoriumSetConfig is a KomoriumSet as a spec gives it: a member for
+// komoriumSetConfig is a komorium-set as a spec gives it: a member for
 // every granularity of Granularities with every randomization of Randoms
 // (each a Komorium's granularity and random), granularity-major, sharing
 // the rewriting's MaxPath and leaf optimisation. The set is passive, so
 // the rewriting's costs and the agent's do not apply.
-type KomoriumSetConfig struct {
+type komoriumSetConfig struct {
 	Granularities string `key:"granularities" doc:"the members' granularities (bytecodes between samples), '/'-separated, each as komorium's granularity" src:"one member, komorium's 10 000"`
 	Randoms       string `key:"randoms" doc:"the members' randomizations, '/'-separated, each as komorium's random and taken with every granularity (0: constant)" src:"constant, as komorium"`
 	MaxPath       int64  `key:"max_path" check:">=0" unit:"bytecodes" doc:"MaxPath: bytecodes between granularity checks at most (0: no extra checks)" src:"Binder SPE'06 §5: MaxPath 50"`
 	LeafOpt       bool   `key:"leaf_opt" doc:"leaf methods push their reified frame only when sampled" src:"Binder §5.1"`
 }
 
-// DefaultKomoriumSetConfig is one member, Komorium's default.
-func DefaultKomoriumSetConfig() KomoriumSetConfig {
+// defaultKomoriumSetConfig is one member, Komorium's default.
+func defaultKomoriumSetConfig() komoriumSetConfig {
 	d := DefaultKomoriumConfig()
-	return KomoriumSetConfig{Granularities: strconv.FormatInt(d.Granularity, 10), Randoms: strconv.FormatInt(d.Random, 10),
+	return komoriumSetConfig{Granularities: strconv.FormatInt(d.Granularity, 10), Randoms: strconv.FormatInt(d.Random, 10),
 		MaxPath: d.Instrumentation.MaxPath, LeafOpt: d.Instrumentation.LeafOpt}
 }
 
 // Members are the members' configurations, in the set's order.
-func (c KomoriumSetConfig) Members() ([]KomoriumConfig, error) {
+func (c komoriumSetConfig) Members() ([]KomoriumConfig, error) {
 	grans, err := splitCounts("granularities", c.Granularities)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (c KomoriumSetConfig) Members() ([]KomoriumConfig, error) {
 }
 
 // Validate names the first member that is invalid or given twice.
-func (c KomoriumSetConfig) Validate() error {
+func (c komoriumSetConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
 		return err
 	}
@@ -148,12 +148,12 @@ func (c KomoriumConfig) memberName() string {
 
 func init() {
 	Register(Info{Name: "komorium-set", Description: "several passive Komoriums on one execution (Binder's granularity grid at the cost of one run): a member per granularity and randomization, each reported as ID/MEMBER (g500, g500r100); passive only",
-		Config: func() any { c := DefaultKomoriumSetConfig(); return &c },
+		Config: func() any { c := defaultKomoriumSetConfig(); return &c },
 		Build: func(label string, cfg any) Sampler {
-			cs, err := cfg.(*KomoriumSetConfig).Members()
+			cs, err := cfg.(*komoriumSetConfig).Members()
 			if err == nil {
-				var s *KomoriumSet
-				if s, err = NewKomoriumSet(label, cs); err == nil {
+				var s *komoriumSetSampler
+				if s, err = newKomoriumSet(label, cs); err == nil {
 					return s
 				}
 			}
@@ -161,7 +161,7 @@ func init() {
 		}})
 }
 
-// komoriumMember is one granularity setting of a KomoriumSet.
+// komoriumMember is one granularity setting of a komorium-set.
 type komoriumMember struct {
 	cfg  KomoriumConfig
 	rngs map[sim.ThreadID]*rand.Rand
@@ -172,13 +172,13 @@ type komoriumMember struct {
 	counts map[[2]int32]int64
 }
 
-// NewKomoriumSet creates a set reported under name with one member per
+// newKomoriumSet creates a set reported under name with one member per
 // configuration; the configurations must share their Instrumentation.
-func NewKomoriumSet(name string, cfgs []KomoriumConfig) (*KomoriumSet, error) {
+func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, error) {
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("komorium set %s: no configuration", name)
 	}
-	s := &KomoriumSet{name: name, in: cfgs[0].Instrumentation, armed: map[sim.ThreadID]int64{},
+	s := &komoriumSetSampler{name: name, in: cfgs[0].Instrumentation, armed: map[sim.ThreadID]int64{},
 		parent: []int32{-1}, method: []int32{-1}, child: map[[2]int32]int32{}, thread: map[string]int32{}}
 	for i, c := range cfgs {
 		if err := c.Validate(); err != nil {
@@ -194,10 +194,10 @@ func NewKomoriumSet(name string, cfgs []KomoriumConfig) (*KomoriumSet, error) {
 }
 
 // Name is the set's name.
-func (s *KomoriumSet) Name() string { return s.name }
+func (s *komoriumSetSampler) Name() string { return s.name }
 
 // Instrument rewrites the program once, passively (no cost, no size).
-func (s *KomoriumSet) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error {
+func (s *komoriumSetSampler) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error {
 	if mode != Passive {
 		return fmt.Errorf("komorium set %s: passive only (its members would each cost the run)", s.name)
 	}
@@ -207,7 +207,7 @@ func (s *KomoriumSet) Instrument(img *sim.Image, mode Mode, cost sim.CostModel) 
 }
 
 // Attach arms every thread's counter as it starts.
-func (s *KomoriumSet) Attach(env *Env) error {
+func (s *komoriumSetSampler) Attach(env *Env) error {
 	if env.Mode != Passive {
 		return fmt.Errorf("komorium set %s: passive only", s.name)
 	}
@@ -231,7 +231,7 @@ func (m *komoriumMember) next(id sim.ThreadID) {
 }
 
 // arm sets thread id's counter to the nearest member's remaining count.
-func (s *KomoriumSet) arm(vm sim.Agent, id sim.ThreadID) {
+func (s *komoriumSetSampler) arm(vm sim.Agent, id sim.ThreadID) {
 	n := s.members[0].left[id]
 	for _, m := range s.members[1:] {
 		n = min(n, m.left[id])
@@ -242,7 +242,7 @@ func (s *KomoriumSet) arm(vm sim.Agent, id sim.ThreadID) {
 
 // OnThreadStart gives every member the thread's stream and first
 // granularity.
-func (s *KomoriumSet) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
+func (s *komoriumSetSampler) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
 	for _, m := range s.members {
 		m.rngs[id] = sim.Stream(s.env.Seed, "sampler/komorium/thread/"+strconv.Itoa(int(id)))
 		m.next(id)
@@ -253,7 +253,7 @@ func (s *KomoriumSet) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
 // OnHook is the granularity check that found the counter exhausted: the
 // bytecodes counted since it was armed count against every member, and
 // each member whose count ran out samples the reified stack.
-func (s *KomoriumSet) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
+func (s *komoriumSetSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookBytecodes {
 		return sim.Continue
 	}
@@ -277,7 +277,7 @@ func (s *KomoriumSet) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Acti
 
 // node is the tree node of thread id's stack (methods only: the reified
 // stack), added if new.
-func (s *KomoriumSet) node(vm sim.Agent, id sim.ThreadID) int32 {
+func (s *komoriumSetSampler) node(vm sim.Agent, id sim.ThreadID) int32 {
 	s.buf = vm.Stack(id, s.buf[:0])
 	n := 0
 	for n < len(s.buf) && n < len(s.last) && s.buf[n].Method == s.last[n] {
@@ -303,7 +303,7 @@ func (s *KomoriumSet) node(vm sim.Agent, id sim.ThreadID) int32 {
 }
 
 // threadIndex is name's index in threads, added if new.
-func (s *KomoriumSet) threadIndex(name string) int32 {
+func (s *komoriumSetSampler) threadIndex(name string) int32 {
 	i, ok := s.thread[name]
 	if !ok {
 		i = int32(len(s.threads))
@@ -317,7 +317,7 @@ func (s *KomoriumSet) threadIndex(name string) int32 {
 // configurations: each member's profile (weights in bytecodes) and Costs
 // with Taken and Requested its samples and Measures its
 // ApproxTotalBytecodes and Samples.
-func (s *KomoriumSet) Results() []*Result {
+func (s *komoriumSetSampler) Results() []*Result {
 	if s.results != nil {
 		return s.results
 	}
@@ -352,11 +352,11 @@ func (s *KomoriumSet) Results() []*Result {
 }
 
 // Result is the first member's result (Results has every member's).
-func (s *KomoriumSet) Result() *Result { return s.Results()[0] }
+func (s *komoriumSetSampler) Result() *Result { return s.Results()[0] }
 
 // Members names the members, in the order of their configurations
-// (g500, g500r100: KomoriumSetConfig).
-func (s *KomoriumSet) Members() []string {
+// (g500, g500r100: komoriumSetConfig).
+func (s *komoriumSetSampler) Members() []string {
 	out := make([]string, len(s.members))
 	for i, m := range s.members {
 		out[i] = m.cfg.memberName()
@@ -365,10 +365,10 @@ func (s *KomoriumSet) Members() []string {
 }
 
 // PassiveOnly: the members would each cost the run.
-func (s *KomoriumSet) PassiveOnly() bool { return true }
+func (s *komoriumSetSampler) PassiveOnly() bool { return true }
 
 var (
-	_ Instrumenter = (*KomoriumSet)(nil)
-	_ Membered     = (*KomoriumSet)(nil)
-	_ PassiveOnly  = (*KomoriumSet)(nil)
+	_ Instrumenter = (*komoriumSetSampler)(nil)
+	_ Membered     = (*komoriumSetSampler)(nil)
+	_ PassiveOnly  = (*komoriumSetSampler)(nil)
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// A KomoriumSet's members are each the Komorium alone with its
+// A komorium-set's members are each the Komorium alone with its
 // configuration: the same profile, sample count and reported bytecodes,
 // constant or randomized, on the single-threaded SPECjvm98 stand-ins
 // (loop-dominated, call-heavy, exception-heavy, large blocks). With
@@ -22,6 +22,7 @@ import (
 // there a member is the Komorium alone only nearly: mtrt's overlap is
 // logged.
 func TestKomoriumSetMembersAreKomoriumsAlone(t *testing.T) {
+	// The members of the spec below, in its order (granularity-major).
 	var cfgs []samplers.KomoriumConfig
 	for _, g := range []int64{500, 1000, 10000, 100000} {
 		for _, r := range []int64{0, 100} {
@@ -30,82 +31,64 @@ func TestKomoriumSetMembersAreKomoriumsAlone(t *testing.T) {
 			cfgs = append(cfgs, c)
 		}
 	}
+	const set = "komorium-set:grid"
 	for _, w := range []string{"compress", "javac", "jack", "mpegaudio", "mtrt"} {
 		exact := w != "mtrt"
 		for _, seed := range []uint64{1, 2} {
-			set, err := samplers.NewKomoriumSet("grid", cfgs)
-			require.NoError(t, err)
-			run(t, w, func(c *harness.Config) {
+			out := run(t, w, func(c *harness.Config) {
 				c.Sim.Seed, c.Sim.Duration, c.NoTruthProfile = seed, 30*sim.Millisecond, true
-				c.Extra = []samplers.Sampler{set}
+				c.Samplers = []string{set + ",granularities=500/1000/10000/100000,randoms=0/100"}
 			})
-			got := set.Results()
-			require.Len(t, got, len(cfgs))
+			ids := out.Members[set]
+			require.Len(t, ids, len(cfgs))
 			for i, kc := range cfgs {
 				alone := run(t, w, func(c *harness.Config) {
 					c.Sim.Seed, c.Sim.Duration, c.NoTruthProfile = seed, 30*sim.Millisecond, true
 					c.Samplers = []string{specOf("komorium", &kc)}
 				})
-				what := fmt.Sprintf("%s seed %d granularity %d random %d", w, seed, kc.Granularity, kc.Random)
-				require.Positive(t, got[i].Costs.Taken, what)
+				what := fmt.Sprintf("%s seed %d granularity %d random %d (%s)", w, seed, kc.Granularity, kc.Random, ids[i])
+				got, gotCosts := out.Profiles[ids[i]], out.Costs[ids[i]]
+				require.Positive(t, gotCosts.Taken, what)
 				if !exact {
 					t.Logf("%s: overlap with the Komorium alone %.4f %%, samples %d vs %d", what,
-						100*profile.OverlapContexts(alone.Profiles["komorium"], got[i].Profile), got[i].Costs.Taken, alone.Costs["komorium"].Taken)
+						100*profile.OverlapContexts(alone.Profiles["komorium"], got), gotCosts.Taken, alone.Costs["komorium"].Taken)
 					continue
 				}
-				assert.Equal(t, alone.Profiles["komorium"], got[i].Profile, what)
+				assert.Equal(t, alone.Profiles["komorium"], got, what)
 				ac := alone.Costs["komorium"]
-				assert.Equal(t, ac.Taken, got[i].Costs.Taken, what)
-				assert.Equal(t, ac.Measures[samplers.ApproxTotalBytecodes], got[i].Costs.Measures[samplers.ApproxTotalBytecodes], what)
+				assert.Equal(t, ac.Taken, gotCosts.Taken, what)
+				assert.Equal(t, ac.Measures[samplers.ApproxTotalBytecodes], gotCosts.Measures[samplers.ApproxTotalBytecodes], what)
 			}
 		}
 	}
 }
 
-// One rewrite serves every member, and the members cost nothing: a set
-// refuses members with different instrumentation and a costed run.
-func TestKomoriumSetRefuses(t *testing.T) {
-	a, b := samplers.DefaultKomoriumConfig(), samplers.DefaultKomoriumConfig()
-	b.Instrumentation.MaxPath = 0
-	_, err := samplers.NewKomoriumSet("grid", []samplers.KomoriumConfig{a, b})
-	assert.ErrorContains(t, err, "instrumentation differs")
-	_, err = samplers.NewKomoriumSet("grid", nil)
-	assert.ErrorContains(t, err, "no configuration")
-	set, err := samplers.NewKomoriumSet("grid", []samplers.KomoriumConfig{a})
-	require.NoError(t, err)
-	assert.ErrorContains(t, set.Instrument(nil, samplers.Costed, sim.CostModel{}), "passive only")
-}
-
-// A komorium-set spec is the set NewKomoriumSet makes from its members,
-// granularity-major: the run reports every member under ID/MEMBER, in
-// that order (Outcome.Members), each the member of the set built by hand,
-// and the set's own profile is its first member's.
+// A komorium-set spec's members are named and ordered granularity-major:
+// the run reports every member under ID/MEMBER, in that order
+// (Outcome.Members), each the Komorium alone with the member's
+// configuration, and the set's own profile is its first member's.
 func TestKomoriumSetSpec(t *testing.T) {
-	var cfgs []samplers.KomoriumConfig
-	for _, g := range []int64{500, 10000} {
-		for _, r := range []int64{0, 100} {
-			c := samplers.DefaultKomoriumConfig()
-			c.Granularity, c.Random = g, r
-			c.Instrumentation.MaxPath = 0
-			cfgs = append(cfgs, c)
-		}
-	}
-	set, err := samplers.NewKomoriumSet("komorium-set", cfgs)
-	require.NoError(t, err)
-	run(t, "javac", func(c *harness.Config) {
-		c.Sim.Duration, c.NoTruthProfile = 30*sim.Millisecond, true
-		c.Extra = []samplers.Sampler{set}
-	})
 	spec := run(t, "javac", func(c *harness.Config) {
 		c.Sim.Duration, c.NoTruthProfile = 30*sim.Millisecond, true
 		c.Samplers = []string{"komorium-set,granularities=500/10000,randoms=0/100,max_path=0"}
 	})
 	ids := []string{"komorium-set/g500", "komorium-set/g500r100", "komorium-set/g10000", "komorium-set/g10000r100"}
 	require.Equal(t, ids, spec.Members["komorium-set"])
-	for i, r := range set.Results() {
-		assert.Equal(t, r.Profile, spec.Profiles[ids[i]], ids[i])
-		assert.Equal(t, r.Costs, spec.Costs[ids[i]], ids[i])
-		assert.Positive(t, r.Costs.Taken, ids[i])
+	i := 0
+	for _, g := range []int64{500, 10000} {
+		for _, r := range []int64{0, 100} {
+			kc := samplers.DefaultKomoriumConfig()
+			kc.Granularity, kc.Random = g, r
+			kc.Instrumentation.MaxPath = 0
+			alone := run(t, "javac", func(c *harness.Config) {
+				c.Sim.Duration, c.NoTruthProfile = 30*sim.Millisecond, true
+				c.Samplers = []string{specOf("komorium", &kc)}
+			})
+			assert.Equal(t, alone.Profiles["komorium"], spec.Profiles[ids[i]], ids[i])
+			assert.Equal(t, alone.Costs["komorium"].Taken, spec.Costs[ids[i]].Taken, ids[i])
+			assert.Positive(t, spec.Costs[ids[i]].Taken, ids[i])
+			i++
+		}
 	}
 	assert.Equal(t, spec.Profiles[ids[0]], spec.Profiles["komorium-set"])
 }
