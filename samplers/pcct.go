@@ -58,14 +58,14 @@ func (c PCCTConfig) Validate() error {
 func init() {
 	Register(Info{Name: "pcct", Description: "Whaley's partial calling context tree: every 10 ms walk each running thread up to the first marked frame, then update the tree downward",
 		Config: func() any { c := DefaultPCCTConfig(); return &c },
-		Build:  func(label string, cfg any) Sampler { return NewPCCT(label, *cfg.(*PCCTConfig)) }})
+		Build:  func(label string, cfg any) Sampler { return newPCCT(label, *cfg.(*PCCTConfig)) }})
 	Register(Info{Name: "hotmethods", Description: "Whaley's hot-method counters: the depth-0 case of the PCCT sampler (top method only)",
 		Config: func() any {
 			c := DefaultPCCTConfig()
 			c.HotMethods = true
 			return &c
 		},
-		Build: func(label string, cfg any) Sampler { return NewPCCT(label, *cfg.(*PCCTConfig)) }})
+		Build: func(label string, cfg any) Sampler { return newPCCT(label, *cfg.(*PCCTConfig)) }})
 }
 
 type pcctNode struct {
@@ -79,12 +79,12 @@ type pcctNode struct {
 	edge int64
 }
 
-// PCCT is Whaley's sampler. Each sample walks the thread's stack upward
+// pcctSampler is Whaley's sampler. Each sample walks the thread's stack upward
 // until a frame whose marker bit is set — every frame below it is
 // unchanged since the last sample and already in the tree — then goes
 // back down, adding the new frames under that frame's node and marking
 // them. A frame pushed after the last sample starts unmarked.
-type PCCT struct {
+type pcctSampler struct {
 	jitter   timerJitter
 	name     string
 	cfg      PCCTConfig
@@ -100,20 +100,20 @@ type PCCT struct {
 	limited  int64 // samples whose walk hit the depth limit
 }
 
-// NewPCCT creates a PCCT (or hot-methods) sampler named name.
-func NewPCCT(name string, cfg PCCTConfig) *PCCT {
-	return &PCCT{name: name, cfg: cfg, nodeOf: map[sim.ThreadID][]int{},
+// newPCCT creates a PCCT (or hot-methods) sampler named name.
+func newPCCT(name string, cfg PCCTConfig) *pcctSampler {
+	return &pcctSampler{name: name, cfg: cfg, nodeOf: map[sim.ThreadID][]int{},
 		nodes: []pcctNode{{method: -1, parent: -1, children: map[int32]int{}}}}
 }
 
 // Name is the registry name.
-func (s *PCCT) Name() string { return s.name }
+func (s *pcctSampler) Name() string { return s.name }
 
 // Config returns the configuration.
-func (s *PCCT) Config() PCCTConfig { return s.cfg }
+func (s *pcctSampler) Config() PCCTConfig { return s.cfg }
 
 // Attach starts the sampler thread's timer.
-func (s *PCCT) Attach(env *Env) error {
+func (s *pcctSampler) Attach(env *Env) error {
 	if err := s.cfg.Validate(); err != nil {
 		return fmt.Errorf("sampler %s: %w", s.name, err)
 	}
@@ -140,7 +140,7 @@ type noHooks struct{}
 
 func (noHooks) OnHook(sim.Agent, sim.ThreadID, sim.Hook) sim.Action { return sim.Continue }
 
-func (s *PCCT) child(parent int, m int32) int {
+func (s *pcctSampler) child(parent int, m int32) int {
 	if c, ok := s.nodes[parent].children[m]; ok {
 		return c
 	}
@@ -151,7 +151,7 @@ func (s *PCCT) child(parent int, m int32) int {
 }
 
 // OnTimer samples every running application thread.
-func (s *PCCT) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
+func (s *pcctSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 	s.rec.costs.Requested++
 	s.rec.costs.Ticks = append(s.rec.costs.Ticks, int64(at))
 	var work sim.Time
@@ -180,13 +180,13 @@ func (s *PCCT) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 }
 
 // counts reports whether a sample taken at t is in the count window.
-func (s *PCCT) counts(t sim.Time) bool {
+func (s *pcctSampler) counts(t sim.Time) bool {
 	return t >= s.cfg.CountFrom && (s.cfg.CountUntil == 0 || t < s.cfg.CountUntil)
 }
 
 // sample updates the tree with one stack, counting it if count, and
 // returns the frames examined.
-func (s *PCCT) sample(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame, count bool) int {
+func (s *pcctSampler) sample(vm sim.Agent, id sim.ThreadID, stack []sim.StackFrame, count bool) int {
 	top := len(stack) - 1
 	if s.cfg.HotMethods {
 		if n := s.child(0, stack[top].Method); count {
@@ -244,7 +244,7 @@ type PCCTContext struct {
 // Contexts returns every node of the tree with its counts, root excluded,
 // in creation order; valid after the run. Whaley's PCCT precision
 // correlates node and edge counts, which the profile (samples only) lacks.
-func (s *PCCT) Contexts() []PCCTContext {
+func (s *pcctSampler) Contexts() []PCCTContext {
 	names := s.env.VM.Image().Names
 	paths := make([]string, len(s.nodes))
 	out := make([]PCCTContext, 0, len(s.nodes)-1)
@@ -261,11 +261,11 @@ func (s *PCCT) Contexts() []PCCTContext {
 }
 
 // OnJobDone is the sampler thread going back to sleep.
-func (s *PCCT) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
+func (s *pcctSampler) OnJobDone(sim.Agent, sim.ThreadID, int64) {}
 
 // Result returns the PCCT as a profile. Measures: FramesExaminedPerSample,
 // PCCTNodes, PCCTBytes (nodes × NodeBytes), DepthLimitedSamples.
-func (s *PCCT) Result() *Result {
+func (s *pcctSampler) Result() *Result {
 	var path []int32
 	var frames []profile.Frame
 	for i := 1; i < len(s.nodes); i++ {
@@ -300,10 +300,10 @@ func (s *PCCT) Result() *Result {
 	return r
 }
 
-// SamplesAtTick marks PCCT as TickSynchronous: OnTimer takes its samples.
-func (s *PCCT) SamplesAtTick() {}
+// SamplesAtTick marks pcctSampler as TickSynchronous: OnTimer takes its samples.
+func (s *pcctSampler) SamplesAtTick() {}
 
 var (
-	_ TickSynchronous = (*PCCT)(nil)
-	_ ContextTree     = (*PCCT)(nil)
+	_ TickSynchronous = (*pcctSampler)(nil)
+	_ ContextTree     = (*pcctSampler)(nil)
 )
