@@ -36,7 +36,7 @@ func a2Name(samples, stride int) string { return fmt.Sprintf("cbs:%d-%d", sample
 
 // a2Spec is the accuracy run of bench: Jikes-like code without inlining,
 // every grid cell a passive CBS watching it. Each cell draws from the
-// streams of its own name, cbs-SAMPLES-STRIDE (CBSConfig.Stream), so
+// streams of its own name, cbs-SAMPLES-STRIDE (cbs's stream key), so
 // that a cell's samples do not depend on its label.
 func a2Spec(bench string, seed uint64, d sim.Time) harness.Spec {
 	s := paperSpec(bench, seed, d)

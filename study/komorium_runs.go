@@ -28,7 +28,7 @@ var (
 const binderPaperDuration = 20 * sim.Second
 
 // binderPaperNote is what Options.Paper runs for the grid's experiments.
-const binderPaperNote = "the 4 default stand-ins for 20 s (≈ 10¹⁰ bytecodes a run, as the paper's), every granularity of a seed on one execution (samplers.KomoriumSet)"
+const binderPaperNote = "the 4 default stand-ins for 20 s (≈ 10¹⁰ bytecodes a run, as the paper's), every granularity of a seed on one execution (a komorium-set sampler)"
 
 func binderSetup(o Options) (benches []string, d sim.Time) {
 	switch {
