@@ -2,6 +2,8 @@ package samplers_test
 
 import (
 	"encoding/json"
+	"go/token"
+	"reflect"
 	"testing"
 	"time"
 
@@ -36,6 +38,22 @@ func TestParseSpec(t *testing.T) {
 		_, err := samplers.ParseSpec(text)
 		require.Error(t, err, text)
 		assert.Equal(t, want, err.Error(), text)
+	}
+}
+
+// A sampler is built through the registry from a spec, never by its Go
+// type: every registered sampler's type is the package's own, so code
+// outside samplers can reach one only through Sampler and the
+// capabilities.
+func TestSamplerTypesArePrivate(t *testing.T) {
+	for _, info := range samplers.List() {
+		s, err := samplers.New(info.Name)
+		require.NoError(t, err, info.Name)
+		typ := reflect.TypeOf(s)
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		assert.False(t, token.IsExported(typ.Name()), "%s: type %s is exported", info.Name, typ)
 	}
 }
 
