@@ -518,7 +518,8 @@ func (s *asyncSampler) TracesSamples() {}
 
 var _ Traceable = (*asyncSampler)(nil)
 
-// SamplesAtTick marks asyncSampler as TickSynchronous: OnTimer takes its samples.
+// SamplesAtTick marks asyncSampler as TickSynchronous: OnTimer takes its
+// samples.
 func (s *asyncSampler) SamplesAtTick() {}
 
 var _ TickSynchronous = (*asyncSampler)(nil)

@@ -173,7 +173,8 @@ func (s *jfrSampler) TracesSamples() {}
 
 var _ Traceable = (*jfrSampler)(nil)
 
-// SamplesAtTick marks jfrSampler as TickSynchronous: OnTimer takes its samples.
+// SamplesAtTick marks jfrSampler as TickSynchronous: OnTimer takes its
+// samples.
 func (s *jfrSampler) SamplesAtTick() {}
 
 var _ TickSynchronous = (*jfrSampler)(nil)

@@ -142,18 +142,19 @@ func (w *coopWalker) resolve(req []sim.StackFrame) ([]sim.StackFrame, bool) {
 	return w.resolved, ok
 }
 
-// jfrCoopSampler is JDK 25's execution sampler. Each period the JfrSamplerThread
-// goes round-robin through the threads (JfrSamplerThread::task_stacktrace,
-// jfrThreadSampler.cpp) and, for at most MaxThreads threads running Java
-// code that have no request pending (sample_state NO_SAMPLE), suspends the
-// thread, records its pc, sp and fp (or fp and bcp in the interpreter) in a
-// JfrSampleRequest (JfrSampleRequestBuilder, jfrSampleRequest.cpp), arms
-// its local poll and resumes it. The thread walks its own stack when it
-// reaches its next poll (JfrThreadSampling::process_sample_request), or at
-// the transition if it blocks first; coopWalker.walk gives the stack. The
-// sampled thread pays the walk in its own time (costed mode). Threads in
-// native code get jdk.NativeMethodSample (MAX_NR_OF_NATIVE_SAMPLES = 1),
-// not an execution sample: they are skipped, as by jfr.
+// jfrCoopSampler is JDK 25's execution sampler. Each period the
+// JfrSamplerThread goes round-robin through the threads
+// (JfrSamplerThread::task_stacktrace, jfrThreadSampler.cpp) and, for at
+// most MaxThreads threads running Java code that have no request pending
+// (sample_state NO_SAMPLE), suspends the thread, records its pc, sp and fp
+// (or fp and bcp in the interpreter) in a JfrSampleRequest
+// (JfrSampleRequestBuilder, jfrSampleRequest.cpp), arms its local poll and
+// resumes it. The thread walks its own stack when it reaches its next poll
+// (JfrThreadSampling::process_sample_request), or at the transition if it
+// blocks first; coopWalker.walk gives the stack. The sampled thread pays
+// the walk in its own time (costed mode). Threads in native code get
+// jdk.NativeMethodSample (MAX_NR_OF_NATIVE_SAMPLES = 1), not an execution
+// sample: they are skipped, as by jfr.
 type jfrCoopSampler struct {
 	name    string
 	cfg     jfrCoopConfig

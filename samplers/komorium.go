@@ -56,10 +56,10 @@ func init() {
 		Build:  func(label string, cfg any) Sampler { return newKomorium(label, *cfg.(*KomoriumConfig)) }})
 }
 
-// komoriumSampler samples each thread synchronously every Granularity bytecodes,
-// counted by instrumentation per basic block. Its profile's weights are
-// bytecodes; it reports the approximate total bytecode count the agent
-// saw (the sum of what each sample reported).
+// komoriumSampler samples each thread synchronously every Granularity
+// bytecodes, counted by instrumentation per basic block. Its profile's
+// weights are bytecodes; it reports the approximate total bytecode count
+// the agent saw (the sum of what each sample reported).
 type komoriumSampler struct {
 	name    string
 	cfg     KomoriumConfig

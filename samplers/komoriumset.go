@@ -14,23 +14,24 @@ import (
 	"github.com/profsim/profsim/sim"
 )
 
-// komoriumSetSampler is several passive Komorium samplers on one execution, each
-// with its own granularity and randomization: Binder's granularity grid
-// at the cost of one run. Passive instrumentation costs nothing, so every
-// member sees the execution a Komorium alone would; the set rewrites the
-// program once (the members share its Instrumentation) and arms each
-// thread's one bytecode counter for the member that runs out first. When
-// the counter fires at a granularity check, every member whose own count
-// ran out since its last sample samples there — the first check after its
-// count reached zero, where a Komorium alone would have stopped — and the
-// counter is re-armed for the nearest of the members' remaining counts.
-// Each member draws its random granularities from the per-thread stream a
-// Komorium named "komorium" alone draws from, so on a single-threaded
-// program its profile, sample count and reported bytecodes are those of
-// the run with that Komorium alone. With several threads the set's extra
-// hook stops, passive as they are, can change the order in which the
-// threads' shared JIT counters are seen (as any passive sampler's stops
-// can), and a member is then the Komorium alone only nearly.
+// komoriumSetSampler is several passive Komorium samplers on one
+// execution, each with its own granularity and randomization: Binder's
+// granularity grid at the cost of one run. Passive instrumentation costs
+// nothing, so every member sees the execution a Komorium alone would; the
+// set rewrites the program once (the members share its Instrumentation)
+// and arms each thread's one bytecode counter for the member that runs out
+// first. When the counter fires at a granularity check, every member whose
+// own count ran out since its last sample samples there — the first check
+// after its count reached zero, where a Komorium alone would have stopped
+// — and the counter is re-armed for the nearest of the members' remaining
+// counts. Each member draws its random granularities from the per-thread
+// stream a Komorium named "komorium" alone draws from, so on a
+// single-threaded program its profile, sample count and reported bytecodes
+// are those of the run with that Komorium alone. With several threads the
+// set's extra hook stops, passive as they are, can change the order in
+// which the threads' shared JIT counters are seen (as any passive
+// sampler's stops can), and a member is then the Komorium alone only
+// nearly.
 //
 // The members' samples are counted by context and thread in one tree of
 // the sampled stacks, shared by the members, and each member's profile is

@@ -79,11 +79,11 @@ type pcctNode struct {
 	edge int64
 }
 
-// pcctSampler is Whaley's sampler. Each sample walks the thread's stack upward
-// until a frame whose marker bit is set — every frame below it is
-// unchanged since the last sample and already in the tree — then goes
-// back down, adding the new frames under that frame's node and marking
-// them. A frame pushed after the last sample starts unmarked.
+// pcctSampler is Whaley's sampler. Each sample walks the thread's stack
+// upward until a frame whose marker bit is set — every frame below it is
+// unchanged since the last sample and already in the tree — then goes back
+// down, adding the new frames under that frame's node and marking them. A
+// frame pushed after the last sample starts unmarked.
 type pcctSampler struct {
 	jitter   timerJitter
 	name     string
@@ -300,7 +300,8 @@ func (s *pcctSampler) Result() *Result {
 	return r
 }
 
-// SamplesAtTick marks pcctSampler as TickSynchronous: OnTimer takes its samples.
+// SamplesAtTick marks pcctSampler as TickSynchronous: OnTimer takes its
+// samples.
 func (s *pcctSampler) SamplesAtTick() {}
 
 var (

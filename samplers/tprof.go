@@ -44,10 +44,10 @@ func init() {
 		Build:  func(label string, cfg any) Sampler { return newTprof(label, *cfg.(*tprofConfig)) }})
 }
 
-// tprofSampler interrupts running threads at random times and records the method
-// whose code they are executing. Like the paper's prototype it maps code
-// addresses to methods: samples in inlined code go to the method they were
-// compiled into, and interpreted code is one "<interpreted>" bucket.
+// tprofSampler interrupts running threads at random times and records the
+// method whose code they are executing. Like the paper's prototype it maps
+// code addresses to methods: samples in inlined code go to the method they
+// were compiled into, and interpreted code is one "<interpreted>" bucket.
 type tprofSampler struct {
 	name        string
 	cfg         tprofConfig
@@ -135,7 +135,8 @@ func (s *tprofSampler) TracesSamples() {}
 
 var _ Traceable = (*tprofSampler)(nil)
 
-// SamplesAtTick marks tprofSampler as TickSynchronous: OnTimer takes its samples.
+// SamplesAtTick marks tprofSampler as TickSynchronous: OnTimer takes its
+// samples.
 func (s *tprofSampler) SamplesAtTick() {}
 
 var _ TickSynchronous = (*tprofSampler)(nil)
