@@ -102,7 +102,7 @@ func measureM5(o Options) (*m5Result, error) {
 	return res, nil
 }
 
-// m5Key is one M5 run: bench (benchProgram) for d (6 s) or to its end with
+// m5Key is one M5 run: bench (paperSpec) for d (6 s) or to its end with
 // every M5 sampler passive, each sampler's intervals' autocorrelation to
 // maxLag.
 type m5Key struct {

@@ -75,20 +75,11 @@ func modelProgram(name string, scale float64) (*program.Program, error) {
 	return p, nil
 }
 
-// benchProgram is bench for a run of a fixed duration: a model as
-// modelProgram makes it at the recording's length, anything else as
-// workloads.Get returns it.
-func benchProgram(bench string) (*program.Program, error) {
-	if isModel(bench) {
-		return modelProgram(bench, 1)
-	}
-	return workloads.Get(bench)
-}
-
 // paperSpec is a run of bench for d on the papers' HotSpot (hotspot6,
 // harness.DefaultConfig's settings), as profsim run would be told it. A
-// model runs as benchProgram makes it: the built-in models carry no
-// recorder threads, so workloads.DropRecorderThreads changes nothing.
+// model runs as workloads.Get returns it: the built-in models carry no
+// recorder threads, so modelProgram's workloads.DropRecorderThreads would
+// change nothing.
 func paperSpec(bench string, seed uint64, d sim.Time) harness.Spec {
 	s := harness.DefaultSpec()
 	s.Workload, s.Seed, s.Duration, s.VM = bench, seed, time.Duration(d), "hotspot6"

@@ -102,8 +102,8 @@ type x4Result struct {
 }
 
 // spec is the run of b with seed: its preset, then its JIT settings, the
-// truth and x4Samplers watching. A model runs as benchProgram makes it:
-// the built-in models carry no recorder threads.
+// truth and x4Samplers watching. A model runs as workloads.Get returns
+// it: the built-in models carry no recorder threads.
 func (b x4Bench) spec(seed uint64) harness.Spec {
 	s := harness.DefaultSpec()
 	s.Workload, s.Seed, s.Duration, s.CPUs, s.VM = b.Prog, seed, time.Duration(b.D), b.CPUs, b.VM
