@@ -94,7 +94,7 @@ func (r *h2Result) render() (*Result, error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5
 	p.Y.Min = math.Min(p.Y.Min, 1e-3)
 	p.Y.Max = math.Max(p.Y.Max, 1)
-	t.Notes = append(t.Notes, "Latency: from the request reaching the virtual machine until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+r.Note)
+	t.Notes = append(t.Notes, "Latency: from the request reaching the VM until the samples are taken (every thread safe and walked for JVMTI; the K-th self-sample written for SPS/ISPS). "+r.Note)
 	t.Notes = append(t.Notes, discussion("h2-latency")...)
 	fig := newFigure("Latency of each sample: from the request reaching the virtual machine until the samples are taken, every sample of every seed at a 1 ms interval. Box: the middle half of the latencies; whiskers: 1.5 IQR; latencies below 0.0001 ms drawn at the axis floor. IQR = interquartile range. "+captionHofer, p)
 	return &Result{Table: t, Figure: fig, Tidy: tidyOf(obs)}, nil
