@@ -197,7 +197,7 @@ func New(workload string, cfg harness.Config, out *harness.Outcome) *Report {
 		Workload: workload, Seed: cfg.Sim.Seed, SimulatedNS: int64(res.End - res.From), CPUs: cfg.Sim.CPUs, Mode: cfg.Mode.String(),
 		AppCPUNS: int64(res.AppCPU()), VMCPUNS: int64(res.VMCPU()), Statements: res.Statements,
 		Incidents: append([]string{}, res.Incidents...), Profiles: map[string]Profile{},
-		Order: out.Names,
+		Order: profileOrder(out),
 	}
 	for i := range res.Threads {
 		th := &res.Threads[i]
@@ -239,7 +239,7 @@ func New(workload string, cfg harness.Config, out *harness.Outcome) *Report {
 			truthLines = truthReport.Lines
 		}
 	}
-	for _, name := range out.Names {
+	for _, name := range r.Order {
 		p := out.Profiles[name]
 		var pr Profile
 		if name == "truth" && truth != nil {
@@ -295,6 +295,22 @@ func New(workload string, cfg harness.Config, out *harness.Outcome) *Report {
 		r.Profiles[name] = pr
 	}
 	return r
+}
+
+// profileOrder is the outcome's profiles in the requested order, a
+// sampler of several members (samplers.Membered: komorium-set) standing
+// as its members (ID/MEMBER), whose profiles it keeps: its own profile is
+// its first member's.
+func profileOrder(out *harness.Outcome) []string {
+	var order []string
+	for _, name := range out.Names {
+		if ms := out.Members[name]; len(ms) > 0 {
+			order = append(order, ms...)
+			continue
+		}
+		order = append(order, name)
+	}
+	return order
 }
 
 // samplerName is the registry name in a profile's key, NAME or

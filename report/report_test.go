@@ -499,3 +499,24 @@ func TestFoldOtherKeepsTheChargedColumn(t *testing.T) {
 	assert.Equal(t, []string{"A", "C", "(other)"}, names)
 	assert.Equal(t, [][]int64{{10, 40, 0}, {0, 2, 0}, {0, 25, 8}}, cells)
 }
+
+// A sampler of several members (komorium-set) stands in the report as its
+// members, each a profile of its own with its overlap: the set's own
+// profile is only its first member's, and the others would be silently
+// missing from the table, the JSON and a sweep's runs.csv.
+func TestMembersAreProfiles(t *testing.T) {
+	_, out := runOutcome(t, "sqsum", 100*sim.Millisecond, []string{"truth", "komorium-set,granularities=500/1000,randoms=0/100"}, nil)
+	r := New("sqsum", harness.Config{}, out)
+	want := []string{"truth", "komorium-set/g500", "komorium-set/g500r100", "komorium-set/g1000", "komorium-set/g1000r100"}
+	require.Equal(t, want, r.Order)
+	for _, id := range want[1:] {
+		p, ok := r.Profiles[id]
+		require.True(t, ok, id)
+		require.NotNil(t, p.OverlapVsTruth, id)
+		assert.Equal(t, out.Costs[id].Taken, p.Costs.Taken, id)
+	}
+	_, hasSet := r.Profiles["komorium-set"]
+	assert.False(t, hasSet, "the set's own profile is its first member's: not a column of its own")
+	assert.Greater(t, *r.Profiles["komorium-set/g500r100"].OverlapVsTruth, *r.Profiles["komorium-set/g500"].OverlapVsTruth,
+		"the members differ as Binder's grid does: randomized granularity beats constant on sqsum")
+}
