@@ -56,7 +56,9 @@ type Description struct {
 	Settings   map[string]string `json:"settings"`
 	Injections []string          `json:"injections"`
 	Speedups   []string          `json:"speedups"`
-	Samplers   []SamplerConfig   `json:"samplers"`
+	// Slowdowns are the --slowdown flags, absent when none.
+	Slowdowns []string        `json:"slowdowns,omitempty"`
+	Samplers  []SamplerConfig `json:"samplers"`
 	// Args is a `profsim run` command line that reproduces this result.
 	Args []string `json:"args"`
 }
@@ -203,6 +205,7 @@ func (s Spec) Describe(cfg Config, names []string, resolved []*samplers.Resolved
 	}
 	d.Injections = append(d.Injections, s.Injections...)
 	d.Speedups = append(d.Speedups, s.SpeedUps...)
+	d.Slowdowns = append(d.Slowdowns, s.SlowDowns...)
 	for _, r := range resolved {
 		spec := r.Spec()
 		sc := SamplerConfig{ID: r.ID, Name: r.Name, Label: spec.Label, Params: map[string]string{}, Spec: spec.String()}
@@ -260,6 +263,9 @@ func (d *Description) args(order []string) []string {
 	}
 	for _, sp := range d.Speedups {
 		a = append(a, "--speedup", sp)
+	}
+	for _, sd := range d.Slowdowns {
+		a = append(a, "--slowdown", sd)
 	}
 	specs := map[string]string{}
 	for _, s := range d.Samplers {

@@ -69,10 +69,12 @@ type Spec struct {
 	// what one repetition does). Both apply before the interventions.
 	Iterations int
 	LoopScale  float64
-	// Injections and SpeedUps are the interventions, as the flags give
-	// them (workloads.ParseInjection, workloads.ParseSpeedUp).
+	// Injections, SpeedUps and SlowDowns are the interventions, as the
+	// flags give them (workloads.ParseInjection, workloads.ParseSpeedUp,
+	// workloads.ParseSlowDown), applied in that order.
 	Injections []string
 	SpeedUps   []string
+	SlowDowns  []string
 	// Samplers are the profilers' specs (samplers.ParseSpec), "truth"
 	// among them where its profile goes in the order.
 	Samplers []string
@@ -117,7 +119,7 @@ type SpecFlags struct {
 }
 
 // RepeatableFlags are the Spec flags that may be given more than once.
-var RepeatableFlags = []string{"sampler", "set", "inject", "speedup"}
+var RepeatableFlags = []string{"sampler", "set", "inject", "speedup", "slowdown"}
 
 // Bind defines on fs one flag per field of s (named as in `profsim run`),
 // with s's values as their defaults. Parse fs (or Set its flags by name),
@@ -169,6 +171,13 @@ func (s *Spec) Bind(fs *flag.FlagSet) *SpecFlags {
 			return err
 		}
 		s.SpeedUps = append(s.SpeedUps, v)
+		return nil
+	})
+	fs.Func("slowdown", "slow the work on lines LINE-LINE of METHOD ('profsim show' numbers them) by factor ≥ 1 (2: twice as slow): METHOD:LINE-LINE:factor, METHOD:factor for the whole method, *:factor for every method (repeatable)", func(v string) error {
+		if _, err := workloads.ParseSlowDown(v); err != nil {
+			return err
+		}
+		s.SlowDowns = append(s.SlowDowns, v)
 		return nil
 	})
 	fs.IntVar(&s.MaxThreads, "max-threads", s.MaxThreads, "limit: application threads a run may create (the program's and spawned ones)")
@@ -293,6 +302,11 @@ func (s *Spec) Check() error {
 			return fmt.Errorf("--speedup: %v", err)
 		}
 	}
+	for _, v := range s.SlowDowns {
+		if _, err := workloads.ParseSlowDown(v); err != nil {
+			return err
+		}
+	}
 	// The samplers' list as the flags give it; what the samplers ask of the
 	// rest of the run (the JIT's flavour, no --skip for an instrumenter,
 	// a call-graph source for --inline-from) is Config.Validate's, below.
@@ -409,7 +423,8 @@ func (s Spec) Config() (Config, error) {
 	return cfg, nil
 }
 
-// Intervene applies the Spec's injections and speed-ups to p, in order.
+// Intervene applies the Spec's injections, speed-ups and slowdowns to p,
+// in that order.
 func (s Spec) Intervene(p *program.Program) error {
 	for _, v := range s.Injections {
 		in, err := workloads.ParseInjection(v)
@@ -427,6 +442,15 @@ func (s Spec) Intervene(p *program.Program) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	for _, v := range s.SlowDowns {
+		sd, err := workloads.ParseSlowDown(v)
+		if err == nil {
+			err = workloads.ApplySlowDown(p, sd)
+		}
+		if err != nil {
+			return fmt.Errorf("--%w", err)
 		}
 	}
 	return nil

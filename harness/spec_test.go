@@ -50,9 +50,11 @@ func describe(t *testing.T, s Spec) (*Description, *Outcome) {
 func TestSpecArgsReproduceTheRun(t *testing.T) {
 	s, err := parseSpec(t, "--workload", "hotcold", "--duration", "40ms", "--seed", "7", "--vm", "hotspot6",
 		"--inline=false", "--jvm-flags", "-XX:MaxInlineSize=20", "--set", "sim.time_slice=2ms",
-		"--samplers", "async,safepoint", "--sampler", "jfr:fast,period=1ms", "--inject", "HotCold.hot:3", "--skip", "5ms")
+		"--samplers", "async,safepoint", "--sampler", "jfr:fast,period=1ms", "--inject", "HotCold.hot:3", "--skip", "5ms",
+		"--slowdown", "HotCold.cold:2-2:1.5", "--slowdown", "*:2")
 	require.NoError(t, err)
 	d, out := describe(t, s)
+	assert.Equal(t, []string{"HotCold.cold:2-2:1.5", "*:2"}, d.Slowdowns)
 	require.Equal(t, "run", d.Args[0])
 	again, err := parseSpec(t, d.Args[1:]...)
 	require.NoError(t, err)
@@ -90,6 +92,8 @@ func TestSpecKeyIsTheResolvedRun(t *testing.T) {
 		{"--samplers", "async", "--cpus", "2"},
 		{"--sampler", "async,interval=1ms"},
 		{"--samplers", "async", "--truth", "methods"},
+		{"--samplers", "async", "--slowdown", "*:1"},
+		{"--samplers", "async", "--slowdown", "*:2"},
 	} {
 		assert.NotEqual(t, base, key(other...), "%v", other)
 	}
@@ -111,6 +115,8 @@ func TestSpecCheckNamesTheFlag(t *testing.T) {
 		{func(s *Spec) { s.Mode, s.Samplers = samplers.Costed, []string{"truth"} }, "--mode costed needs a sampler"},
 		{func(s *Spec) { s.BaselineOnly, s.Sets = true, []param.KV{{Key: "jit.inline", Value: "false"}} }, "--set jit.inline configures the optimizing JIT, which --baseline-only turns off"},
 		{func(s *Spec) { s.Injections = []string{"hot"} }, "--inject"},
+		{func(s *Spec) { s.SlowDowns = []string{"HotCold.hot:0.5"} }, `--slowdown "HotCold.hot:0.5": factor must be a finite number ≥ 1`},
+		{func(s *Spec) { s.SlowDowns = []string{"*:1-2:2"} }, "--slowdown \"*:1-2:2\": a line range needs one method"},
 	} {
 		s := DefaultSpec()
 		s.Workload = "hotcold"
@@ -219,6 +225,8 @@ func TestSpecLoad(t *testing.T) {
 		{func(s *Spec) { s.Workload, s.MaxInput = big, 1024 }, "over the input limit of 1KiB (raise it with --max-input-size SIZE)"},
 		{func(s *Spec) { s.Workload, s.MaxMemory = big, 1024 }, "over --max-memory 1KiB"},
 		{func(s *Spec) { s.Injections = []string{"HotCold.nothere:3"} }, "nothere"},
+		{func(s *Spec) { s.SlowDowns = []string{"HotCold.hot:2-3:2"} }, "--slowdown HotCold.hot:2-3:2: HotCold.hot has lines 1-1"},
+		{func(s *Spec) { s.SlowDowns = []string{"HotCold.main:2"} }, "--slowdown HotCold.main:2: no work or native statement to slow in HotCold.main"},
 	} {
 		s := DefaultSpec()
 		s.Workload = "hotcold"

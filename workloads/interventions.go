@@ -181,3 +181,197 @@ func ParseSpeedUp(s string) (SpeedUp, error) {
 	}
 	return SpeedUp{Method: s[:i], Factor: f}, nil
 }
+
+// SlowDown scales the cycles of the Work and Native statements on lines
+// From … To of Method (the lines profiles and `profsim show` number: a
+// method's statements 1, 2, 3, … in the order they are written, a loop's,
+// branch's or block's own line before its body's) by Factor ≥ 1: the
+// block-level slowdown of Burchell & Marr's "Divining Profiler Accuracy"
+// (OOPSLA'25), which asks whether a profiler's shares move as the
+// truth's do. From = To = 0 is the whole method; Method "*" is every
+// method (a uniform slowdown; no range). Calls, polls, allocations and
+// the VM's own costs keep their cycles: only the code the statements
+// stand for is slower.
+type SlowDown struct {
+	Method   string
+	From, To int
+	Factor   float64
+}
+
+// AllMethods is SlowDown.Method for every method of the program.
+const AllMethods = "*"
+
+// String is s in the CLI form ParseSlowDown reads.
+func (s SlowDown) String() string {
+	f := strconv.FormatFloat(s.Factor, 'g', -1, 64)
+	switch {
+	case s.From == 0:
+		return s.Method + ":" + f
+	case s.From == s.To:
+		return fmt.Sprintf("%s:%d:%s", s.Method, s.From, f)
+	}
+	return fmt.Sprintf("%s:%d-%d:%s", s.Method, s.From, s.To, f)
+}
+
+// ParseSlowDown reads the CLI forms METHOD:factor, METHOD:LINE-LINE:factor
+// (METHOD:LINE:factor for one line) and *:factor. Whether the lines are
+// the method's is ApplySlowDown's to check: it has the program.
+func ParseSlowDown(s string) (SlowDown, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return SlowDown{}, fmt.Errorf("--slowdown %q: want METHOD:factor, METHOD:LINE-LINE:factor or *:factor", s)
+	}
+	f, err := strconv.ParseFloat(s[i+1:], 64)
+	if err != nil || !(f >= 1) || math.IsInf(f, 0) {
+		return SlowDown{}, fmt.Errorf("--slowdown %q: factor must be a finite number ≥ 1 (2: twice as slow)", s)
+	}
+	sd := SlowDown{Method: s[:i], Factor: f}
+	if j := strings.LastIndexByte(sd.Method, ':'); j >= 0 {
+		lines := sd.Method[j+1:]
+		sd.Method = sd.Method[:j]
+		from, to, ok := strings.Cut(lines, "-")
+		if !ok {
+			to = from
+		}
+		a, errA := strconv.Atoi(from)
+		b, errB := strconv.Atoi(to)
+		if errA != nil || errB != nil {
+			return SlowDown{}, fmt.Errorf("--slowdown %q: lines %q must be LINE or LINE-LINE, whole numbers", s, lines)
+		}
+		if a < 1 || b < a {
+			return SlowDown{}, fmt.Errorf("--slowdown %q: lines %d-%d must be a range 1 ≤ first ≤ last", s, a, b)
+		}
+		sd.From, sd.To = a, b
+	}
+	switch {
+	case sd.Method == "":
+		return SlowDown{}, fmt.Errorf("--slowdown %q: no method (* for every method)", s)
+	case sd.Method == AllMethods && sd.From > 0:
+		return SlowDown{}, fmt.Errorf("--slowdown %q: a line range needs one method, not *", s)
+	}
+	return sd, nil
+}
+
+// ApplySlowDown applies s to p (in place). Lines beyond the method's
+// last, a method or range with no Work or Native statement (nothing to
+// slow: a call's cost is its callee's), or a factor that takes a
+// statement beyond program.MaxCycles are errors naming them, and p is
+// left unchanged.
+func ApplySlowDown(p *program.Program, s SlowDown) error {
+	if !(s.Factor >= 1) || math.IsInf(s.Factor, 0) {
+		return fmt.Errorf("slowdown %s: factor %v must be a finite number ≥ 1", s.Method, s.Factor)
+	}
+	if s.From < 0 || s.To < s.From || (s.From == 0) != (s.To == 0) {
+		return fmt.Errorf("slowdown %s: lines %d-%d must be a range 1 ≤ first ≤ last", s, s.From, s.To)
+	}
+	var targets []int
+	if s.Method == AllMethods {
+		if s.From > 0 {
+			return fmt.Errorf("slowdown %s: a line range needs one method, not *", s)
+		}
+		for i := range p.Methods {
+			targets = append(targets, i)
+		}
+	} else {
+		i, err := program.NewResolver(p).Resolve(s.Method)
+		if err != nil {
+			return fmt.Errorf("slowdown: %w", err)
+		}
+		targets = []int{i}
+	}
+	bodies := make([][]program.Stmt, len(targets))
+	scaled := 0
+	for k, i := range targets {
+		m := &p.Methods[i]
+		from, to := s.From, s.To
+		if from == 0 {
+			from, to = 1, math.MaxInt
+		}
+		line, n := 0, 0
+		body, err := scaleLines(m.Body, s.Factor, fmt.Sprintf("methods[%d].body", i), &line, from, to, &n)
+		if err != nil {
+			return fmt.Errorf("slowdown %s: %w", s, err)
+		}
+		if s.From > 0 && s.To > line {
+			return fmt.Errorf("slowdown %s: %s has lines 1-%d ('profsim show' lists them)", s, s.Method, line)
+		}
+		if n == 0 && s.Method != AllMethods {
+			where := "in " + s.Method
+			if s.From > 0 {
+				where = fmt.Sprintf("on lines %d-%d of %s", s.From, s.To, s.Method)
+			}
+			return fmt.Errorf("slowdown %s: no work or native statement to slow %s (a call's cost is its callee's: slow the callee)", s, where)
+		}
+		bodies[k], scaled = body, scaled+n
+	}
+	if scaled == 0 {
+		return fmt.Errorf("slowdown %s: the program has no work or native statement to slow", s)
+	}
+	for k, i := range targets {
+		p.Methods[i].Body = bodies[k]
+	}
+	return p.Validate()
+}
+
+// scaleLines returns a copy of body with the cycles of every Work and
+// Native on a line in [from, to] scaled by f, rounded, at least 1,
+// numbering lines as program.WriteListing does from *line on; *n counts
+// the statements scaled. path names body in errors.
+func scaleLines(body []program.Stmt, f float64, path string, line *int, from, to int, n *int) ([]program.Stmt, error) {
+	out := append([]program.Stmt(nil), body...)
+	var err error
+	for i := range out {
+		st := &out[i]
+		*line++
+		in := *line >= from && *line <= to
+		at := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case st.Work != nil && in:
+			w := *st.Work
+			if w.Cycles, err = scaleCycles(w.Cycles, f, at+".work.cycles"); err != nil {
+				return nil, err
+			}
+			st.Work = &w
+			*n++
+		case st.Native != nil && in:
+			nt := *st.Native
+			if nt.Cycles, err = scaleCycles(nt.Cycles, f, at+".native.cycles"); err != nil {
+				return nil, err
+			}
+			st.Native = &nt
+			*n++
+		case st.Loop != nil:
+			l := *st.Loop
+			if l.Body, err = scaleLines(l.Body, f, at+".loop.body", line, from, to, n); err != nil {
+				return nil, err
+			}
+			st.Loop = &l
+		case st.Branch != nil:
+			b := *st.Branch
+			if b.Then, err = scaleLines(b.Then, f, at+".branch.then", line, from, to, n); err != nil {
+				return nil, err
+			}
+			if b.Else, err = scaleLines(b.Else, f, at+".branch.else", line, from, to, n); err != nil {
+				return nil, err
+			}
+			st.Branch = &b
+		case st.Block != nil && len(st.Block.Body) > 0:
+			b := *st.Block
+			if b.Body, err = scaleLines(b.Body, f, at+".block.body", line, from, to, n); err != nil {
+				return nil, err
+			}
+			st.Block = &b
+		}
+	}
+	return out, nil
+}
+
+// scaleCycles is c × f rounded, at least 1, or an error naming at when
+// that is beyond program.MaxCycles.
+func scaleCycles(c int64, f float64, at string) (int64, error) {
+	scaled := math.Round(float64(c) * f)
+	if !(scaled <= program.MaxCycles) {
+		return 0, fmt.Errorf("%s: %d × %v = %v is not in [1, 10^12]", at, c, f, scaled)
+	}
+	return max(1, int64(scaled)), nil
+}

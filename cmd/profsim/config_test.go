@@ -116,6 +116,7 @@ func TestConfigRoundTrips(t *testing.T) {
 		{"run", "--workload", "deepcall", "--duration", "50ms", "--cpus", "2", "--seed", "5", "--mode", "costed", "--sampler", "safepoint,depth=8", "--sampler", "tprof,random=1ms", "--set", "sim.time_slice=5ms", "--gc=false"},
 		{"run", "--workload", prog, "--duration", "50ms", "--baseline-only", "--vm", "hotspot6", "--samplers", "jfr,komorium", "--sampler", "jfr:fast,period=1ms,max_threads=1"},
 		{"run", "--workload", "hotcold", "--duration", "50ms", "--inject", "HotCold.hot:100", "--speedup", "HotCold.cold:0.5", "--samplers", "truth,tprof"},
+		{"run", "--workload", "hotcold", "--duration", "50ms", "--slowdown", "HotCold.cold:2:1.5", "--slowdown", "*:2", "--samplers", "truth,async"},
 	} {
 		r, first := runJSON(t, args...)
 		require.NotEmpty(t, r.Config.Args, "%v", args)
