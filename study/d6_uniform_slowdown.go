@@ -102,22 +102,43 @@ type d6Profile struct {
 	Shares  map[string]float64
 }
 
-// d6Run is one run's end (s) and its profiles, by sampler (truth
-// included).
+// d6Run is one run's end (s), the application's CPU time (s, the
+// truth's total), its profiles by sampler (truth included) and Hot, the
+// statement with the most exact self time that a --slowdown can slow
+// (D7's target).
 type d6Run struct {
-	End      float64
+	End, CPU float64
 	Profiles map[string]d6Profile
+	Hot      d6Line
+}
+
+// d6Line is a statement: its method as profiles name it and as the
+// program does (methodRef), its line, and its exact self share (%).
+type d6Line struct {
+	Method, Ref string
+	Line        int
+	Share       float64
 }
 
 func (k d6Key) run() (*d6Run, error) { return k.runOf(k.spec()) }
 
 // runOf runs s, k's spec or a variant of it, and reads its profiles.
 func (k d6Key) runOf(s harness.Spec) (*d6Run, error) {
-	out, err := runSpec(s)
+	p, out, err := runSpecProgram(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d ×%v: %w", k.bench.Name, k.seed, k.factor, err)
 	}
-	r := &d6Run{End: out.Result.End.Seconds(), Profiles: map[string]d6Profile{}}
+	truth := out.Profiles["truth"]
+	r := &d6Run{End: out.Result.End.Seconds(), CPU: float64(truth.TotalWeight()) / 1e9, Profiles: map[string]d6Profile{}}
+	for _, l := range truth.Lines() {
+		// The first line a slowdown accepts holds a Work or Native
+		// statement (p is not used after: a success may change it).
+		ref := methodRef(p, l.Method)
+		if workloads.ApplySlowDown(p, workloads.SlowDown{Method: ref, From: l.Line, To: l.Line, Factor: 1}) == nil {
+			r.Hot = d6Line{l.Method, ref, l.Line, 100 * l.SelfShare}
+			break
+		}
+	}
 	for _, id := range out.Names {
 		prof := out.Profiles[id]
 		w := prof.MethodWeights()
