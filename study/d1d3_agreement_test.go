@@ -102,7 +102,7 @@ func TestD3_SelfAgreement(t *testing.T) {
 
 // d3Far: "far better" is a gap of more than 10 points of overlap, the
 // size of a profile's own run-to-run loss of overlap at 1 ms (self
-// overlap 72–94 %); measured 19–58 points per profiler and program
+// overlap 72–94 %); measured 19–59 points per profiler and program
 // (seeds 1–3).
 const d3Far = 10
 
