@@ -334,7 +334,7 @@ func (r *d1Result) figure() (*Figure, error) {
 	p.NominalX(d1Profilers...)
 	p.X.Min, p.X.Max = -0.5, float64(len(d1Profilers))-0.5
 	p.Y.Min, p.Y.Max = 0, 1.05
-	return newFigure("How many of the five methods with the most self time each profiler shares with the truth's top five and, on average, with each other profiler's, in the same execution: mean over the programs (six models of real applications and two stand-ins) and seeds, with its CI. safepoint = timer-driven samples at safepoint polls; jfr = Java Flight Recorder on its own; jfr-dns = with DebugNonSafepoints; async = async-profiler; tprof = Mytkowicz's random-interval sampler; every profiler samples every 1 ms. "+captionCI, p), nil
+	return newFigure("How many of the five methods with the most self time each profiler shares with the truth's top five and, on average, with each other profiler's, in the same execution: mean over the programs (six models of real applications and two stand-ins) and seeds, with its CI. safepoint = timer-driven samples at safepoint polls; jfr = Java Flight Recorder on its own; jfr-dns = with DebugNonSafepoints; async = async-profiler; tprof = Mytkowicz's random-interval sampler; every profiler samples every 1 ms. CI = confidence interval (95 %, Student's t over the programs and seeds).", p), nil
 }
 
 // d3Obs is one tidy observation of profiler Profiler on Bench: Self,
@@ -540,5 +540,5 @@ func (r *d3Result) figure() (*Figure, error) {
 	}
 	p.NominalX(d1Profilers...)
 	p.X.Min, p.X.Max = -0.5, float64(len(d1Profilers))-0.5
-	return newFigure("Each profiler's flat profile (methods' self shares) against its own profile of the same program at another seed, and against the other profilers' profiles of the same execution (overlap = Σ over methods of the smaller share): mean over six models of real applications and two stand-ins, with its CI over the programs. safepoint = timer-driven samples at safepoint polls; jfr = Java Flight Recorder on its own; jfr-dns = with DebugNonSafepoints; async = async-profiler; tprof = Mytkowicz's random-interval sampler; every profiler samples every 1 ms. "+captionCI, p), nil
+	return newFigure("Each profiler's flat profile (methods' self shares) against its own profile of the same program at another seed, and against the other profilers' profiles of the same execution (overlap = Σ over methods of the smaller share): mean over six models of real applications and two stand-ins, with its CI. safepoint = timer-driven samples at safepoint polls; jfr = Java Flight Recorder on its own; jfr-dns = with DebugNonSafepoints; async = async-profiler; tprof = Mytkowicz's random-interval sampler; every profiler samples every 1 ms. CI = confidence interval (95 %, Student's t over the programs and seeds).", p), nil
 }
