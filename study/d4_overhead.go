@@ -3,11 +3,7 @@ package study
 import (
 	"fmt"
 
-	"image/color"
-
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/samplers"
@@ -166,18 +162,8 @@ func (r *d4Result) figure() (*Figure, error) {
 			return nil, err
 		}
 	}
-	for i, ref := range []struct {
-		y     float64
-		label string
-	}{{5.4, "paper: at most 5.4 %"}, {1, "paper: at least 1 %"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.y}, {X: float64(len(d4Profilers)) - 0.5, Y: ref.y}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color = color.Gray{Y: 100}
-		l.Dashes = []vg.Length{vg.Points(4 - 2*float64(i)), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add(ref.label, l)
+	if err := addRefLines(p, -0.5, float64(len(d4Profilers))-0.5, refLine{5.4, "paper: at most 5.4 %"}, refLine{1, "paper: at least 1 %"}); err != nil {
+		return nil, err
 	}
 	p.NominalX(d4Profilers...)
 	p.X.Min, p.X.Max = -0.5, float64(len(d4Profilers))-0.5

@@ -356,3 +356,27 @@ const (
 	captionMytkowicz = "Samplers: truth = the exact execution; safepoint, hprof and xprof sample at safepoints (the next poll); tprof samples where the thread is, by the timer; async = async-profiler, which samples where the thread is, without waiting for a safepoint."
 	captionCBS       = "CBS = counter-based sampling (Arnold & Grove): after each timer interrupt, SAMPLES = the number of call edges sampled, STRIDE = the calls skipped between two samples."
 )
+
+// refLine is a horizontal reference: a paper's bound or an ideal value,
+// at Y, named Label in the legend.
+type refLine struct {
+	Y     float64
+	Label string
+}
+
+// addRefLines draws refs across [x0, x1] as grey dashed lines, the
+// first with long dashes, the next with shorter ones, each in p's
+// legend.
+func addRefLines(p *plot.Plot, x0, x1 float64, refs ...refLine) error {
+	for i, ref := range refs {
+		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: ref.Y}, {X: x1, Y: ref.Y}})
+		if err != nil {
+			return err
+		}
+		l.Color = color.Gray{Y: 100}
+		l.Dashes = []vg.Length{vg.Points(math.Max(4-2*float64(i), 1)), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add(ref.Label, l)
+	}
+	return nil
+}

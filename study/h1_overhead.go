@@ -2,12 +2,9 @@ package study
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
 )
@@ -89,18 +86,8 @@ func (r *h1Result) render() (*Result, error) {
 			return nil, err
 		}
 	}
-	for i, ref := range []struct {
-		y     float64
-		label string
-	}{{10, "paper, 10 ms: JVMTI > 10 %"}, {3, "paper, 10 ms: SPS < 3 %"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0.08, Y: ref.y}, {X: 12.5, Y: ref.y}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color = color.Gray{Y: 100}
-		l.Dashes = []vg.Length{vg.Points(4 - 2*float64(i)), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add(ref.label, l)
+	if err := addRefLines(p, 0.08, 12.5, refLine{10, "paper, 10 ms: JVMTI > 10 %"}, refLine{3, "paper, 10 ms: SPS < 3 %"}); err != nil {
+		return nil, err
 	}
 	p.X.Min, p.X.Max = 0.08, 12.5
 	p.Y.Min, p.Y.Max = math.Min(0, p.Y.Min), math.Max(top, 10)

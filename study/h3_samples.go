@@ -2,11 +2,9 @@ package study
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/sim"
@@ -69,17 +67,8 @@ func (r *h3Result) render() (*Result, error) {
 			return nil, err
 		}
 	}
-	for i, ref := range []struct {
-		y     float64
-		label string
-	}{{10, "every request on time (10×)"}, {1, "paper: JVMTI below 1 (fewer at 0.1 ms)"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.y}, {X: float64(len(hoferCPUHeavy)) - 0.5, Y: ref.y}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3 - 2*float64(i)), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add(ref.label, l)
+	if err := addRefLines(p, -0.5, float64(len(hoferCPUHeavy))-0.5, refLine{10, "every request on time (10×)"}, refLine{1, "paper: JVMTI below 1 (fewer at 0.1 ms)"}); err != nil {
+		return nil, err
 	}
 	p.NominalX(hoferCPUHeavy...)
 	p.X.Min, p.X.Max = -0.5, float64(len(hoferCPUHeavy))-0.5

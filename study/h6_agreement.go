@@ -2,12 +2,10 @@ package study
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/profsim/profsim/profile"
@@ -151,18 +149,8 @@ func (r *h6Result) render() (*Result, error) {
 		p.Legend.Add(c.name, sc)
 		k++
 	}
-	for i, ref := range []struct {
-		y     float64
-		label string
-	}{{70, "paper: overlap > 70 %"}, {90, "paper: SPS covers > 90 %"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref.y}, {X: float64(len(benches)) - 0.5, Y: ref.y}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color = color.Gray{Y: 100}
-		l.Dashes = []vg.Length{vg.Points(4 - 2*float64(i)), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add(ref.label, l)
+	if err := addRefLines(p, -0.5, float64(len(benches))-0.5, refLine{70, "paper: overlap > 70 %"}, refLine{90, "paper: SPS covers > 90 %"}); err != nil {
+		return nil, err
 	}
 	p.NominalX(benches...)
 	p.X.Min, p.X.Max = -0.5, float64(len(benches))-0.5

@@ -2,8 +2,6 @@ package study
 
 import (
 	"fmt"
-	"github.com/profsim/profsim/param"
-	"image/color"
 	"math"
 	"strconv"
 
@@ -12,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/profsim/profsim/harness"
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -391,17 +390,8 @@ func (r *w2Result) render() (*Result, error) {
 	}
 	// The panels share their series: one legend, beside the right panel.
 	ovh.Legend = plot.NewLegend()
-	for i, ref := range []struct {
-		y     float64
-		label string
-	}{{1, "identical data sets (r = 1)"}, {0, "no correlation (r = 0)"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0.8, Y: ref.y}, {X: 125, Y: ref.y}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3 - 2*float64(i)), vg.Points(2)}
-		prec.Add(l)
-		prec.Legend.Add(ref.label, l)
+	if err := addRefLines(prec, 0.8, 125, refLine{1, "identical data sets (r = 1)"}, refLine{0, "no correlation (r = 0)"}); err != nil {
+		return nil, err
 	}
 	prec.Y.Min, prec.Y.Max = -1, 1
 	res.Figure = newFigure("Whaley's two samplers, hot-method counters (hotmethods) and the PCCT, against the sampling interval on 1 and more CPUs: the overhead (left; mean over stand-ins, ± CI over seeds) and the precision (right; the Pearson correlation r of the profiles of two runs with different seeds, mean over stand-ins, ± CI over seed pairs). PCCT = partial calling context tree. CPU = central processing unit (processor). "+captionCI, ovh, prec)
