@@ -123,6 +123,15 @@ func measureD1Runs(o Options) (*d1Runs, error) {
 // name), sorted by name; fewer when the profile has fewer methods with
 // a positive share.
 func topN(shares map[string]float64, n int) []string {
+	ms := ranked(shares)
+	ms = ms[:min(n, len(ms))]
+	slices.Sort(ms)
+	return ms
+}
+
+// ranked lists the methods with a positive share, the largest first
+// (ties by name).
+func ranked(shares map[string]float64) []string {
 	var ms []string
 	for m, v := range shares {
 		if v > 0 {
@@ -135,8 +144,6 @@ func topN(shares map[string]float64, n int) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	ms = ms[:min(n, len(ms))]
-	slices.Sort(ms)
 	return ms
 }
 

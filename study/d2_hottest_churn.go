@@ -3,8 +3,6 @@ package study
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -47,28 +45,10 @@ func (k d2Key) spec() harness.Spec {
 	return s
 }
 
-// d2Flat is one profile's samples and its methods' self shares (%).
-type d2Flat struct {
-	Samples int64
-	Shares  map[string]float64
-}
-
-// hottest is the method with the largest share, ties broken by name;
-// the second the runner-up.
-func (f d2Flat) top2() (first, second string) {
-	ms := make([]string, 0, len(f.Shares))
-	for m := range f.Shares {
-		ms = append(ms, m)
-	}
-	slices.SortFunc(ms, func(a, b string) int {
-		if f.Shares[a] != f.Shares[b] {
-			if f.Shares[a] > f.Shares[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
+// top2 is the method with the largest share in f and the runner-up
+// (ties by name; "" where there is none).
+func top2(f d6Profile) (first, second string) {
+	ms := ranked(f.Shares)
 	if len(ms) > 0 {
 		first = ms[0]
 	}
@@ -79,26 +59,16 @@ func (f d2Flat) top2() (first, second string) {
 }
 
 // d2Run is one run's flat profiles by profile ID (truth, safepoint:r1, …).
-type d2Run struct{ Profiles map[string]d2Flat }
+type d2Run struct{ Profiles map[string]d6Profile }
 
 func (k d2Key) run() (*d2Run, error) {
 	out, err := runSpec(k.spec())
 	if err != nil {
 		return nil, fmt.Errorf("%s seed %d: %w", k.bench.Name, k.seed, err)
 	}
-	r := &d2Run{Profiles: map[string]d2Flat{}}
+	r := &d2Run{Profiles: map[string]d6Profile{}}
 	for _, id := range out.Names {
-		p := out.Profiles[id]
-		w := p.MethodWeights()
-		var sum float64
-		for _, v := range w {
-			sum += v
-		}
-		f := d2Flat{Samples: p.TotalCount(), Shares: map[string]float64{}}
-		for m, v := range w {
-			f.Shares[m] = 100 * v / math.Max(sum, 1)
-		}
-		r.Profiles[id] = f
+		r.Profiles[id] = flatProfile(out.Profiles[id])
 	}
 	return r, nil
 }
@@ -160,15 +130,15 @@ func measureD2(o Options) (*d2Result, error) {
 	}
 	for i, k := range keys {
 		r := rs[i]
-		truth, _ := r.Profiles["truth"].top2()
+		truth, _ := top2(r.Profiles["truth"])
 		add(k.bench.Name, "truth", truth)
 		for _, id := range d2Samplers {
 			counts := map[string]int{}
-			pooled := d2Flat{Shares: map[string]float64{}}
+			pooled := d6Profile{Shares: map[string]float64{}}
 			var n int64
 			for j := 1; j <= d2Instances; j++ {
 				f := r.Profiles[fmt.Sprintf("%s:r%d", id, j)]
-				h, _ := f.top2()
+				h, _ := top2(f)
 				counts[h]++
 				add(k.bench.Name, id, h)
 				n += f.Samples
@@ -176,7 +146,7 @@ func measureD2(o Options) (*d2Result, error) {
 					pooled.Shares[m] += s / d2Instances
 				}
 			}
-			first, second := pooled.top2()
+			first, second := top2(pooled)
 			per := float64(n) / d2Instances
 			p1, p2 := pooled.Shares[first]/100, pooled.Shares[second]/100
 			gap := 100 * (p1 - p2)

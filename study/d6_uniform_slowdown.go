@@ -140,19 +140,23 @@ func (k d6Key) runOf(s harness.Spec) (*d6Run, error) {
 		}
 	}
 	for _, id := range out.Names {
-		prof := out.Profiles[id]
-		w := prof.MethodWeights()
-		var sum float64
-		for _, v := range w {
-			sum += v
-		}
-		shares := map[string]float64{}
-		for m, v := range w {
-			shares[m] = 100 * v / math.Max(sum, 1)
-		}
-		r.Profiles[id] = d6Profile{Samples: prof.TotalCount(), Shares: shares}
+		r.Profiles[id] = flatProfile(out.Profiles[id])
 	}
 	return r, nil
+}
+
+// flatProfile is prof's samples and its methods' self shares (%).
+func flatProfile(prof *profile.Profile) d6Profile {
+	w := prof.MethodWeights()
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	shares := map[string]float64{}
+	for m, v := range w {
+		shares[m] = 100 * v / math.Max(sum, 1)
+	}
+	return d6Profile{Samples: prof.TotalCount(), Shares: shares}
 }
 
 // d6Z is how many binomial standard deviations a method's share may
