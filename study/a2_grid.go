@@ -161,19 +161,19 @@ type a2Key struct {
 
 // a2Out is an A2 run's accuracy observations (set −2) or its work.
 type a2Out struct {
-	acc  []a2Obs
-	work int64
+	Acc  []a2Obs
+	Work int64
 }
 
 func (k a2Key) run() (a2Out, error) {
 	switch {
 	case k.set == -1:
 		w, err := a2Work(k.bench, k.seed, 0, 0, k.d)
-		return a2Out{work: w}, err
+		return a2Out{Work: w}, err
 	case k.set >= 0:
 		set := a2OverheadSettings[k.set]
 		w, err := a2Work(k.bench, k.seed, set[0], set[1], k.d)
-		return a2Out{work: w}, err
+		return a2Out{Work: w}, err
 	}
 	acc, err := a2Accuracy([]string{k.bench}, k.seed, k.d)
 	if err != nil {
@@ -185,7 +185,7 @@ func (k a2Key) run() (a2Out, error) {
 			obs = append(obs, a2Obs{k.seed, k.bench, n, s, "accuracy_pct", acc[k.bench][a2Name(n, s)]})
 		}
 	}
-	return a2Out{acc: obs}, nil
+	return a2Out{Acc: obs}, nil
 }
 
 // measureA2 runs the grid and the overheads for every seed.
@@ -213,16 +213,16 @@ func measureA2(o Options) (*a2Result, error) {
 	base := map[[2]any]int64{}
 	for i, k := range keys {
 		if k.set == -1 {
-			base[[2]any{k.seed, k.bench}] = outs[i].work
+			base[[2]any{k.seed, k.bench}] = outs[i].Work
 		}
 	}
 	for i, k := range keys {
 		switch {
 		case k.set == -2:
-			res.Obs = append(res.Obs, outs[i].acc...)
+			res.Obs = append(res.Obs, outs[i].Acc...)
 		case k.set >= 0:
 			set := a2OverheadSettings[k.set]
-			res.Obs = append(res.Obs, a2Obs{k.seed, k.bench, set[0], set[1], "overhead_pct", a2Slowdown(base[[2]any{k.seed, k.bench}], outs[i].work)})
+			res.Obs = append(res.Obs, a2Obs{k.seed, k.bench, set[0], set[1], "overhead_pct", a2Slowdown(base[[2]any{k.seed, k.bench}], outs[i].Work)})
 		}
 	}
 	return res, nil

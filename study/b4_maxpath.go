@@ -58,8 +58,8 @@ func measureB4(o Options) (*b4Result, error) {
 	}
 	res := &b4Result{Seeds: o.Seeds, Benches: benches}
 	for i, k := range keys {
-		res.Obs = append(res.Obs, b4Obs{k.bench, k.seed, 50, grid[binderKey{k.bench, g, false, k.seed}].overlap},
-			b4Obs{k.bench, k.seed, 0, off[i].overlap})
+		res.Obs = append(res.Obs, b4Obs{k.bench, k.seed, 50, grid[binderKey{k.bench, g, false, k.seed}].Overlap},
+			b4Obs{k.bench, k.seed, 0, off[i].Overlap})
 	}
 	return res, nil
 }

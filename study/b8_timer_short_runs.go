@@ -92,7 +92,7 @@ func measureB8(o Options) (*b8Result, error) {
 	}
 	res := &b8Result{Seeds: o.Seeds, Benches: benches, Duration: d}
 	for i, k := range timer {
-		res.Obs = append(res.Obs, b8Obs{k.bench, k.seed, tv[i], kv[i].overlap})
+		res.Obs = append(res.Obs, b8Obs{k.bench, k.seed, tv[i], kv[i].Overlap})
 	}
 	return res, nil
 }

@@ -75,8 +75,8 @@ func measureB9(o Options) (*b9Result, error) {
 		if k.variant == 0 {
 			ref = r
 		}
-		res.Obs = append(res.Obs, b9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.komorium, r.komorium), sameSamples(ref.komorium, r.komorium),
-			100 * profile.OverlapContexts(ref.tprof, r.tprof), sameSamples(ref.tprof, r.tprof)})
+		res.Obs = append(res.Obs, b9Obs{k.prog, k.seed, b9Variants[k.variant].name, 100 * profile.OverlapContexts(ref.Komorium, r.Komorium), sameSamples(ref.Komorium, r.Komorium),
+			100 * profile.OverlapContexts(ref.Tprof, r.Tprof), sameSamples(ref.Tprof, r.Tprof)})
 	}
 	return res, nil
 }
@@ -90,7 +90,7 @@ type b9Key struct {
 }
 
 // b9Run is a B9 run's two profiles.
-type b9Run struct{ komorium, tprof *profile.Profile }
+type b9Run struct{ Komorium, Tprof *profile.Profile }
 
 // spec is the run: the program to its end on the variant's CPUs, with
 // komorium and tprof, the truth only by method.

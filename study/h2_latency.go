@@ -60,7 +60,7 @@ func (r *h2Result) render() (*Result, error) {
 		cells := []any{b}
 		for pi, pr := range hoferTechniques {
 			for si, seed := range r.Seeds {
-				for _, l := range r.run(b, si, pr, iv).costs.Latencies {
+				for _, l := range r.run(b, si, pr, iv).Costs.Latencies {
 					obs = append(obs, hoferLatencyObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), float64(l) / 1e6})
 				}
 			}

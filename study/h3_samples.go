@@ -58,7 +58,7 @@ func (r *h3Result) render() (*Result, error) {
 		for bi, b := range hoferCPUHeavy {
 			var ratios []float64
 			for si := range r.Seeds {
-				ratios = append(ratios, float64(r.run(b, si, pr, 100*sim.Microsecond).costs.Taken)/float64(r.run(b, si, pr, sim.Millisecond).costs.Taken))
+				ratios = append(ratios, float64(r.run(b, si, pr, 100*sim.Microsecond).Costs.Taken)/float64(r.run(b, si, pr, sim.Millisecond).Costs.Taken))
 			}
 			m := newStat(ratios)
 			top = math.Max(top, m.Mean+pts.add(float64(bi)-0.2+0.2*float64(i), m))

@@ -43,7 +43,7 @@ func measureH7(o Options) (*h7Result, error) {
 	for _, b := range d.Benches {
 		for si, seed := range d.Seeds {
 			r := d.run(b, si, "isps")
-			res.Obs = append(res.Obs, h7Obs{b, seed, meanDepth(r.prof), d.run(b, si, "sps").costs.Measures[samplers.FramesDecodedPerSample], r.costs.Measures[samplers.FramesDecodedPerSample]})
+			res.Obs = append(res.Obs, h7Obs{b, seed, meanDepth(r.Prof), d.run(b, si, "sps").Costs.Measures[samplers.FramesDecodedPerSample], r.Costs.Measures[samplers.FramesDecodedPerSample]})
 		}
 	}
 	return res, nil

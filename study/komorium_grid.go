@@ -50,7 +50,7 @@ func measureBinderGrid(o Options) (binderGridData, error) {
 			for _, r := range []bool{false, true} {
 				for _, s := range o.Seeds {
 					k := grid[binderKey{b, gr, r, s}]
-					g.Obs = append(g.Obs, binderObs{b, gr, r, s, k.overlap, k.nodes, k.deltaB})
+					g.Obs = append(g.Obs, binderObs{b, gr, r, s, k.Overlap, k.Nodes, k.DeltaB})
 				}
 			}
 		}

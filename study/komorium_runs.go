@@ -43,10 +43,10 @@ func binderSetup(o Options) (benches []string, d sim.Time) {
 // komoriumRun is one Komorium run's accuracy and size against the exact
 // bytecode CCT of the same execution.
 type komoriumRun struct {
-	overlap float64 // % of the exact bytecode CCT
-	nodes   int     // nodes of the sampled CCT
-	deltaB  float64 // (reported − executed) / executed bytecodes
-	profile *profile.Profile
+	Overlap float64 // % of the exact bytecode CCT
+	Nodes   int     // nodes of the sampled CCT
+	DeltaB  float64 // (reported − executed) / executed bytecodes
+	Profile *profile.Profile
 }
 
 // komoriumKey is one run of bench for d with a passive Komorium (its
@@ -83,10 +83,10 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 	exact := harness.TruthBytecodeProfile(out.Result.Truth, out.Image)
 	executed := float64(out.Result.Truth.BytecodeTotal())
 	return &komoriumRun{
-		overlap: 100 * profile.OverlapContexts(kp, exact),
-		nodes:   len(kp.CCT().Nodes) - 1,
-		deltaB:  (out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
-		profile: kp,
+		Overlap: 100 * profile.OverlapContexts(kp, exact),
+		Nodes:   len(kp.CCT().Nodes) - 1,
+		DeltaB:  (out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
+		Profile: kp,
 	}, nil
 }
 
@@ -156,9 +156,9 @@ func (k komoriumSetKey) run() ([]*komoriumRun, error) {
 	var runs []*komoriumRun
 	for i, m := range members {
 		runs = append(runs, &komoriumRun{
-			overlap: 100 * overlaps[i],
-			nodes:   len(ps[i].CCT().Nodes) - 1,
-			deltaB:  (out.Costs[m].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
+			Overlap: 100 * overlaps[i],
+			Nodes:   len(ps[i].CCT().Nodes) - 1,
+			DeltaB:  (out.Costs[m].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		})
 	}
 	return runs, nil

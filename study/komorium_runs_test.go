@@ -21,9 +21,9 @@ func TestKomoriumSetKeyIsTheGrid(t *testing.T) {
 	for i, c := range cfgs {
 		alone, err := komoriumKey{bench: "jack", seed: 2, d: d, gran: c.Granularity, random: c.Random > 0}.run()
 		require.NoError(t, err)
-		assert.Equal(t, alone.overlap, set[i].overlap, "granularity %d random %d", c.Granularity, c.Random)
-		assert.Equal(t, alone.nodes, set[i].nodes, "granularity %d random %d", c.Granularity, c.Random)
-		assert.Equal(t, alone.deltaB, set[i].deltaB, "granularity %d random %d", c.Granularity, c.Random)
+		assert.Equal(t, alone.Overlap, set[i].Overlap, "granularity %d random %d", c.Granularity, c.Random)
+		assert.Equal(t, alone.Nodes, set[i].Nodes, "granularity %d random %d", c.Granularity, c.Random)
+		assert.Equal(t, alone.DeltaB, set[i].DeltaB, "granularity %d random %d", c.Granularity, c.Random)
 	}
 }
 

@@ -136,18 +136,18 @@ type causalityKey struct {
 // causalityRun is what a causality run leaves: its simulated seconds, the
 // truth's two hottest methods, and each profiler's method weights.
 type causalityRun struct {
-	total   float64
-	top     []string
-	weights map[string]map[string]float64 // profiler → method → weight
-	totals  map[string]int64              // profiler → total weight
+	Total   float64
+	Top     []string
+	Weights map[string]map[string]float64 // profiler → method → weight
+	Totals  map[string]int64              // profiler → total weight
 }
 
 // hotness is profile.Hotness of prof's profile for method m.
 func (r *causalityRun) hotness(prof, m string) float64 {
-	if r.totals[prof] == 0 {
+	if r.Totals[prof] == 0 {
 		return 0
 	}
-	return 100 * r.weights[prof][m] / float64(r.totals[prof])
+	return 100 * r.Weights[prof][m] / float64(r.Totals[prof])
 }
 
 func (k causalityKey) run() (*causalityRun, error) {
@@ -181,10 +181,10 @@ func (k causalityKey) run() (*causalityRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &causalityRun{total: out.Result.End.Seconds(), top: injectable(p, out.Profiles["truth"], 2),
-		weights: map[string]map[string]float64{}, totals: map[string]int64{}}
+	r := &causalityRun{Total: out.Result.End.Seconds(), Top: injectable(p, out.Profiles["truth"], 2),
+		Weights: map[string]map[string]float64{}, Totals: map[string]int64{}}
 	for name, pr := range out.Profiles {
-		r.weights[name], r.totals[name] = pr.MethodWeights(), pr.TotalWeight()
+		r.Weights[name], r.Totals[name] = pr.MethodWeights(), pr.TotalWeight()
 	}
 	return r, nil
 }
@@ -261,7 +261,7 @@ func causality(o Options, inlining bool, profilers []string) (*causalityResult, 
 	if o.Models {
 		var probe []causalityKey
 		for bi, b := range benches {
-			for _, m := range hot[bi].top {
+			for _, m := range hot[bi].Top {
 				probe = append(probe, run(b, seeds[0], m, sizes[1]))
 			}
 		}
@@ -271,8 +271,8 @@ func causality(o Options, inlining bool, profilers []string) (*causalityResult, 
 		}
 		i := 0
 		for bi, b := range benches {
-			for _, m := range hot[bi].top {
-				scaleOf[[2]string{b.name, m}] = causalitySizeScale(hot[bi].total, probed[i].total, sizes)
+			for _, m := range hot[bi].Top {
+				scaleOf[[2]string{b.name, m}] = causalitySizeScale(hot[bi].Total, probed[i].Total, sizes)
 				i++
 			}
 		}
@@ -280,7 +280,7 @@ func causality(o Options, inlining bool, profilers []string) (*causalityResult, 
 	var keys []key
 	var runKeys []causalityKey
 	for bi, b := range benches {
-		for _, m := range hot[bi].top {
+		for _, m := range hot[bi].Top {
 			k := max(scaleOf[[2]string{b.name, m}], 1)
 			for _, seed := range seeds {
 				for _, f := range sizes {
@@ -298,8 +298,8 @@ func causality(o Options, inlining bool, profilers []string) (*causalityResult, 
 	for i, k := range keys {
 		out := outs[i]
 		for _, prof := range all {
-			att := out.hotness(prof, k.method) / 100 * out.total
-			obs[i] = append(obs[i], causalityObs{benches[k.b].name, k.method, k.seed, k.f, prof, out.total, att})
+			att := out.hotness(prof, k.method) / 100 * out.Total
+			obs[i] = append(obs[i], causalityObs{benches[k.b].name, k.method, k.seed, k.f, prof, out.Total, att})
 		}
 	}
 	// Rows in key order: stand-in, then its hottest methods.

@@ -61,9 +61,9 @@ type disagreementKey struct {
 // disagreementRun is a run's method weights by the profiler, their total,
 // and the truth's dynamic call graph (caller → callees).
 type disagreementRun struct {
-	weights map[string]float64
-	total   float64
-	calls   map[string][]string
+	Weights map[string]float64
+	Total   float64
+	Calls   map[string][]string
 }
 
 func (k disagreementKey) run() (*disagreementRun, error) {
@@ -75,11 +75,11 @@ func (k disagreementKey) run() (*disagreementRun, error) {
 		return nil, err
 	}
 	pr := out.Profiles[k.prof]
-	r := &disagreementRun{weights: pr.MethodWeights(), total: float64(pr.TotalWeight()), calls: map[string][]string{}}
+	r := &disagreementRun{Weights: pr.MethodWeights(), Total: float64(pr.TotalWeight()), Calls: map[string][]string{}}
 	t := out.Profiles["truth"]
 	for _, e := range t.Edges {
 		c := t.Functions[e.Caller].Name
-		r.calls[c] = append(r.calls[c], t.Functions[e.Callee].Name)
+		r.Calls[c] = append(r.Calls[c], t.Functions[e.Callee].Name)
 	}
 	return r, nil
 }
@@ -116,17 +116,17 @@ func measureDisagreement(o Options) (*disagreement, error) {
 			for _, seed := range o.Seeds {
 				r := runs[i]
 				i++
-				ms := make([]string, 0, len(r.weights))
-				for m := range r.weights {
+				ms := make([]string, 0, len(r.Weights))
+				for m := range r.Weights {
 					ms = append(ms, m)
 				}
 				sort.Strings(ms)
 				for _, m := range ms {
-					sum[m] += r.weights[m] / r.total
-					d.shares = append(d.shares, disagreementObs{b, seed, prof, m, r.weights[m] / r.total})
+					sum[m] += r.Weights[m] / r.Total
+					d.shares = append(d.shares, disagreementObs{b, seed, prof, m, r.Weights[m] / r.Total})
 				}
 				if d.calls[b] == nil {
-					d.calls[b] = r.calls
+					d.calls[b] = r.Calls
 				}
 			}
 			ms := make([]string, 0, len(sum))

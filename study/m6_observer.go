@@ -29,9 +29,9 @@ var m6Companions = []string{"hprof", "jprofile", "yourkit"}
 // method, and the yield points the JIT placed in the truth's 10 hottest
 // methods.
 type m6Run struct {
-	hotness map[string]map[string]float64 // profiler → method → %
-	polls   map[string]int                // method → poll sites in its compiled code
-	top     []string                      // truth's 10 hottest methods
+	Hotness map[string]map[string]float64 // profiler → method → %
+	Polls   map[string]int                // method → poll sites in its compiled code
+	Top     []string                      // truth's 10 hottest methods
 }
 
 // m6Key is one M6 run: bench for d with profs (comma-separated) costed.
@@ -54,29 +54,29 @@ func m6Once(bench string, seed uint64, d sim.Time, profs []string) (*m6Run, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s %v: %w", bench, profs, err)
 	}
-	r := &m6Run{hotness: map[string]map[string]float64{}, polls: map[string]int{}}
+	r := &m6Run{Hotness: map[string]map[string]float64{}, Polls: map[string]int{}}
 	for _, n := range profs {
 		h := map[string]float64{}
 		for m := range out.Profiles[n].MethodWeights() {
 			h[m] = profile.Hotness(out.Profiles[n], m)
 		}
-		r.hotness[n] = h
+		r.Hotness[n] = h
 	}
 	tw := out.Profiles["truth"].MethodWeights()
 	for m := range tw {
-		r.top = append(r.top, m)
+		r.Top = append(r.Top, m)
 	}
-	sort.Slice(r.top, func(i, j int) bool {
-		if tw[r.top[i]] != tw[r.top[j]] {
-			return tw[r.top[i]] > tw[r.top[j]]
+	sort.Slice(r.Top, func(i, j int) bool {
+		if tw[r.Top[i]] != tw[r.Top[j]] {
+			return tw[r.Top[i]] > tw[r.Top[j]]
 		}
-		return r.top[i] < r.top[j]
+		return r.Top[i] < r.Top[j]
 	})
-	r.top = r.top[:min(10, len(r.top))]
-	for _, m := range r.top {
+	r.Top = r.Top[:min(10, len(r.Top))]
+	for _, m := range r.Top {
 		if i, ok := out.JIT.Method(m); ok {
 			if c := out.JIT.CompiledCode(i); c != nil {
-				r.polls[m] = jit.PollSites(c)
+				r.Polls[m] = jit.PollSites(c)
 			}
 		}
 	}
@@ -211,7 +211,7 @@ func measureM6(o Options) (*m6Result, error) {
 		// M: xprof's hottest method alone, by hotness averaged over seeds.
 		avg := map[string]float64{}
 		for si := range o.Seeds {
-			for m, h := range get[key{b, si, 0}].hotness["xprof"] {
+			for m, h := range get[key{b, si, 0}].Hotness["xprof"] {
 				avg[m] += h / float64(len(o.Seeds))
 			}
 		}
@@ -223,16 +223,16 @@ func measureM6(o Options) (*m6Result, error) {
 		}
 		mb := m6Bench{Benchmark: b, Top: top, X: x, Delta: keyed[string, float64]{}}
 		for si, seed := range o.Seeds {
-			res.Obs = append(res.Obs, m6Obs{b, seed, "none", top, get[key{b, si, 0}].hotness["xprof"][top]})
+			res.Obs = append(res.Obs, m6Obs{b, seed, "none", top, get[key{b, si, 0}].Hotness["xprof"][top]})
 		}
 		var paired []float64
 		for ci, c := range m6Companions {
 			var y float64
 			for si, seed := range o.Seeds {
-				with := get[key{b, si, 2 + ci}].hotness["xprof"][top]
+				with := get[key{b, si, 2 + ci}].Hotness["xprof"][top]
 				res.Obs = append(res.Obs, m6Obs{b, seed, c, top, with})
 				y += with / float64(len(o.Seeds))
-				paired = append(paired, math.Abs(with-get[key{b, si, 0}].hotness["xprof"][top]))
+				paired = append(paired, math.Abs(with-get[key{b, si, 0}].Hotness["xprof"][top]))
 			}
 			mb.Delta[c] = math.Abs(x - y)
 		}
@@ -242,9 +242,9 @@ func measureM6(o Options) (*m6Result, error) {
 		var px, ph int
 		for si := range o.Seeds {
 			rx, rh := get[key{b, si, 0}], get[key{b, si, 1}]
-			for _, m := range rx.top {
-				a, okA := rx.polls[m]
-				c, okC := rh.polls[m]
+			for _, m := range rx.Top {
+				a, okA := rx.Polls[m]
+				c, okC := rh.Polls[m]
 				if !okA || !okC {
 					continue
 				}

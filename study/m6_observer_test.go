@@ -30,7 +30,7 @@ func TestM6_ObserverEffect(t *testing.T) {
 	require.NoError(t, err)
 	b, err := m6Once("antlr", 1, 200*sim.Millisecond, []string{"xprof"})
 	require.NoError(t, err)
-	assert.Equal(t, a.hotness, b.hotness, "xprof alone, same seed: identical")
+	assert.Equal(t, a.Hotness, b.Hotness, "xprof alone, same seed: identical")
 }
 
 // assertObserverEffect asserts M6's shape: a second costed profiler moves

@@ -114,9 +114,9 @@ type m9Key struct {
 // m9Run is an M9 run's end (s) and, per profiler, the top Java method it
 // names and that method's share of its samples.
 type m9Run struct {
-	end   float64
-	top   map[string]string
-	share map[string]float64
+	End   float64
+	Top   map[string]string
+	Share map[string]float64
 }
 
 // spec is k's run: the stand-in regenerated at iters iterations, or the
@@ -154,12 +154,12 @@ func (k m9Key) run() (*m9Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &m9Run{end: out.Result.End.Seconds(), top: map[string]string{}, share: map[string]float64{}}
+	r := &m9Run{End: out.Result.End.Seconds(), Top: map[string]string{}, Share: map[string]float64{}}
 	for _, prof := range s.Samplers {
 		// The top Java method: tprof's "<interpreted>" bucket names none.
 		for _, m := range out.Profiles[prof].TopMethods(2) {
 			if m != "<interpreted>" {
-				r.top[prof], r.share[prof] = m, profile.Hotness(out.Profiles[prof], m)/100
+				r.Top[prof], r.Share[prof] = m, profile.Hotness(out.Profiles[prof], m)/100
 				break
 			}
 		}
@@ -201,7 +201,7 @@ func measureM9(o Options) (*m9Result, error) {
 	var sped []m9Key
 	for i, k := range base {
 		for _, prof := range m9Profilers {
-			top, ok := bases[i].top[prof]
+			top, ok := bases[i].Top[prof]
 			if !ok {
 				continue
 			}
@@ -217,8 +217,8 @@ func measureM9(o Options) (*m9Result, error) {
 	runs := make([][]m9Obs, len(base))
 	for j, pk := range picks {
 		k, b := base[pk.base], bases[pk.base]
-		t0, t1 := b.end, speds[j].end
-		share := b.share[pk.prof]
+		t0, t1 := b.End, speds[j].End
+		share := b.Share[pk.prof]
 		runs[pk.base] = append(runs[pk.base], m9Obs{Benchmark: k.bench, Seed: k.seed, Profiler: pk.prof, TopMethod: pk.sped.speedUp,
 			SharePct: 100 * share, PredictedPct: 100 * share * 0.5,
 			SimulatedPct: 100 * (1 - t1/t0), BaseS: t0, SpedS: t1})

@@ -60,23 +60,23 @@ func whaleyRunsNote(o Options) string {
 // whaleyRun is what one passive run leaves for W1, W3 and W4; slices
 // indexed like whaleyIntervals or w4Limits.
 type whaleyRun struct {
-	taken []int64
-	// examined is frames examined per sample with marker bits; depth the
-	// same for full walks, i.e. the mean stack depth at the samples.
-	examined, depth []float64
-	// identical: the marker-bit PCCT has exactly the contexts and counts
+	Taken []int64
+	// Examined is frames Examined per sample with marker bits; Depth the
+	// same for full walks, i.e. the mean stack Depth at the samples.
+	Examined, Depth []float64
+	// Identical: the marker-bit PCCT has exactly the contexts and counts
 	// of the one built from full walks on the same execution.
-	identical []bool
-	pcctNodes []float64
-	// dct: calls executed (nodes of the dynamic call tree); cct: nodes of
-	// the exact CCT; folded: the CCT with recursion folded into back edges
-	// (Ammons et al.'s); maxDepth: the deepest context.
-	dct, cct, folded, maxDepth int64
-	// misattached is the limited PCCT's share of samples at contexts the
-	// full walks did not give (misattachedShare); limited the share of
+	Identical []bool
+	PCCTNodes []float64
+	// DCT: calls executed (nodes of the dynamic call tree); CCT: nodes of
+	// the exact CCT; Folded: the CCT with recursion Folded into back edges
+	// (Ammons et al.'s); MaxDepth: the deepest context.
+	DCT, CCT, Folded, MaxDepth int64
+	// Misattached is the Limited PCCT's share of samples at contexts the
+	// full walks did not give (misattachedShare); Limited the share of
 	// walks that hit the limit; exact whether the two trees are equal.
-	misattached, limited []float64
-	exact                []bool
+	Misattached, Limited []float64
+	Exact                []bool
 }
 
 func pcctName(kind string, iv sim.Time) string { return fmt.Sprintf("%s-%v", kind, iv) }
@@ -146,29 +146,29 @@ func whaleyOnce(bench string, seed uint64, d sim.Time) (*whaleyRun, error) {
 	r := &whaleyRun{}
 	for _, iv := range whaleyIntervals {
 		m, f := "pcct:"+pcctName("pcct", iv), "pcct:"+pcctName("full", iv)
-		r.taken = append(r.taken, out.Costs[m].Taken)
-		r.examined = append(r.examined, out.Costs[m].Measures[samplers.FramesExaminedPerSample])
-		r.depth = append(r.depth, out.Costs[f].Measures[samplers.FramesExaminedPerSample])
-		r.identical = append(r.identical, maps.Equal(out.Profiles[m].ContextWeights(), out.Profiles[f].ContextWeights()))
-		r.pcctNodes = append(r.pcctNodes, out.Costs[m].Measures[samplers.PCCTNodes])
+		r.Taken = append(r.Taken, out.Costs[m].Taken)
+		r.Examined = append(r.Examined, out.Costs[m].Measures[samplers.FramesExaminedPerSample])
+		r.Depth = append(r.Depth, out.Costs[f].Measures[samplers.FramesExaminedPerSample])
+		r.Identical = append(r.Identical, maps.Equal(out.Profiles[m].ContextWeights(), out.Profiles[f].ContextWeights()))
+		r.PCCTNodes = append(r.PCCTNodes, out.Costs[m].Measures[samplers.PCCTNodes])
 	}
 	full := out.Profiles["pcct:"+pcctName("full", sim.Millisecond)].ContextWeights()
 	for _, l := range w4Limits {
 		n := "pcct:" + limitName(l)
 		lw := out.Profiles[n].ContextWeights()
-		r.misattached = append(r.misattached, misattachedShare(full, lw))
-		r.limited = append(r.limited, out.Costs[n].Measures[samplers.DepthLimitedSamples]/float64(max(out.Costs[n].Taken, 1)))
-		r.exact = append(r.exact, maps.Equal(full, lw))
+		r.Misattached = append(r.Misattached, misattachedShare(full, lw))
+		r.Limited = append(r.Limited, out.Costs[n].Measures[samplers.DepthLimitedSamples]/float64(max(out.Costs[n].Taken, 1)))
+		r.Exact = append(r.Exact, maps.Equal(full, lw))
 	}
 	nodes := out.Result.Truth.Nodes()
-	r.cct = int64(len(nodes) - 1)
+	r.CCT = int64(len(nodes) - 1)
 	depth := make([]int64, len(nodes))
 	for i := 1; i < len(nodes); i++ {
-		r.dct += nodes[i].Calls
+		r.DCT += nodes[i].Calls
 		depth[i] = depth[nodes[i].Parent] + 1 // a parent is created before its children
-		r.maxDepth = max(r.maxDepth, depth[i])
+		r.MaxDepth = max(r.MaxDepth, depth[i])
 	}
-	r.folded = foldedCCTSize(nodes)
+	r.Folded = foldedCCTSize(nodes)
 	return r, nil
 }
 

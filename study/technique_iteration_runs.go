@@ -87,7 +87,7 @@ func hoferIterationCCTs(runs map[hoferKey]*hoferRun, o Options, bench, prof stri
 	z := hoferAccuracySizeOf(o)
 	var out []hoferIteration
 	for si := range o.Seeds {
-		ws := runs[hoferKey{bench, si, prof, sim.Millisecond}].windows
+		ws := runs[hoferKey{bench, si, prof, sim.Millisecond}].Windows
 		for i := z.skip; i < z.skip+z.iterations && i < len(ws); i++ {
 			out = append(out, hoferIteration{si, i - z.skip, ws[i].ContextWeights()})
 		}

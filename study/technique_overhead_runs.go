@@ -110,7 +110,7 @@ func (d *hoferOverheadData) run(bench string, si int, prof string, iv sim.Time) 
 func (d *hoferOverheadData) Overheads(b, pr string, iv sim.Time) []float64 {
 	var out []float64
 	for si := range d.Seeds {
-		out = append(out, 100*(d.run(b, si, "", 0).speed/d.run(b, si, pr, iv).speed-1))
+		out = append(out, 100*(d.run(b, si, "", 0).Speed/d.run(b, si, pr, iv).Speed-1))
 	}
 	return out
 }
@@ -185,7 +185,7 @@ func (d *hoferOverheadData) Latencies(b, pr string, iv sim.Time) []float64 {
 func (d *hoferOverheadData) Taken(b, pr string, iv sim.Time) float64 {
 	var n float64
 	for si := range d.Seeds {
-		n += float64(d.run(b, si, pr, iv).costs.Taken) / float64(len(d.Seeds))
+		n += float64(d.run(b, si, pr, iv).Costs.Taken) / float64(len(d.Seeds))
 	}
 	return n
 }
@@ -207,7 +207,7 @@ func (d *hoferOverheadData) LongShare(b, pr string, iv sim.Time) float64 {
 func (d *hoferOverheadData) ThreadEnds(b string, iv sim.Time) float64 {
 	var ends float64
 	for si := range d.Seeds {
-		ends += d.run(b, si, "isps", iv).costs.Measures[samplers.ThreadEndRetrieves] / float64(len(d.Seeds))
+		ends += d.run(b, si, "isps", iv).Costs.Measures[samplers.ThreadEndRetrieves] / float64(len(d.Seeds))
 	}
 	return ends
 }
@@ -218,11 +218,11 @@ func (d *hoferOverheadData) runObs(benches []string) []hoferRunObs {
 	for _, b := range benches {
 		for si, seed := range d.Seeds {
 			r := d.run(b, si, "", 0)
-			out = append(out, hoferRunObs{b, seed, "none", 0, r.speed, 0, 0})
+			out = append(out, hoferRunObs{b, seed, "none", 0, r.Speed, 0, 0})
 			for _, pr := range hoferTechniques {
 				for _, iv := range hoferIntervals {
 					r := d.run(b, si, pr, iv)
-					out = append(out, hoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.speed, r.costs.Taken, r.costs.Measures[samplers.ThreadEndRetrieves]})
+					out = append(out, hoferRunObs{b, seed, pr, float64(iv) / float64(sim.Microsecond), r.Speed, r.Costs.Taken, r.Costs.Measures[samplers.ThreadEndRetrieves]})
 				}
 			}
 		}
@@ -235,7 +235,7 @@ func (d *hoferOverheadData) runObs(benches []string) []hoferRunObs {
 func hoferLatencies(runs map[hoferKey]*hoferRun, o Options, bench, prof string, iv sim.Time) []float64 {
 	var out []float64
 	for si := range o.Seeds {
-		for _, l := range runs[hoferKey{bench, si, prof, iv}].costs.Latencies {
+		for _, l := range runs[hoferKey{bench, si, prof, iv}].Costs.Latencies {
 			out = append(out, float64(l)/1e6)
 		}
 	}

@@ -19,10 +19,10 @@ const hoferWarmUp = 100 * sim.Millisecond
 
 // hoferRun is one run's measurements.
 type hoferRun struct {
-	speed   float64 // bytecodes per simulated second after the warm-up
-	costs   samplers.Costs
-	prof    *profile.Profile
-	windows []*profile.Profile
+	Speed   float64 // bytecodes per simulated second after the warm-up
+	Costs   samplers.Costs
+	Prof    *profile.Profile
+	Windows []*profile.Profile
 }
 
 // hoferRunKey is one Hofer run: bench for d, costed with prof ("" =
@@ -51,9 +51,9 @@ func (k hoferRunKey) run() (*hoferRun, error) {
 	if out.Result.End <= hoferWarmUp {
 		return nil, fmt.Errorf("%s %s %v seed %d: the program ended at %v, within the warm-up", bench, prof, iv, seed, out.Result.End)
 	}
-	r := &hoferRun{speed: float64(out.Result.Truth.BytecodeTotal()-out.WarmUpBytecodes) / (out.Result.End - hoferWarmUp).Seconds()}
+	r := &hoferRun{Speed: float64(out.Result.Truth.BytecodeTotal()-out.WarmUpBytecodes) / (out.Result.End - hoferWarmUp).Seconds()}
 	if prof != "" {
-		r.costs, r.prof, r.windows = out.Costs[prof], out.Profiles[prof], out.Windows[prof]
+		r.Costs, r.Prof, r.Windows = out.Costs[prof], out.Profiles[prof], out.Windows[prof]
 	}
 	return r, nil
 }

@@ -103,7 +103,7 @@ func measureW1(o Options) (*w1Result, error) {
 		for ii, iv := range whaleyIntervals {
 			for si, r := range runs[b] {
 				res.Obs = append(res.Obs, w1Obs{Benchmark: b, Seed: o.Seeds[si], IntervalMs: iv.Seconds() * 1e3,
-					Samples: r.taken[ii], Depth: r.depth[ii], Examined: r.examined[ii], Identical: r.identical[ii]})
+					Samples: r.Taken[ii], Depth: r.Depth[ii], Examined: r.Examined[ii], Identical: r.Identical[ii]})
 			}
 		}
 	}

@@ -43,9 +43,9 @@ func w2Setup(o Options) (benches []string, cpus []int, set sim.Time) {
 // data set's counts keyed "n:context" (node counts) and "e:context" (edge
 // weights).
 type w2Run struct {
-	speed  float64
-	end    sim.Time
-	counts map[string]float64
+	Speed  float64
+	End    sim.Time
+	Counts map[string]float64
 }
 
 // w2Key is one W2 run of bench on cpus CPUs for 2·set, costed with prof
@@ -92,15 +92,15 @@ func w2Once(bench string, seed uint64, cpus int, prof string, iv, set sim.Time) 
 	// The instance's contexts with their edge counts, which its profile
 	// does not carry.
 	pc, _ := rig.Sampler(prof).(samplers.ContextTree)
-	r := &w2Run{speed: float64(out.Result.Truth.BytecodeTotal()) / out.Result.End.Seconds(), end: out.Result.End}
+	r := &w2Run{Speed: float64(out.Result.Truth.BytecodeTotal()) / out.Result.End.Seconds(), End: out.Result.End}
 	if pc != nil {
-		r.counts = map[string]float64{}
+		r.Counts = map[string]float64{}
 		for _, c := range pc.Contexts() {
 			if c.Count > 0 {
-				r.counts["n:"+c.Path] += float64(c.Count)
+				r.Counts["n:"+c.Path] += float64(c.Count)
 			}
 			if c.Edge > 0 {
-				r.counts["e:"+c.Path] += float64(c.Edge)
+				r.Counts["e:"+c.Path] += float64(c.Edge)
 			}
 		}
 	}
@@ -220,14 +220,14 @@ func measureW2(o Options) (*w2Result, error) {
 	get := map[key]*w2Run{}
 	for i, k := range keys {
 		get[k] = runs[i]
-		if runs[i].end < 2*set {
+		if runs[i].End < 2*set {
 			res.ShortRuns++
 		}
 		pr, ms := k.prof, k.iv.Seconds()*1e3
 		if pr == "" {
 			pr = "none"
 		}
-		res.Obs = append(res.Obs, w2Obs{k.bench, k.cpus, pr, ms, o.Seeds[k.seed], 0, "speed", runs[i].speed})
+		res.Obs = append(res.Obs, w2Obs{k.bench, k.cpus, pr, ms, o.Seeds[k.seed], 0, "speed", runs[i].Speed})
 	}
 	for _, b := range benches {
 		for _, c := range cpuss {
@@ -235,7 +235,7 @@ func measureW2(o Options) (*w2Result, error) {
 				for _, iv := range w2Intervals {
 					for si := range o.Seeds {
 						for sj := si + 1; sj < len(o.Seeds); sj++ {
-							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].counts, get[key{b, c, sj, pr, iv}].counts)
+							_, x, y := profile.Align(get[key{b, c, si, pr, iv}].Counts, get[key{b, c, sj, pr, iv}].Counts)
 							res.Obs = append(res.Obs, w2Obs{b, c, pr, iv.Seconds() * 1e3, o.Seeds[si], o.Seeds[sj], "precision", whaleyPearson(x, y)})
 						}
 					}

@@ -94,8 +94,8 @@ func measureW3(o Options) (*w3Result, error) {
 	i10 := 1 // whaleyIntervals[1] is 10 ms
 	for _, b := range res.Benches {
 		for si, r := range runs[b] {
-			res.Obs = append(res.Obs, w3Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth,
-				DCT: r.dct, CCT: r.cct, Folded: r.folded, PCCT10: r.pcctNodes[i10], PCCT1: r.pcctNodes[0]})
+			res.Obs = append(res.Obs, w3Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.MaxDepth,
+				DCT: r.DCT, CCT: r.CCT, Folded: r.Folded, PCCT10: r.PCCTNodes[i10], PCCT1: r.PCCTNodes[0]})
 		}
 	}
 	return res, nil

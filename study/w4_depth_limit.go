@@ -82,8 +82,8 @@ func measureW4(o Options) (*w4Result, error) {
 	for _, b := range res.Benches {
 		for li, l := range w4Limits {
 			for si, r := range runs[b] {
-				res.Obs = append(res.Obs, w4Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.maxDepth, Limit: l,
-					MisattachedPct: 100 * r.misattached[li], LimitedPct: 100 * r.limited[li], Exact: r.exact[li]})
+				res.Obs = append(res.Obs, w4Obs{Benchmark: b, Seed: o.Seeds[si], MaxDepth: r.MaxDepth, Limit: l,
+					MisattachedPct: 100 * r.Misattached[li], LimitedPct: 100 * r.Limited[li], Exact: r.Exact[li]})
 			}
 		}
 	}

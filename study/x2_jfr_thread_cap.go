@@ -79,16 +79,16 @@ func x2Benches(o Options) []x2Bench {
 
 // x2Run is one execution: per-thread shares (%) in creation order.
 type x2Run struct {
-	threads []string
-	truth   []float64            // share of application CPU time
-	pred    []float64            // census prediction for the cap-5 jfr
-	share   map[string][]float64 // jfr instance → share of its samples
-	// coverage: samples × period / application CPU (%); methods:
-	// overlap of the flat profile with the truth's (%); samples taken.
-	coverage, methods, samples map[string]float64
-	// sameAsUncapped: the cap-5 jfr took exactly the uncapped one's
+	Threads []string
+	Truth   []float64            // share of application CPU time
+	Pred    []float64            // census prediction for the cap-5 jfr
+	Share   map[string][]float64 // jfr instance → share of its samples
+	// Coverage: Samples × period / application CPU (%); Methods:
+	// overlap of the flat profile with the truth's (%); Samples taken.
+	Coverage, Methods, Samples map[string]float64
+	// SameAsUncapped: the cap-5 jfr took exactly the uncapped one's
 	// samples (same stacks, threads and counts): the cap never bound.
-	sameAsUncapped bool
+	SameAsUncapped bool
 }
 
 // x2Key is one X2 execution of b at seed.
@@ -142,18 +142,18 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 		return nil, fmt.Errorf("%s seed %d: %w", b.name, seed, err)
 	}
 	pred := x2Census(out.Census, def.MaxThreads)
-	r := &x2Run{share: map[string][]float64{}, coverage: map[string]float64{}, methods: map[string]float64{}, samples: map[string]float64{}}
+	r := &x2Run{Share: map[string][]float64{}, Coverage: map[string]float64{}, Methods: map[string]float64{}, Samples: map[string]float64{}}
 	app := float64(out.Result.AppCPU())
 	var predSum float64
 	for _, th := range out.Result.Threads {
 		if !th.Service {
-			r.threads = append(r.threads, th.Name)
-			r.truth = append(r.truth, 100*float64(th.CPU())/app)
+			r.Threads = append(r.Threads, th.Name)
+			r.Truth = append(r.Truth, 100*float64(th.CPU())/app)
 			predSum += pred[th.Name]
 		}
 	}
-	for _, th := range r.threads {
-		r.pred = append(r.pred, 100*pred[th]/predSum)
+	for _, th := range r.Threads {
+		r.Pred = append(r.Pred, 100*pred[th]/predSum)
 	}
 	for _, j := range x2Jfr {
 		prof := out.Profiles[j.id]
@@ -162,14 +162,14 @@ func x2Once(b x2Bench, seed uint64) (*x2Run, error) {
 			per[prof.ThreadName(i)] += float64(s.Count)
 		}
 		n := float64(prof.TotalCount())
-		for _, th := range r.threads {
-			r.share[j.name] = append(r.share[j.name], 100*per[th]/math.Max(n, 1))
+		for _, th := range r.Threads {
+			r.Share[j.name] = append(r.Share[j.name], 100*per[th]/math.Max(n, 1))
 		}
-		r.samples[j.name] = n
-		r.coverage[j.name] = 100 * float64(prof.TotalWeight()) / app
-		r.methods[j.name] = 100 * profile.OverlapMethods(out.Profiles["truth"], prof)
+		r.Samples[j.name] = n
+		r.Coverage[j.name] = 100 * float64(prof.TotalWeight()) / app
+		r.Methods[j.name] = 100 * profile.OverlapMethods(out.Profiles["truth"], prof)
 	}
-	r.sameAsUncapped = profile.SameSamples(out.Profiles[x2Jfr[0].id], out.Profiles[x2Jfr[1].id])
+	r.SameAsUncapped = profile.SameSamples(out.Profiles[x2Jfr[0].id], out.Profiles[x2Jfr[1].id])
 	return r, nil
 }
 
@@ -223,13 +223,13 @@ var x2Stats = []struct {
 	key, label string
 	f          func(r *x2Run, j string) float64
 }{
-	{"samples", "samples per run", func(r *x2Run, j string) float64 { return r.samples[j] }},
-	{"coverage", "coverage: samples × period / CPU time (%)", func(r *x2Run, j string) float64 { return r.coverage[j] }},
-	{"thread_overlap", "thread shares: overlap with truth (%)", func(r *x2Run, j string) float64 { o, _, _ := threadStats(r.truth, r.share[j]); return o }},
-	{"max_dev", "thread shares: max |share − truth| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.truth, r.share[j]); return d }},
-	{"min_ratio", fmt.Sprintf("thread shares: min share/truth (threads ≥ %.0f %%)", x2MinShare), func(r *x2Run, j string) float64 { _, _, m := threadStats(r.truth, r.share[j]); return m }},
-	{"pred_dev", "thread shares: max |share − predicted| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.pred, r.share[j]); return d }},
-	{"method_overlap", "methods: overlap with truth (%)", func(r *x2Run, j string) float64 { return r.methods[j] }},
+	{"samples", "samples per run", func(r *x2Run, j string) float64 { return r.Samples[j] }},
+	{"coverage", "coverage: samples × period / CPU time (%)", func(r *x2Run, j string) float64 { return r.Coverage[j] }},
+	{"thread_overlap", "thread shares: overlap with truth (%)", func(r *x2Run, j string) float64 { o, _, _ := threadStats(r.Truth, r.Share[j]); return o }},
+	{"max_dev", "thread shares: max |share − truth| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.Truth, r.Share[j]); return d }},
+	{"min_ratio", fmt.Sprintf("thread shares: min share/truth (threads ≥ %.0f %%)", x2MinShare), func(r *x2Run, j string) float64 { _, _, m := threadStats(r.Truth, r.Share[j]); return m }},
+	{"pred_dev", "thread shares: max |share − predicted| (points)", func(r *x2Run, j string) float64 { _, d, _ := threadStats(r.Pred, r.Share[j]); return d }},
+	{"method_overlap", "methods: overlap with truth (%)", func(r *x2Run, j string) float64 { return r.Methods[j] }},
 }
 
 // of is the runs of the execution named b.
@@ -275,7 +275,7 @@ func (r *x2Result) Summary(b, j, key string) x2Range {
 
 // thread is thread th's index on execution b.
 func (r *x2Result) thread(b, th string) int {
-	for i, x := range r.of(b)[0].threads {
+	for i, x := range r.of(b)[0].Threads {
 		if x == th {
 			return i
 		}
@@ -291,12 +291,12 @@ func (r *x2Result) Share(b, th, source string) stat {
 	for _, run := range r.of(b) {
 		switch source {
 		case "truth":
-			xs = append(xs, run.truth[ti])
+			xs = append(xs, run.Truth[ti])
 		case "predicted":
-			xs = append(xs, run.pred[ti])
+			xs = append(xs, run.Pred[ti])
 		default:
 			jfrKnown(source)
-			xs = append(xs, run.share[source][ti])
+			xs = append(xs, run.Share[source][ti])
 		}
 	}
 	return newStat(xs)
@@ -307,7 +307,7 @@ func (r *x2Result) Share(b, th, source string) stat {
 func (r *x2Result) SameAsUncapped(b string) int {
 	n := 0
 	for _, run := range r.of(b) {
-		if run.sameAsUncapped {
+		if run.SameAsUncapped {
 			n++
 		}
 	}
@@ -335,7 +335,7 @@ func measureX2(o Options) (*x2Result, error) {
 	for bi, b := range benches {
 		rs := byBench[bi]
 		for _, r := range rs[1:] {
-			if strings.Join(r.threads, ",") != strings.Join(rs[0].threads, ",") {
+			if strings.Join(r.Threads, ",") != strings.Join(rs[0].Threads, ",") {
 				return nil, fmt.Errorf("%s: threads differ between seeds", b.name)
 			}
 		}
@@ -349,16 +349,16 @@ func (r *x2Result) obs() []x2Obs {
 	for bi, b := range r.Benches {
 		for si, run := range r.runs[bi] {
 			seed := r.Seeds[si]
-			for ti, th := range run.threads {
-				out = append(out, x2Obs{b.name, seed, th, "truth", "share_pct", run.truth[ti]}, x2Obs{b.name, seed, th, "predicted", "share_pct", run.pred[ti]})
+			for ti, th := range run.Threads {
+				out = append(out, x2Obs{b.name, seed, th, "truth", "share_pct", run.Truth[ti]}, x2Obs{b.name, seed, th, "predicted", "share_pct", run.Pred[ti]})
 				for _, j := range x2Jfr {
-					out = append(out, x2Obs{b.name, seed, th, j.name, "share_pct", run.share[j.name][ti]})
+					out = append(out, x2Obs{b.name, seed, th, j.name, "share_pct", run.Share[j.name][ti]})
 				}
 			}
 			for _, j := range x2Jfr {
-				out = append(out, x2Obs{b.name, seed, "", j.name, "samples", run.samples[j.name]},
-					x2Obs{b.name, seed, "", j.name, "coverage_pct", run.coverage[j.name]},
-					x2Obs{b.name, seed, "", j.name, "method_overlap_pct", run.methods[j.name]})
+				out = append(out, x2Obs{b.name, seed, "", j.name, "samples", run.Samples[j.name]},
+					x2Obs{b.name, seed, "", j.name, "coverage_pct", run.Coverage[j.name]},
+					x2Obs{b.name, seed, "", j.name, "method_overlap_pct", run.Methods[j.name]})
 			}
 		}
 	}
@@ -388,7 +388,7 @@ func (r *x2Result) render() (*Result, error) {
 	}
 	for bi, b := range benches {
 		rs := byBench[bi]
-		threads := rs[0].threads
+		threads := rs[0].Threads
 		col := func(f func(r *x2Run) float64) []float64 {
 			var xs []float64
 			for _, r := range rs {
@@ -398,16 +398,16 @@ func (r *x2Result) render() (*Result, error) {
 		}
 		cell := func(f func(r *x2Run) float64) string { return fmtCI(MeanCI(col(f))) }
 		for ti, th := range threads {
-			cells := []any{b.name, th, cell(func(r *x2Run) float64 { return r.truth[ti] }), cell(func(r *x2Run) float64 { return r.pred[ti] })}
-			truth, _ := MeanCI(col(func(r *x2Run) float64 { return r.truth[ti] }))
+			cells := []any{b.name, th, cell(func(r *x2Run) float64 { return r.Truth[ti] }), cell(func(r *x2Run) float64 { return r.Pred[ti] })}
+			truth, _ := MeanCI(col(func(r *x2Run) float64 { return r.Truth[ti] }))
 			for _, j := range x2Jfr {
-				cells = append(cells, cell(func(r *x2Run) float64 { return r.share[j.name][ti] }))
+				cells = append(cells, cell(func(r *x2Run) float64 { return r.Share[j.name][ti] }))
 				if truth >= x2MinShare && (b.prog == x2Staggered || b.name == benches[0].name) && j.name != "jfr-uncapped" {
-					addRatio(b.prog+", "+j.label, col(func(r *x2Run) float64 { return r.share[j.name][ti] }), col(func(r *x2Run) float64 { return r.truth[ti] }))
+					addRatio(b.prog+", "+j.label, col(func(r *x2Run) float64 { return r.Share[j.name][ti] }), col(func(r *x2Run) float64 { return r.Truth[ti] }))
 				}
 			}
 			if truth >= x2MinShare && b.prog == x2Staggered {
-				addRatio(b.prog+", predicted for cap 5", col(func(r *x2Run) float64 { return r.pred[ti] }), col(func(r *x2Run) float64 { return r.truth[ti] }))
+				addRatio(b.prog+", predicted for cap 5", col(func(r *x2Run) float64 { return r.Pred[ti] }), col(func(r *x2Run) float64 { return r.Truth[ti] }))
 			}
 			t.AddRow(cells...)
 		}

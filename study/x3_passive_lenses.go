@@ -191,32 +191,32 @@ func x3Once(b x3Bench, seed uint64, kind string) (*x3Run, error) {
 
 // x3Obs compares one run with the bare run of its seed.
 type x3Obs struct {
-	identical, jitSame, endSame bool
-	ppm, dStmts, dBytecodes     float64
+	Identical, JITSame, EndSame bool
+	PPM, DStmts, DBytecodes     float64
 }
 
 // x3Stat is what one lens reported on one run.
 type x3Stat struct {
-	samples, methods, contexts, topShare float64
-	depth                                int
-	top                                  string
+	Samples, Methods, Contexts, TopShare float64
+	Depth                                int
+	Top                                  string
 }
 
 // x3Seed is everything X3 keeps of one (stand-in, seed): the runs are
 // summarised as soon as they end, so memory holds one seed's runs per
 // worker, not all of them.
 type x3Seed struct {
-	truthDepth    int
-	truthTop      string
-	truthTopShare float64
-	obs           map[string]x3Obs  // by run kind, "bare" excepted
-	lens          map[string]x3Stat // by lens
-	same, comp    map[string]bool   // by identity: equal, comparable
-	// late: by identity with slowBreaks, whether a sample of got outlasted
-	// its interval, so that its paced clock left the fixed one; waited: by
-	// identity with waitBreaks, whether an application thread waited
+	TruthDepth    int
+	TruthTop      string
+	TruthTopShare float64
+	Obs           map[string]x3Obs  // by run kind, "bare" excepted
+	Lens          map[string]x3Stat // by lens
+	Same, Comp    map[string]bool   // by identity: equal, comparable
+	// Late: by identity with slowBreaks, whether a sample of got outlasted
+	// its interval, so that its paced clock left the fixed one; Waited: by
+	// identity with waitBreaks, whether an application thread Waited
 	// during the run.
-	late, waited map[string]bool
+	Late, Waited map[string]bool
 }
 
 func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
@@ -224,12 +224,12 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &x3Seed{obs: map[string]x3Obs{}, lens: map[string]x3Stat{}, same: map[string]bool{}, comp: map[string]bool{}, late: map[string]bool{}, waited: map[string]bool{}}
-	out.truthDepth = maxDepth(bare.truth)
+	out := &x3Seed{Obs: map[string]x3Obs{}, Lens: map[string]x3Stat{}, Same: map[string]bool{}, Comp: map[string]bool{}, Late: map[string]bool{}, Waited: map[string]bool{}}
+	out.TruthDepth = maxDepth(bare.truth)
 	if top := bare.truth.TopMethods(1); len(top) > 0 {
-		out.truthTop = top[0]
+		out.TruthTop = top[0]
 	}
-	out.truthTopShare = profile.Hotness(bare.truth, out.truthTop)
+	out.TruthTopShare = profile.Hotness(bare.truth, out.TruthTop)
 	// Runs are compared with the bare one as they finish and then keep
 	// only their lenses' profiles: deep truths (kiama) are large.
 	kept := map[string]*x3Run{}
@@ -243,15 +243,15 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 		}
 		var o x3Obs
 		sameCtx := identicalSamples(bare.truth, r.truth)
-		o.jitSame, o.endSame = reflect.DeepEqual(bare.jit, r.jit), bare.end == r.end
-		o.identical = sameCtx && o.jitSame && o.endSame && bare.bc == r.bc && bare.stmts == r.stmts && reflect.DeepEqual(bare.threads, r.threads)
+		o.JITSame, o.EndSame = reflect.DeepEqual(bare.jit, r.jit), bare.end == r.end
+		o.Identical = sameCtx && o.JITSame && o.EndSame && bare.bc == r.bc && bare.stmts == r.stmts && reflect.DeepEqual(bare.threads, r.threads)
 		if sameCtx {
 			r.cw["truth"] = bare.ctx("truth")
 		} else {
-			o.ppm = 1e6 * (1 - profile.OverlapWeights(bare.ctx("truth"), r.ctx("truth")))
+			o.PPM = 1e6 * (1 - profile.OverlapWeights(bare.ctx("truth"), r.ctx("truth")))
 		}
-		o.dStmts, o.dBytecodes = math.Abs(float64(r.stmts-bare.stmts)), math.Abs(float64(r.bc-bare.bc))
-		out.obs[k.name] = o
+		o.DStmts, o.DBytecodes = math.Abs(float64(r.stmts-bare.stmts)), math.Abs(float64(r.bc-bare.bc))
+		out.Obs[k.name] = o
 		if k.name == "lenses" || k.name == "isps" || k.name == "komorium" {
 			out.addLenses(b, r)
 			r.fp = x3Fingerprint(r)
@@ -270,13 +270,13 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 	for _, id := range x3Identities {
 		g, r := lensRun(id.got), lensRun(id.ref)
 		k := id.got + "≡" + id.ref
-		out.comp[k] = g == r || g.fp == r.fp
-		out.same[k] = out.comp[k] && maps.Equal(g.ctx(id.got), truncated(r.profiles[id.ref], id.depth))
+		out.Comp[k] = g == r || g.fp == r.fp
+		out.Same[k] = out.Comp[k] && maps.Equal(g.ctx(id.got), truncated(r.profiles[id.ref], id.depth))
 		if id.slowBreaks {
-			out.late[k] = unevenTicks(g.costs[id.got].Ticks)
+			out.Late[k] = unevenTicks(g.costs[id.got].Ticks)
 		}
 		if id.waitBreaks {
-			out.waited[k] = g.waited || r.waited
+			out.Waited[k] = g.waited || r.waited
 		}
 	}
 	return out, nil
@@ -290,25 +290,25 @@ func (out *x3Seed) addLenses(b x3Bench, r *x3Run) {
 			continue
 		}
 		var st x3Stat
-		st.depth = maxDepth(p)
-		st.topShare = profile.Hotness(p, out.truthTop)
+		st.Depth = maxDepth(p)
+		st.TopShare = profile.Hotness(p, out.TruthTop)
 		if tm := p.TopMethods(1); len(tm) > 0 {
-			st.top = tm[0]
+			st.Top = tm[0]
 		}
 		switch {
 		case x3Edge(l.name):
-			st.samples = float64(r.costs[l.name].Taken)
-			st.methods, st.contexts = 100*profile.OverlapEdges(r.truth, p), math.NaN()
+			st.Samples = float64(r.costs[l.name].Taken)
+			st.Methods, st.Contexts = 100*profile.OverlapEdges(r.truth, p), math.NaN()
 		case l.name == "komorium":
-			st.samples = float64(p.TotalCount())
-			st.methods = 100 * profile.OverlapMethods(r.bytecode, p)
-			st.contexts = 100 * profile.OverlapWeights(r.bytecode.ContextWeights(), r.ctx(l.name))
+			st.Samples = float64(p.TotalCount())
+			st.Methods = 100 * profile.OverlapMethods(r.bytecode, p)
+			st.Contexts = 100 * profile.OverlapWeights(r.bytecode.ContextWeights(), r.ctx(l.name))
 		default:
-			st.samples = float64(p.TotalCount())
-			st.methods = 100 * profile.OverlapMethods(r.truth, p)
-			st.contexts = 100 * profile.OverlapWeights(r.ctx("truth"), r.ctx(l.name))
+			st.Samples = float64(p.TotalCount())
+			st.Methods = 100 * profile.OverlapMethods(r.truth, p)
+			st.Contexts = 100 * profile.OverlapWeights(r.ctx("truth"), r.ctx(l.name))
 		}
-		out.lens[l.name] = st
+		out.Lens[l.name] = st
 	}
 }
 
@@ -483,7 +483,7 @@ type x3LensStat struct {
 func (r *x3LensesResult) TruthTopShare(b string) stat {
 	var xs []float64
 	for _, s := range r.of(b) {
-		xs = append(xs, s.truthTopShare)
+		xs = append(xs, s.TruthTopShare)
 	}
 	return newStat(xs)
 }
@@ -492,14 +492,14 @@ func (r *x3LensesResult) TruthTopShare(b string) stat {
 func (r *x3LensesResult) TruthDepth(b string) int {
 	d := 0
 	for _, s := range r.of(b) {
-		d = max(d, s.truthDepth)
+		d = max(d, s.TruthDepth)
 	}
 	return d
 }
 
 // HasLens reports whether lens l watched b.
 func (r *x3LensesResult) HasLens(b, l string) bool {
-	_, ok := r.of(b)[0].lens[l]
+	_, ok := r.of(b)[0].Lens[l]
 	return ok
 }
 
@@ -512,18 +512,18 @@ func (r *x3LensesResult) Lens(b, l string) x3LensStat {
 	get := func(f func(x3Stat) float64) stat {
 		var xs []float64
 		for _, s := range seeds {
-			xs = append(xs, f(s.lens[l]))
+			xs = append(xs, f(s.Lens[l]))
 		}
 		return newStat(xs)
 	}
 	x := x3LensStat{
-		Samples:  get(func(x x3Stat) float64 { return x.samples }),
-		Methods:  get(func(x x3Stat) float64 { return x.methods }),
-		Contexts: get(func(x x3Stat) float64 { return x.contexts }),
-		TopShare: get(func(x x3Stat) float64 { return x.topShare }),
+		Samples:  get(func(x x3Stat) float64 { return x.Samples }),
+		Methods:  get(func(x x3Stat) float64 { return x.Methods }),
+		Contexts: get(func(x x3Stat) float64 { return x.Contexts }),
+		TopShare: get(func(x x3Stat) float64 { return x.TopShare }),
 	}
 	for _, s := range seeds {
-		x.MaxDepth = max(x.MaxDepth, s.lens[l].depth)
+		x.MaxDepth = max(x.MaxDepth, s.Lens[l].Depth)
 	}
 	return x
 }
@@ -564,13 +564,13 @@ func (r *x3LensesResult) Identity(b, got, ref string) x3Identity {
 		var x x3Identity
 		late, waited := false, false
 		for _, s := range r.of(b) {
-			if s.comp[k] {
+			if s.Comp[k] {
 				x.Comparable++
 			}
-			if s.same[k] {
+			if s.Same[k] {
 				x.Same++
 			}
-			late, waited = late || s.late[k], waited || s.waited[k]
+			late, waited = late || s.Late[k], waited || s.Waited[k]
 		}
 		x.Prediction = "holds"
 		inline := false
@@ -599,19 +599,19 @@ func (r *x3LensesResult) obs() []x3Observation {
 	for _, b := range r.Benches {
 		for si, s := range r.of(b.name) {
 			seed := r.Seeds[si]
-			out = append(out, x3Observation{b.name, seed, "truth", "top_share_pct", s.truthTopShare}, x3Observation{b.name, seed, "truth", "max_depth", float64(s.truthDepth)})
+			out = append(out, x3Observation{b.name, seed, "truth", "top_share_pct", s.TruthTopShare}, x3Observation{b.name, seed, "truth", "max_depth", float64(s.TruthDepth)})
 			for _, l := range x3Lenses {
-				x, ok := s.lens[l.name]
+				x, ok := s.Lens[l.name]
 				if !ok {
 					continue
 				}
-				out = append(out, x3Observation{b.name, seed, l.name, "samples", x.samples}, x3Observation{b.name, seed, l.name, "methods_pct", x.methods},
-					x3Observation{b.name, seed, l.name, "contexts_pct", x.contexts}, x3Observation{b.name, seed, l.name, "top_share_pct", x.topShare},
-					x3Observation{b.name, seed, l.name, "max_depth", float64(x.depth)})
+				out = append(out, x3Observation{b.name, seed, l.name, "samples", x.Samples}, x3Observation{b.name, seed, l.name, "methods_pct", x.Methods},
+					x3Observation{b.name, seed, l.name, "contexts_pct", x.Contexts}, x3Observation{b.name, seed, l.name, "top_share_pct", x.TopShare},
+					x3Observation{b.name, seed, l.name, "max_depth", float64(x.Depth)})
 			}
 			for _, id := range x3Identities {
 				k := id.got + "≡" + id.ref
-				out = append(out, x3Observation{b.name, seed, k, "comparable", boolValue(s.comp[k])}, x3Observation{b.name, seed, k, "identical", boolValue(s.same[k])})
+				out = append(out, x3Observation{b.name, seed, k, "comparable", boolValue(s.Comp[k])}, x3Observation{b.name, seed, k, "identical", boolValue(s.Same[k])})
 			}
 		}
 	}
@@ -637,26 +637,26 @@ func (r *x3LensesResult) render() (*Result, error) {
 		}
 		truthDepth := 0
 		for _, s := range seeds {
-			truthDepth = max(truthDepth, s.truthDepth)
+			truthDepth = max(truthDepth, s.TruthDepth)
 		}
-		mt, ht := MeanCI(col(func(s *x3Seed) float64 { return s.truthTopShare }))
-		t.AddRow(b.name, "truth", "exact", "100", "100", fmtCI(mt, ht), seeds[0].truthTop, truthDepth, "every ns in its calling context")
+		mt, ht := MeanCI(col(func(s *x3Seed) float64 { return s.TruthTopShare }))
+		t.AddRow(b.name, "truth", "exact", "100", "100", fmtCI(mt, ht), seeds[0].TruthTop, truthDepth, "every ns in its calling context")
 		for _, l := range x3Lenses {
-			if _, ok := seeds[0].lens[l.name]; !ok {
+			if _, ok := seeds[0].Lens[l.name]; !ok {
 				continue
 			}
 			get := func(f func(x3Stat) float64) []float64 {
-				return col(func(s *x3Seed) float64 { return f(s.lens[l.name]) })
+				return col(func(s *x3Seed) float64 { return f(s.Lens[l.name]) })
 			}
-			ms, _ := MeanCI(get(func(x x3Stat) float64 { return x.samples }))
-			mm, hm := MeanCI(get(func(x x3Stat) float64 { return x.methods }))
-			mc, hc := MeanCI(get(func(x x3Stat) float64 { return x.contexts }))
-			mts, hts := MeanCI(get(func(x x3Stat) float64 { return x.topShare }))
+			ms, _ := MeanCI(get(func(x x3Stat) float64 { return x.Samples }))
+			mm, hm := MeanCI(get(func(x x3Stat) float64 { return x.Methods }))
+			mc, hc := MeanCI(get(func(x x3Stat) float64 { return x.Contexts }))
+			mts, hts := MeanCI(get(func(x x3Stat) float64 { return x.TopShare }))
 			depth := 0
 			for _, s := range seeds {
-				depth = max(depth, s.lens[l.name].depth)
+				depth = max(depth, s.Lens[l.name].Depth)
 			}
-			methods, ctx, share, top := fmtCI(mm, hm), fmtCI(mc, hc), fmtCI(mts, hts), seeds[0].lens[l.name].top
+			methods, ctx, share, top := fmtCI(mm, hm), fmtCI(mc, hc), fmtCI(mts, hts), seeds[0].Lens[l.name].Top
 			switch {
 			case x3Edge(l.name):
 				methods, ctx, share, top = methods+" (call edges)", "—", "—", "—"
@@ -669,7 +669,7 @@ func (r *x3LensesResult) render() (*Result, error) {
 				lensOrder = append(lensOrder, l.name)
 				overlap[l.name] = map[string]stat{}
 			}
-			overlap[l.name][b.name] = newStat(get(func(x x3Stat) float64 { return x.methods }))
+			overlap[l.name][b.name] = newStat(get(func(x x3Stat) float64 { return x.Methods }))
 		}
 		for _, id := range x3Identities {
 			x := r.Identity(b.name, id.got, id.ref)
@@ -788,15 +788,15 @@ func (r *x3ObserverResult) Run(b, k string) x3RunStat {
 	}
 	var x x3RunStat
 	for _, s := range r.of(b) {
-		ob, ok := s.obs[k]
+		ob, ok := s.Obs[k]
 		if !ok {
 			continue
 		}
 		x.Runs++
-		x.Identical += int(boolValue(ob.identical))
-		x.JITIdentical += int(boolValue(ob.jitSame))
-		x.EndIdentical += int(boolValue(ob.endSame))
-		x.PPM, x.DStatements, x.DBytecodes = math.Max(x.PPM, ob.ppm), math.Max(x.DStatements, ob.dStmts), math.Max(x.DBytecodes, ob.dBytecodes)
+		x.Identical += int(boolValue(ob.Identical))
+		x.JITIdentical += int(boolValue(ob.JITSame))
+		x.EndIdentical += int(boolValue(ob.EndSame))
+		x.PPM, x.DStatements, x.DBytecodes = math.Max(x.PPM, ob.PPM), math.Max(x.DStatements, ob.DStmts), math.Max(x.DBytecodes, ob.DBytecodes)
 	}
 	return x
 }
@@ -807,14 +807,14 @@ func (r *x3ObserverResult) obs() []x3Observation {
 	for _, b := range r.Benches {
 		for si, s := range r.of(b.name) {
 			for _, k := range x3Kinds[1:] {
-				ob, ok := s.obs[k.name]
+				ob, ok := s.Obs[k.name]
 				if !ok {
 					continue
 				}
 				seed := r.Seeds[si]
-				out = append(out, x3Observation{b.name, seed, k.name, "identical", boolValue(ob.identical)}, x3Observation{b.name, seed, k.name, "jit_identical", boolValue(ob.jitSame)},
-					x3Observation{b.name, seed, k.name, "end_identical", boolValue(ob.endSame)}, x3Observation{b.name, seed, k.name, "contexts_moved_ppm", ob.ppm},
-					x3Observation{b.name, seed, k.name, "abs_delta_statements", ob.dStmts}, x3Observation{b.name, seed, k.name, "abs_delta_bytecodes", ob.dBytecodes})
+				out = append(out, x3Observation{b.name, seed, k.name, "identical", boolValue(ob.Identical)}, x3Observation{b.name, seed, k.name, "jit_identical", boolValue(ob.JITSame)},
+					x3Observation{b.name, seed, k.name, "end_identical", boolValue(ob.EndSame)}, x3Observation{b.name, seed, k.name, "contexts_moved_ppm", ob.PPM},
+					x3Observation{b.name, seed, k.name, "abs_delta_statements", ob.DStmts}, x3Observation{b.name, seed, k.name, "abs_delta_bytecodes", ob.DBytecodes})
 			}
 		}
 	}
@@ -862,8 +862,8 @@ func (r *x3ObserverResult) render() (*Result, error) {
 		for bi, b := range benches {
 			var d []float64
 			for _, s := range r.of(b.name) {
-				if ob, ok := s.obs[k.name]; ok {
-					d = append(d, ob.dStmts)
+				if ob, ok := s.Obs[k.name]; ok {
+					d = append(d, ob.DStmts)
 				}
 			}
 			if len(d) == 0 {
