@@ -79,3 +79,9 @@ func MeasureNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+// GobEncode writes the measure's name (gob, for stored runs).
+func (m Measure) GobEncode() ([]byte, error) { return m.MarshalText() }
+
+// GobDecode reads a measure's name, as UnmarshalText.
+func (m *Measure) GobDecode(b []byte) error { return m.UnmarshalText(b) }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/profsim/profsim/sweep"
 )
@@ -82,8 +84,29 @@ func runAll[K runKey[R], R any](o Options, keys []K) ([]R, error) {
 			}
 		})
 	}
+	if o.Store != nil {
+		if err := checkStorable(reflect.TypeFor[R]()); err != nil {
+			for _, k := range todo {
+				finish(k, nil, errNotRun)
+			}
+			return nil, fmt.Errorf("study store: %w", err)
+		}
+	}
+	var missing atomic.Int64
 	_, err := sweep.Map(context.Background(), todo, sweep.Options{Jobs: runtime.GOMAXPROCS(0)}, func(_ context.Context, k K) (struct{}, error) {
-		v, err := k.run()
+		var v R
+		var err error
+		if o.Store != nil {
+			v, err = storeRun(o.Store, k)
+		} else {
+			v, err = k.run()
+		}
+		if errors.Is(err, errMissing) {
+			// Another process's run: the others of the batch go on.
+			missing.Add(1)
+			finish(k, nil, err)
+			return struct{}{}, nil
+		}
 		if err != nil {
 			err = fmt.Errorf("run %+v: %w", k, err)
 		}
@@ -98,6 +121,9 @@ func runAll[K runKey[R], R any](o Options, keys []K) ([]R, error) {
 			finish(k, nil, errNotRun)
 		}
 		return nil, err
+	}
+	if n := missing.Load(); n > 0 {
+		return nil, fmt.Errorf("%w: %d of a batch of %d", ErrIncomplete, n, len(keys))
 	}
 	out := make([]R, len(keys))
 	for i, c := range entries {

@@ -33,6 +33,9 @@ type Options struct {
 	// applications (workloads/models) instead of the synthetic
 	// stand-ins; only experiments with Experiment.Models accept it.
 	Models bool
+	// Store, if set, keeps the runs on disk: runs it holds are read, not
+	// made again, and the runs made are stored (Store).
+	Store *Store
 	// models, modelScale and modelDuration, when set, replace the models
 	// run, the entry-loop scale of their runs to the end and the length
 	// of their runs of a fixed duration (tests of the plumbing).

@@ -6,12 +6,15 @@
 package workloads
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/profsim/profsim/program"
 )
@@ -121,3 +124,30 @@ func Get(name string) (*program.Program, error) {
 	}
 	return p, nil
 }
+
+// ContentHash is the first 16 hex digits of a SHA-256 over every embedded
+// workload file (each directory's files by name: its path, length and
+// bytes). The build identity (profsim.BuildID) covers the Go sources, not
+// these files, so what keeps runs of built-in workloads by name — the
+// study's store — holds both.
+var ContentHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	for _, d := range []struct {
+		fsys embed.FS
+		dir  string
+	}{{files, "programs"}, {modelFiles, "models"}, {twinFiles, "fidelity"}, {experimentFiles, "experiments"}} {
+		entries, err := fs.ReadDir(d.fsys, d.dir)
+		if err != nil {
+			panic(err) // the embedded directories always exist
+		}
+		for _, e := range entries { // ReadDir sorts by name
+			data, err := d.fsys.ReadFile(path.Join(d.dir, e.Name()))
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintf(h, "%s/%s %d\n", d.dir, e.Name(), len(data))
+			h.Write(data)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+})

@@ -6,7 +6,7 @@
 //	profsim init NAME
 //	profsim workloads
 //	profsim samplers
-//	profsim study [NAME --out DIR]
+//	profsim study [NAME --out DIR [--store DIR [--shard I/N] | --from DIR]]
 //	profsim sweep GRID.yaml --out DIR [--jobs N] [--shard I/N] | merge DIR... --out DIR | status DIR
 //	profsim version [--format json]
 //

@@ -16,6 +16,7 @@ import (
 
 	"github.com/profsim/profsim/internal/nearest"
 	"github.com/profsim/profsim/study"
+	"github.com/profsim/profsim/sweep"
 )
 
 func cmdStudy(args []string, stdout, stderr io.Writer) error {
@@ -29,7 +30,7 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	e, ok := study.Lookup(name)
 	if !ok {
 		if name == "-h" || name == "--help" || name == "-help" {
-			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]]")
+			fmt.Fprintln(stdout, "Usage: profsim study [NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models] [--store DIR [--shard I/N|auto] | --from DIR]]")
 			fmt.Fprintln(stdout, "\nRuns one paper reproduction and writes NAME.csv, NAME.md, NAME.data.csv (tidy data, where the experiment has it), NAME.svg and NAME.png (the figure with its caption, 2000 px wide for slides); 'profsim study NAME --help' for its flags.\nThe claim tests: go test ./study -run TestM1 -v (see REPRODUCTIONS.md).\n\nExperiments:")
 			for _, e := range study.Experiments() {
 				fmt.Fprintf(stdout, "  %-20s %-3s %s\n", e.Name, e.Claim, e.Title)
@@ -51,10 +52,14 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	seeds := fs.Int("seeds", 3, "seeds per configuration (1, 2, …)")
 	full := fs.Bool("full", false, "the paper-sized version, more stand-ins and longer runs (slow): the same as --size full")
 	size := fs.String("size", "test", "the experiment's size: test (the claim tests' runs), full (more stand-ins, longer runs; slow) or paper (the paper's run length on the default stand-ins, for the experiments run length limits: "+strings.Join(paperExperiments(), ", ")+"; minutes)")
+	storeDir := fs.String("store", "", "keep the runs in DIR (a study store): runs it holds are read, not made again, so a study resumes; several processes, e.g. --shard, may share it")
+	shardText := fs.String("shard", "", "with --store: make only shard I/N of the runs (by key), or auto: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX (docs/SWEEPS.md)")
+	shardCount := fs.Int("shard-count", 0, "with --shard auto: the number of shards")
+	from := fs.String("from", "", "render from the runs in the study store DIR alone, making none")
 	models := fs.Bool("models", false, "run on the models of the DaCapo-2006 applications (workloads/models) instead of the synthetic stand-ins (experiments "+strings.Join(modelExperiments(), ", ")+")")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models]")
+			fmt.Fprintln(stdout, "Usage: profsim study NAME [--out DIR] [--seeds N] [--size test|full|paper] [--models] [--store DIR [--shard I/N|auto] | --from DIR]")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return errHelp
@@ -73,6 +78,29 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	o, err := studySize(e, *size, *full)
 	if err != nil {
 		return err
+	}
+	switch {
+	case *from != "" && (*storeDir != "" || *shardText != ""):
+		return usagef("study: --from reads a store and makes no run; it does not combine with --store or --shard")
+	case *shardCount != 0 && (*shardCount < 0 || *shardText != "auto"):
+		return usagef("study: --shard-count %d: want a count ≥ 1, with --shard auto", *shardCount)
+	case *shardText != "" && *storeDir == "":
+		return usagef("study: --shard needs --store DIR, where the shards' runs meet")
+	case *storeDir != "":
+		if o.Store, err = study.OpenStore(*storeDir); err != nil {
+			return usagef("study: --store: %v", err)
+		}
+		if *shardText != "" {
+			shard, err := sweep.ParseShard(*shardText, *shardCount, os.Getenv)
+			if err != nil {
+				return usagef("study: %v", err)
+			}
+			o.Store.SetShard(shard)
+		}
+	case *from != "":
+		if o.Store, err = study.OpenStoreReadOnly(*from); err != nil {
+			return usagef("study: --from: %v", err)
+		}
 	}
 	o.Models = *models
 	for s := 1; s <= *seeds; s++ {
@@ -107,9 +135,19 @@ func cmdStudy(args []string, stdout, stderr io.Writer) error {
 	mu.Lock()
 	computing = false
 	mu.Unlock()
+	if o.Store != nil {
+		made, read, missing := o.Store.Counts()
+		fmt.Fprintf(stderr, "study %s: %d runs made, %d read from the store, %d missing\n", name, made, read, missing)
+	}
 	if err != nil {
 		files.abort()
-		if errors.Is(err, study.ErrOptions) {
+		switch {
+		case errors.Is(err, study.ErrIncomplete) && *from != "":
+			return fmt.Errorf("study %s --from %s: runs missing: make them with --store %[2]s (and the same --seeds, --size and --models), or its shards", name, *from)
+		case errors.Is(err, study.ErrIncomplete):
+			fmt.Fprintf(stderr, "study %s: the other shards' runs are not all in %s yet; when every shard has finished, --from %[2]s renders the results (if it finds runs missing, this experiment plans runs from earlier ones: run the shards again)\n", name, *storeDir)
+			return nil
+		case errors.Is(err, study.ErrOptions):
 			return usagef("study: %s", strings.TrimPrefix(err.Error(), study.ErrOptions.Error()+": "))
 		}
 		return err

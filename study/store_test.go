@@ -1,0 +1,221 @@
+package study
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sweep"
+	"github.com/profsim/profsim/workloads"
+)
+
+// TestStoreEveryExperimentReadsFromIt runs every experiment, on the
+// stand-ins and, where it has them, the models, from an empty read-only
+// store: each must ask the store for its first batch of runs — whose
+// values must be storable — and stop there with ErrIncomplete, having run
+// nothing.
+func TestStoreEveryExperimentReadsFromIt(t *testing.T) {
+	freshRuns(t)
+	dir := t.TempDir()
+	_, err := OpenStore(dir)
+	require.NoError(t, err)
+	for _, e := range Experiments() {
+		for _, models := range []bool{false, true} {
+			if models && !e.Models {
+				continue
+			}
+			st, err := OpenStoreReadOnly(dir)
+			require.NoError(t, err)
+			o := DefaultOptions()
+			o.Models, o.Store = models, st
+			start := time.Now()
+			_, err = e.Run(o)
+			if !assert.Truef(t, errors.Is(err, ErrIncomplete), "%s (models %v): want ErrIncomplete, got %v", e.Name, models, err) {
+				continue
+			}
+			made, _, missing := st.Counts()
+			require.Zerof(t, made, "%s (models %v) made runs with a read-only store", e.Name, models)
+			require.Positivef(t, missing, "%s (models %v)", e.Name, models)
+			t.Logf("%s (models %v): %d runs missing, %v", e.Name, models, missing, time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
+
+// forgetAllRuns empties the process's run cache, as a new process starts.
+func forgetAllRuns() {
+	runs.mu.Lock()
+	defer runs.mu.Unlock()
+	runs.m = map[any]*cached{}
+}
+
+// freshRuns gives the test an empty run cache and gives the other tests
+// theirs back at its end (the claim tests share runs through it).
+func freshRuns(t *testing.T) {
+	runs.mu.Lock()
+	saved := runs.m
+	runs.m = map[any]*cached{}
+	runs.mu.Unlock()
+	t.Cleanup(func() {
+		runs.mu.Lock()
+		defer runs.mu.Unlock()
+		runs.m = saved
+	})
+}
+
+// writeResult runs e with o in a fresh process's cache and returns its
+// files (Result.Write) by name.
+func writeResult(t *testing.T, e Experiment, o Options) map[string][]byte {
+	t.Helper()
+	forgetAllRuns()
+	r, err := e.Run(o)
+	require.NoError(t, err, e.Name)
+	dir := t.TempDir()
+	require.NoError(t, r.Write(dir, e.Name))
+	files := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, f := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		require.NoError(t, err)
+		files[f.Name()] = b
+	}
+	return files
+}
+
+// storeRoundTrip are experiments whose runs hold each kind of stored
+// value: profiles (m1, b9), a sampler's costs and measures (h7), maps of
+// weights (m3), a partial-walk summary (w1) and plain numbers (b7).
+var storeRoundTrip = []string{"m1-listing1", "b9-reproducible", "h7-frames-decoded", "m3-disagreement", "w1-partial-walks", "b7-overhead"}
+
+// TestStoreRoundTrip: an experiment rendered from a store alone
+// (read-only, in a fresh cache) writes the files it wrote when it made
+// the runs, byte for byte.
+func TestStoreRoundTrip(t *testing.T) {
+	freshRuns(t)
+	for _, name := range storeRoundTrip {
+		t.Run(name, func(t *testing.T) { testStoreRoundTrip(t, name) })
+	}
+}
+
+func testStoreRoundTrip(t *testing.T, name string) {
+	e, ok := Lookup(name)
+	require.True(t, ok, name)
+	dir := t.TempDir()
+	st, err := OpenStore(dir)
+	require.NoError(t, err)
+	o := DefaultOptions()
+	o.Store = st
+	want := writeResult(t, e, o)
+	made, loaded, missing := st.Counts()
+	require.Positive(t, made)
+	require.Zero(t, loaded+missing)
+
+	ro, err := OpenStoreReadOnly(dir)
+	require.NoError(t, err)
+	o.Store = ro
+	assert.Equal(t, want, writeResult(t, e, o), "from the store")
+	made, loaded, missing = ro.Counts()
+	assert.Equal(t, made, 0)
+	assert.Zero(t, missing)
+	assert.Positive(t, loaded)
+}
+
+// TestStoreShards: two shards of one experiment, one after the other
+// into one directory, as two machines of a cluster would: the first
+// makes its half and reports the rest missing; the second makes the
+// other half and, reading the first's, finishes the experiment with the
+// files one process writes.
+func TestStoreShards(t *testing.T) {
+	freshRuns(t)
+	e, ok := Lookup("m3-disagreement")
+	require.True(t, ok)
+	want := writeResult(t, e, DefaultOptions())
+
+	dir := t.TempDir()
+	st1, err := OpenStore(dir)
+	require.NoError(t, err)
+	st1.SetShard(sweep.Shard{I: 1, N: 2})
+	o := DefaultOptions()
+	o.Store = st1
+	forgetAllRuns()
+	_, err = e.Run(o)
+	require.ErrorIs(t, err, ErrIncomplete)
+	made1, loaded1, missing1 := st1.Counts()
+	require.Positive(t, made1)
+	require.Positive(t, missing1)
+	require.Zero(t, loaded1)
+
+	st2, err := OpenStore(dir)
+	require.NoError(t, err)
+	st2.SetShard(sweep.Shard{I: 2, N: 2})
+	o.Store = st2
+	assert.Equal(t, want, writeResult(t, e, o))
+	made2, loaded2, missing2 := st2.Counts()
+	assert.Equal(t, missing1, made2, "the second shard makes what the first left")
+	assert.Equal(t, made1, loaded2, "and reads what the first made")
+	assert.Zero(t, missing2)
+}
+
+func TestStoreRefusesAnotherBuild(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, writeStoreManifest(dir, StoreManifest{Build: "0123456789abcdef", Workloads: workloads.ContentHash()}))
+	for _, open := range []func(string) (*Store, error){OpenStore, OpenStoreReadOnly} {
+		_, err := open(dir)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "holds runs of build 0123456789abcdef")
+		assert.Contains(t, err.Error(), "must not mix")
+	}
+	_, err := OpenStoreReadOnly(t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is not a study store")
+}
+
+func TestKeyText(t *testing.T) {
+	type inner struct {
+		F float64
+		S string
+	}
+	type key struct {
+		N  int
+		in inner
+		A  [2]uint8
+	}
+	a, err := keyText(key{N: 1, in: inner{F: 0.1, S: "x y"}, A: [2]uint8{3, 4}})
+	require.NoError(t, err)
+	assert.Equal(t, `study.key{N:1 in:{F:0x3fb999999999999a S:"x y"} A:[3 4]}`, a)
+	c, err := keyText(key{N: 1, in: inner{F: math.Nextafter(0.1, 1), S: "x y"}, A: [2]uint8{3, 4}})
+	require.NoError(t, err)
+	assert.NotEqual(t, a, c, "floats one bit apart are different runs")
+
+	type withPointer struct{ P *int }
+	_, err = keyText(withPointer{new(int)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no value outside this process")
+}
+
+func TestCheckStorable(t *testing.T) {
+	type ok struct {
+		A map[string][]float64
+		P *profile.Profile
+		M map[samplers.Measure]float64
+	}
+	require.NoError(t, checkStorable(reflect.TypeFor[*ok]()))
+	type hidden struct {
+		A int
+		b float64
+	}
+	err := checkStorable(reflect.TypeFor[[]hidden]())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "field b is unexported")
+	type iface struct{ V any }
+	require.Error(t, checkStorable(reflect.TypeFor[iface]()))
+}
