@@ -14,7 +14,8 @@
 # of the machine spreads over them all.
 # Writes OUT/runs.csv (one row a run, with the 1-minute load before and
 # after) and prints OUT/summary.csv: per app and set, the median work a
-# second over the reps and its ratio to baseline's median.
+# second over the reps and its ratio to baseline's median; then CatchCost
+# under each set (OUT/catch.csv: ns per exception caught in compiled code).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -106,6 +107,26 @@ for ((rep = 1; rep <= reps; rep++)); do
 			echo "$a,$s,$rep,$seconds,$work,$(awk -v w="$work" -v s="$seconds" 'BEGIN{printf "%.3f", w/s}'),$comp,$c2,$c1kb,$c2kb,$before,$after,$java_version" >>"$csv"
 			echo "run.sh: rep $rep $a $s: work $work, $comp compilations ($c2 C2), load $before→$after" >&2
 		done
+	done
+done
+
+# CatchCost: one exception caught by a compiled caller, under each set.
+javac -d "$out/classes/agents" "$here/CatchCost.java"
+catch=$out/catch.csv
+echo "set,rep,thrown_ns,plain_ns,per_catch_ns,load1_before,load1_after,java_version" >"$catch"
+for ((rep = 1; rep <= reps; rep++)); do
+	for ((k = 0; k < n; k++)); do
+		s=${set_list[$(((k + rep - 1) % n))]}
+		agent=()
+		[ "$s" = baseline ] || agent=(-agentpath:"$out/bin/libcaps.so=$s")
+		before=$(load1)
+		line=$(java "${agent[@]}" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,CatchCost::* \
+			-cp "$out/classes/agents" CatchCost 3000 2>/dev/null) || die "CatchCost under $s failed"
+		after=$(load1)
+		vals=$(echo "$line" | sed -n 's/^CATCH thrown=\([0-9.]*\) plain=\([0-9.]*\) per_catch=\([0-9.-]*\)$/\1,\2,\3/p')
+		[ -n "$vals" ] || die "CatchCost under $s: unexpected output $line"
+		echo "$s,$rep,$vals,$before,$after,$java_version" >>"$catch"
+		echo "run.sh: rep $rep CatchCost $s: $line, load $before→$after" >&2
 	done
 done
 
