@@ -301,6 +301,17 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Mode == samplers.Costed {
+		// An agent's capabilities change the VM for every thread, however
+		// many agents hold them.
+		var d sim.Time
+		for _, s := range pl.attached {
+			if h, ok := s.(samplers.ExceptionEventsHolder); ok {
+				d = max(d, h.CatchDeopt())
+			}
+		}
+		vm.SetCatchDeopt(d)
+	}
 	if cfg.NoTruthProfile {
 		vm.NoTruthProfile()
 	}

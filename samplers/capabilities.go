@@ -149,6 +149,18 @@ type GlobalSafepointer interface {
 	RequestsGlobalSafepoints()
 }
 
+// ExceptionEventsHolder is a JVMTI agent holding
+// can_generate_exception_events (or frame-pop or method-exit events),
+// which makes HotSpot deoptimize every compiled frame an exception enters
+// from a callee (sim.VM.SetCatchDeopt): an observer effect of the
+// capability alone, in costed mode.
+type ExceptionEventsHolder interface {
+	Sampler
+	// CatchDeopt is the cost of one such deoptimization; 0 when this
+	// instance does not hold the capability.
+	CatchDeopt() sim.Time
+}
+
 // Traceable is a sampler that tells Env.Trace each sample's story (trace.go).
 // The others aggregate without per-sample times (cbs, jikes-timer,
 // hotmethods, pcct) or count instead of sampling (komorium).

@@ -47,6 +47,11 @@ type SafepointConfig struct {
 	// storing traces); AllocPerSample the bytes it allocates for them.
 	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..max" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
 	AllocPerSample int64    `key:"alloc_per_sample" check:"0..1_099_511_627_776" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
+	// ExceptionEvents: the agent holds can_generate_exception_events,
+	// and the VM deoptimizes every compiled frame an exception enters
+	// from a callee, at CatchDeopt each (ExceptionEventsHolder).
+	ExceptionEvents bool     `key:"exception_events" doc:"the agent holds JVMTI can_generate_exception_events: every compiled frame an exception enters from a callee deoptimizes (costed mode)" src:"false: Hofer et al.'s agents, JProfiler's and YourKit's do not say they request it"`
+	CatchDeopt      sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception_events (costed mode)" src:"tools/agents CatchCost (OpenJDK 17): one exception thrown and caught across compiled frames, with can_generate_exception_events over without; trial at load 2.5: 4.8 us"`
 }
 
 // Validate names the first invalid field.
@@ -72,6 +77,11 @@ const (
 	jvmtiWalkSource    = "tools/calibrate: JDK 17 JVMTI GetAllStackTraces at its safepoint, fitted over 6 thread and depth mixes: 1.1 us per thread (0.73-1.8 over three runs), 150 ns per compiled frame (147-154)"
 )
 
+// catchDeopt is HotSpot's cost of deoptimizing a compiled frame at a
+// catch while an agent holds can_generate_exception_events, measured on
+// OpenJDK 17 by tools/agents (CatchCost).
+const catchDeopt = 4800 * sim.Nanosecond
+
 // The variants differ only in interval handling, depth and observer cost.
 // Sources: hprof's defaults are interval=10 ms between samples and depth=4
 // (hprof documentation); xprof is HotSpot's flat profiler, ticked by the
@@ -87,17 +97,17 @@ var safepointVariants = []struct {
 	src        map[string]string
 }{
 	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
 	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10}, map[string]string{"interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10, ExceptionEvents: true, CatchDeopt: catchDeopt}, map[string]string{"exception_events": "hprof_init.c (JDK 8), getCapabilities: cpu=samples requests can_generate_exception_events", "interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
 	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond}, map[string]string{"interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond, CatchDeopt: catchDeopt}, map[string]string{"exception_events": "-Xprof is the VM's own profiler, not a JVMTI agent", "interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
 	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
 }
 
 func init() {
@@ -139,6 +149,17 @@ func newSafepoint(name string, cfg SafepointConfig) *safepointSampler {
 
 // Name is the sampler's registry name.
 func (s *safepointSampler) Name() string { return s.name }
+
+// CatchDeopt makes safepointSampler an ExceptionEventsHolder: the cost of
+// a deoptimization at a catch when the agent holds exception events.
+func (s *safepointSampler) CatchDeopt() sim.Time {
+	if !s.cfg.ExceptionEvents {
+		return 0
+	}
+	return s.cfg.CatchDeopt
+}
+
+var _ ExceptionEventsHolder = (*safepointSampler)(nil)
 
 // Config returns the sampler's configuration.
 func (s *safepointSampler) Config() SafepointConfig { return s.cfg }

@@ -91,6 +91,9 @@ type Truth struct {
 	edgeCounts []int64 // per Image.Edges
 	// Exceptions counts throws; Uncaught counts those that ended a thread.
 	Exceptions, Uncaught int64
+	// Deoptimizations counts the compiled frames exceptions deoptimized
+	// (VM.SetCatchDeopt).
+	Deoptimizations int64
 	// wide indexes the children of the nodes in indexed, those with more
 	// than wideAfter children, by (parent, method).
 	wide    map[[2]int32]int32

@@ -312,10 +312,14 @@ type monitor struct {
 // and the run's limits. Outside sim, each consumer sees only its role
 // (roles.go).
 type VM struct {
-	cfg   Config
-	img   *Image
-	code  []*Code // installed code per method
-	truth *Truth
+	cfg  Config
+	img  *Image
+	code []*Code // installed code per method
+	// interpreted is each method's interpreted version, the last one
+	// installed (nil until the JIT installs one): where a deoptimized
+	// frame goes on (deoptCatch).
+	interpreted []*Code
+	truth       *Truth
 	// unprofiled records the threads Config.ProfileThreads leaves out
 	// (nil until one starts).
 	unprofiled *Truth
@@ -371,6 +375,9 @@ type scheduler struct {
 // Config.Cost.
 type execCosts struct {
 	pollNanos, monitorNanos, throwNanos, unwindNanos, callNanos int64
+	// catchDeoptNanos, when > 0, is what deoptimizing one compiled frame
+	// costs when an exception enters it (SetCatchDeopt).
+	catchDeoptNanos int64
 }
 
 // services are the runtime's services to mechanisms outside sim.
@@ -407,13 +414,14 @@ func New(img *Image, cfg Config) (*VM, error) {
 		return nil, err
 	}
 	vm := &VM{
-		cfg:       cfg,
-		img:       img,
-		code:      append([]*Code(nil), img.Base...),
-		truth:     newTruth(len(img.Edges), img.lineCounts()),
-		scheduler: scheduler{end: cfg.Duration, cpus: make([]cpu, cfg.CPUs)},
-		locks:     make([]monitor, len(img.Locks)),
-		nameSeq:   map[string]int{},
+		cfg:         cfg,
+		img:         img,
+		code:        append([]*Code(nil), img.Base...),
+		interpreted: make([]*Code, len(img.Base)),
+		truth:       newTruth(len(img.Edges), img.lineCounts()),
+		scheduler:   scheduler{end: cfg.Duration, cpus: make([]cpu, cfg.CPUs)},
+		locks:       make([]monitor, len(img.Locks)),
+		nameSeq:     map[string]int{},
 	}
 	vm.agent = agentView{vm, vm}
 	c := cfg.Cost
@@ -540,6 +548,9 @@ func (vm *VM) Install(c *Code) {
 	}
 	vm.truth.checkLines(c)
 	vm.code[c.Method] = c
+	if c.Tier == Interpreted {
+		vm.interpreted[c.Method] = c
+	}
 }
 
 // reachedEvery is how many scheduling rounds pass between two updates of
@@ -950,6 +961,9 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		t.ending = fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
 			t.Name, vm.img.Names[f.code.Method], t.clock)
 	}
+	if vm.catchDeoptNanos > 0 && keep > 0 {
+		vm.deoptCatch(t, keep)
+	}
 	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
 		vm.release(t, t.held[len(t.held)-1].lock)
 	}
@@ -965,6 +979,67 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 	top.flags &^= fReturned | fPollPending
 	top.pc++
 	return false
+}
+
+// SetCatchDeopt makes every compiled frame an exception enters from a
+// callee's frame deoptimize, at cost d each: HotSpot does so while a JVMTI
+// agent holds can_generate_exception_events (or frame-pop or method-exit
+// events), whether or not it enables them (OptoRuntime::
+// handle_exception_C_helper, opto/runtime.cpp: "Full-speed catching is not
+// necessary here, since we're notifying the VM on every catch", then
+// deoptimize_caller_frame). d 0 turns it off. Call it before the run.
+func (vm *VM) SetCatchDeopt(d Time) { vm.catchDeoptNanos = int64(d) }
+
+// deoptCatch charges the deoptimizations of an exception that unwinds
+// t's frames above keep and is caught by frame keep-1: each physical
+// compiled frame it enters — from the thrower's caller's to the
+// catcher's; an exception caught within one physical frame's inlined
+// scopes never leaves compiled code — costs catchDeoptNanos, and the
+// catcher's physical frame goes on in the interpreter until it returns:
+// it and the scopes inlined into it below the catcher become interpreted
+// frames at the same bytecode positions (compiled code keeps the base
+// code's layout, sim.Recost), as Deoptimization::unpack_frames makes one
+// interpreter frame per scope.
+func (vm *VM) deoptCatch(t *Thread, keep int) {
+	physical := func(i int) int {
+		for i > 0 && t.frames[i].flags&fInlined != 0 {
+			i--
+		}
+		return i
+	}
+	thrower, catcher := physical(len(t.frames)-1), physical(keep-1)
+	n := 0
+	for p := catcher; p < thrower; {
+		if vm.compiledFrame(&t.frames[p]) {
+			n++
+		}
+		p++
+		for p < len(t.frames) && t.frames[p].flags&fInlined != 0 {
+			p++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	t.truth.Deoptimizations += int64(n)
+	vm.charge(t, int64(n)*vm.catchDeoptNanos)
+	if catcher == thrower || !vm.compiledFrame(&t.frames[catcher]) {
+		return
+	}
+	for i := catcher; i < keep; i++ {
+		f := &t.frames[i]
+		f.code = vm.interpreted[f.code.Method]
+		f.flags &^= fInlined
+		f.stripLoop, f.stripFrom = 0, 0
+	}
+}
+
+// compiledFrame reports whether f runs compiled code — a method's own or
+// a callee's inlined into it — that can deoptimize: the method has an
+// interpreted version to go on in (the JIT's; without a JIT every method
+// runs compiled and none can).
+func (vm *VM) compiledFrame(f *frame) bool {
+	return f.code.Tier == Compiled && vm.interpreted[f.code.Method] != nil
 }
 
 // pop removes the top frame.

@@ -18,9 +18,9 @@ type TruthMark struct {
 	// zero).
 	cells []lineCell
 	// calls and allocBytes are the nodes' that existed, by node index.
-	calls, allocBytes    []int64
-	edges                []int64
-	exceptions, uncaught int64
+	calls, allocBytes            []int64
+	edges                        []int64
+	exceptions, uncaught, deopts int64
 }
 
 // Mark copies the truth's counts now. Call it where every running
@@ -30,7 +30,7 @@ func (t *Truth) Mark() *TruthMark {
 	t.readable()
 	m := &TruthMark{cells: make([]lineCell, t.cellEnd), calls: make([]int64, t.count),
 		allocBytes: make([]int64, t.count), edges: append([]int64(nil), t.edgeCounts...),
-		exceptions: t.Exceptions, uncaught: t.Uncaught}
+		exceptions: t.Exceptions, uncaught: t.Uncaught, deopts: t.Deoptimizations}
 	for i := range m.cells {
 		m.cells[i] = *t.cell(int32(i))
 	}
@@ -66,6 +66,7 @@ func (t *Truth) Subtract(m *TruthMark) {
 	}
 	t.Exceptions -= m.exceptions
 	t.Uncaught -= m.uncaught
+	t.Deoptimizations -= m.deopts
 }
 
 // Counts is a run's counts at one moment (VM.MarkCounts), which ResultSince

@@ -1,0 +1,88 @@
+package harness
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/program"
+	"github.com/profsim/profsim/samplers"
+	"github.com/profsim/profsim/sim"
+)
+
+// catchProgram is CatchCost's shape (tools/agents): Catch.loop calls
+// catcher, which calls thrower; thrower throws to its caller every time,
+// and catcher does work after the call, which runs where catcher runs.
+// compileCommands decide whether thrower is inlined into catcher.
+func catchProgram(t *testing.T, compileCommands string) *program.Program {
+	t.Helper()
+	src := fmt.Sprintf(`
+name: catch
+compile_commands: [%s]
+methods:
+  - {class: Catch, name: main, body: [{loop: {trips: 100000000, body: [{call: {method: Catch.catcher}}]}}]}
+  - {class: Catch, name: catcher, body: [{work: {cycles: 5, bytecodes: 4}}, {call: {method: Catch.thrower}}, {work: {cycles: 200, bytecodes: 40}}]}
+  - {class: Catch, name: thrower, body: [{work: {cycles: 5, bytecodes: 4}}, {throw: {depth: 1}}]}
+threads: [{name: main, entry: Catch.main}]
+`, compileCommands)
+	p, err := program.Parse([]byte(src), program.YAML)
+	require.NoError(t, err)
+	return p
+}
+
+// catchRun runs p for 200 ms, costed, under the sampler spec; the truth
+// counts from 100 ms on, when catcher and thrower run compiled (they are
+// installed at 64 ms).
+func catchRun(t *testing.T, p *program.Program, spec string) *Outcome {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 200 * sim.Millisecond
+	cfg.ProfileFrom = 100 * sim.Millisecond
+	cfg.Mode = samplers.Costed
+	cfg.Samplers = []string{spec}
+	out, err := Run(p, cfg)
+	require.NoError(t, err)
+	return out
+}
+
+// TestCatchDeopt: with an agent holding exception events, every exception
+// a compiled thrower throws into its compiled caller deoptimizes the
+// caller, which finishes in the interpreter: the run makes far fewer
+// catches in the same time, and the catcher's own work costs the
+// interpreter's factor. Without the capability, or with the thrower
+// inlined into the catcher (caught inside one compiled frame), nothing is
+// deoptimized.
+func TestCatchDeopt(t *testing.T) {
+	p := catchProgram(t, `"dontinline,Catch::thrower"`)
+	held := catchRun(t, p, "hprof")
+	plain := catchRun(t, p, "hprof,exception_events=false")
+	hres, pres := held.Result.Truth, plain.Result.Truth
+	assert.Zero(t, pres.Deoptimizations)
+	require.Positive(t, hres.Deoptimizations)
+	// Compiled, every catch deoptimizes catcher.
+	assert.Equal(t, hres.Exceptions, hres.Deoptimizations)
+	// A catch costs the throw and unwind (1.1 us at the default cost
+	// model) and catcher's and thrower's work and calls (~0.2 us) without
+	// the capability; with it also the deoptimization (catch_deopt,
+	// 4.8 us) and catcher's 200 cycles in the interpreter (×8 at
+	// hotspot17): 7.5 against 1.3 us, so about a sixth as many catches.
+	ratio := float64(hres.Exceptions) / float64(pres.Exceptions)
+	t.Logf("catches in 100 ms: %d with the capability (%d deoptimized), %d without: ratio %.3f", hres.Exceptions, hres.Deoptimizations, pres.Exceptions, ratio)
+	assert.InDelta(t, 1.3/7.5, ratio, 0.03, "catches in 100 ms: %d with the capability, %d without", hres.Exceptions, pres.Exceptions)
+
+	inlined := catchProgram(t, `"inline,Catch::thrower"`)
+	out := catchRun(t, inlined, "hprof")
+	assert.Positive(t, out.Result.Truth.Exceptions)
+	assert.Zero(t, out.Result.Truth.Deoptimizations, "an exception caught within one compiled frame stays in compiled code")
+
+	// Passive, the capability costs nothing.
+	cfg := DefaultConfig()
+	cfg.Sim.Duration = 200 * sim.Millisecond
+	cfg.ProfileFrom = 100 * sim.Millisecond
+	cfg.Samplers = []string{"hprof"}
+	passive, err := Run(p, cfg)
+	require.NoError(t, err)
+	assert.Zero(t, passive.Result.Truth.Deoptimizations)
+}
