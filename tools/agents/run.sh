@@ -9,9 +9,14 @@
 # Defaults: apps antlr,fop,hsqldb,jython,lusearch (drivers that count
 # their work finely enough in 10 s; xalan's never stops), sets baseline
 # (no agent), none (the agent, no capability), hprof-cpu-samples,
-# async-profiler, jdwp; 3 repetitions of 10 s; --out out/agents. Runs are
-# rep-major, the sets' order rotating from one rep to the next, so drift
-# of the machine spreads over them all.
+# async-profiler, jdwp (caps.c holding each set) and the profilers
+# themselves sampling every 10 ms from the start with their output:
+# prof:safepoint (validate's JVMTI agent), prof:jfr (validate's
+# sample10ms.jfc), prof:async (async-profiler's cpu engine, from
+# $ASYNC_PROFILER_HOME, default /work/build/async-profiler-4.5);
+# 3 repetitions of 10 s; --out out/agents. Runs are rep-major, the sets'
+# order rotating from one rep to the next, so drift of the machine
+# spreads over them all.
 # Writes OUT/runs.csv (one row a run, with the 1-minute load before and
 # after) and prints OUT/summary.csv: per app and set, the median work a
 # second over the reps and its ratio to baseline's median; then CatchCost
@@ -29,7 +34,7 @@ die() {
 }
 usage() { die "usage: run.sh [--apps a,b] [--sets s,t] [--reps N] [--seconds S] [--out DIR]"; }
 
-apps=antlr,fop,hsqldb,jython,lusearch sets=baseline,none,hprof-cpu-samples,async-profiler,jdwp reps=3 seconds=10
+apps=antlr,fop,hsqldb,jython,lusearch sets=baseline,none,hprof-cpu-samples,async-profiler,jdwp,prof:safepoint,prof:jfr,prof:async reps=3 seconds=10
 out=$root/out/agents
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
@@ -57,11 +62,35 @@ java_home=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
 mkdir -p "$out/bin" "$out/log"
 gcc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -shared -fPIC \
 	-I"$java_home/include" -I"$java_home/include/linux" -o "$out/bin/libcaps.so" "$here/caps.c"
+ap_home=${ASYNC_PROFILER_HOME:-/work/build/async-profiler-4.5}
 for s in "${set_list[@]}"; do
-	[ "$s" = baseline ] && continue
-	java -agentpath:"$out/bin/libcaps.so=$s" -version >/dev/null 2>"$out/log/check.txt" ||
-		die "--sets: the agent refuses $s: $(head -1 "$out/log/check.txt")"
+	case $s in
+	baseline) ;;
+	prof:safepoint) "$root/tools/realapps/validate/agent/build.sh" "$out/bin" >/dev/null ;;
+	prof:jfr) ;;
+	prof:async)
+		[ -f "$ap_home/build/lib/libasyncProfiler.so" ] ||
+			die "--sets prof:async: no $ap_home/build/lib/libasyncProfiler.so (tools/realapps/validate/build-async-profiler.sh builds it; ASYNC_PROFILER_HOME names another)"
+		;;
+	prof:*) die "--sets $s: want prof:safepoint, prof:jfr or prof:async" ;;
+	*)
+		java -agentpath:"$out/bin/libcaps.so=$s" -version >/dev/null 2>"$out/log/check.txt" ||
+			die "--sets: the agent refuses $s: $(head -1 "$out/log/check.txt")"
+		;;
+	esac
 done
+
+# agent_opts SET LOG: the JVM options that load SET, into the array agent.
+agent_opts() {
+	case $1 in
+	baseline) agent=() ;;
+	prof:safepoint) agent=("-agentpath:$out/bin/libsafepoint.so=interval=10ms,delay=0s,duration=${seconds}s,depth=2048,file=$2.folded") ;;
+	prof:jfr) agent=(-XX:FlightRecorderOptions=stackdepth=2048
+		"-XX:StartFlightRecording=settings=$root/tools/realapps/validate/sample10ms.jfc,filename=$2.jfr") ;;
+	prof:async) agent=("-agentpath:$ap_home/build/lib/libasyncProfiler.so=start,event=cpu,interval=10ms,collapsed,file=$2.collapsed") ;;
+	*) agent=("-agentpath:$out/bin/libcaps.so=$1") ;;
+	esac
+}
 
 classes=$out/classes
 declare -A compiled
@@ -87,9 +116,8 @@ for ((rep = 1; rep <= reps; rep++)); do
 		app_def "$a"
 		for ((k = 0; k < n; k++)); do
 			s=${set_list[$(((k + rep - 1) % n))]}
-			agent=()
-			[ "$s" = baseline ] || agent=(-agentpath:"$out/bin/libcaps.so=$s")
-			log=$out/log/$a-$s-$rep
+			log=$out/log/$a-${s/:/-}-$rep
+			agent_opts "$s" "$log"
 			before=$(load1)
 			# shellcheck disable=SC2086 # app_opts and app_main are word lists
 			java "${agent[@]}" -XX:+PrintCompilation -XX:+PrintCodeCache $app_opts \
@@ -117,8 +145,8 @@ echo "set,rep,thrown_ns,plain_ns,per_catch_ns,load1_before,load1_after,java_vers
 for ((rep = 1; rep <= reps; rep++)); do
 	for ((k = 0; k < n; k++)); do
 		s=${set_list[$(((k + rep - 1) % n))]}
-		agent=()
-		[ "$s" = baseline ] || agent=(-agentpath:"$out/bin/libcaps.so=$s")
+		case $s in prof:*) continue ;; esac # the profilers: not a capability set
+		agent_opts "$s" ""
 		before=$(load1)
 		line=$(java "${agent[@]}" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,CatchCost::* \
 			-cp "$out/classes/agents" CatchCost 3000 2>/dev/null) || die "CatchCost under $s failed"
