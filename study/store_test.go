@@ -223,3 +223,46 @@ func TestCheckStorable(t *testing.T) {
 	type iface struct{ V any }
 	require.Error(t, checkStorable(reflect.TypeFor[iface]()))
 }
+
+// TestStoreRefusesADamagedRun: a stored run that does not decode, or
+// holds another key's run, is an error naming its file, not a run made
+// again or a wrong value read.
+func TestStoreRefusesADamagedRun(t *testing.T) {
+	freshRuns(t)
+	dir := t.TempDir()
+	st, err := OpenStore(dir)
+	require.NoError(t, err)
+	k := testKey{"damaged", 1}
+	_, err = runAll(Options{Store: st}, []testKey{k})
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(dir, "runs", "*.gob"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+
+	good, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
+	forgetAllRuns()
+	_, err = runAll(Options{Store: st}, []testKey{k})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), files[0])
+
+	// Another key's run under this key's name.
+	other := testKey{"other", 2}
+	forgetAllRuns()
+	_, err = runAll(Options{Store: st}, []testKey{other})
+	require.NoError(t, err)
+	all, err := filepath.Glob(filepath.Join(dir, "runs", "*.gob"))
+	require.NoError(t, err)
+	for _, f := range all {
+		if f != files[0] {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(files[0], b, 0o644))
+		}
+	}
+	forgetAllRuns()
+	_, err = runAll(Options{Store: st}, []testKey{k})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds run")
+}
