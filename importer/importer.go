@@ -29,6 +29,11 @@ import (
 	"github.com/profsim/profsim/program"
 )
 
+// DefaultFitVM is the VM preset a model is fitted for unless
+// Options.FitVM says otherwise: hotspot6, the papers' VM, on which the
+// studies run the models (docs/IMPORT.md, "Refinement").
+const DefaultFitVM = "hotspot6"
+
 // Options tune an import. The zero value gives the defaults.
 type Options struct {
 	// Name is the program's name (default "imported").
@@ -44,10 +49,9 @@ type Options struct {
 	// every method's work to the recording's self time less the fixed
 	// costs (calls, polls, interpretation) the run charged to it.
 	Refine int
-	// Fit is the configuration the refinement runs use; nil: the
-	// hotspot6 preset (harness.MustPresetConfig("hotspot6"), the papers'
-	// VM, not harness.DefaultConfig). The model is fitted for it.
-	Fit *harness.Config
+	// FitVM names the VM preset the refinement runs use (harness
+	// PresetConfig): the model is fitted for it. "" is DefaultFitVM.
+	FitVM string
 	// KeepRecorderThreads models the JDK Flight Recorder's own threads
 	// (IsRecorderThread) too; by default their samples are left out.
 	KeepRecorderThreads bool
@@ -140,7 +144,9 @@ type Report struct {
 	InferredLoops int
 	// Refinement is the method overlap of the model's truth with the
 	// recording in each refinement run (before that run's rescaling).
-	Refinement   []float64
+	Refinement []float64
+	// FitVM is the VM preset the refinement runs used (Options.FitVM).
+	FitVM        string
 	Compilations int // jdk.Compilation events seen
 	Inlinings    int // jdk.CompilerInlining events seen
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
@@ -294,13 +300,16 @@ func ImportContext(ctx context.Context, r io.Reader, cp *classfile.Classpath, op
 	if opt.Period != 0 && opt.Period < MinPeriod {
 		return nil, fmt.Errorf("period: %v is below %v: a model's work is whole cycles of 1 ns and a call costs 4", opt.Period, MinPeriod)
 	}
-	cfg := harness.MustPresetConfig("hotspot6")
-	if opt.Fit != nil {
-		cfg = *opt.Fit
+	if opt.FitVM == "" {
+		opt.FitVM = DefaultFitVM
+	}
+	cfg, err := harness.PresetConfig(opt.FitVM)
+	if err != nil {
+		return nil, fmt.Errorf("fit VM: %w", err)
 	}
 	b := &builder{rec: rec, cp: cp, opt: opt}
 	rp := &b.report
-	*rp = Report{Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
+	*rp = Report{FitVM: opt.FitVM, Samples: rec.samples, Truncated: rec.truncated, Empty: rec.empty, Threads: len(rec.threads),
 		Compilations: rec.compilations, Inlinings: rec.inlinings, FrameTypes: rec.frameTypes,
 		Ticks: Ticks(rec.times), NativeOnly: rec.nativeOnly,
 		NativeUnusable: rec.native.truncated + rec.native.empty, Dropped: rec.dropped(),

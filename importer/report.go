@@ -94,12 +94,19 @@ func WriteHeader(w io.Writer, rec string, cp []string, r *Report) {
 			t.Used, t.Events, t.MeanFrames, t.Samples)
 	}
 	fmt.Fprintf(w, "# %d methods, %d without a class file; %d inferred loops\n", r.Methods, len(r.NoClassFile), r.InferredLoops)
+	if r.FitVM != "" && r.FitVM != DefaultFitVM {
+		fmt.Fprintf(w, "# fitted for --vm %s (profsim import --fit-vm)\n", r.FitVM)
+	}
 }
 
 // Check runs the model until its threads end and compares its
 // ground truth with the recording's profile.
 func Check(ctx context.Context, w io.Writer, m *Model, seed uint64) error {
-	cfg := RunToEnd(harness.MustPresetConfig("hotspot6"), &m.Report)
+	vm, err := harness.PresetConfig(m.Report.FitVM)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	cfg := RunToEnd(vm, &m.Report)
 	cfg.Sim.Seed = seed
 	outc, err := harness.RunContext(ctx, m.Program, cfg)
 	if err != nil {

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/profsim/profsim/internal/filekind"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/importer"
+	"github.com/profsim/profsim/internal/filekind"
 	"github.com/profsim/profsim/program"
 )
 
@@ -67,6 +68,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	check := fs.Bool("check", false, "run the model to its end and print its truth against the recording")
 	seed := fs.Uint64("seed", 1, "seed of the --check run")
 	keepRecorder := fs.Bool("keep-recorder-threads", false, "model the JDK Flight Recorder's own threads too (JFR Periodic Tasks, ...; left out by default)")
+	fitVM := fs.String("fit-vm", importer.DefaultFitVM, "the VM preset the refinement runs (and --check) use: the model is fitted for it (see 'profsim run --help', --vm)")
 	noThrows := fs.Bool("no-throws", false, "leave out the stack walks of the recording's throwables (jdk.JavaExceptionThrow; docs/IMPORT.md, \"Exceptions\")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -90,6 +92,9 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		return usagef("import: --refine %d must be in [0, %d]", *refine, maxRefine)
 	case *period < 0:
 		return usagef("import: --period %v must be ≥ 0", *period)
+	}
+	if _, err := harness.PresetConfig(*fitVM); err != nil {
+		return usagef("import: --fit-vm: %v", err)
 	}
 	if *name == "" {
 		*name = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
@@ -128,7 +133,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		defer cp.Close()
 	}
 	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine,
-		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows})
+		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows, FitVM: *fitVM})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

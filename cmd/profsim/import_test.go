@@ -79,6 +79,16 @@ func TestImportCommand(t *testing.T) {
 	code, stdout, stderr = runMain("run", "--workload", out, "--duration", "50ms")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "HotCold.hot")
+	assert.NotContains(t, string(data), "fitted for", "the default fit VM goes unsaid")
+
+	// Fitted for another VM: refined and checked there, and the header
+	// says so.
+	code, stdout, stderr = runMain("import", "--jfr-json", hotColdJSON, "--classpath", hotColdClasses, "--out", out, "--check", "--fit-vm", "hotspot17")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "method overlap")
+	data, err = os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# fitted for --vm hotspot17 (profsim import --fit-vm)\n")
 }
 
 func TestImportCommandErrors(t *testing.T) {
@@ -96,6 +106,7 @@ func TestImportCommandErrors(t *testing.T) {
 		{[]string{"--jfr-json", hotColdJSON, "--out", out, "--ns-per-byte", "0"}, "--ns-per-byte"},
 		{[]string{"--jfr-json", hotColdJSON, "--out", out, "extra"}, "unexpected argument"},
 		{[]string{"--jfr-json", hotColdJSON, "--out", out, "--refine", "101"}, "--refine 101 must be in [0, 100]"},
+		{[]string{"--jfr-json", hotColdJSON, "--out", out, "--fit-vm", "hotspot99"}, "--fit-vm"},
 		{[]string{"--jfr-json", hotColdClasses, "--out", out}, "not a regular file (a directory)"},
 		{[]string{"--jfr-json", hotColdJSON, "--out", filepath.Join(hotColdJSON, "m.yaml")}, "exists and is not a directory"},
 	} {
