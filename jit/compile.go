@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/profsim/profsim/program"
@@ -54,7 +55,17 @@ const DesiredMethodLimit = 8000
 // compileNode compiles method m as the root (inlined false) or as an
 // inlined callee at the end of path.
 func (j *JIT) compileNode(m int32, path []int32, inlined bool) *sim.Code {
-	c := sim.Recost(j.img.Base[m], j.vm.Config().Cost, sim.Compiled)
+	base := j.img.Base[m]
+	if p := j.cfg.UnitProbes; p != nil && !inlined {
+		// A compiled unit's root: its probes, after inlining (Attach
+		// refused a base that InsertProbes refuses).
+		probed, err := InsertProbes(base, *p)
+		if err != nil {
+			panic(fmt.Sprintf("jit: unit probes of %s: %v", j.img.Names[m], err))
+		}
+		base = probed
+	}
+	c := sim.Recost(base, j.vm.Config().Cost, sim.Compiled)
 	c.Size = j.sizes[m]
 	if j.cfg.Flavour == Jikes {
 		c.PollEntry, c.EpiloguePoll = true, true

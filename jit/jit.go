@@ -148,6 +148,13 @@ type Config struct {
 	// CompileCommand), applied in order: for each kind the last command
 	// matching a method decides.
 	CompileCommands CompileCommands `key:"compile_commands" doc:"HotSpot compile commands separated by spaces, each KIND,PATTERN: dontinline, inline or exclude, and Class::method or package/Class.method with * wildcards" src:"HotSpot -XX:CompileCommand (none)"`
+	// UnitProbes, when set, are a profiler's entry and exit probes that
+	// the compiler places after inlining, at the boundaries of each code
+	// unit it compiles (Burchell & Marr's Bubo, MPLR'24): a compiled
+	// root gets them, its inlined bodies and interpreted code do not,
+	// and inlining decides by the sizes without them. The harness sets
+	// it for such a sampler (samplers.UnitInstrumenter); not a key.
+	UnitProbes *Probes
 }
 
 // EdgeProfile is a call-graph profile the inliner can read instead of the
@@ -283,6 +290,16 @@ func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 		pending: map[int64]*pendingCompile{}}
 	for i := range img.Methods {
 		j.sizes = append(j.sizes, MethodSize(img.Base[i]))
+	}
+	if p := cfg.UnitProbes; p != nil {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("jit: unit %w", err)
+		}
+		for m := range img.Methods {
+			if _, err := InsertProbes(img.Base[m], *p); err != nil {
+				return nil, fmt.Errorf("jit: unit probes: method %s: %w", img.Names[m], err)
+			}
+		}
 	}
 	j.cmds, _ = ParseCompileCommands(cfg.CompileCommands) // Validate parsed them
 	// The program's own commands come after the configuration's, as
