@@ -322,7 +322,17 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	}
 	out := &Outcome{Image: img, Profiles: map[string]*profile.Profile{}, Costs: map[string]samplers.Costs{}, Members: map[string][]string{}, Windows: map[string][]*profile.Profile{}}
 	if !cfg.NoJIT {
-		if out.JIT, err = jit.Attach(vm, cfg.JIT); err != nil {
+		jcfg := cfg.JIT
+		for _, s := range pl.attached {
+			// A sampler whose probes the JIT places after inlining
+			// (Validate refused it without the JIT, or with another).
+			if u, ok := s.(samplers.UnitInstrumenter); ok {
+				if p := u.UnitProbes(cfg.Mode); p != nil {
+					jcfg.UnitProbes = p
+				}
+			}
+		}
+		if out.JIT, err = jit.Attach(vm, jcfg); err != nil {
 			return nil, err
 		}
 	}

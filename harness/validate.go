@@ -90,6 +90,18 @@ func (cfg Config) resolve() (*plan, error) {
 	case cfg.ProfileFrom > 0 && cfg.ProfileFrom >= cfg.Sim.Duration:
 		return nil, fmt.Errorf("profile_from: %v must be before the end of the run (duration %v)", cfg.ProfileFrom, cfg.Sim.Duration)
 	}
+	var instrumenters []string
+	for _, s := range pl.attached {
+		if _, ok := s.(samplers.Instrumenter); ok {
+			instrumenters = append(instrumenters, s.Name())
+		}
+		if u, ok := s.(samplers.UnitInstrumenter); ok && u.UnitProbes(cfg.Mode) != nil && cfg.NoJIT {
+			return nil, fmt.Errorf("sampler %s: its probes are placed by the JIT after inlining (after_inlining), and the run has no JIT", s.Name())
+		}
+	}
+	if len(instrumenters) > 1 {
+		return nil, fmt.Errorf("samplers %s: at most one sampler may instrument the program (each rewrites it and owns the threads' bytecode counters)", strings.Join(instrumenters, ", "))
+	}
 	if cfg.Sim.ProfileThreads != "" {
 		for _, s := range pl.attached {
 			if _, ok := s.(samplers.Instrumenter); ok {

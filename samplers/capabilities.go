@@ -38,6 +38,17 @@ type Instrumenter interface {
 	Instrument(img *sim.Image, mode Mode, cost sim.CostModel) error
 }
 
+// UnitInstrumenter is an Instrumenter whose probes the JIT places when
+// it compiles, after inlining (instrument with after_inlining: Burchell
+// & Marr's Bubo): the harness hands them to the JIT
+// (jit.Config.UnitProbes) before it attaches it.
+type UnitInstrumenter interface {
+	Instrumenter
+	// UnitProbes are the probes for mode, nil when the sampler has none
+	// for the JIT to place (its configuration decides).
+	UnitProbes(mode Mode) *jit.Probes
+}
+
 // Membered is a sampler made of several members watching one execution
 // (komorium-set): the run reports each member's result beside the
 // sampler's own, under the sampler's ID, '/' and the member's name.

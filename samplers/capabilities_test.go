@@ -19,6 +19,7 @@ func TestRegisteredCapabilities(t *testing.T) {
 		"cbs":          {"PrologueYieldPointer", "CallGraphSource"},
 		"jikes-timer":  {"PrologueYieldPointer", "CallGraphSource"},
 		"komorium":     {"Instrumenter"},
+		"instrument":   {"Instrumenter"},
 		"komorium-set": {"Instrumenter", "Membered", "PassiveOnly"},
 		"async":        {"TickSynchronous"},
 		"hotmethods":   {"TickSynchronous"},
@@ -45,6 +46,9 @@ func TestRegisteredCapabilities(t *testing.T) {
 		}
 		if _, ok := s.(samplers.Instrumenter); ok {
 			got = append(got, "Instrumenter")
+		}
+		if u, ok := s.(samplers.UnitInstrumenter); ok && u.UnitProbes(samplers.Costed) != nil {
+			got = append(got, "UnitInstrumenter")
 		}
 		if _, ok := s.(samplers.IntervalSetter); ok {
 			got = append(got, "IntervalSetter")

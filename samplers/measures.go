@@ -36,6 +36,13 @@ var (
 	// DepthLimitedSamples: pcct, hotmethods — samples whose walk stopped
 	// at the depth limit.
 	DepthLimitedSamples = Measure{"depth_limited_samples"}
+	// UnmatchedExits: instrument — exit probes with no entry on the
+	// shadow stack (a compiled unit entered by on-stack replacement).
+	UnmatchedExits = Measure{"unmatched_exits"}
+	// StaleActivations: instrument — activations closed at the thread's
+	// next probe or end because their exit probe did not run (an
+	// exception unwound them, or they left their compiled unit).
+	StaleActivations = Measure{"stale_activations"}
 )
 
 // measures are every Measure by name.
@@ -43,7 +50,8 @@ var measures = map[string]Measure{}
 
 func init() {
 	for _, m := range []Measure{FramesDecodedPerSample, ThreadEndRetrieves, YieldPointsTaken, ApproxTotalBytecodes,
-		FramesWalkedPerSample, Samples, FramesExaminedPerSample, PCCTNodes, PCCTBytes, DepthLimitedSamples} {
+		FramesWalkedPerSample, Samples, FramesExaminedPerSample, PCCTNodes, PCCTBytes, DepthLimitedSamples,
+		UnmatchedExits, StaleActivations} {
 		measures[m.name] = m
 	}
 }

@@ -34,7 +34,7 @@ func TestRegistry(t *testing.T) {
 		names = append(names, i.Name)
 		assert.NotEmpty(t, i.Description)
 	}
-	assert.Equal(t, []string{"async", "cbs", "hotmethods", "hprof", "isps", "jfr", "jfr-coop", "jfr-cputime", "jikes-timer", "jprofile", "jvmti", "komorium", "komorium-set", "pcct", "safepoint", "sps", "tprof", "xprof", "yourkit"}, names)
+	assert.Equal(t, []string{"async", "cbs", "hotmethods", "hprof", "instrument", "isps", "jfr", "jfr-coop", "jfr-cputime", "jikes-timer", "jprofile", "jvmti", "komorium", "komorium-set", "pcct", "safepoint", "sps", "tprof", "xprof", "yourkit"}, names)
 	_, err := samplers.New("gprof")
 	assert.ErrorContains(t, err, `unknown sampler "gprof"; did you mean "hprof"? (known: async, cbs,`)
 }
