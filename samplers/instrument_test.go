@@ -5,6 +5,7 @@ import (
 
 	"github.com/profsim/profsim/harness"
 	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
 	"github.com/profsim/profsim/workloads"
@@ -111,4 +112,34 @@ func TestInstrumentRefusals(t *testing.T) {
 	cfg.Samplers = []string{"instrument", "komorium"}
 	_, err = harness.Run(p, cfg)
 	assert.ErrorContains(t, err, "samplers instrument, komorium: at most one sampler may instrument the program")
+}
+
+// An exception that unwinds frames skips their exit probes: the tracer
+// closes them at the thread's next probe at their depth or above (here
+// main's next call), counts them stale, and still counts every
+// activation and call.
+func TestInstrumentUnwoundActivations(t *testing.T) {
+	p, err := program.Parse([]byte(`name: unwind
+methods:
+  - {class: A, name: main, body: [{loop: {trips: 1000, body: [{call: {method: A.f}}, {work: {cycles: 50, bytecodes: 10}}]}}]}
+  - {class: A, name: f, body: [{work: {cycles: 20, bytecodes: 5}}, {call: {method: A.g}}]}
+  - {class: A, name: g, body: [{work: {cycles: 30, bytecodes: 5}}, {throw: {depth: 2}}]}
+threads: [{name: main, entry: A.main}]
+`), program.YAML)
+	require.NoError(t, err)
+	cfg := harness.MustPresetConfig("hotspot6")
+	cfg.Sim.Duration = sim.Second
+	cfg.Samplers = []string{"truth", "instrument"}
+	out, err := harness.Run(p, cfg)
+	require.NoError(t, err)
+	c := out.Costs["instrument"]
+	assert.Equal(t, float64(2*1000), c.Measures[samplers.StaleActivations], "f and g, unwound in every iteration")
+	assert.Zero(t, c.Measures[samplers.UnmatchedExits])
+	truth, prof := out.Profiles["truth"], out.Profiles["instrument"]
+	assert.Equal(t, edgeTotal(truth), edgeTotal(prof))
+	var calls int64
+	for _, s := range prof.Samples {
+		calls += s.Count
+	}
+	assert.Equal(t, int64(1+2*1000), calls, "main and every f and g")
 }
