@@ -296,7 +296,7 @@ func (r *d5Result) figure() (*Figure, error) {
 			return nil, err
 		}
 	}
-	p.NominalX(names...)
+	p.NominalX(tickNames(names)...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 
 	q := plot.New()
@@ -319,7 +319,7 @@ func (r *d5Result) figure() (*Figure, error) {
 			return nil, err
 		}
 	}
-	q.NominalX(names...)
+	q.NominalX(tickNames(names)...)
 	q.X.Min, q.X.Max = -0.5, float64(len(names))-0.5
 	return newFigure("Left: the overlap of a tracing profiler's flat profile (self time per method from its probes' timestamps) with the exact profile of the program run without the profiler, with inlining (the real program) and without (--inline=false). Right: each profile with inlining on against the same with inlining off — the exact one of the program without the profiler and the tracer's; 100 % = it cannot tell whether the JIT inlines. Probes in the bytecode before the JIT (before), or placed by the JIT after inlining at its compiled units (after: Bubo); costed, probes of 100 cycles; mean over seeds with its CI. JIT = just-in-time compiler. "+captionCI, p, q), nil
 }

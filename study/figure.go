@@ -380,3 +380,17 @@ func addRefLines(p *plot.Plot, x0, x1 float64, refs ...refLine) error {
 	}
 	return nil
 }
+
+// tickNames are program names as x tick labels: a model's name breaks
+// before its "-real" (antlr-\nreal), so that neighbouring labels of a
+// panel's narrow columns do not run into each other.
+func tickNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if b, ok := strings.CutSuffix(n, "-real"); ok {
+			n = b + "-\nreal"
+		}
+		out[i] = n
+	}
+	return out
+}

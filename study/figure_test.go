@@ -175,3 +175,7 @@ func TestFigure_Slides(t *testing.T) {
 		})
 	}
 }
+
+func TestTickNames(t *testing.T) {
+	assert.Equal(t, []string{"antlr", "antlr-\nreal", "real"}, tickNames([]string{"antlr", "antlr-real", "real"}))
+}
