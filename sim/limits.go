@@ -236,7 +236,11 @@ func (vm *VM) threadCost() int64 { return threadBytes + activeBytes*int64(vm.img
 // overMemory reports whether the footprint is over the limit, and if so
 // stops the run.
 func (vm *VM) overMemory() bool {
-	if vm.cfg.Limits.MaxMemory == 0 || vm.foot.Bytes() <= vm.cfg.Limits.MaxMemory {
+	if vm.cfg.Limits.MaxMemory == 0 {
+		return false
+	}
+	if b := vm.foot.Bytes(); b <= vm.cfg.Limits.MaxMemory {
+		vm.memHeadroom = vm.cfg.Limits.MaxMemory - b
 		return false
 	}
 	vm.stopAt(&LimitError{Limit: "memory", Value: vm.foot.Bytes(), Max: vm.cfg.Limits.MaxMemory, Detail: vm.foot.String()})
@@ -249,10 +253,20 @@ func (vm *VM) overMemory() bool {
 func (vm *VM) newContext(lines int32, depth int) bool {
 	vm.foot.Contexts++
 	vm.foot.Lines += int64(lines)
+	price := contextBytes + int64(lines)*lineBytes
 	if !vm.noTruthProfile {
 		vm.foot.ProfileContexts++
 		vm.foot.Samples++
 		vm.foot.StackFrames += int64(depth)
+		price += profileContextBytes + sampleBytes
+	}
+	// The estimate grew by at most price (less where a term saturates):
+	// within the headroom the last check left, it is still under the
+	// limit, and the estimate, its products and their divisions, need not
+	// be made again (javac: 1.25 M contexts a simulated second).
+	if price <= vm.memHeadroom {
+		vm.memHeadroom -= price
+		return false
 	}
 	return vm.overMemory()
 }

@@ -185,6 +185,18 @@ threads: [{name: main, entry: M.main}]
 	assert.Positive(t, le.At)
 	assert.Equal(t, int64(3*activeBytes), vm.foot.ThreadBytes-threadBytes, "three methods with a recursion limit")
 
+	// Whatever the limit, the run stops at the first context that takes
+	// the estimate past it, though newContext computes the estimate only
+	// once the headroom left by the last computation is used up. A
+	// context costs at most price (its method's line slots).
+	price := int64(contextBytes + int(slices.Max(vm.truth.lineCount))*lineBytes + profileContextBytes + sampleBytes)
+	for _, m := range []int64{1 << 20, 5<<20 + 1, 5<<20 + price/2, 9<<20 + 3, 17 << 20} {
+		vm, le := limitErr(t, src, Limits{MaxMemory: m}, nil)
+		assert.Greater(t, le.Value, m, "limit %d", m)
+		assert.LessOrEqual(t, le.Value-price, m, "limit %d: stopped a context late", m)
+		assert.Equal(t, vm.foot.Bytes(), le.Value, "limit %d", m)
+	}
+
 	// The same run without a truth profile holds less per context and
 	// gets further.
 	cfg := DefaultConfig()

@@ -341,7 +341,12 @@ type VM struct {
 	// run's estimated memory; err is set when a limit stopped the run.
 	appThreads int
 	foot       Footprint
-	err        error
+	// memHeadroom is how far the estimate may grow past foot's since
+	// overMemory last computed it and still be under Limits.MaxMemory
+	// (newContext); a change to foot that overMemory does not follow sets
+	// it to 0.
+	memHeadroom int64
+	err         error
 	// noTruthProfile: the truth profile is not counted (NoTruthProfile).
 	noTruthProfile bool
 	// ctx, when set, stops the run with its error once done.
@@ -492,6 +497,7 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	}
 	vm.threads = append(vm.threads, t)
 	vm.foot.Threads++
+	vm.memHeadroom = 0
 	if !daemon {
 		vm.liveNonDaemon++
 	}
