@@ -32,9 +32,7 @@ func truthProfile(t *sim.Truth, img *sim.Image, release bool) *profile.Profile {
 			b.AddEdge(fn[e.Caller], int(e.Line), fn[e.Callee], c)
 		}
 	}
-	return truthSamples(b, fn, t, t.NodeLines, func(node int32, line int) int64 {
-		return int64(t.LineSelf(node, line))
-	}, release)
+	return truthSamples(b, fn, t, t.LineSelves, release)
 }
 
 // TruthBytecodeProfile returns the exact bytecode profile of a run of img:
@@ -44,15 +42,14 @@ func truthProfile(t *sim.Truth, img *sim.Image, release bool) *profile.Profile {
 func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 	b := profile.NewBuilder("truth-bytecodes", "bytecodes", 0)
 	fn := samplers.Functions(b, img)
-	one := func(int32) int { return 1 }
-	return truthSamples(b, fn, t, one, func(node int32, _ int) int64 { return t.Node(node).Bytecodes }, false)
+	return truthSamples(b, fn, t, func(node int32, buf []int64) []int64 { return append(buf, t.Node(node).Bytecodes) }, false)
 }
 
 // truthSamples builds b's profile (its functions fn by method, its
 // edges) with, per CCT node (the root, with no code of its own, left
-// out), one sample per line of the node's lines lines whose weight is not
-// 0: the node's calling context with the line on its leaf frame, Count =
-// Weight = the weight.
+// out), one sample per line whose weight is not 0 (weights appends a
+// node's weights, one per line 0, 1, … to its buffer): the node's calling
+// context with the line on its leaf frame, Count = Weight = the weight.
 //
 // The profile's contexts are the CCT's own: a node's context (line 0),
 // its parent's as caller, and beside it one context per line with a
@@ -74,10 +71,10 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // With release, the nodes' lines with weight are first copied out (a line
 // and a weight per sample to be made) and the recorder's contexts
 // released (sim.Truth.Release) before the profile is allocated.
-func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64, release bool) *profile.Profile {
+func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64, release bool) *profile.Profile {
 	n := t.NodeCount()
 	if !distinct(fn) {
-		p := builderSamples(b, fn, t, lines, weight)
+		p := builderSamples(b, fn, t, weights)
 		if release {
 			t.Release()
 		}
@@ -124,9 +121,11 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		wFirst = make([]int32, n+1)
 	}
 	contexts, samples := 1, 0
+	var ws []int64 // a node's weights
 	for i := int32(n - 1); i > 0; i-- {
-		for line := range lines(i) {
-			if weight(i, line) != 0 {
+		ws = weights(i, ws[:0])
+		for line, w := range ws {
+			if w != 0 {
 				samples++
 				if release {
 					wFirst[i+1]++
@@ -156,8 +155,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 		wLine, wWeight = make([]int32, samples), make([]int64, samples)
 		k := 0
 		for i := int32(1); int(i) < n; i++ {
-			for line := range lines(i) {
-				if w := weight(i, line); w != 0 {
+			ws = weights(i, ws[:0])
+			for line, w := range ws {
+				if w != 0 {
 					wLine[k], wWeight[k] = int32(line), w
 					k++
 				}
@@ -202,9 +202,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 					if k := wFirst[c]; k < wFirst[c+1] && wLine[k] == 0 {
 						sample(e.ctx, wWeight[k])
 					}
-				case lines(c) > 0:
-					if w := weight(c, 0); w != 0 {
-						sample(e.ctx, w)
+				default:
+					if ws = weights(c, ws[:0]); len(ws) > 0 && ws[0] != 0 {
+						sample(e.ctx, ws[0])
 					}
 				}
 			}
@@ -221,8 +221,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node in
 					}
 				}
 			} else {
-				for line := 1; line < lines(c); line++ {
-					if w := weight(c, line); w != 0 {
+				ws = weights(c, ws[:0])
+				for line := 1; line < len(ws); line++ {
+					if w := ws[line]; w != 0 {
 						sample(add(caller, profile.Frame{Func: f, Line: int32(line)}), w)
 					}
 				}
@@ -252,13 +253,14 @@ func distinct(fn []int) bool {
 
 // builderSamples is truthSamples through the Builder, which merges
 // samples whose stacks coincide.
-func builderSamples(b *profile.Builder, fn []int, t *sim.Truth, lines func(node int32) int, weight func(node int32, line int) int64) *profile.Profile {
+func builderSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64) *profile.Profile {
 	var path []int32
 	var stack []profile.Frame
+	var ws []int64
 	for i := int32(1); int(i) < t.NodeCount(); i++ {
 		stack = stack[:0]
-		for line := range lines(i) {
-			w := weight(i, line)
+		ws = weights(i, ws[:0])
+		for line, w := range ws {
 			if w == 0 {
 				continue
 			}

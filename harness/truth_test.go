@@ -137,7 +137,7 @@ func TestTruthProfilesCanonical(t *testing.T) {
 			vm := runTruth(t, p, c.d)
 			r := vm.Result()
 			tr := r.Truth
-			viaBuilder := func(source, unit string, lines func(int32) int, weight func(int32, int) int64) *profile.Profile {
+			viaBuilder := func(source, unit string, weights func(int32, []int64) []int64) *profile.Profile {
 				b := profile.NewBuilder(source, unit, 0)
 				fn := samplers.Functions(b, r.Image)
 				if source == "truth" {
@@ -147,13 +147,19 @@ func TestTruthProfilesCanonical(t *testing.T) {
 						}
 					}
 				}
-				return builderSamples(b, fn, tr, lines, weight)
+				return builderSamples(b, fn, tr, weights)
 			}
-			want := viaBuilder("truth", "nanoseconds", tr.NodeLines, func(n int32, l int) int64 { return int64(tr.LineSelf(n, l)) })
+			// The node's lines one by one (LineSelf), not LineSelves.
+			want := viaBuilder("truth", "nanoseconds", func(n int32, buf []int64) []int64 {
+				for l := range tr.NodeLines(n) {
+					buf = append(buf, int64(tr.LineSelf(n, l)))
+				}
+				return buf
+			})
 			got := TruthProfile(tr, r.Image)
 			require.NotEmpty(t, got.Samples)
 			assert.Equal(t, want, got)
-			want = viaBuilder("truth-bytecodes", "bytecodes", func(int32) int { return 1 }, func(n int32, _ int) int64 { return tr.Node(n).Bytecodes })
+			want = viaBuilder("truth-bytecodes", "bytecodes", func(n int32, buf []int64) []int64 { return append(buf, tr.Node(n).Bytecodes) })
 			assert.Equal(t, want, TruthBytecodeProfile(tr, r.Image))
 		})
 	}

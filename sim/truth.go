@@ -422,6 +422,19 @@ func (t *Truth) LineSelf(i int32, line int) Time {
 	return Time(t.cell(n.lineBase + int32(line)).self)
 }
 
+// LineSelves appends node i's self time at each of its line slots, LineSelf
+// of lines 0 … NodeLines(i)-1 in order, to buf and returns it: a node's
+// lines read at once, its cells in a row.
+func (t *Truth) LineSelves(i int32, buf []int64) []int64 {
+	t.readable()
+	n := t.node(i)
+	cells := t.cell(n.lineBase)
+	for l := range n.lines {
+		buf = append(buf, lineAt(cells, l).self)
+	}
+	return buf
+}
+
 // SelfTotal is the CCT's self time summed over all nodes.
 func (t *Truth) SelfTotal() Time {
 	t.readable()

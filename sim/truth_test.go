@@ -247,16 +247,21 @@ func TestTruthChunks(t *testing.T) {
 			require.False(t, taken, "cell %d of node %d taken", i, c)
 			owner[i] = c
 			require.Same(t, tr.cell(i), f.cell(l), "line %d of node %d", l, c)
-			tr.cell(i).self = int64(c)
+			tr.cell(i).self = int64(c)<<16 | int64(l)
 		}
 	}
 	for k, c := range made {
 		n := tr.node(c)
 		require.Equal(t, k.parent, n.parent)
 		require.Equal(t, k.method, n.method)
+		var want []int64
 		for l := range n.lines {
-			require.Equal(t, int64(c), tr.cell(n.lineBase+l).self)
+			require.Equal(t, int64(c)<<16|int64(l), tr.cell(n.lineBase+l).self)
+			want = append(want, int64(tr.LineSelf(c, int(l))))
 		}
+		// LineSelves reads the node's cells in a row, those of a
+		// method with more lines than a chunk holds included.
+		require.Equal(t, want, tr.LineSelves(c, []int64{-1})[1:], "node %d", c)
 	}
 }
 
