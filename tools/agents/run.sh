@@ -124,7 +124,8 @@ for ((rep = 1; rep <= reps; rep++)); do
 				-cp "$classes/$app_dir:$app_jars" $app_main "$seconds" >"$log.out" 2>"$log.err" ||
 				die "$a under $s failed: $(tail -3 "$log.err")"
 			after=$(load1)
-			work=$(grep -Eo '^(luindex |lusearch )?(runs|transactions) [0-9]+' "$log.out" | grep -Eo '[0-9]+$' || true)
+			# The count may share a line with the compiler's PrintCompilation output.
+			work=$(grep -Eo '(runs|transactions) [0-9]+' "$log.out" | tail -1 | grep -Eo '[0-9]+$' || true)
 			[ -n "$work" ] || die "$a under $s: no count in $log.out"
 			# PrintCompilation: "  TIME ID FLAGS LEVEL METHOD (SIZE)"; the level
 			# is the first lone digit 0-4 after the id.
