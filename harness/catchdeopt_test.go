@@ -32,6 +32,11 @@ threads: [{name: main, entry: Catch.main}]
 	return p
 }
 
+// catchRatioTolerance bounds the catch rate's ratio around the one the
+// costs predict: the per-catch costs above are rounded to 0.1 us, and the
+// first catches of the window may still run an older code version.
+const catchRatioTolerance = 0.03
+
 // catchRun runs p for 200 ms, costed, under the sampler spec; the truth
 // counts from 100 ms on, when catcher and thrower run compiled (they are
 // installed at 64 ms).
@@ -66,11 +71,11 @@ func TestCatchDeopt(t *testing.T) {
 	// A catch costs the throw and unwind (1.1 us at the default cost
 	// model) and catcher's and thrower's work and calls (~0.2 us) without
 	// the capability; with it also the deoptimization (catch_deopt,
-	// 4.8 us) and catcher's 200 cycles in the interpreter (×8 at
-	// hotspot17): 7.5 against 1.3 us, so about a sixth as many catches.
+	// 3.5 us) and catcher's 200 cycles in the interpreter (×8 at
+	// hotspot17: 1.4 us more): 6.2 against 1.3 us a catch.
 	ratio := float64(hres.Exceptions) / float64(pres.Exceptions)
 	t.Logf("catches in 100 ms: %d with the capability (%d deoptimized), %d without: ratio %.3f", hres.Exceptions, hres.Deoptimizations, pres.Exceptions, ratio)
-	assert.InDelta(t, 1.3/7.5, ratio, 0.03, "catches in 100 ms: %d with the capability, %d without", hres.Exceptions, pres.Exceptions)
+	assert.InDelta(t, 1.3/6.2, ratio, catchRatioTolerance, "catches in 100 ms: %d with the capability, %d without", hres.Exceptions, pres.Exceptions)
 
 	inlined := catchProgram(t, `"inline,Catch::thrower"`)
 	out := catchRun(t, inlined, "hprof")

@@ -51,7 +51,7 @@ type SafepointConfig struct {
 	// and the VM deoptimizes every compiled frame an exception enters
 	// from a callee, at CatchDeopt each (ExceptionEventsHolder).
 	ExceptionEvents bool     `key:"exception_events" doc:"the agent holds JVMTI can_generate_exception_events: every compiled frame an exception enters from a callee deoptimizes (costed mode)" src:"false: Hofer et al.'s agents, JProfiler's and YourKit's do not say they request it"`
-	CatchDeopt      sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception_events (costed mode)" src:"tools/agents CatchCost (OpenJDK 17): one exception thrown and caught across compiled frames, with can_generate_exception_events over without; trial at load 2.5: 4.8 us"`
+	CatchDeopt      sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception_events (costed mode)" src:"tools/agents CatchCost (OpenJDK 17.0.15, 2026-11-29, load 1.1-1.2): one exception thrown and caught across compiled frames, 3 440-3 580 ns with can_generate_exception_events (hprof's and JDWP's sets) against 56-58 ns without; median 3 531 less 57: 3.5 us"`
 }
 
 // Validate names the first invalid field.
@@ -79,8 +79,8 @@ const (
 
 // catchDeopt is HotSpot's cost of deoptimizing a compiled frame at a
 // catch while an agent holds can_generate_exception_events, measured on
-// OpenJDK 17 by tools/agents (CatchCost).
-const catchDeopt = 4800 * sim.Nanosecond
+// OpenJDK 17 by tools/agents (CatchCost; docs/CALIBRATION.md).
+const catchDeopt = 3500 * sim.Nanosecond
 
 // The variants differ only in interval handling, depth and observer cost.
 // Sources: hprof's defaults are interval=10 ms between samples and depth=4
