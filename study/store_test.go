@@ -217,7 +217,7 @@ func TestCheckStorable(t *testing.T) {
 		A int
 		b float64
 	}
-	err := checkStorable(reflect.TypeFor[[]hidden]())
+	err := checkStorable(reflect.TypeOf([]hidden{{A: 1, b: 2}}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "field b is unexported")
 	type iface struct{ V any }
