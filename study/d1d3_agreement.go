@@ -297,14 +297,7 @@ func (r *d1Result) render() (*Result, error) {
 
 // d1RunsNote describes D1's and D3's runs.
 func d1RunsNote(seeds []uint64, benches []d6Bench) string {
-	var about []string
-	for _, b := range benches {
-		if b.Scale > 0 {
-			about = append(about, fmt.Sprintf("%s (entry loops ×%g)", b.Name, b.Scale))
-		} else {
-			about = append(about, fmt.Sprintf("%s (%d iterations)", b.Name, b.Iters))
-		}
-	}
+	about := describeBenches(benches)
 	return fmt.Sprintf("Seeds %v. Programs, each run to its end: %v. HotSpot 17 preset; truth, safepoint, async, tprof and jfr-dns (JFR with DebugNonSafepoints, as beside async-profiler, whose agent turns it on) watch one execution passively, jfr (JFR on its own, no DebugNonSafepoints) a second one of the same seed; each samples every 1 ms (tprof 1 ms ± 0.3 ms). A profile is each method's self share.", seeds, about)
 }
 

@@ -254,14 +254,7 @@ func (r *d5Result) render() (*Result, error) {
 				inl)
 		}
 	}
-	var about []string
-	for _, b := range r.Benches {
-		if b.Scale > 0 {
-			about = append(about, fmt.Sprintf("%s (entry loops ×%g)", b.Name, b.Scale))
-		} else {
-			about = append(about, fmt.Sprintf("%s (%d iterations)", b.Name, b.Iters))
-		}
-	}
+	about := describeBenches(r.Benches)
 	t.Notes = []string{fmt.Sprintf("Seeds %v. Programs, each run to its end: %v. HotSpot 17 preset, costed; instrument's probes of 100 cycles and (before inlining) 6 bytes each, at every method's entry and before its returns: before = in every method's bytecode before the JIT (inlined bodies keep them), after = placed by the JIT at the entry and returns of each unit it compiles (Bubo: no size, none in inlined callees or interpreted code). Overlaps are of flat profiles (self share per method); the truths are of the runs without the profiler, inlining on (the real program) and off (--inline=false); inlined callees are those of each method's last installed code, summed over the methods the JIT compiled in the run without the profiler, with it and with the before-inlining tracer's probes of no size (probe_bytes=0: as slow, but sized out of inlining; mean over seeds).", r.Seeds, about)}
 	t.Notes = append(t.Notes, discussion("d5-instrumentation")...)
 	fig, err := r.figure()

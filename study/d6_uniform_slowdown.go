@@ -44,6 +44,20 @@ type d6Bench struct {
 	Scale float64
 }
 
+// describeBenches names each program with its size, for a table's notes:
+// "antlr (50 iterations)", "antlr-real (entry loops ×0.5)".
+func describeBenches(benches []d6Bench) []string {
+	var about []string
+	for _, b := range benches {
+		if b.Scale > 0 {
+			about = append(about, fmt.Sprintf("%s (entry loops ×%g)", b.Name, b.Scale))
+		} else {
+			about = append(about, fmt.Sprintf("%s (%d iterations)", b.Name, b.Iters))
+		}
+	}
+	return about
+}
+
 // d6Benches: four Mytkowicz stand-ins at 5× their M2 iterations (4–8 s
 // simulated, 400–800 samples of a 10 ms sampler) and two models, antlr
 // and luindex, at half the recording (2.5 s; the fastest models to
@@ -336,14 +350,7 @@ func (r *d6Result) render() (*Result, error) {
 			}
 		}
 	}
-	var about []string
-	for _, b := range r.Benches {
-		if b.Scale > 0 {
-			about = append(about, fmt.Sprintf("%s (entry loops ×%g)", b.Name, b.Scale))
-		} else {
-			about = append(about, fmt.Sprintf("%s (%d iterations)", b.Name, b.Iters))
-		}
-	}
+	about := describeBenches(r.Benches)
 	t.Notes = []string{fmt.Sprintf("Seeds %v. Programs, each run to its end: %v. HotSpot 17 preset with DebugNonSafepoints; truth, safepoint, jfr, async and tprof watch one execution passively, each sampling every 1 ms (tprof 1 ms ± 0.3 ms); --slowdown '*:F' multiplies every Work and Native statement's cycles by F (calls, polls, allocation and the VM's costs unscaled). run × is the slowed run's length over the unslowed one's. A change is a method's self share slowed minus unslowed, in absolute value; its sampling sd is sqrt(p(1−p)(1/n₀+1/n₁)) at the method that changed most (p its pooled share, n₀ and n₁ the two profiles' samples); z is the largest change / sd over the methods. The claim test allows z ≤ 4.5 and a truth change ≤ 0.5 points.", r.Seeds, about)}
 	t.Notes = append(t.Notes, discussion("d6-uniform-slowdown")...)
 	fig, err := r.figure()
