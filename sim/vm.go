@@ -967,8 +967,9 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		t.ending = fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
 			t.Name, vm.img.Names[f.code.Method], t.clock)
 	}
+	deopts := 0
 	if vm.catchDeoptNanos > 0 && keep > 0 {
-		vm.deoptCatch(t, keep)
+		deopts = vm.catchDeopts(t, keep)
 	}
 	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
 		vm.release(t, t.held[len(t.held)-1].lock)
@@ -980,6 +981,9 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		t.truth.Uncaught++
 		t.uncaught = true
 		return true
+	}
+	if deopts > 0 {
+		vm.deoptCatcher(t, deopts)
 	}
 	top := &t.frames[keep-1]
 	top.flags &^= fReturned | fPollPending
@@ -996,24 +1000,14 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 // deoptimize_caller_frame). d 0 turns it off. Call it before the run.
 func (vm *VM) SetCatchDeopt(d Time) { vm.catchDeoptNanos = int64(d) }
 
-// deoptCatch charges the deoptimizations of an exception that unwinds
-// t's frames above keep and is caught by frame keep-1: each physical
-// compiled frame it enters — from the thrower's caller's to the
-// catcher's; an exception caught within one physical frame's inlined
-// scopes never leaves compiled code — costs catchDeoptNanos, and the
-// catcher's physical frame goes on in the interpreter until it returns:
-// it and the scopes inlined into it below the catcher become interpreted
-// frames at the same bytecode positions (compiled code keeps the base
-// code's layout, sim.Recost), as Deoptimization::unpack_frames makes one
-// interpreter frame per scope.
-func (vm *VM) deoptCatch(t *Thread, keep int) {
-	physical := func(i int) int {
-		for i > 0 && t.frames[i].flags&fInlined != 0 {
-			i--
-		}
-		return i
-	}
-	thrower, catcher := physical(len(t.frames)-1), physical(keep-1)
+// catchDeopts counts the deoptimizations of an exception that unwinds
+// t's frames above keep and is caught by frame keep-1: the physical
+// compiled frames it enters, from the thrower's caller's to the
+// catcher's; an exception caught inside one physical frame's inlined
+// scopes never leaves compiled code. Call it before the frames are
+// unwound.
+func (vm *VM) catchDeopts(t *Thread, keep int) int {
+	thrower, catcher := t.physical(len(t.frames)-1), t.physical(keep-1)
 	n := 0
 	for p := catcher; p < thrower; {
 		if vm.compiledFrame(&t.frames[p]) {
@@ -1024,20 +1018,39 @@ func (vm *VM) deoptCatch(t *Thread, keep int) {
 			p++
 		}
 	}
-	if n == 0 {
-		return
-	}
+	return n
+}
+
+// deoptCatcher, once an exception that deoptimized n frames (catchDeopts)
+// has unwound t to its catcher, charges the deoptimizations to the
+// catcher's call and moves the catcher's physical frame to the
+// interpreter until it returns: it and the scopes inlined into it become
+// interpreted frames at the same bytecode positions (compiled code keeps
+// the base code's layout, sim.Recost), as Deoptimization::unpack_frames
+// makes one interpreter frame per scope.
+func (vm *VM) deoptCatcher(t *Thread, n int) {
 	t.truth.Deoptimizations += int64(n)
 	vm.charge(t, int64(n)*vm.catchDeoptNanos)
-	if catcher == thrower || !vm.compiledFrame(&t.frames[catcher]) {
+	top := len(t.frames) - 1
+	catcher := t.physical(top)
+	if !vm.compiledFrame(&t.frames[catcher]) {
 		return
 	}
-	for i := catcher; i < keep; i++ {
+	for i := catcher; i <= top; i++ {
 		f := &t.frames[i]
 		f.code = vm.interpreted[f.code.Method]
 		f.flags &^= fInlined
 		f.stripLoop, f.stripFrom = 0, 0
 	}
+}
+
+// physical is the index of the physical frame that holds frame i: i, or
+// the nearest frame below it not inlined into its caller.
+func (t *Thread) physical(i int) int {
+	for i > 0 && t.frames[i].flags&fInlined != 0 {
+		i--
+	}
+	return i
 }
 
 // compiledFrame reports whether f runs compiled code — a method's own or
