@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profsim/profsim/param"
 	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
@@ -67,7 +68,7 @@ func catchRun(t *testing.T, p *program.Program, spec string) *Outcome {
 func TestCatchDeopt(t *testing.T) {
 	p := catchProgram(t, `"dontinline,Catch::thrower"`)
 	held := catchRun(t, p, "hprof")
-	plain := catchRun(t, p, "hprof,exception_events=false")
+	plain := catchRun(t, p, "hprof,capabilities=none")
 	hres, pres := held.Result.Truth, plain.Result.Truth
 	assert.Zero(t, pres.Deoptimizations)
 	require.Positive(t, hres.Deoptimizations)
@@ -95,6 +96,21 @@ func TestCatchDeopt(t *testing.T) {
 	out := catchRun(t, inlined, "hprof")
 	assert.Positive(t, out.Result.Truth.Exceptions)
 	assert.Zero(t, out.Result.Truth.Deoptimizations, "an exception caught within one compiled frame stays in compiled code")
+
+	// Frame-pop events post on exceptions too (JvmtiManageCapabilities::
+	// update); async-profiler's set does not.
+	for spec, want := range map[string]bool{
+		"safepoint,capabilities=can_generate_frame_pop_events":        true,
+		"safepoint,capabilities=jdwp":                                 true,
+		"safepoint,capabilities=async-profiler":                       false,
+		"safepoint,capabilities=can_tag_objects+can_get_line_numbers": false,
+	} {
+		out := catchRun(t, p, spec)
+		assert.Equal(t, want, out.Result.Truth.Deoptimizations > 0, spec)
+	}
+	_, err := samplers.Spec{Name: "hprof", Set: []param.KV{{Key: "capabilities", Value: "can_tag_objects+can_fly"}}}.Resolve()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"can_fly" is neither a JVMTI capability`)
 
 	// Passive, the capability costs nothing.
 	cfg := DefaultConfig()

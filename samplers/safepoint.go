@@ -47,16 +47,21 @@ type SafepointConfig struct {
 	// storing traces); AllocPerSample the bytes it allocates for them.
 	AgentPerSample sim.Time `key:"agent_per_sample" check:"0..max" doc:"agent thread's CPU per sample: waking, storing traces (costed mode)"`
 	AllocPerSample int64    `key:"alloc_per_sample" check:"0..1_099_511_627_776" unit:"bytes" doc:"bytes the agent allocates per sample (costed mode)"`
-	// ExceptionEvents: the agent holds can_generate_exception_events,
-	// and the VM deoptimizes every compiled frame an exception enters
-	// from a callee, at CatchDeopt each (ExceptionEventsHolder).
-	ExceptionEvents bool     `key:"exception_events" doc:"the agent holds JVMTI can_generate_exception_events: every compiled frame an exception enters from a callee deoptimizes (costed mode)" src:"false: Hofer et al.'s agents, JProfiler's and YourKit's do not say they request it"`
-	CatchDeopt      sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception_events (costed mode)" src:"tools/agents CatchCost (OpenJDK 17.0.15, 2026-11-29, load 1.1-1.2): one exception thrown and caught across compiled frames, 3 440-3 580 ns with can_generate_exception_events (hprof's and JDWP's sets) against 56-58 ns without; median 3 531 less 57: 3.5 us"`
+	// Capabilities are the JVMTI capabilities the agent holds: a preset
+	// (none, hprof-cpu-samples, async-profiler, jdwp) or names joined by
+	// '+' (jvmtiCapabilitySet). With exception, frame-pop or method-exit
+	// events every compiled frame an exception enters from a callee
+	// deoptimizes, at CatchDeopt each (ExceptionEventsHolder).
+	Capabilities string   `key:"capabilities" doc:"JVMTI capabilities the agent holds: none, hprof-cpu-samples, async-profiler, jdwp or can_... names joined by +; with exception, frame-pop or method-exit events every compiled frame an exception enters from a callee deoptimizes (costed mode)" src:"none: Hofer et al.'s agents, JProfiler's and YourKit's do not say what they request"`
+	CatchDeopt   sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception events among the capabilities (costed mode)" src:"tools/agents CatchCost (OpenJDK 17.0.15, 2026-11-29, load 1.1-1.2): one exception thrown and caught across compiled frames, 3 440-3 580 ns with can_generate_exception_events (hprof's and JDWP's sets) against 56-58 ns without; median 3 531 less 57: 3.5 us"`
 }
 
 // Validate names the first invalid field.
 func (c SafepointConfig) Validate() error {
 	if err := param.Check(&c); err != nil {
+		return err
+	}
+	if _, err := jvmtiCapabilitySet(c.Capabilities); err != nil {
 		return err
 	}
 	if c.FromEnd && c.Paced {
@@ -99,9 +104,9 @@ var safepointVariants = []struct {
 	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
 	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10, ExceptionEvents: true, CatchDeopt: catchDeopt}, map[string]string{"exception_events": "hprof_init.c (JDK 8), getCapabilities: cpu=samples requests can_generate_exception_events", "interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10, Capabilities: "hprof-cpu-samples", CatchDeopt: catchDeopt}, map[string]string{"capabilities": "hprof_init.c (JDK 8), getCapabilities with cpu=samples: garbage-collection events, tag objects, exception events, source file name, line numbers", "interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
 	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond, CatchDeopt: catchDeopt}, map[string]string{"exception_events": "-Xprof is the VM's own profiler, not a JVMTI agent", "interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond, CatchDeopt: catchDeopt}, map[string]string{"capabilities": "-Xprof is the VM's own profiler, not a JVMTI agent", "interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
 		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
 	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
@@ -151,9 +156,10 @@ func newSafepoint(name string, cfg SafepointConfig) *safepointSampler {
 func (s *safepointSampler) Name() string { return s.name }
 
 // CatchDeopt makes safepointSampler an ExceptionEventsHolder: the cost of
-// a deoptimization at a catch when the agent holds exception events.
+// a deoptimization at a catch when its capabilities post on exceptions.
 func (s *safepointSampler) CatchDeopt() sim.Time {
-	if !s.cfg.ExceptionEvents {
+	set, err := jvmtiCapabilitySet(s.cfg.Capabilities)
+	if err != nil || !postsOnExceptions(set) { // Validate refused the error
 		return 0
 	}
 	return s.cfg.CatchDeopt
