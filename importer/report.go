@@ -31,6 +31,14 @@ func WriteReport(w io.Writer, out string, m *Model) {
 	if t := r.Throws; t.Events > 0 {
 		fmt.Fprintf(w, "throwables: %d stack walks (%.0f frames each on average, %.1f ms in all) modelled as %d samples of Throwable.fillInStackTrace(int); %d of threads without execution samples, %d of the recorder's threads, %d truncated or empty, %d of classes whose fillInStackTrace does not walk (not used)\n",
 			t.Used, t.MeanFrames, t.Time/1e6, t.Samples, t.Other, t.Recorder, t.Unusable, t.Unwalked)
+		if t.Used > 0 {
+			perSec := 0.0
+			if r.Span > 0 {
+				perSec = float64(t.Deopts) / r.Span.Seconds()
+			}
+			fmt.Fprintf(w, "throwables' handlers (the class files' exception tables, each throwable thrown where it was made): %d in the method that made it, %d one frame up, %d further up, %d not found; on the way they enter %d compiled frames from a callee (%.0f a second), which HotSpot deoptimizes while a JVMTI agent holds exception events (not modelled: the model does not throw)\n",
+				t.Caught[0], t.Caught[1], t.Caught[2], t.Caught[3], t.Deopts, perSec)
+		}
 	}
 	modelled := map[string]bool{}
 	for _, th := range m.Program.Threads {

@@ -112,6 +112,17 @@ type ThrowReport struct {
 	// is not on the classpath: their walk is modelled, as for a class that
 	// does not override fillInStackTrace().
 	UnknownClasses int
+	// Caught counts the used throwables by where the class files'
+	// exception tables would catch them (catchSite): [0] in the method
+	// that constructed them, [1] one frame up, [2] further up, [3] no
+	// handler found on their stack (or a class file missing).
+	Caught [4]int
+	// Deopts counts the compiled frames the used throwables would enter
+	// from a callee on their way to the handler, by their stacks' frame
+	// types: what HotSpot deoptimizes while an agent holds exception
+	// events (sim.VM.SetCatchDeopt). It assumes each is thrown where it
+	// was constructed.
+	Deopts int
 }
 
 // throwTime decides, for each folded throwable of a model thread, whether
@@ -152,6 +163,19 @@ func (rec *recording) throwTime(cp *classfile.Classpath, fixed, perFrame float64
 		if err != nil {
 			return nil, err
 		}
+		depth, deopts, err := catchSite(cp, t.Class, t.Frames)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case depth < 0:
+			r.Caught[3] += st.count
+		case depth >= 2:
+			r.Caught[2] += st.count
+		default:
+			r.Caught[depth] += st.count
+		}
+		r.Deopts += deopts * st.count
 		n := float64(min(len(t.Frames), MaxJavaStackTraceDepth) + throwWalkSkipped)
 		st.ns = float64(st.count) * (fixed + perFrame*n)
 		st.frames = fr
@@ -284,4 +308,62 @@ func throwFrames(cp *classfile.Classpath, event []jfrjson.Frame) ([]jfrjson.Fram
 	}
 	out = append(out, ctor)
 	return append(out, event[1:]...), nil
+}
+
+// catchSite finds where the JVM would catch a throwable of class whose
+// construction stack is frames (innermost first, as jdk.JavaExceptionThrow
+// records it), assuming it is thrown where it was constructed: depth is
+// the number of frames between the constructing method — the first frame
+// that is not a constructor of class or of one of its superclasses — and
+// the first frame whose method has an exception-table entry covering the
+// frame's bytecode index for class or a superclass (a typed handler; a
+// finally block rethrows); -1 when no frame has one or a class file is
+// missing. deopts counts the frames on the way, the handler's included,
+// that the exception enters from a callee in another physical frame (the
+// callee's frame not Inlined) and that run compiled code (JIT compiled
+// or Inlined): JvmtiExport::can_post_on_exceptions deoptimizes each
+// (OptoRuntime::handle_exception_C_helper).
+func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (depth, deopts int, err error) {
+	if cp == nil {
+		return -1, 0, nil
+	}
+	supers := map[string]bool{}
+	for c, n := class, 0; c != "" && n <= 64; n++ {
+		supers[c] = true
+		cf, err := cp.Class(c)
+		if errors.Is(err, classfile.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("throwable class %s: %w", className(c), err)
+		}
+		c = cf.Super
+	}
+	first := 0
+	for first < len(frames) && frames[first].Method.Name == "<init>" && supers[frames[first].Method.Class] {
+		first++
+	}
+	for i := first; i < len(frames); i++ {
+		f := frames[i]
+		if i > first && frames[i-1].Type != jfrjson.Inlined && (f.Type == jfrjson.JITCompiled || f.Type == jfrjson.Inlined) {
+			deopts++
+		}
+		cf, err := cp.Class(f.Method.Class)
+		if errors.Is(err, classfile.ErrNotFound) {
+			return -1, 0, nil
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("class %s: %w", className(f.Method.Class), err)
+		}
+		m := cf.Method(f.Method.Name, f.Method.Descriptor)
+		if m == nil || m.Code == nil {
+			continue
+		}
+		for _, h := range m.Code.Exceptions {
+			if h.CatchType != "" && supers[h.CatchType] && int(h.StartPC) <= f.BCI && f.BCI < int(h.EndPC) {
+				return i - first, deopts, nil
+			}
+		}
+	}
+	return -1, 0, nil
 }

@@ -155,3 +155,50 @@ func methodRefPool(t testing.TB, class, name, descriptor string) classfile.Pool 
 		{Tag: classfile.TagUtf8, Str: descriptor},
 	}
 }
+
+// TestCatchSite: a throwable's handler is found in the class files'
+// exception tables on its construction stack — a typed handler covering
+// the frame's bytecode index, for its class or a superclass — and each
+// compiled frame it enters from a callee in another physical frame is
+// counted as HotSpot's deoptimization under JVMTI exception events.
+func TestCatchSite(t *testing.T) {
+	throwable := &classfile.Class{Name: "java/lang/Throwable", Super: "java/lang/Object"}
+	pool := methodRefPool(t, "java/lang/Throwable", "fillInStackTrace", "()Ljava/lang/Throwable;")
+	throwable.Pool = pool
+	throwable.Methods = []classfile.Method{
+		{Name: "<init>", Descriptor: "(Ljava/lang/String;)V", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x2a, 0xb6, 0, 1, 0x57, 0xb1}}},
+		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x03, 0xb6, 0, 1, 0xb0}}},
+	}
+	rte := &classfile.Class{Name: "java/lang/RuntimeException", Super: "java/lang/Exception"}
+	exc := &classfile.Class{Name: "java/lang/Exception", Super: "java/lang/Throwable"}
+	app := func(workHandler, mainHandler string) *classfile.Class {
+		code := func(start, end uint16, typ string) *classfile.Code {
+			c := &classfile.Code{Bytecode: make([]byte, 16)}
+			if typ != "-" {
+				c.Exceptions = []classfile.ExceptionHandler{{StartPC: start, EndPC: end, HandlerPC: 12, CatchType: typ}}
+			}
+			return c
+		}
+		return &classfile.Class{Name: "App", Super: "java/lang/Object", Methods: []classfile.Method{
+			{Name: "work", Descriptor: "()V", Code: code(5, 9, workHandler)}, // covers the construction at bci 7
+			{Name: "main", Descriptor: "()V", Code: code(0, 8, mainHandler)}, // covers the call at bci 4
+		}}
+	}
+	for _, c := range []struct {
+		name       string
+		work, main string
+		caught     [4]int
+		deopts     int
+	}{
+		{"caught one frame up, entering App.main's compiled frame", "-", "java/lang/RuntimeException", [4]int{0, 10000, 0, 0}, 10000},
+		{"a superclass's handler catches it", "-", "java/lang/Throwable", [4]int{0, 10000, 0, 0}, 10000},
+		{"caught where it was made: no frame entered", "java/lang/Exception", "java/lang/RuntimeException", [4]int{10000, 0, 0, 0}, 0},
+		{"a finally block rethrows; another class's handler does not match", "", "java/lang/IllegalStateException", [4]int{0, 0, 0, 10000}, 0},
+	} {
+		cp := classfile.ClasspathOf(throwable, rte, exc, app(c.work, c.main))
+		m, err := Import(bytes.NewReader(throwRecording(t, 10000, "java/lang/RuntimeException")), cp, Options{})
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.caught, m.Report.Throws.Caught, c.name)
+		assert.Equal(t, c.deopts, m.Report.Throws.Deopts, c.name)
+	}
+}
