@@ -342,7 +342,7 @@ func (r *m6Result) render() (*Result, error) {
 	zero.Color, zero.Dashes = color.Gray{Y: 100}, []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(zero)
 	p.Legend.Add("no observer effect (0)", zero)
-	p.NominalX(names...)
+	p.NominalX(tickNames(names)...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min, p.Y.Max = lo, hi
 	res.Figure = newFigure(fmt.Sprintf("x = the share of samples xprof gives its hottest method M when it profiles alone; y = the same share when a second profiler (the companion) runs beside it, both costed; y − x paired by seed, mean ± CI per %s: 0 means the companion changes nothing. ", benchNoun(r.Models))+captionCI, p)
