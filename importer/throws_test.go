@@ -100,21 +100,28 @@ func TestThrowsBecomeStackWalks(t *testing.T) {
 // another fillInStackTrace does not walk the stack; one that calls
 // Throwable's does. Throwable's constructor frame moves to its call of
 // fillInStackTrace().
-func TestThrowableWalksFollowsOverrides(t *testing.T) {
-	throwable := &classfile.Class{Name: "java/lang/Throwable", Super: "java/lang/Object"}
-	// <init>(String): aload_0, invokevirtual #1 fillInStackTrace()
-	pool := methodRefPool(t, "java/lang/Throwable", "fillInStackTrace", "()Ljava/lang/Throwable;")
-	throwable.Pool = pool
-	throwable.Methods = []classfile.Method{
+// throwableClasses are Throwable — its <init>(String) calling
+// fillInStackTrace(), which calls fillInStackTrace(int), both through
+// pool entry 1 — Exception and RuntimeException.
+func throwableClasses(t testing.TB) (throwable, exc, rte *classfile.Class, pool classfile.Pool) {
+	t.Helper()
+	pool = methodRefPool(t, "java/lang/Throwable", "fillInStackTrace", "()Ljava/lang/Throwable;")
+	throwable = &classfile.Class{Name: "java/lang/Throwable", Super: "java/lang/Object", Pool: pool, Methods: []classfile.Method{
+		// <init>(String): aload_0, invokevirtual #1 fillInStackTrace()
 		{Name: "<init>", Descriptor: "(Ljava/lang/String;)V", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x2a, 0xb6, 0, 1, 0x57, 0xb1}}},
 		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x03, 0xb6, 0, 1, 0xb0}}},
-	}
+	}}
+	exc = &classfile.Class{Name: "java/lang/Exception", Super: "java/lang/Throwable"}
+	rte = &classfile.Class{Name: "java/lang/RuntimeException", Super: "java/lang/Exception"}
+	return throwable, exc, rte, pool
+}
+
+func TestThrowableWalksFollowsOverrides(t *testing.T) {
+	throwable, exc, rte, pool := throwableClasses(t)
 	cheap := &classfile.Class{Name: "app/Cheap", Super: "java/lang/RuntimeException", Methods: []classfile.Method{
 		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0xb0}}}}}
 	calls := &classfile.Class{Name: "app/Calls", Super: "java/lang/RuntimeException", Pool: pool, Methods: []classfile.Method{
 		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0xb7, 0, 1, 0xb0}}}}}
-	rte := &classfile.Class{Name: "java/lang/RuntimeException", Super: "java/lang/Exception"}
-	exc := &classfile.Class{Name: "java/lang/Exception", Super: "java/lang/Throwable"}
 	cp := classfile.ClasspathOf(throwable, cheap, calls, rte, exc)
 
 	for _, c := range []struct {
@@ -162,15 +169,7 @@ func methodRefPool(t testing.TB, class, name, descriptor string) classfile.Pool 
 // compiled frame it enters from a callee in another physical frame is
 // counted as HotSpot's deoptimization under JVMTI exception events.
 func TestCatchSite(t *testing.T) {
-	throwable := &classfile.Class{Name: "java/lang/Throwable", Super: "java/lang/Object"}
-	pool := methodRefPool(t, "java/lang/Throwable", "fillInStackTrace", "()Ljava/lang/Throwable;")
-	throwable.Pool = pool
-	throwable.Methods = []classfile.Method{
-		{Name: "<init>", Descriptor: "(Ljava/lang/String;)V", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x2a, 0xb6, 0, 1, 0x57, 0xb1}}},
-		{Name: "fillInStackTrace", Descriptor: "()Ljava/lang/Throwable;", Code: &classfile.Code{Bytecode: []byte{0x2a, 0x03, 0xb6, 0, 1, 0xb0}}},
-	}
-	rte := &classfile.Class{Name: "java/lang/RuntimeException", Super: "java/lang/Exception"}
-	exc := &classfile.Class{Name: "java/lang/Exception", Super: "java/lang/Throwable"}
+	throwable, exc, rte, _ := throwableClasses(t)
 	app := func(workHandler, mainHandler string) *classfile.Class {
 		code := func(start, end uint16, typ string) *classfile.Code {
 			c := &classfile.Code{Bytecode: make([]byte, 16)}
