@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -211,25 +212,18 @@ func storeRun[K runKey[R], R any](s *Store, k K) (R, error) {
 	return v, nil
 }
 
-// writeAtomic writes data to dir/name through a temporary file renamed
-// into place: a reader, or a process killed half-way, never leaves a
-// partial file under the name.
+// writeAtomic writes data to dir/name through a temporary file synced
+// and renamed into place (sweep.WriteAtomic, as a sweep's files): a
+// reader, or a process killed half-way, never sees a partial file under
+// the name, and the file is readable by the other processes of a shared
+// store.
 func writeAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	err := sweep.WriteAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("study store: %w", err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("study store: %w", werr)
 	}
 	return nil
 }
