@@ -121,3 +121,91 @@ func TestCatchDeopt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, passive.Result.Truth.Deoptimizations)
 }
+
+// modelThrowProgram is catchProgram as an imported model has it: thrower
+// constructs the exception (a call of its constructor) and the model's
+// flow goes on; the throw is the call's throws, caught by catcher,
+// standing for times exceptions a call. Without throws it is the same
+// program with no exception at all.
+func modelThrowProgram(t *testing.T, compileCommands, throws string) *program.Program {
+	t.Helper()
+	src := fmt.Sprintf(`
+name: catch
+compile_commands: [%s]
+methods:
+  - {class: Catch, name: main, body: [{loop: {trips: 100000000, body: [{call: {method: Catch.catcher}}]}}]}
+  - {class: Catch, name: catcher, body: [{work: {cycles: 5, bytecodes: 4}}, {call: {method: Catch.thrower}}, {work: {cycles: 200, bytecodes: 40}}]}
+  - {class: Catch, name: thrower, body: [{work: {cycles: 5, bytecodes: 4}}, {call: {method: Catch.ctor%s}}]}
+  - {class: Catch, name: ctor, body: [{work: {cycles: 20, bytecodes: 10}}]}
+threads: [{name: main, entry: Catch.main}]
+`, compileCommands, throws)
+	p, err := program.Parse([]byte(src), program.YAML)
+	require.NoError(t, err)
+	return p
+}
+
+// modelThrowTolerance bounds a model throw's cost with the capability
+// around the sum of its parts: the first throws of the window may still
+// run an older code version, and a deoptimized catcher's call of thrower
+// costs the interpreter's call, not the compiled one.
+const modelThrowTolerance = 0.03
+
+// calls is how many calls of method the truth counted.
+func calls(o *Outcome, method string) int64 {
+	var n int64
+	for _, nd := range o.Result.Truth.Nodes() {
+		if nd.Method >= 0 && o.Image.Names[nd.Method] == method {
+			n += nd.Calls
+		}
+	}
+	return n
+}
+
+// TestModelThrow: a model's throw (program.Thrown) changes nothing while
+// no agent holds exception events — the run is the run of the same model
+// without it, statement for statement — and with hprof's capabilities
+// deoptimizes the catcher as the thrown exception would: times
+// deoptimizations a call, its cost at the throw and the catcher's rest in
+// the interpreter.
+func TestModelThrow(t *testing.T) {
+	const dontinline = `"dontinline,Catch::thrower"`
+	bare := modelThrowProgram(t, dontinline, "")
+	once := modelThrowProgram(t, dontinline, ", throws: {depth: 1, times: 1}")
+	for _, spec := range []string{"hprof,capabilities=none", "async"} {
+		a, b := catchRun(t, bare, spec), catchRun(t, once, spec)
+		assert.Equal(t, a.Result.Statements, b.Result.Statements, spec)
+		assert.Equal(t, a.Profiles["truth"].MethodWeights(), b.Profiles["truth"].MethodWeights(), spec)
+		assert.Zero(t, b.Result.Truth.Deoptimizations, spec)
+		assert.Zero(t, b.Result.Truth.Exceptions, spec)
+	}
+
+	// Depth 1 from thrower, the constructor's caller: catcher catches.
+	// Both run compiled and apart, so every throw deoptimizes catcher,
+	// whose 200 cycles then run in the interpreter.
+	plain := catchRun(t, bare, "hprof,capabilities=none")
+	held := catchRun(t, once, "hprof")
+	n, m := calls(held, "Catch.ctor"), calls(plain, "Catch.ctor")
+	assert.InDelta(t, n, held.Result.Truth.Deoptimizations, 1, "one deoptimization a throw")
+	// A throw costs what it does without the capability plus the
+	// deoptimization (catch_deopt, 3.5 us) and catcher's 200 cycles in
+	// the interpreter (×8 at hotspot17: 1.4 us more); the model runs no
+	// throw or unwind of its own.
+	window := float64(100 * sim.Millisecond)
+	with, without := window/float64(n), window/float64(m)
+	t.Logf("throws in 100 ms: %d with the capability (%d deoptimized), %d without: %.0f and %.0f ns each",
+		n, held.Result.Truth.Deoptimizations, m, with, without)
+	assert.InEpsilon(t, without+3500+1400, with, modelThrowTolerance)
+
+	// times 2.5: two or three deoptimizations a throw, 2.5 on average.
+	twice := catchRun(t, modelThrowProgram(t, dontinline, ", throws: {depth: 1, times: 2.5}"), "hprof")
+	assert.InDelta(t, 2.5*float64(calls(twice, "Catch.ctor")), twice.Result.Truth.Deoptimizations, 1)
+
+	// Caught inside one compiled frame: nothing leaves compiled code.
+	inlined := catchRun(t, modelThrowProgram(t, `"inline,Catch::thrower"`, ", throws: {depth: 1, times: 1}"), "hprof")
+	assert.Positive(t, calls(inlined, "Catch.ctor"))
+	assert.Zero(t, inlined.Result.Truth.Deoptimizations)
+
+	// Past the thread's entry: nothing catches it, nothing happens.
+	deep := catchRun(t, modelThrowProgram(t, dontinline, ", throws: {depth: 9, times: 1}"), "hprof")
+	assert.Zero(t, deep.Result.Truth.Deoptimizations)
+}

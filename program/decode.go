@@ -380,7 +380,8 @@ var (
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
 	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "spawn", "throw"}
 	workKeys    = []string{"cycles", "bytecodes"}
-	callKeys    = []string{"method"}
+	callKeys    = []string{"method", "throws"}
+	thrownKeys  = []string{"depth", "times"}
 	virtualKeys = []string{"receivers"}
 	loopKeys    = []string{"trips", "body", "uncounted"}
 	branchKeys  = []string{"probability", "then", "else"}
@@ -521,7 +522,21 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 	case "call":
 		c := &Call{}
 		s.Call = c
-		d.object(n, callKeys, func(_ string, v *node) { c.Method = d.str(v) })
+		d.object(n, callKeys, func(key string, v *node) {
+			if key == "method" {
+				c.Method = d.str(v)
+				return
+			}
+			t := &Thrown{}
+			c.Throws = t
+			d.object(v, thrownKeys, func(key string, v *node) {
+				if key == "depth" {
+					t.Depth = d.intField(v, rangeDepth)
+				} else {
+					t.Times = d.number(v)
+				}
+			})
+		})
 	case "virtual_call":
 		vc := &VirtualCall{}
 		s.VirtualCall = vc

@@ -43,6 +43,10 @@ func TestBadInputNamesPathAndLine(t *testing.T) {
 			"methods[0].body[0].block.duration.exponential: 9223372036854775807 is not in [1, 10^18]"},
 		{"throw depth 2^31", prog("      - throw: {depth: 2147483648}\n"), YAML,
 			"line 6: methods[0].body[0].throw.depth: 2147483648 is not in [0, 2^31−1]"},
+		{"model throw times not a number", prog("      - call: {method: A.g, throws: {depth: 1, times: many}}\n"), YAML,
+			"line 6: methods[0].body[0].call.throws.times: \"many\" is not a number"},
+		{"model throw unknown key", prog("      - call: {method: A.g, throws: {depth: 1, times: 1, by: A.h}}\n"), YAML,
+			"line 6: methods[0].body[0].call.throws: unknown key \"by\""},
 		{"start near int64 max", strings.Replace(prog(""), "entry: A.main}", "entry: A.main, start: 9223372036854775807}", 1), YAML,
 			"threads[0].start: 9223372036854775807 is not in [0, 10^18]"},
 

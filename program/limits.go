@@ -33,6 +33,9 @@ const (
 	// MaxCount bounds thread and spawn counts, recursion limits and throw
 	// depths: the simulator numbers threads and frames with int32.
 	MaxCount = math.MaxInt32
+	// MaxThrownTimes bounds a model throw's times (call.throws.times):
+	// the exceptions one call stands for.
+	MaxThrownTimes = 1e9
 	// MaxStatements bounds the statements of a whole program: lines, code
 	// positions and call-edge numbers are int32 in the simulator.
 	MaxStatements = 1 << 30
@@ -53,6 +56,7 @@ var (
 	rangeBytes     = intRange{1, MaxAllocBytes, "[1, 2^34]"}
 	rangeCount     = intRange{1, MaxCount, "[1, 2^31−1]"}
 	rangeDepth     = intRange{0, MaxCount, "[0, 2^31−1]"}
+	rangeCaught    = intRange{1, MaxCount, "[1, 2^31−1]"}
 )
 
 func (r intRange) contains(x int64) bool { return x >= r.min && x <= r.max }

@@ -62,6 +62,9 @@ func stmtSummary(s *Stmt) string {
 	case s.Native != nil:
 		return fmt.Sprintf("native %d cycles", s.Native.Cycles)
 	case s.Call != nil:
+		if t := s.Call.Throws; t != nil {
+			return fmt.Sprintf("call %s, then throw (caught %d up, ×%.3g; the model's flow goes on)", s.Call.Method, t.Depth, t.Times)
+		}
 		return "call " + s.Call.Method
 	case s.VirtualCall != nil:
 		var rs []string

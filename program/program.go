@@ -141,6 +141,24 @@ type Work struct {
 // Call is a static (non-virtual) call.
 type Call struct {
 	Method string `json:"method" yaml:"method"`
+	// Throws, when set, is the exception the caller throws once the call
+	// (the exception's constructor) returns: a model's throw (Thrown).
+	Throws *Thrown `json:"throws,omitempty" yaml:"throws,omitempty"`
+}
+
+// Thrown is an exception a model imported from a recording throws after
+// the call that constructed it, caught Depth (≥ 1) frames up, standing for
+// Times (> 0) exceptions a call on average. The model keeps the flow its
+// recording was fitted to: the frames the exception would unwind go on as
+// the samples have them, and the throw costs nothing of its own (its time
+// is in the samples). What it does to compiled code is simulated: while
+// catch deoptimization is on (sim.VM.SetCatchDeopt, a JVMTI agent holding
+// exception events) the compiled frames the exception would enter from a
+// callee deoptimize, and the frame that would catch it goes on
+// interpreted until it returns.
+type Thrown struct {
+	Depth int     `json:"depth" yaml:"depth"`
+	Times float64 `json:"times" yaml:"times"`
 }
 
 // VirtualCall dispatches to one of several receivers, drawn per call with

@@ -269,6 +269,14 @@ func (v *validator) stmt(method int32, s *Stmt, depth int) {
 		if c := v.resolve("method", s.Call.Method); c >= 0 {
 			v.calls[method] = append(v.calls[method], c)
 		}
+		if t := s.Call.Throws; t != nil {
+			v.path.field("throws")
+			v.checkRange("depth", int64(t.Depth), rangeCaught)
+			if !(t.Times > 0 && t.Times <= MaxThrownTimes) {
+				v.failAt("times", "%v is not in (0, %g]", t.Times, float64(MaxThrownTimes))
+			}
+			v.path.pop()
+		}
 	case s.VirtualCall != nil:
 		v.virtualCall(method, s.VirtualCall)
 	case s.Loop != nil:

@@ -31,10 +31,11 @@ const (
 	OpReturn                 // end of method
 	OpService                // a service thread's current job (no CCT attribution)
 	OpCount                  // instrumentation: Bytecodes to count down, Cycles of its own cost, C: code size; FlagCheck checks the counter
+	OpThrown                 // a model's throw after the call before it (program.Thrown), A: index into Image.thrown; no cost, no statement
 )
 
 var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
-	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service", "count"}
+	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service", "count", "thrown"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -359,8 +360,9 @@ type Image struct {
 	dists     []*program.Dist
 	vtables   []vtable
 	spawns    []spawnSpec
-	limits    []int32 // recursion limit per method, 0 = none
-	entries   []int32 // entry method per program thread spec
+	thrown    []program.Thrown // OpThrown's operands
+	limits    []int32          // recursion limit per method, 0 = none
+	entries   []int32          // entry method per program thread spec
 	lockIndex map[string]int32
 
 	// limitSlot numbers the methods with a recursion limit (-1: none),
@@ -559,6 +561,10 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			return err
 		}
 		f.emit(Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line)})
+		if s.Call.Throws != nil {
+			f.img.thrown = append(f.img.thrown, *s.Call.Throws)
+			f.emit(Instr{Op: OpThrown, Line: line, A: int32(len(f.img.thrown) - 1)})
+		}
 	case s.VirtualCall != nil:
 		vt := vtable{}
 		total := 0.0
@@ -600,7 +606,7 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		for pc := enter + 1; pc < back; pc++ {
 			switch f.code.Instrs[pc].Op {
 			case OpWork:
-			case OpCall:
+			case OpCall, OpThrown:
 				pure = false
 			default:
 				pure, calls = false, false

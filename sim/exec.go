@@ -333,6 +333,14 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			t.clock = clock
 			return stopInteract
 
+		case OpThrown:
+			if vm.catchDeoptNanos > 0 {
+				t.clock = clock
+				vm.thrown(t, &vm.img.thrown[in.A])
+				clock = t.clock
+			}
+			f.pc++
+
 		case OpBlock, OpMonitorEnter, OpMonitorExit, OpSpawn:
 			t.clock = clock
 			return stopInteract
@@ -354,6 +362,10 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 		return !(f.code.EpiloguePoll && in.Flags&FlagPoll != 0 && f.flags&fInlined == 0) || t.resumePoll
 	case OpCall:
 		return f.flags&fReturned == 0 && t.callDebt == 0 && f.code.inlined(f.pc, in.Callee()) != nil
+	case OpThrown:
+		// Costless unless it deoptimizes: a sample at the horizon sees
+		// the statement after it, as without it.
+		return vm.catchDeoptNanos == 0
 	case OpService:
 		// A job with nothing left (a zero-cost job, e.g. a safepoint
 		// operation with no thread to walk) ends at the horizon its end
@@ -893,6 +905,11 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 			it.cost = addCost(it.cost, in.Cost)
 			it.counted += in.Bytecodes
 			continue
+		case OpThrown: // nothing unless it deoptimizes
+			if vm.catchDeoptNanos == 0 {
+				continue
+			}
+			return it, false
 		case OpCall:
 			it.stmts++
 		default:
@@ -991,6 +1008,8 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 			continue
 		case OpCount:
 			f.cell(in.Line).self += k * in.Cost
+			continue
+		case OpThrown:
 			continue
 		}
 		inl := f.code.inlined(pc, in.Callee())

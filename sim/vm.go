@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/profsim/profsim/program"
 )
 
 // Config is one run's configuration. Times are simulated nanoseconds.
@@ -196,6 +198,9 @@ type execState struct {
 	// pendingRecv the receiver a split virtual call had drawn.
 	callDebt    int64
 	pendingRecv int32
+	// deoptCarry is the fraction of a deoptimization model throws
+	// (OpThrown) have owed so far: their counts are exact over a run.
+	deoptCarry float64
 	// zeroClock is the clock after the last back-edge, zeroIters how many
 	// back-edges in a row followed a body that cost nothing, zeroFree
 	// whether the body before a back-edge stopped at its poll did
@@ -1024,24 +1029,57 @@ func (vm *VM) catchDeopts(t *Thread, keep int) int {
 // deoptCatcher, once an exception that deoptimized n frames (catchDeopts)
 // has unwound t to its catcher, charges the deoptimizations to the
 // catcher's call and moves the catcher's physical frame to the
-// interpreter until it returns: it and the scopes inlined into it become
-// interpreted frames at the same bytecode positions (compiled code keeps
-// the base code's layout, sim.Recost), as Deoptimization::unpack_frames
-// makes one interpreter frame per scope.
+// interpreter until it returns (deoptPhysical).
 func (vm *VM) deoptCatcher(t *Thread, n int) {
 	t.truth.Deoptimizations += int64(n)
 	vm.charge(t, int64(n)*vm.catchDeoptNanos)
-	top := len(t.frames) - 1
-	catcher := t.physical(top)
-	if !vm.compiledFrame(&t.frames[catcher]) {
+	vm.deoptPhysical(t, t.physical(len(t.frames)-1))
+}
+
+// deoptPhysical moves the physical frame that starts at frame p to the
+// interpreter: it and the scopes inlined into it become interpreted
+// frames at the same bytecode positions (compiled code keeps the base
+// code's layout, sim.Recost), as Deoptimization::unpack_frames makes one
+// interpreter frame per scope. Frames above it in other physical frames
+// keep their code.
+func (vm *VM) deoptPhysical(t *Thread, p int) {
+	if !vm.compiledFrame(&t.frames[p]) {
 		return
 	}
-	for i := catcher; i <= top; i++ {
+	for i := p; i < len(t.frames) && (i == p || t.frames[i].flags&fInlined != 0); i++ {
 		f := &t.frames[i]
 		f.code = vm.interpreted[f.code.Method]
 		f.flags &^= fInlined
 		f.stripLoop, f.stripFrom = 0, 0
 	}
+}
+
+// thrown performs a model's throw (OpThrown: program.Thrown, a throw the
+// model does not unwind) at t's top frame while catch deoptimization is
+// on: the compiled frames an exception caught Depth frames up would enter
+// from a callee deoptimize (catchDeopts), Times of them a throw — the
+// fraction carried over to the next throw, so that the count is exact
+// over the run — charged at the throw, where the thread is, and the
+// catcher's physical frame goes on interpreted until it returns. The
+// frames in between keep running as the model has them.
+func (vm *VM) thrown(t *Thread, th *program.Thrown) {
+	keep := len(t.frames) - th.Depth
+	if keep <= 0 {
+		return // nothing on this stack would catch it
+	}
+	n := vm.catchDeopts(t, keep)
+	if n == 0 {
+		return
+	}
+	t.deoptCarry += float64(n) * th.Times
+	whole := math.Floor(t.deoptCarry)
+	if whole < 1 {
+		return
+	}
+	t.deoptCarry -= whole
+	t.truth.Deoptimizations += int64(whole)
+	vm.charge(t, satMul(int64(whole), vm.catchDeoptNanos))
+	vm.deoptPhysical(t, t.physical(keep-1))
 }
 
 // physical is the index of the physical frame that holds frame i: i, or
