@@ -562,6 +562,7 @@ func (b *builder) realize() error {
 	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
 		b.report.Samples, len(b.rec.threads), b.report.Period)
 	b.report.InferredLoops = 0
+	b.report.Throws.Sites, b.report.Throws.Thrown = 0, 0
 	for _, m := range b.methods {
 		m.line = 1
 		m.segLines = map[int]bool{}
@@ -711,7 +712,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	}
 	sort.Ints(callees)
 	if len(callees) == 1 {
-		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref}}
+		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, total)}}
 	} else {
 		rc := map[string]float64{}
 		for _, c := range callees {
@@ -734,6 +735,32 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		return outer
 	}
 	return call
+}
+
+// thrown is the throw a call site of m makes once its call returns
+// (program.Thrown), or nil: where the recording's throwables were made at
+// the site and their handler is in a caller (catchSite), the depth most
+// of them were caught at, and as many throws a call as the site's
+// throwables over its calls in the model (calls, over the run).
+func (b *builder) thrown(m *mmethod, it *item, calls float64) *program.Thrown {
+	if m.data == nil || calls <= 0 {
+		return nil
+	}
+	byDepth := b.rec.throws.sites[throwSite{m: m.data.m, bci: it.bci}]
+	n, depth, most := 0, 0, 0
+	for _, d := range slices.Sorted(maps.Keys(byDepth)) {
+		c := byDepth[d]
+		n += c
+		if c > most {
+			depth, most = d, c
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	b.report.Throws.Sites++
+	b.report.Throws.Thrown += n
+	return &program.Thrown{Depth: depth, Times: min(float64(n)/calls, program.MaxThrownTimes)}
 }
 
 // loop realizes a nested loop entered x times.

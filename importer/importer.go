@@ -691,6 +691,7 @@ func aggregate(ctx context.Context, r io.Reader, keepRecorder bool) (*recording,
 	rec.native.stacks = map[string]*nativeStack{}
 	rec.native.spans = map[threadKey]*[2]int64{}
 	rec.throws.stacks = map[string]*throwStack{}
+	rec.throws.sites = map[throwSite]map[int]int{}
 	rec.cpuLoad = map[string]*ThreadCPULoad{}
 	recorder := map[string]bool{}
 	err := jfrjson.Read(r, func(e *jfrjson.Event) error {

@@ -36,8 +36,8 @@ func WriteReport(w io.Writer, out string, m *Model) {
 			if r.Span > 0 {
 				perSec = float64(t.Deopts) / r.Span.Seconds()
 			}
-			fmt.Fprintf(w, "throwables' handlers (the class files' exception tables, each throwable thrown where it was made): %d in the method that made it, %d one frame up, %d further up, %d not found; on the way they enter %d compiled frames from a callee (%.0f a second), which HotSpot deoptimizes while a JVMTI agent holds exception events (not modelled: the model does not throw)\n",
-				t.Caught[0], t.Caught[1], t.Caught[2], t.Caught[3], t.Deopts, perSec)
+			fmt.Fprintf(w, "throwables' handlers (the class files' exception tables, each throwable thrown where it was made): %d in the method that made it, %d one frame up, %d further up, %d not found; on the way they enter %d compiled frames from a callee (%.0f a second), which HotSpot deoptimizes while a JVMTI agent holds exception events; the model throws the %d caught in a caller after its calls of their constructors at %d call sites (call.throws), deoptimizing its compiled frames alike\n",
+				t.Caught[0], t.Caught[1], t.Caught[2], t.Caught[3], t.Deopts, perSec, t.Thrown, t.Sites)
 		}
 	}
 	modelled := map[string]bool{}

@@ -61,6 +61,16 @@ type throwSamples struct {
 	events, recorder, truncated, empty int
 	key                                strings.Builder
 	report                             ThrowReport
+	// sites counts, by where they were made, the throwables whose
+	// handler is in a caller: by that handler's depth (catchSite).
+	sites map[throwSite]map[int]int
+}
+
+// throwSite is where throwables were made: the constructing method and
+// the bytecode index of its call of their constructor.
+type throwSite struct {
+	m   jfrjson.Method
+	bci int
 }
 
 type throwStack struct {
@@ -123,6 +133,10 @@ type ThrowReport struct {
 	// events (sim.VM.SetCatchDeopt). It assumes each is thrown where it
 	// was constructed.
 	Deopts int
+	// Sites counts the model's calls of a throwable's constructor that
+	// throw once they return (program.Thrown), and Thrown the throwables
+	// they stand for: those made there and caught in a caller.
+	Sites, Thrown int
 }
 
 // throwTime decides, for each folded throwable of a model thread, whether
@@ -163,9 +177,16 @@ func (rec *recording) throwTime(cp *classfile.Classpath, fixed, perFrame float64
 		if err != nil {
 			return nil, err
 		}
-		depth, deopts, err := catchSite(cp, t.Class, t.Frames)
+		depth, deopts, first, err := catchSite(cp, t.Class, t.Frames)
 		if err != nil {
 			return nil, err
+		}
+		if depth >= 1 && first >= 1 {
+			k := throwSite{m: t.Frames[first].Method, bci: t.Frames[first].BCI}
+			if ts.sites[k] == nil {
+				ts.sites[k] = map[int]int{}
+			}
+			ts.sites[k][depth] += st.count
 		}
 		switch {
 		case depth < 0:
@@ -322,10 +343,11 @@ func throwFrames(cp *classfile.Classpath, event []jfrjson.Frame) ([]jfrjson.Fram
 // that the exception enters from a callee in another physical frame (the
 // callee's frame not Inlined) and that run compiled code (JIT compiled
 // or Inlined): JvmtiExport::can_post_on_exceptions deoptimizes each
-// (OptoRuntime::handle_exception_C_helper).
-func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (depth, deopts int, err error) {
+// (OptoRuntime::handle_exception_C_helper). first is the constructing
+// method's frame.
+func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (depth, deopts, first int, err error) {
 	if cp == nil {
-		return -1, 0, nil
+		return -1, 0, 0, nil
 	}
 	supers := map[string]bool{}
 	for c, n := class, 0; c != "" && n <= 64; n++ {
@@ -335,11 +357,10 @@ func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (d
 			break
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("throwable class %s: %w", className(c), err)
+			return 0, 0, 0, fmt.Errorf("throwable class %s: %w", className(c), err)
 		}
 		c = cf.Super
 	}
-	first := 0
 	for first < len(frames) && frames[first].Method.Name == "<init>" && supers[frames[first].Method.Class] {
 		first++
 	}
@@ -350,10 +371,10 @@ func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (d
 		}
 		cf, err := cp.Class(f.Method.Class)
 		if errors.Is(err, classfile.ErrNotFound) {
-			return -1, 0, nil
+			return -1, 0, 0, nil
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("class %s: %w", className(f.Method.Class), err)
+			return 0, 0, 0, fmt.Errorf("class %s: %w", className(f.Method.Class), err)
 		}
 		m := cf.Method(f.Method.Name, f.Method.Descriptor)
 		if m == nil || m.Code == nil {
@@ -361,9 +382,9 @@ func catchSite(cp *classfile.Classpath, class string, frames []jfrjson.Frame) (d
 		}
 		for _, h := range m.Code.Exceptions {
 			if h.CatchType != "" && supers[h.CatchType] && int(h.StartPC) <= f.BCI && f.BCI < int(h.EndPC) {
-				return i - first, deopts, nil
+				return i - first, deopts, first, nil
 			}
 		}
 	}
-	return -1, 0, nil
+	return -1, 0, 0, nil
 }

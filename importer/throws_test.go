@@ -10,6 +10,7 @@ import (
 
 	"github.com/profsim/profsim/classfile"
 	"github.com/profsim/profsim/jfrjson"
+	"github.com/profsim/profsim/program"
 )
 
 // throwRecording is 100 execution samples 1 ms apart of thread main
@@ -199,5 +200,45 @@ func TestCatchSite(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.Equal(t, c.caught, m.Report.Throws.Caught, c.name)
 		assert.Equal(t, c.deopts, m.Report.Throws.Deopts, c.name)
+		// The model throws those caught in a caller, after App.work's
+		// call of the constructor, at the handler's depth.
+		thrown := modelThrows(m.Program, "App.work()V")
+		if c.caught[1] > 0 {
+			require.Len(t, thrown, 1, c.name)
+			assert.Equal(t, 1, thrown[0].Depth, c.name)
+			assert.Equal(t, 1, m.Report.Throws.Sites, c.name)
+			assert.Equal(t, c.caught[1], m.Report.Throws.Thrown, c.name)
+		} else {
+			assert.Empty(t, thrown, c.name)
+			assert.Zero(t, m.Report.Throws.Thrown, c.name)
+		}
 	}
+}
+
+// modelThrows lists the throws (call.throws) of method ref's calls.
+func modelThrows(p *program.Program, ref string) []*program.Thrown {
+	var out []*program.Thrown
+	var walk func([]program.Stmt)
+	walk = func(ss []program.Stmt) {
+		for i := range ss {
+			s := &ss[i]
+			switch {
+			case s.Call != nil && s.Call.Throws != nil:
+				out = append(out, s.Call.Throws)
+			case s.Loop != nil:
+				walk(s.Loop.Body)
+			case s.Branch != nil:
+				walk(s.Branch.Then)
+				walk(s.Branch.Else)
+			case s.Block != nil:
+				walk(s.Block.Body)
+			}
+		}
+	}
+	for i := range p.Methods {
+		if p.Methods[i].Key() == ref {
+			walk(p.Methods[i].Body)
+		}
+	}
+	return out
 }
