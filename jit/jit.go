@@ -341,6 +341,7 @@ func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 			c := j.compile(int32(m))
 			c.Counting = true
 			vm.ReplaceCode(c)
+			vm.SetInterpreted(j.interpreted(int32(m))) // where a deoptimized frame goes on
 			j.events = append(j.events, Event{Method: int32(m), Reason: reasonRecorded, Size: c.Size, Inlined: countInlined(c)})
 			vm.SetTrigger(int32(m), sim.InvocationCounter, cfg.CompileThreshold)
 			vm.SetTrigger(int32(m), sim.BackedgeCounter, cfg.BackedgeThreshold)
@@ -352,6 +353,7 @@ func Attach(vm sim.CompilerHost, cfg Config) (*JIT, error) {
 			c := j.compile(int32(m))
 			j.queued[m] = true
 			vm.ReplaceCode(c)
+			vm.SetInterpreted(j.interpreted(int32(m))) // where a deoptimized frame goes on
 			j.events = append(j.events, Event{Method: int32(m), Reason: "startup", Size: c.Size, Inlined: countInlined(c)})
 		}
 	}

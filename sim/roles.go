@@ -87,6 +87,9 @@ type CodeManager interface {
 	// ReplaceCode installs c and moves the method's running activations
 	// onto it (on-stack replacement).
 	ReplaceCode(c *Code)
+	// SetInterpreted gives the method's interpreted version, which a
+	// deoptimized frame goes on in, without installing it.
+	SetInterpreted(c *Code)
 	SetCounterHandler(h CounterHandler)
 	SetTrigger(method int32, k CounterKind, n int64)
 	Counter(method int32, k CounterKind) int64

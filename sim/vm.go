@@ -564,6 +564,17 @@ func (vm *VM) Install(c *Code) {
 	}
 }
 
+// SetInterpreted records c, an interpreted version of its method, as the
+// code a deoptimized frame of the method goes on in (SetCatchDeopt),
+// without installing it: a JIT that installs compiled code before the
+// run gives its methods' interpreted versions so.
+func (vm *VM) SetInterpreted(c *Code) {
+	if c.Method < 0 || int(c.Method) >= len(vm.code) || c.Tier != Interpreted {
+		panic(fmt.Sprintf("sim: SetInterpreted for method %d at tier %v", c.Method, c.Tier))
+	}
+	vm.interpreted[c.Method] = c
+}
+
 // reachedEvery is how many scheduling rounds pass between two updates of
 // Reached: an atomic store a round would cost the run more than a
 // progress display needs.
@@ -1068,6 +1079,7 @@ func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 		return // nothing on this stack would catch it
 	}
 	n := vm.catchDeopts(t, keep)
+
 	if n == 0 {
 		return
 	}
