@@ -20,7 +20,8 @@
 # Writes OUT/runs.csv (one row a run, with the 1-minute load before and
 # after) and prints OUT/summary.csv: per app and set, the median work a
 # second over the reps and its ratio to baseline's median; then CatchCost
-# under each set (OUT/catch.csv: ns per exception caught in compiled code).
+# under each set (OUT/catch.csv: ns per exception caught in compiled code);
+# OUT/agent.csv holds the JVMTI sampler's (prof:safepoint) time a tick.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,7 +35,7 @@ die() {
 }
 usage() { die "usage: run.sh [--apps a,b] [--sets s,t] [--reps N] [--seconds S] [--out DIR]"; }
 
-apps=antlr,fop,hsqldb,jython,lusearch sets=baseline,none,hprof-cpu-samples,async-profiler,jdwp,prof:safepoint,prof:jfr,prof:async reps=3 seconds=10
+apps=antlr,fop,hsqldb,javac,jython,lusearch sets=baseline,none,hprof-cpu-samples,async-profiler,jdwp,prof:safepoint,prof:jfr,prof:async reps=3 seconds=10
 out=$root/out/agents
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
@@ -136,6 +137,21 @@ for ((rep = 1; rep <= reps; rep++)); do
 			echo "$a,$s,$rep,$seconds,$work,$(awk -v w="$work" -v s="$seconds" 'BEGIN{printf "%.3f", w/s}'),$comp,$c2,$c1kb,$c2kb,$before,$after,$java_version" >>"$csv"
 			echo "run.sh: rep $rep $a $s: work $work, $comp compilations ($c2 C2), load $before→$after" >&2
 		done
+	done
+done
+
+# The JVMTI sampler's own account of its ticks (its profile's header):
+# GetAllStackTraces (safepoint and walks) and the agent's bookkeeping.
+agentcsv=$out/agent.csv
+echo "app,rep,ticks,samples,mean_tick_ns,mean_walk_ns,mean_agent_ns" >"$agentcsv"
+for ((rep = 1; rep <= reps; rep++)); do
+	for a in "${app_list[@]}"; do
+		f=$out/log/$a-prof-safepoint-$rep.folded
+		[ -f "$f" ] || continue
+		head -1 "$f" | awk -v a="$a" -v r="$rep" '{
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] }
+			printf "%s,%s,%s,%s,%s,%s,%s\n", a, r, h["ticks"], h["samples"], h["mean_tick_ns"], h["mean_walk_ns"], h["mean_agent_ns"]
+		}' >>"$agentcsv"
 	done
 done
 

@@ -26,8 +26,13 @@
  * "_[n]") and FILE is written in folded form, root first (to FILE.part,
  * then renamed, so FILE's presence means it is complete):
  *
- *   # safepoint-agent interval_ns=... ticks=... samples=... overruns=... dropped=... mean_tick_ns=...
+ *   # safepoint-agent interval_ns=... ticks=... samples=... overruns=... dropped=... mean_tick_ns=... mean_walk_ns=... mean_agent_ns=...
  *   THREAD;pkg.Class.method;...;leaf COUNT
+ *
+ * A tick's time (mean_tick_ns) is GetAllStackTraces's — the safepoint and
+ * the VM thread's walks, the sampler thread waiting (mean_walk_ns) — and
+ * the agent's own bookkeeping after it: naming new threads, hashing and
+ * counting each stack, freeing the result (mean_agent_ns).
  *
  * With lines=1 the leaf frame's position is part of each stack and printed
  * after its method as "@BCI:LINE" (LINE from the method's line number
@@ -72,7 +77,7 @@ static jmethodID *pool;
 static uint32_t pool_used;
 static char *thread_names[MAX_THREADS];
 static uint32_t nthreads;
-static uint64_t ticks, samples, overruns, dropped, tick_ns_sum;
+static uint64_t ticks, samples, overruns, dropped, tick_ns_sum, walk_ns_sum, agent_ns_sum;
 
 static void fail(const char *what, jvmtiError err) {
 	fprintf(stderr, "safepoint agent: %s failed: JVMTI error %d\n", what, err);
@@ -235,7 +240,10 @@ static void sample(JNIEnv *env, jthread self) {
 	jvmtiStackInfo *infos = NULL;
 	jint n = 0;
 	if ((*env)->PushLocalFrame(env, 64) != 0) return;
+	int64_t t0 = now();
 	jvmtiError err = (*jvmti)->GetAllStackTraces(jvmti, opt_depth, &infos, &n);
+	int64_t t1 = now();
+	walk_ns_sum += (uint64_t)(t1 - t0);
 	if (err != JVMTI_ERROR_NONE) {
 		fail("GetAllStackTraces", err);
 		(*env)->PopLocalFrame(env, NULL);
@@ -255,6 +263,7 @@ static void sample(JNIEnv *env, jthread self) {
 	}
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)infos);
 	(*env)->PopLocalFrame(env, NULL);
+	agent_ns_sum += (uint64_t)(now() - t1);
 }
 
 /* put_method writes the method's dotted name ("pkg.Class$Inner.name") to f. */
@@ -308,10 +317,11 @@ static void write_profile(JNIEnv *env, int64_t window_ns) {
 	}
 	fprintf(f,
 		"# safepoint-agent interval_ns=%lld delay_ns=%lld duration_ns=%lld window_ns=%lld depth=%d ticks=%llu "
-		"samples=%llu overruns=%llu dropped=%llu mean_tick_ns=%llu\n",
+		"samples=%llu overruns=%llu dropped=%llu mean_tick_ns=%llu mean_walk_ns=%llu mean_agent_ns=%llu\n",
 		(long long)opt_interval, (long long)opt_delay, (long long)opt_duration, (long long)window_ns, (int)opt_depth,
 		(unsigned long long)ticks, (unsigned long long)samples, (unsigned long long)overruns,
-		(unsigned long long)dropped, (unsigned long long)(ticks ? tick_ns_sum / ticks : 0));
+		(unsigned long long)dropped, (unsigned long long)(ticks ? tick_ns_sum / ticks : 0),
+		(unsigned long long)(ticks ? walk_ns_sum / ticks : 0), (unsigned long long)(ticks ? agent_ns_sum / ticks : 0));
 	for (uint32_t i = 0; i < (1u << TABLE_BITS); i++) {
 		entry *e = &table[i];
 		if (e->thread == 0) continue;
