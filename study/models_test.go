@@ -70,6 +70,10 @@ func TestModelsThroughEachExperiment(t *testing.T) {
 		case *m9Result:
 			assert.Equal(t, []string{plumbingModel}, d.Benchmarks)
 			assert.NotEmpty(t, d.Obs)
+		case *m8Result:
+			assert.True(t, d.Models, e.Name)
+			assert.Equal(t, []string{plumbingModel}, d.Benchmarks)
+			assert.Len(t, d.Obs, len(m8Profilers))
 		case *m3Result:
 			assert.Equal(t, []string{plumbingModel}, d.Benchmarks)
 		case *m4Result:
@@ -87,7 +91,7 @@ func TestModelsThroughEachExperiment(t *testing.T) {
 			t.Errorf("%s: unexpected result %T", e.Name, r.Data)
 		}
 	}
-	assert.Equal(t, []string{"m2-causality", "m3-disagreement", "m4-innocuous", "m5-autocorrelation", "m6-observer", "m7-no-inlining", "m9-actionable", "x4-cooperative-sampling"}, names)
+	assert.Equal(t, []string{"m2-causality", "m3-disagreement", "m4-innocuous", "m5-autocorrelation", "m6-observer", "m7-no-inlining", "m8-overhead", "m9-actionable", "x4-cooperative-sampling"}, names)
 }
 
 // A model runs for the study without the recorder's threads, and its
