@@ -395,7 +395,7 @@ func TestStudyModelsFlag(t *testing.T) {
 	code, _, errOut := runMain("study", "b1-constant", "--models")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--models: b1-constant has no version on the models")
-	assert.Contains(t, errOut, "m2-causality, m3-disagreement, m4-innocuous, m5-autocorrelation, m6-observer, m7-no-inlining, m9-actionable")
+	assert.Contains(t, errOut, "m2-causality, m3-disagreement, m4-innocuous, m5-autocorrelation, m6-observer, m7-no-inlining, m8-overhead, m9-actionable")
 	code, out, _ := runMain("study", "m2-causality", "--help")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "-models")
