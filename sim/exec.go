@@ -95,6 +95,9 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 						return stopPoll
 					}
 				}
+				if f.flags&fDeoptDebt != 0 {
+					clock += Time(vm.payDeopts(t, f, in.Line))
+				}
 				f.flags &^= fReturned
 				f.pc++
 				continue
@@ -120,6 +123,9 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 						t.pollKind = PollReturn
 						return stopPoll
 					}
+				}
+				if f.flags&fDeoptDebt != 0 {
+					clock += Time(vm.payDeopts(t, f, in.Line))
 				}
 				f.flags &^= fReturned
 				f.pc++
@@ -285,11 +291,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			// HotSpot's return poll runs after the pop: the caller pays it
 			// when it resumes at the call site.
 			poll := flags&fInlined == 0 && in.Flags&FlagPoll != 0 && !epilogue
-			if flags&fReturnHook == 0 && clock < horizon && (!poll || t.hooks&stopPoll == 0) {
+			if flags&fReturnHook == 0 && clock < horizon && (!poll || t.hooks&stopPoll == 0) && caller.flags&fDeoptDebt == 0 {
 				// Nothing can stop the thread at the call site (a horizon,
-				// the return hook, an armed poll): the call statement's
-				// end runs here, as it would when dispatched again with
-				// fReturned, one dispatch fewer a call.
+				// the return hook, an armed poll) and the caller owes no
+				// deoptimization: the call statement's end runs here, as
+				// it would when dispatched again with fReturned, one
+				// dispatch fewer a call.
 				if poll {
 					f.cell(instrs[f.pc].Line).self += vm.pollNanos
 					clock += Time(vm.pollNanos)

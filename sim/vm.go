@@ -114,6 +114,7 @@ const (
 	fReturnHook                         // a handler wants to know when this frame returns
 	fPollPending                        // the returned call's return poll is still to run
 	fLimited                            // its method has a recursion limit: counted in Thread.active
+	fDeoptDebt                          // owes deoptimizations (Thread.deoptDebts), paid when its call returns
 )
 
 // frameFlagNames names the frame flags, bit i's at index i.
@@ -200,7 +201,10 @@ type execState struct {
 	pendingRecv int32
 	// deoptCarry is the fraction of a deoptimization model throws
 	// (OpThrown) have owed so far: their counts are exact over a run.
+	// deoptDebts are the deoptimizations' time the frames marked
+	// fDeoptDebt owe: each pays when the call it is in returns.
 	deoptCarry float64
+	deoptDebts []deoptDebt
 	// zeroClock is the clock after the last back-edge, zeroIters how many
 	// back-edges in a row followed a body that cost nothing, zeroFree
 	// whether the body before a back-edge stopped at its poll did
@@ -1070,9 +1074,11 @@ func (vm *VM) deoptPhysical(t *Thread, p int) {
 // on: the compiled frames an exception caught Depth frames up would enter
 // from a callee deoptimize (catchDeopts), Times of them a throw — the
 // fraction carried over to the next throw, so that the count is exact
-// over the run — charged at the throw, where the thread is, and the
-// catcher's physical frame goes on interpreted until it returns. The
-// frames in between keep running as the model has them.
+// over the run — and the catcher's physical frame goes on interpreted
+// until it returns. The frames in between keep running as the model has
+// them; the catcher pays the deoptimizations' time when the call it is in
+// returns (fDeoptDebt), on top as the real catcher is while its frames
+// deoptimize, so that the truth and every sampler see it there.
 func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 	keep := len(t.frames) - th.Depth
 	if keep <= 0 {
@@ -1090,8 +1096,50 @@ func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 	}
 	t.deoptCarry -= whole
 	t.truth.Deoptimizations += int64(whole)
-	vm.charge(t, satMul(int64(whole), vm.catchDeoptNanos))
 	vm.deoptPhysical(t, t.physical(keep-1))
+	// The catcher pays when the exception would reach it: once its call
+	// returns, with it on top, as the real catcher is while its frames
+	// deoptimize.
+	ns := satMul(int64(whole), vm.catchDeoptNanos)
+	c := &t.frames[keep-1]
+	if c.flags&fDeoptDebt != 0 {
+		for i := len(t.deoptDebts) - 1; i >= 0; i-- {
+			if d := &t.deoptDebts[i]; d.frame == int32(keep-1) {
+				d.ns = satAdd(d.ns, ns)
+				return
+			}
+		}
+	}
+	c.flags |= fDeoptDebt
+	t.deoptDebts = append(t.deoptDebts, deoptDebt{frame: int32(keep - 1), ns: ns})
+}
+
+// deoptDebt is what frame owes for deoptimizations (Thread.deoptDebts).
+type deoptDebt struct {
+	frame int32
+	ns    int64
+}
+
+// payDeopts charges f, the frame of t marked fDeoptDebt, its
+// deoptimizations at line and returns their time, which the caller adds
+// to the clock.
+func (vm *VM) payDeopts(t *Thread, f *frame, line int32) int64 {
+	f.flags &^= fDeoptDebt
+	i := int32(-1)
+	for k := range t.frames {
+		if &t.frames[k] == f {
+			i = int32(k)
+			break
+		}
+	}
+	for k := len(t.deoptDebts) - 1; k >= 0; k-- {
+		if d := t.deoptDebts[k]; d.frame == i {
+			t.deoptDebts = append(t.deoptDebts[:k], t.deoptDebts[k+1:]...)
+			f.cell(line).self += d.ns
+			return d.ns
+		}
+	}
+	panic(fmt.Sprintf("sim: thread %d frame %d marked as owing deoptimizations owes none", t.ID, i))
 }
 
 // physical is the index of the physical frame that holds frame i: i, or
@@ -1117,6 +1165,11 @@ func (vm *VM) pop(t *Thread) {
 	f := &t.frames[last]
 	if s := vm.img.limitSlot[f.code.Method]; s >= 0 {
 		t.active[s]--
+	}
+	if f.flags&fDeoptDebt != 0 {
+		// Unwound before its call returned (a real exception, the
+		// thread's end): it pays at its position as it goes.
+		t.clock += Time(vm.payDeopts(t, f, f.code.Instrs[f.pc].Line))
 	}
 	t.loops = t.loops[:f.loopBase]
 	t.frames = t.frames[:last]
