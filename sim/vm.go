@@ -1085,7 +1085,6 @@ func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 		return // nothing on this stack would catch it
 	}
 	n := vm.catchDeopts(t, keep)
-
 	if n == 0 {
 		return
 	}
