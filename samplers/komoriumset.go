@@ -3,6 +3,7 @@ package samplers
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -34,10 +35,11 @@ import (
 // nearly.
 //
 // The members' samples are counted by context and thread in one tree of
-// the sampled stacks, shared by the members, and each member's profile is
-// built from its counts when the run is over: the same profile as adding
-// the samples one by one (a profile.Builder's output is canonical), at a
-// map increment per member and sample.
+// the sampled stacks, shared by the members: on the first thread sampled
+// in an array of a count per (node, member), on the others in a map. Each
+// member's profile is made from its counts when the run is over, directly
+// in profile.Builder.Build's canonical order (komoriumSetSampler.profile),
+// the profile adding the samples one by one would give.
 //
 // Each member's Result is what komoriumSampler.Result reports, except that it
 // keeps no sample times and no frames_walked_per_sample (the cached path
@@ -48,22 +50,43 @@ type komoriumSetSampler struct {
 	members []*komoriumMember
 	env     *Env
 	hook    sim.HandlerID
-	// armed is the count each thread's counter was last set to.
-	armed map[sim.ThreadID]int64
-	buf   []sim.StackFrame
+	// th is each thread's state, by id (nil: not started).
+	th  []*setThread
+	buf []sim.StackFrame
 	// The tree of sampled stacks (methods only): node 0 is the root,
 	// parent and method each node's, child finds a node by (parent,
-	// method). last and lastNode are the previous sample's stack and its
-	// nodes, frame by frame: consecutive samples share their callers.
+	// method), lastChild is the child of each node last descended to
+	// (-1: none), looked at before child. last and lastNode are the
+	// previous sample's stack and its nodes, frame by frame: consecutive
+	// samples share their callers.
 	parent, method []int32
 	child          map[[2]int32]int32
+	lastChild      []int32
 	last           []int32
 	lastNode       []int32
-	// threads are the sampled threads' names; thread maps a thread to
-	// its index there, by the name it had when last sampled.
+	// threads are the sampled threads' names; thread maps a name to its
+	// index there (a thread is counted by the name it had when sampled).
 	threads []string
 	thread  map[string]int32
+	// first holds the samples of thread index 0 by (node, member):
+	// first[node*len(members)+member]. other holds the other threads',
+	// by (node, thread index, member).
+	first   []int64
+	other   map[[3]int32]int64
 	results []*Result
+}
+
+// setThread is one thread's state in a set: the count its counter was
+// last armed with, and each member's stream, current granularity and
+// what remains of it (gran, left), by member. name and index are the
+// thread's name when last sampled and its index in threads (-1: none
+// yet).
+type setThread struct {
+	armed      int64
+	rngs       []*rand.Rand
+	gran, left []int64
+	name       string
+	index      int32
 }
 
 // komoriumSetConfig is a komorium-set as a spec gives it: a member for
@@ -162,15 +185,11 @@ func init() {
 		}})
 }
 
-// komoriumMember is one granularity setting of a komorium-set.
+// komoriumMember is one granularity setting of a komorium-set: its
+// configuration, its samples and the bytecodes they reported.
 type komoriumMember struct {
-	cfg  KomoriumConfig
-	rngs map[sim.ThreadID]*rand.Rand
-	// gran is the thread's current granularity, left what remains of it.
-	gran, left     map[sim.ThreadID]int64
+	cfg            KomoriumConfig
 	total, samples int64
-	// counts are the samples by (node, thread index).
-	counts map[[2]int32]int64
 }
 
 // newKomoriumSet creates a set reported under name with one member per
@@ -179,8 +198,8 @@ func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, er
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("komorium set %s: no configuration", name)
 	}
-	s := &komoriumSetSampler{name: name, in: cfgs[0].Instrumentation, armed: map[sim.ThreadID]int64{},
-		parent: []int32{-1}, method: []int32{-1}, child: map[[2]int32]int32{}, thread: map[string]int32{}}
+	s := &komoriumSetSampler{name: name, in: cfgs[0].Instrumentation, parent: []int32{-1}, method: []int32{-1},
+		child: map[[2]int32]int32{}, lastChild: []int32{-1}, thread: map[string]int32{}, other: map[[3]int32]int64{}}
 	for i, c := range cfgs {
 		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("komorium set %s, member %d: %w", name, i, err)
@@ -188,9 +207,9 @@ func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, er
 		if c.Instrumentation != s.in {
 			return nil, fmt.Errorf("komorium set %s: member %d's instrumentation differs from member 0's (one rewrite serves them all)", name, i)
 		}
-		s.members = append(s.members, &komoriumMember{cfg: c, rngs: map[sim.ThreadID]*rand.Rand{},
-			gran: map[sim.ThreadID]int64{}, left: map[sim.ThreadID]int64{}, counts: map[[2]int32]int64{}})
+		s.members = append(s.members, &komoriumMember{cfg: c})
 	}
+	s.first = make([]int64, len(s.members)) // the root's, never sampled
 	return s, nil
 }
 
@@ -225,54 +244,60 @@ func (s *komoriumSetSampler) Attach(env *Env) error {
 	return nil
 }
 
-// next draws member m's next granularity on thread id.
-func (m *komoriumMember) next(id sim.ThreadID) {
-	g := m.cfg.draw(m.rngs[id])
-	m.gran[id], m.left[id] = g, g
-}
-
-// arm sets thread id's counter to the nearest member's remaining count.
-func (s *komoriumSetSampler) arm(vm sim.Agent, id sim.ThreadID) {
-	n := s.members[0].left[id]
-	for _, m := range s.members[1:] {
-		n = min(n, m.left[id])
-	}
-	s.armed[id] = n
-	vm.SetBytecodeCounter(s.hook, id, n)
-}
-
 // OnThreadStart gives every member the thread's stream and first
-// granularity.
+// granularity, and arms the thread's counter for the nearest.
 func (s *komoriumSetSampler) OnThreadStart(vm sim.Agent, id sim.ThreadID) {
-	for _, m := range s.members {
-		m.rngs[id] = sim.Stream(s.env.Seed, "sampler/komorium/thread/"+strconv.Itoa(int(id)))
-		m.next(id)
+	for int(id) >= len(s.th) {
+		s.th = append(s.th, nil)
 	}
-	s.arm(vm, id)
+	n := len(s.members)
+	t := &setThread{rngs: make([]*rand.Rand, n), gran: make([]int64, n), left: make([]int64, n), index: -1}
+	s.th[id] = t
+	for i, m := range s.members {
+		t.rngs[i] = sim.Stream(s.env.Seed, "sampler/komorium/thread/"+strconv.Itoa(int(id)))
+		g := m.cfg.draw(t.rngs[i])
+		t.gran[i], t.left[i] = g, g
+	}
+	t.armed = slices.Min(t.left)
+	vm.SetBytecodeCounter(s.hook, id, t.armed)
 }
 
 // OnHook is the granularity check that found the counter exhausted: the
-// bytecodes counted since it was armed count against every member, and
-// each member whose count ran out samples the reified stack.
+// bytecodes counted since it was armed count against every member, each
+// member whose count ran out samples the reified stack and draws its next
+// granularity, and the counter is re-armed for the nearest member.
 func (s *komoriumSetSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) sim.Action {
 	if h != sim.HookBytecodes {
 		return sim.Continue
 	}
-	counted := s.armed[id] - vm.BytecodeCounter(id)
-	key := [2]int32{-1, -1}
-	for _, m := range s.members {
-		if m.left[id] -= counted; m.left[id] > 0 {
+	if int(id) >= len(s.th) || s.th[id] == nil {
+		return sim.Continue // not started: its counter was never armed
+	}
+	t := s.th[id]
+	counted := t.armed - vm.BytecodeCounter(id)
+	node, thread := int32(-1), int32(0)
+	next := int64(math.MaxInt64)
+	for i, m := range s.members {
+		if t.left[i] -= counted; t.left[i] > 0 {
+			next = min(next, t.left[i])
 			continue
 		}
-		if key[0] < 0 {
-			key = [2]int32{s.node(vm, id), s.threadIndex(vm.ThreadName(id))}
+		if node < 0 {
+			node, thread = s.node(vm, id), s.threadIndex(vm, t, id)
 		}
-		m.total += m.gran[id] - m.left[id]
+		m.total += t.gran[i] - t.left[i]
 		m.samples++
-		m.counts[key]++
-		m.next(id)
+		if thread == 0 {
+			s.first[int(node)*len(s.members)+i]++
+		} else {
+			s.other[[3]int32{node, thread, int32(i)}]++
+		}
+		g := m.cfg.draw(t.rngs[i])
+		t.gran[i], t.left[i] = g, g
+		next = min(next, g)
 	}
-	s.arm(vm, id)
+	t.armed = next
+	vm.SetBytecodeCounter(s.hook, id, next)
 	return sim.Continue
 }
 
@@ -290,12 +315,17 @@ func (s *komoriumSetSampler) node(vm sim.Agent, id sim.ThreadID) int32 {
 		c = s.lastNode[n-1]
 	}
 	for _, f := range s.buf[n:] {
-		k := [2]int32{c, f.Method}
-		next, ok := s.child[k]
-		if !ok {
-			next = int32(len(s.parent))
-			s.parent, s.method = append(s.parent, c), append(s.method, f.Method)
-			s.child[k] = next
+		next := s.lastChild[c]
+		if next < 0 || s.method[next] != f.Method {
+			k := [2]int32{c, f.Method}
+			var ok bool
+			if next, ok = s.child[k]; !ok {
+				next = int32(len(s.parent))
+				s.parent, s.method, s.lastChild = append(s.parent, c), append(s.method, f.Method), append(s.lastChild, -1)
+				s.first = append(s.first, make([]int64, len(s.members))...)
+				s.child[k] = next
+			}
+			s.lastChild[c] = next
 		}
 		c = next
 		s.last, s.lastNode = append(s.last, f.Method), append(s.lastNode, c)
@@ -303,14 +333,19 @@ func (s *komoriumSetSampler) node(vm sim.Agent, id sim.ThreadID) int32 {
 	return c
 }
 
-// threadIndex is name's index in threads, added if new.
-func (s *komoriumSetSampler) threadIndex(name string) int32 {
+// threadIndex is the index in threads of thread id's name, added if new.
+func (s *komoriumSetSampler) threadIndex(vm sim.Agent, t *setThread, id sim.ThreadID) int32 {
+	name := vm.ThreadName(id)
+	if t.index >= 0 && name == t.name {
+		return t.index
+	}
 	i, ok := s.thread[name]
 	if !ok {
 		i = int32(len(s.threads))
 		s.threads = append(s.threads, name)
 		s.thread[name] = i
 	}
+	t.name, t.index = name, i
 	return i
 }
 
@@ -322,34 +357,173 @@ func (s *komoriumSetSampler) Results() []*Result {
 	if s.results != nil {
 		return s.results
 	}
-	var frames []profile.Frame
-	for _, m := range s.members {
-		b := profile.NewBuilder("komorium", "bytecodes", 0)
-		fn := Functions(b, s.env.VM.Image())
-		keys := make([][2]int32, 0, len(m.counts))
-		for k := range m.counts {
-			keys = append(keys, k)
-		}
-		// Any order gives the same profile; a fixed one the same work.
-		slices.SortFunc(keys, func(a, b [2]int32) int {
-			if a[0] != b[0] {
-				return cmp.Compare(a[0], b[0])
-			}
-			return cmp.Compare(a[1], b[1])
-		})
-		for _, k := range keys {
-			frames = frames[:0]
-			for c := k[0]; c > 0; c = s.parent[c] {
-				frames = append(frames, profile.Frame{Func: int32(fn[s.method[c]])})
-			}
-			slices.Reverse(frames)
-			n := m.counts[k]
-			b.AddSample(frames, n, n*m.cfg.Granularity, s.threads[k[1]])
-		}
-		s.results = append(s.results, &Result{Profile: b.Build(), Costs: Costs{Requested: m.samples, Taken: m.samples,
+	ps := s.profiles()
+	for i, m := range s.members {
+		s.results = append(s.results, &Result{Profile: ps[i], Costs: Costs{Requested: m.samples, Taken: m.samples,
 			Measures: map[Measure]float64{ApproxTotalBytecodes: float64(m.total), Samples: float64(m.samples)}}})
 	}
 	return s.results
+}
+
+// setCount is one member's count of samples at a node on a thread.
+type setCount struct {
+	node, thread int32
+	n            int64
+}
+
+// counts are member i's counts, by node and thread.
+func (s *komoriumSetSampler) counts(i int) []setCount {
+	var out []setCount
+	for node := range s.parent {
+		if n := s.first[node*len(s.members)+i]; n > 0 {
+			out = append(out, setCount{int32(node), 0, n})
+		}
+	}
+	for k, n := range s.other {
+		if int(k[2]) == i {
+			out = append(out, setCount{k[0], k[1], n})
+		}
+	}
+	slices.SortFunc(out, func(a, b setCount) int {
+		if a.node != b.node {
+			return cmp.Compare(a.node, b.node)
+		}
+		return cmp.Compare(a.thread, b.thread)
+	})
+	return out
+}
+
+// profiles are the members' profiles, each what a profile.Builder given
+// the member's samples one by one builds: made directly in its canonical
+// order when the program's methods are distinct functions, through a
+// Builder otherwise (where two methods' stacks may coincide).
+func (s *komoriumSetSampler) profiles() []*profile.Profile {
+	b := profile.NewBuilder("komorium", "bytecodes", 0)
+	fn := Functions(b, s.env.VM.Image())
+	if !distinctFuncs(fn) {
+		return s.builtProfiles()
+	}
+	funcs := b.Functions()
+	rank := profile.FunctionRanks(funcs)
+	// The tree's children lists (CSR), each in the order of its nodes'
+	// functions' names: Build's order of contexts (their frames differ
+	// only in the function), so a preorder walk is the canonical order.
+	n := len(s.parent)
+	start := make([]int32, n+1)
+	for c := 1; c < n; c++ {
+		start[s.parent[c]+1]++
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	kids := make([]int32, max(n-1, 0))
+	fill := slices.Clone(start[:n])
+	for c := int32(1); int(c) < n; c++ {
+		p := s.parent[c]
+		kids[fill[p]] = c
+		fill[p]++
+	}
+	for c := range n {
+		ks := kids[start[c]:start[c+1]]
+		if len(ks) > 1 {
+			slices.SortFunc(ks, func(a, b int32) int { return cmp.Compare(rank[fn[s.method[a]]], rank[fn[s.method[b]]]) })
+		}
+	}
+	out := make([]*profile.Profile, len(s.members))
+	live := make([]bool, n)
+	id := make([]int32, n)
+	var stack []int32
+	for i, m := range s.members {
+		cs := s.counts(i)
+		// The contexts: the sampled nodes and their callers.
+		clear(live)
+		for _, c := range cs {
+			live[c.node] = true
+		}
+		for c := n - 1; c > 0; c-- {
+			if live[c] {
+				live[s.parent[c]] = true
+			}
+		}
+		p := &profile.Profile{Source: "komorium", Unit: "bytecodes", Functions: slices.Clone(funcs),
+			Contexts: []profile.Context{{Parent: -1}}}
+		stack = append(stack[:0], kids[start[0]:start[1]]...)
+		slices.Reverse(stack)
+		for len(stack) > 0 {
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if !live[c] {
+				continue
+			}
+			parent := id[s.parent[c]]
+			id[c] = int32(len(p.Contexts))
+			p.Contexts = append(p.Contexts, profile.Context{Parent: parent, Depth: p.Contexts[parent].Depth + 1,
+				Frame: profile.Frame{Func: int32(fn[s.method[c]])}})
+			for k := start[c+1] - 1; k >= start[c]; k-- {
+				stack = append(stack, kids[k])
+			}
+		}
+		// Threads by name, "" (0) not listed, as Build numbers them.
+		var names []string
+		seen := map[int32]bool{}
+		for _, c := range cs {
+			if name := s.threads[c.thread]; name != "" && !seen[c.thread] {
+				seen[c.thread] = true
+				names = append(names, name)
+			}
+		}
+		slices.Sort(names)
+		p.Threads = names
+		for _, c := range cs {
+			th := int32(0)
+			if name := s.threads[c.thread]; name != "" {
+				j, _ := slices.BinarySearch(names, name)
+				th = int32(j + 1)
+			}
+			p.Samples = append(p.Samples, profile.Sample{Context: id[c.node], Thread: th, Count: c.n, Weight: c.n * m.cfg.Granularity})
+		}
+		slices.SortFunc(p.Samples, func(a, b profile.Sample) int {
+			if a.Thread != b.Thread {
+				return cmp.Compare(a.Thread, b.Thread)
+			}
+			return cmp.Compare(a.Context, b.Context)
+		})
+		out[i] = p
+	}
+	return out
+}
+
+// builtProfiles are the members' profiles through a profile.Builder each,
+// their samples added by node and thread.
+func (s *komoriumSetSampler) builtProfiles() []*profile.Profile {
+	var frames []profile.Frame
+	out := make([]*profile.Profile, len(s.members))
+	for i, m := range s.members {
+		b := profile.NewBuilder("komorium", "bytecodes", 0)
+		fn := Functions(b, s.env.VM.Image())
+		for _, c := range s.counts(i) {
+			frames = frames[:0]
+			for n := c.node; n > 0; n = s.parent[n] {
+				frames = append(frames, profile.Frame{Func: int32(fn[s.method[n]])})
+			}
+			slices.Reverse(frames)
+			b.AddSample(frames, c.n, c.n*m.cfg.Granularity, s.threads[c.thread])
+		}
+		out[i] = b.Build()
+	}
+	return out
+}
+
+// distinctFuncs reports whether no two methods share a function.
+func distinctFuncs(fn []int) bool {
+	seen := make(map[int]bool, len(fn))
+	for _, f := range fn {
+		if seen[f] {
+			return false
+		}
+		seen[f] = true
+	}
+	return true
 }
 
 // Result is the first member's result (Results has every member's).

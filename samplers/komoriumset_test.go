@@ -11,6 +11,7 @@ import (
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/samplers"
 	"github.com/profsim/profsim/sim"
+	"github.com/profsim/profsim/workloads"
 )
 
 // A komorium-set's members are each the Komorium alone with its
@@ -112,4 +113,39 @@ func TestKomoriumSetSpecRefuses(t *testing.T) {
 	cfg := harness.DefaultConfig()
 	cfg.Samplers, cfg.Mode = []string{"komorium-set"}, samplers.Costed
 	assert.ErrorContains(t, cfg.Validate(), "sampler komorium-set watches passively only")
+}
+
+// A komorium-set makes its members' profiles directly in the canonical
+// order, without a profile.Builder: each is the Builder's profile of the
+// member's samples, on one thread and on several (mtrt's threads, some
+// counted beside the first thread's array) and on an exception-heavy
+// stand-in (jack: stacks unwound between samples).
+func TestKomoriumSetProfilesAreTheBuilders(t *testing.T) {
+	for _, w := range []string{"javac", "jack", "mtrt"} {
+		p, err := workloads.Get(w)
+		require.NoError(t, err)
+		cfg := harness.MustPresetConfig("hotspot6")
+		cfg.Sim.Duration, cfg.NoTruthProfile = 50*sim.Millisecond, true
+		cfg.Samplers = []string{"komorium-set,granularities=500/1000/10000/100000,randoms=0/100"}
+		r, err := harness.Build(p, cfg)
+		require.NoError(t, err)
+		require.NoError(t, r.Run())
+		out, err := r.Collect()
+		require.NoError(t, err)
+		built := samplers.KomoriumSetBuilt(r.Sampler("komorium-set"))
+		ids := out.Members["komorium-set"]
+		require.Len(t, built, len(ids), w)
+		threads := map[string]bool{}
+		for i, id := range ids {
+			got := out.Profiles[id]
+			require.Positive(t, got.TotalCount(), "%s %s", w, id)
+			assert.Equal(t, built[i], got, "%s %s", w, id)
+			for j := range got.Samples {
+				threads[got.ThreadName(j)] = true
+			}
+		}
+		if w == "mtrt" {
+			assert.Greater(t, len(threads), 1, "mtrt's samples are on several threads")
+		}
+	}
 }
