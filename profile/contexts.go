@@ -141,6 +141,30 @@ func (t *nameTree) addAs(p *Profile, names []string) []int32 {
 	return node
 }
 
+// find is each of p's contexts' node in the tree, by function Name, -1
+// where the tree has none: add without adding.
+func (t *nameTree) find(p *Profile) []int32 {
+	ids := make([]int32, len(p.Functions))
+	for i := range p.Functions {
+		id, ok := t.nameID[p.Functions[i].Name]
+		if !ok {
+			id = -1
+		}
+		ids[i] = id
+	}
+	node := make([]int32, len(p.Contexts))
+	for c := 1; c < len(p.Contexts); c++ {
+		ctx := &p.Contexts[c]
+		node[c] = -1
+		if up, id := node[ctx.Parent], ids[ctx.Frame.Func]; up >= 0 && id >= 0 {
+			if n, ok := t.index[[2]int32{up, id}]; ok {
+				node[c] = n
+			}
+		}
+	}
+	return node
+}
+
 // weights is the sum of p's sample weights per node of the tree (node:
 // add's result), and which nodes hold a sample.
 func (t *nameTree) weights(p *Profile, node []int32) (w []float64, has []bool) {

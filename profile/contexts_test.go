@@ -409,3 +409,47 @@ func TestEdgeKeysKeepNames(t *testing.T) {
 	assert.NotEqual(t, p.EdgeWeights(), q.EdgeWeights())
 	assert.Zero(t, OverlapEdges(p, q))
 }
+
+// CCTSize is the size of CCT's tree (its root left out), whether each
+// context is a node of its own (frames without lines, counted) or some
+// share one (lines, inlining, a function's name given twice: built),
+// and on a hand-made table whose parent follows its child.
+func TestCCTSizeIsTheCCTs(t *testing.T) {
+	merged := 0 // "twice" profiles where two contexts share a node
+	for set, names := range nameSets {
+		for seed := range uint64(40) {
+			r := rand.New(rand.NewPCG(seed, 29))
+			p := randomProfile(r, names, 1+r.IntN(60), 1+r.IntN(12))
+			// Without lines or inlining, every context is a node.
+			b := NewBuilder(p.Source, p.Unit, p.PeriodNanos)
+			for _, f := range p.Functions {
+				b.Func(f)
+			}
+			for i, st := range refStacks(p) {
+				for k := range st {
+					st[k].Line, st[k].Inlined = 0, false
+				}
+				b.AddSample(st, p.Samples[i].Count, p.Samples[i].Weight, p.ThreadName(i))
+			}
+			plain := b.Build()
+			// A function's name given twice: its contexts merge in the tree.
+			twice := &Profile{Functions: slices.Clone(plain.Functions), Contexts: plain.Contexts,
+				Samples: plain.Samples, Threads: plain.Threads}
+			twice.Functions[1].Name = twice.Functions[0].Name
+			if len(twice.CCT().Nodes) < len(twice.Contexts) {
+				merged++
+			}
+			for what, q := range map[string]*Profile{"lines": p, "plain": plain, "twice": twice} {
+				assert.Equal(t, len(q.CCT().Nodes)-1, q.CCTSize(), "%s seed %d, %s", set, seed, what)
+			}
+			assert.Equal(t, len(plain.Contexts)-1, plain.CCTSize(), "%s seed %d: a Builder's contexts are nodes", set, seed)
+		}
+	}
+	assert.Positive(t, merged)
+	// Contexts whose parent comes after them.
+	q := &Profile{Functions: []Function{{Name: "a"}, {Name: "b"}},
+		Contexts: []Context{{Parent: -1}, {Parent: 2, Depth: 2, Frame: Frame{Func: 1}}, {Parent: 0, Depth: 1}},
+		Samples:  []Sample{{Context: 1, Count: 1, Weight: 1}}}
+	assert.Equal(t, 2, q.CCTSize())
+	assert.Zero(t, (&Profile{}).CCTSize())
+}

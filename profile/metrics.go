@@ -89,27 +89,109 @@ func OverlapContexts(a, b *Profile) float64 {
 }
 
 // OverlapContextsWith is OverlapContexts(p, ref) for each p of ps, the
-// same numbers, with ref's contexts merged into the names' tree once
-// rather than once for each p: comparing many samplers' profiles with one
-// large exact profile.
+// same numbers to the bit, with the profiles merged into one tree of
+// names and its nodes put in their paths' order once, rather than once
+// for each p: comparing many samplers' profiles with one large exact
+// profile.
+//
+// Overlap adds its terms in the order of the contexts' keys, over the
+// contexts where either profile has a sample; a term where p weighs 0 is
+// min(0, ·) = 0 and changes nothing, so p's own contexts in that order
+// give the same sum. ref's contexts are looked up in the tree of the ps'
+// contexts only (a context none of the ps has weighs nothing in any
+// term). Weights are summed in another order than Overlap's, which is
+// exact while they are whole numbers of at most 2⁵³ in all (float64's
+// integers, safeIntSum); profiles beyond that, with a negative weight or
+// with a name holding FrameSep are compared one by one (OverlapContexts).
 func OverlapContextsWith(ps []*Profile, ref *Profile) []float64 {
 	out := make([]float64, len(ps))
-	if !plainNames(ref) {
+	sr, ok := safeIntSum(ref)
+	if !ok || !plainNames(ref) {
 		for i, p := range ps {
 			out[i] = OverlapContexts(p, ref)
 		}
 		return out
 	}
 	t := newContextTree()
-	nr := t.add(ref)
+	nodes := make([][]int32, len(ps))
+	sums := make([]int64, len(ps))
 	for i, p := range ps {
-		if !plainNames(p) {
+		s, ok := safeIntSum(p)
+		if !ok || !plainNames(p) {
 			out[i] = OverlapContexts(p, ref)
 			continue
 		}
-		out[i] = Overlap(t.align(p, t.add(p), ref, nr))
+		nodes[i], sums[i] = t.add(p), s
+	}
+	n := len(t.parent)
+	// ref's weight at each node of the tree.
+	nr := t.find(ref)
+	wr := make([]float64, n)
+	for i := range ref.Samples {
+		if u := nr[ref.Samples[i].Context]; u >= 0 {
+			wr[u] += float64(ref.Samples[i].Weight)
+		}
+	}
+	// Every node where one of ps has a sample, in the order of their
+	// paths (rank).
+	need := make([]bool, n)
+	for i, p := range ps {
+		if nodes[i] == nil {
+			continue
+		}
+		for j := range p.Samples {
+			need[nodes[i][p.Samples[j].Context]] = true
+		}
+	}
+	rank := make([]int32, n)
+	for r, u := range t.sorted(need) {
+		rank[u] = int32(r)
+	}
+	w := make([]float64, n)
+	var touched []int32
+	sq := float64(sr)
+	for i, p := range ps {
+		if nodes[i] == nil || sums[i] <= 0 || sr <= 0 {
+			continue
+		}
+		touched = touched[:0]
+		for j := range p.Samples {
+			u := nodes[i][p.Samples[j].Context]
+			if !need[u] {
+				continue
+			}
+			need[u] = false // reset below
+			touched = append(touched, u)
+		}
+		for j := range p.Samples {
+			w[nodes[i][p.Samples[j].Context]] += float64(p.Samples[j].Weight)
+		}
+		slices.SortFunc(touched, func(a, b int32) int { return int(rank[a] - rank[b]) })
+		sp := float64(sums[i])
+		o := 0.0
+		for _, u := range touched {
+			o += math.Min(w[u]/sp, wr[u]/sq)
+			w[u], need[u] = 0, true
+		}
+		out[i] = math.Min(o, 1)
 	}
 	return out
+}
+
+// safeIntSum is the sum of p's weights, and whether float64 adds them
+// exactly in any order: none negative, the sum at most 2⁵³ (then every
+// partial sum is an integer float64 represents).
+func safeIntSum(p *Profile) (int64, bool) {
+	const limit = 1 << 53
+	var s int64
+	for i := range p.Samples {
+		w := p.Samples[i].Weight
+		if w < 0 || w > limit-s {
+			return 0, false
+		}
+		s += w
+	}
+	return s, true
 }
 
 // OverlapMethods is the overlap of two flat profiles (self weight).

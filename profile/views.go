@@ -172,6 +172,60 @@ func (p *Profile) CCT() *CCT {
 	return t
 }
 
+// CCTSize is the number of nodes of p's calling context tree but its
+// root, len(p.CCT().Nodes) - 1, counted without building the tree when
+// no two contexts with a sample at or below them share their caller and
+// their function's name (a Builder's profile whose frames have no lines,
+// as a bytecode-counting sampler's): each such context is then a node
+// of its own. Otherwise the tree is built.
+func (p *Profile) CCTSize() int {
+	n := len(p.Contexts)
+	reached := make([]bool, max(n, 1))
+	for i := range p.Samples {
+		reached[p.Samples[i].Context] = true
+	}
+	for c := n - 1; c > Root; c-- {
+		parent := p.Contexts[c].Parent
+		if parent < 0 || int(parent) >= c {
+			return len(p.CCT().Nodes) - 1
+		}
+		if reached[c] {
+			reached[parent] = true
+		}
+	}
+	nameID := make(map[string]int32, len(p.Functions))
+	ids := make([]int32, len(p.Functions))
+	for i := range p.Functions {
+		id, ok := nameID[p.Functions[i].Name]
+		if !ok {
+			id = int32(len(nameID))
+			nameID[p.Functions[i].Name] = id
+		}
+		ids[i] = id
+	}
+	// seen[name] is 1 + the context whose children were last seen with it.
+	seen := make([]int32, len(nameID))
+	first, kids := children(p.Contexts)
+	size := 0
+	for c := range n {
+		if !reached[c] {
+			continue
+		}
+		for _, k := range kids[first[c]:first[c+1]] {
+			if !reached[k] {
+				continue
+			}
+			id := ids[p.Contexts[k].Frame.Func]
+			if seen[id] == int32(c)+1 {
+				return len(p.CCT().Nodes) - 1 // two contexts share a node
+			}
+			seen[id] = int32(c) + 1
+			size++
+		}
+	}
+	return size
+}
+
 // Path is node i's calling context's key: its names root first, joined
 // by FrameSep (JoinFrames), as ContextWeights keys it.
 func (t *CCT) Path(i int) string { return JoinFrames(t.Frames(i)) }
