@@ -84,7 +84,7 @@ func (k komoriumKey) run() (*komoriumRun, error) {
 	executed := float64(out.Result.Truth.BytecodeTotal())
 	return &komoriumRun{
 		Overlap: 100 * profile.OverlapContexts(kp, exact),
-		Nodes:   len(kp.CCT().Nodes) - 1,
+		Nodes:   kp.CCTSize(),
 		DeltaB:  (out.Costs["komorium"].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		Profile: kp,
 	}, nil
@@ -157,7 +157,7 @@ func (k komoriumSetKey) run() ([]*komoriumRun, error) {
 	for i, m := range members {
 		runs = append(runs, &komoriumRun{
 			Overlap: 100 * overlaps[i],
-			Nodes:   len(ps[i].CCT().Nodes) - 1,
+			Nodes:   ps[i].CCTSize(),
 			DeltaB:  (out.Costs[m].Measures[samplers.ApproxTotalBytecodes] - executed) / executed,
 		})
 	}
