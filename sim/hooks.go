@@ -387,6 +387,27 @@ func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
 	return buf
 }
 
+// StackID identifies thread id's stack of methods (View.StackID): its
+// top frame's calling context in the thread's truth, doubled, plus one
+// on a thread the run does not profile (whose contexts are another
+// tree's). A frame's context is its caller's child for its method, so a
+// context is one stack of methods; with the truth per method it is not.
+func (vm *VM) StackID(id ThreadID) int64 {
+	t := vm.thread(id)
+	if t.truth == nil || t.truth.perMethod != nil || len(t.frames) == 0 {
+		return -1
+	}
+	f := &t.frames[len(t.frames)-1]
+	if f.code.Method < 0 {
+		return -1
+	}
+	k := int64(f.node) << 1
+	if t.truth != vm.truth {
+		k |= 1
+	}
+	return k
+}
+
 // InNative reports whether thread id is stopped inside a Native statement
 // (a safepoint treats such a thread as safe).
 func (vm *VM) InNative(id ThreadID) bool {

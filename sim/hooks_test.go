@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,4 +186,112 @@ func TestDisarmedHooksChangeNothing(t *testing.T) {
 	vm.Disarm(r.id, 0, HookPoll)
 	vm.Run()
 	assert.Empty(t, r.log)
+}
+
+// stackIDs records, at every timer, each running thread's StackID with
+// its stack of methods and the IDs its frames give their prefixes.
+type stackIDs struct {
+	seen []stackIDSeen
+}
+
+type stackIDSeen struct {
+	thread  ThreadID
+	id      int64
+	methods string
+	prefix  []int64 // 2·f.Node + (id & 1), frame by frame
+}
+
+func (r *stackIDs) OnTimer(vm Agent, at Time, _ int64) {
+	for _, th := range vm.Threads() {
+		if th.State != Running {
+			continue
+		}
+		id := vm.StackID(th.ID)
+		s := stackIDSeen{thread: th.ID, id: id}
+		for _, f := range vm.Stack(th.ID, nil) {
+			s.methods += vm.Image().Names[f.Method] + ">"
+			s.prefix = append(s.prefix, 2*int64(f.Node)+id&1)
+		}
+		r.seen = append(r.seen, s)
+	}
+}
+
+const stackIDProgram = `
+name: stackids
+methods:
+  - class: A
+    name: main
+    body:
+      - loop:
+          trips: 40
+          body:
+            - call: {method: A.f}
+            - call: {method: A.g}
+            - work: {cycles: 30, bytecodes: 3}
+  - class: A
+    name: f
+    body: [{work: {cycles: 40, bytecodes: 4}}, {call: {method: A.g}}]
+  - class: A
+    name: g
+    body: [{work: {cycles: 25, bytecodes: 2}}]
+threads: [{name: t0, entry: A.main}, {name: t1, entry: A.main}]
+`
+
+// StackID is one number per stack of methods, on every thread: equal
+// IDs are equal stacks, different stacks different IDs, a frame's Node
+// gives its prefix's ID, a thread the run does not profile has IDs of
+// its own (odd), and with the truth per method there are none.
+func TestStackIDIdentifiesTheStack(t *testing.T) {
+	sample := func(tweak func(*Config), perMethod bool) []stackIDSeen {
+		vm := newVM(t, parse(t, stackIDProgram), func(c *Config) {
+			c.ContextSwitch, c.CPUs = 0, 2
+			if tweak != nil {
+				tweak(c)
+			}
+		})
+		if perMethod {
+			require.NoError(t, vm.TruthPerMethod())
+		}
+		r := &stackIDs{}
+		tid := vm.AddTimer(r)
+		for at := Time(1); at < 8000; at += 7 {
+			vm.ScheduleTimer(tid, at, 0)
+		}
+		vm.Run()
+		require.NotEmpty(t, r.seen)
+		return r.seen
+	}
+	byID, byStack := map[int64]string{}, map[string]int64{}
+	threads := map[ThreadID]bool{}
+	for _, s := range sample(nil, false) {
+		require.GreaterOrEqual(t, s.id, int64(0), s.methods)
+		assert.Zero(t, s.id&1, "a profiled thread's ID is even")
+		if m, ok := byID[s.id]; ok {
+			assert.Equal(t, m, s.methods, "one ID, one stack")
+		}
+		if id, ok := byStack[s.methods]; ok {
+			assert.Equal(t, id, s.id, "one stack, one ID, on threads %v", threads)
+		}
+		byID[s.id], byStack[s.methods] = s.methods, s.id
+		assert.Equal(t, s.id, s.prefix[len(s.prefix)-1], "the top frame's Node gives the ID")
+		threads[s.thread] = true
+	}
+	assert.Len(t, threads, 2)
+	assert.Len(t, byStack, 4, "main, main>f, main>g, main>f>g") // and main>f>g is not main>g
+	// Every prefix seen as a stack of its own has the ID its frame gives.
+	for _, s := range sample(nil, false) {
+		parts := strings.SplitAfter(s.methods, ">")
+		for k := range s.prefix {
+			if id, ok := byStack[strings.Join(parts[:k+1], "")]; ok {
+				assert.Equal(t, id, s.prefix[k], "%s, prefix %d", s.methods, k)
+			}
+		}
+	}
+	// t1 not profiled: its IDs are odd, t0's even.
+	for _, s := range sample(func(c *Config) { c.ProfileThreads = "t0" }, false) {
+		assert.Equal(t, int64(s.thread), s.id&1, "thread %d: %s", s.thread, s.methods)
+	}
+	for _, s := range sample(nil, true) {
+		assert.Equal(t, int64(-1), s.id, "truth per method: %s", s.methods)
+	}
 }

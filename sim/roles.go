@@ -49,6 +49,15 @@ type View interface {
 	Stack(id ThreadID, buf []StackFrame) []StackFrame
 	// BytecodeCounter is id's HookBytecodes counter.
 	BytecodeCounter(id ThreadID) int64
+	// StackID identifies id's stack of methods without copying it, for
+	// a sampler that keeps a table of the stacks it has seen: two stacks
+	// with the same StackID (≥ 0) hold the same methods, frame by frame,
+	// on any thread of the run. It is 2·n + u, n the top frame's
+	// StackFrame.Node and u 1 on a thread the run does not profile (whose
+	// contexts are another tree's), else 0; the stack's prefix that ends
+	// at frame f has the ID 2·f.Node + u. -1 when the run cannot tell (a
+	// truth per method, VM.TruthPerMethod) or the thread has no Java frame.
+	StackID(id ThreadID) int64
 }
 
 // Controller is what a mechanism built outside sim may do to a run.
