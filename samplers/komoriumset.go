@@ -54,27 +54,32 @@ type komoriumSetSampler struct {
 	th  []*setThread
 	buf []sim.StackFrame
 	// The tree of sampled stacks (methods only): node 0 is the root,
-	// parent and method each node's, child finds a node by (parent,
-	// method), lastChild is the child of each node last descended to
-	// (-1: none), looked at before child. last and lastNode are the
-	// previous sample's stack and its nodes, frame by frame: consecutive
-	// samples share their callers.
+	// parent and method each node's, children finds a node by (parent,
+	// method). last and lastNode are the stack last walked and its
+	// nodes, frame by frame: consecutive samples share their callers.
+	// byStack is the node + 1 of each stack and prefix met, by its
+	// sim.View.StackID (0: not met), which spares most samples the walk.
 	parent, method []int32
-	child          map[[2]int32]int32
-	lastChild      []int32
+	children       map[[2]int32]int32
 	last           []int32
 	lastNode       []int32
+	byStack        []int32
 	// threads are the sampled threads' names; thread maps a name to its
 	// index there (a thread is counted by the name it had when sampled).
 	threads []string
 	thread  map[string]int32
-	// first holds the samples of thread index 0 by (node, member):
-	// first[node*len(members)+member]. other holds the other threads',
-	// by (node, thread index, member).
-	first   []int64
+	// first holds the samples of thread index 0 by (node, member), in
+	// pages of setPage nodes: first[node/setPage][node%setPage*len(members)
+	// + member]. other holds the other threads', by (node, thread index,
+	// member).
+	first   [][]int64
 	other   map[[3]int32]int64
 	results []*Result
 }
+
+// setPage is the nodes of a page of komoriumSetSampler.first: the
+// counts grow a page at a time, never copied.
+const setPage = 4096
 
 // setThread is one thread's state in a set: the count its counter was
 // last armed with, and each member's stream, current granularity and
@@ -199,7 +204,7 @@ func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, er
 		return nil, fmt.Errorf("komorium set %s: no configuration", name)
 	}
 	s := &komoriumSetSampler{name: name, in: cfgs[0].Instrumentation, parent: []int32{-1}, method: []int32{-1},
-		child: map[[2]int32]int32{}, lastChild: []int32{-1}, thread: map[string]int32{}, other: map[[3]int32]int64{}}
+		children: map[[2]int32]int32{}, thread: map[string]int32{}, other: map[[3]int32]int64{}}
 	for i, c := range cfgs {
 		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("komorium set %s, member %d: %w", name, i, err)
@@ -209,7 +214,7 @@ func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, er
 		}
 		s.members = append(s.members, &komoriumMember{cfg: c})
 	}
-	s.first = make([]int64, len(s.members)) // the root's, never sampled
+	s.first = [][]int64{make([]int64, setPage*len(s.members))} // the root's page
 	return s, nil
 }
 
@@ -288,7 +293,7 @@ func (s *komoriumSetSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) s
 		m.total += t.gran[i] - t.left[i]
 		m.samples++
 		if thread == 0 {
-			s.first[int(node)*len(s.members)+i]++
+			s.first[node/setPage][int(node%setPage)*len(s.members)+i]++
 		} else {
 			s.other[[3]int32{node, thread, int32(i)}]++
 		}
@@ -302,8 +307,71 @@ func (s *komoriumSetSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) s
 }
 
 // node is the tree node of thread id's stack (methods only: the reified
-// stack), added if new.
+// stack), added if new. With a sim.View.StackID the stack is looked up by
+// it, and a stack met for the first time is walked only down to its
+// longest prefix met before (the prefixes' IDs are their frames'); without
+// one it is walked from the previous stack walked.
 func (s *komoriumSetSampler) node(vm sim.Agent, id sim.ThreadID) int32 {
+	key := vm.StackID(id)
+	if key < 0 {
+		return s.walk(vm, id)
+	}
+	if c := s.known(key); c >= 0 {
+		return c
+	}
+	s.buf = vm.Stack(id, s.buf[:0])
+	u := key & 1
+	k := len(s.buf) - 1 // the top frame, whose ID is key: not met
+	c := int32(0)
+	for k--; k >= 0; k-- {
+		if c = s.known(2*int64(s.buf[k].Node) + u); c >= 0 {
+			break
+		}
+	}
+	if k < 0 {
+		c = 0
+	}
+	for _, f := range s.buf[k+1:] {
+		c = s.child(c, f.Method)
+		s.meet(2*int64(f.Node)+u, c)
+	}
+	return c
+}
+
+// known is the node of the stack whose StackID is key, -1 if not met.
+func (s *komoriumSetSampler) known(key int64) int32 {
+	if key < int64(len(s.byStack)) {
+		return s.byStack[key] - 1
+	}
+	return -1
+}
+
+// meet records that the stack whose StackID is key is node c.
+func (s *komoriumSetSampler) meet(key int64, c int32) {
+	if key >= int64(len(s.byStack)) {
+		s.byStack = append(s.byStack, make([]int32, max(key+1-int64(len(s.byStack)), int64(len(s.byStack))/2))...)
+	}
+	s.byStack[key] = c + 1
+}
+
+// child is node c's child for method m, added if new.
+func (s *komoriumSetSampler) child(c, m int32) int32 {
+	k := [2]int32{c, m}
+	next, ok := s.children[k]
+	if !ok {
+		next = int32(len(s.parent))
+		s.parent, s.method = append(s.parent, c), append(s.method, m)
+		if int(next)%setPage == 0 {
+			s.first = append(s.first, make([]int64, setPage*len(s.members)))
+		}
+		s.children[k] = next
+	}
+	return next
+}
+
+// walk is the tree node of thread id's stack, found frame by frame from
+// the previous stack walked.
+func (s *komoriumSetSampler) walk(vm sim.Agent, id sim.ThreadID) int32 {
 	s.buf = vm.Stack(id, s.buf[:0])
 	n := 0
 	for n < len(s.buf) && n < len(s.last) && s.buf[n].Method == s.last[n] {
@@ -315,19 +383,7 @@ func (s *komoriumSetSampler) node(vm sim.Agent, id sim.ThreadID) int32 {
 		c = s.lastNode[n-1]
 	}
 	for _, f := range s.buf[n:] {
-		next := s.lastChild[c]
-		if next < 0 || s.method[next] != f.Method {
-			k := [2]int32{c, f.Method}
-			var ok bool
-			if next, ok = s.child[k]; !ok {
-				next = int32(len(s.parent))
-				s.parent, s.method, s.lastChild = append(s.parent, c), append(s.method, f.Method), append(s.lastChild, -1)
-				s.first = append(s.first, make([]int64, len(s.members))...)
-				s.child[k] = next
-			}
-			s.lastChild[c] = next
-		}
-		c = next
+		c = s.child(c, f.Method)
 		s.last, s.lastNode = append(s.last, f.Method), append(s.lastNode, c)
 	}
 	return c
@@ -375,7 +431,7 @@ type setCount struct {
 func (s *komoriumSetSampler) counts(i int) []setCount {
 	var out []setCount
 	for node := range s.parent {
-		if n := s.first[node*len(s.members)+i]; n > 0 {
+		if n := s.first[node/setPage][node%setPage*len(s.members)+i]; n > 0 {
 			out = append(out, setCount{int32(node), 0, n})
 		}
 	}

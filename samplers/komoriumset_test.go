@@ -149,3 +149,29 @@ func TestKomoriumSetProfilesAreTheBuilders(t *testing.T) {
 		}
 	}
 }
+
+// With the truth per method a run has no sim.View.StackID, and a
+// komorium-set walks every sampled stack: its members are still the
+// Komoriums alone, on a deep call-heavy stand-in and on an
+// exception-heavy one.
+func TestKomoriumSetWithoutStackIDs(t *testing.T) {
+	for _, w := range []string{"javac", "jack"} {
+		tweak := func(c *harness.Config) {
+			c.Sim.Duration, c.NoTruthProfile, c.TruthPerMethod = 30*sim.Millisecond, true, true
+		}
+		out := run(t, w, func(c *harness.Config) {
+			tweak(c)
+			c.Samplers = []string{"komorium-set,granularities=500/10000,randoms=0/100"}
+		})
+		for i, id := range out.Members["komorium-set"] {
+			kc := samplers.DefaultKomoriumConfig()
+			kc.Granularity, kc.Random = []int64{500, 500, 10000, 10000}[i], []int64{0, 100, 0, 100}[i]
+			alone := run(t, w, func(c *harness.Config) {
+				tweak(c)
+				c.Samplers = []string{specOf("komorium", &kc)}
+			})
+			require.Positive(t, out.Costs[id].Taken, id)
+			assert.Equal(t, alone.Profiles["komorium"], out.Profiles[id], "%s %s", w, id)
+		}
+	}
+}
