@@ -68,11 +68,12 @@ type komoriumSetSampler struct {
 	// index there (a thread is counted by the name it had when sampled).
 	threads []string
 	thread  map[string]int32
-	// first holds the samples of thread index 0 by (node, member), in
-	// pages of setPage nodes: first[node/setPage][node%setPage*len(members)
-	// + member]. other holds the other threads', by (node, thread index,
-	// member).
-	first   [][]int64
+	// first holds the samples of thread index 0 by member and node, in
+	// pages of setPage nodes: first[member][node/setPage][node%setPage]
+	// (a member's counts apart from the others', as dense as they can
+	// be: a sample mostly has one member's count to add to). other holds
+	// the other threads', by (node, thread index, member).
+	first   [][][]int64
 	other   map[[3]int32]int64
 	results []*Result
 }
@@ -214,7 +215,10 @@ func newKomoriumSet(name string, cfgs []KomoriumConfig) (*komoriumSetSampler, er
 		}
 		s.members = append(s.members, &komoriumMember{cfg: c})
 	}
-	s.first = [][]int64{make([]int64, setPage*len(s.members))} // the root's page
+	s.first = make([][][]int64, len(s.members))
+	for i := range s.first {
+		s.first[i] = [][]int64{make([]int64, setPage)} // the root's page
+	}
 	return s, nil
 }
 
@@ -293,7 +297,7 @@ func (s *komoriumSetSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) s
 		m.total += t.gran[i] - t.left[i]
 		m.samples++
 		if thread == 0 {
-			s.first[node/setPage][int(node%setPage)*len(s.members)+i]++
+			s.first[i][node/setPage][node%setPage]++
 		} else {
 			s.other[[3]int32{node, thread, int32(i)}]++
 		}
@@ -362,7 +366,9 @@ func (s *komoriumSetSampler) child(c, m int32) int32 {
 		next = int32(len(s.parent))
 		s.parent, s.method = append(s.parent, c), append(s.method, m)
 		if int(next)%setPage == 0 {
-			s.first = append(s.first, make([]int64, setPage*len(s.members)))
+			for i := range s.first {
+				s.first[i] = append(s.first[i], make([]int64, setPage))
+			}
 		}
 		s.children[k] = next
 	}
@@ -431,7 +437,7 @@ type setCount struct {
 func (s *komoriumSetSampler) counts(i int) []setCount {
 	var out []setCount
 	for node := range s.parent {
-		if n := s.first[node/setPage][node%setPage*len(s.members)+i]; n > 0 {
+		if n := s.first[i][node/setPage][node%setPage]; n > 0 {
 			out = append(out, setCount{int32(node), 0, n})
 		}
 	}
