@@ -304,13 +304,14 @@ func Build(p *program.Program, cfg Config) (*Rig, error) {
 	if cfg.Mode == samplers.Costed {
 		// An agent's capabilities change the VM for every thread, however
 		// many agents hold them.
-		var d sim.Time
+		var frame, scope sim.Time
 		for _, s := range pl.attached {
 			if h, ok := s.(samplers.ExceptionEventsHolder); ok {
-				d = max(d, h.CatchDeopt())
+				f, sc := h.CatchDeopt()
+				frame, scope = max(frame, f), max(scope, sc)
 			}
 		}
-		vm.SetCatchDeopt(d)
+		vm.SetCatchDeopt(frame, scope)
 	}
 	if cfg.NoTruthProfile {
 		vm.NoTruthProfile()

@@ -167,9 +167,10 @@ type GlobalSafepointer interface {
 // capability alone, in costed mode.
 type ExceptionEventsHolder interface {
 	Sampler
-	// CatchDeopt is the cost of one such deoptimization; 0 when this
-	// instance does not hold the capability.
-	CatchDeopt() sim.Time
+	// CatchDeopt is the cost of one such deoptimization besides its
+	// scopes, and what each scope adds; 0, 0 when this instance does not
+	// hold the capability.
+	CatchDeopt() (frame, scope sim.Time)
 }
 
 // Traceable is a sampler that tells Env.Trace each sample's story (trace.go).

@@ -53,7 +53,10 @@ type SafepointConfig struct {
 	// events every compiled frame an exception enters from a callee
 	// deoptimizes, at CatchDeopt each (ExceptionEventsHolder).
 	Capabilities string   `key:"capabilities" doc:"JVMTI capabilities the agent holds: none, hprof-cpu-samples, async-profiler, jdwp or can_... names joined by +; with exception, frame-pop or method-exit events every compiled frame an exception enters from a callee deoptimizes (costed mode)" src:"none: Hofer et al.'s agents, JProfiler's and YourKit's do not say what they request"`
-	CatchDeopt   sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of one deoptimization at a catch, with exception events among the capabilities (costed mode)" src:"tools/agents CatchCost (OpenJDK 17.0.15, 2026-11-29, load 1.1-1.2): one exception thrown and caught across compiled frames, 3 440-3 580 ns with can_generate_exception_events (hprof's and JDWP's sets) against 56-58 ns without; median 3 531 less 57: 3.5 us"`
+	CatchDeopt   sim.Time `key:"catch_deopt" check:"0..max" doc:"cost of deoptimizing a compiled frame an exception enters, besides its scopes, with exception events among the capabilities (costed mode; 0: none)" src:"tools/agents CatchScopes (OpenJDK 17.0.15, 2026-11-29, load 0.77-0.92): a catch under hprof's set costs 4.07 us with 2 scopes in the catcher's frame to 9.72 with 14 (two runs each), 60 ns without; least squares 3.15 us + 0.47 us a scope, less the 60 ns: 3.1 us (CatchCost's one-scope catch, 3.47 us, agrees)"`
+	// CatchDeoptScope is what each scope of a deoptimized frame adds: an
+	// interpreter frame unpacked, then unwound.
+	CatchDeoptScope sim.Time `key:"catch_deopt_scope" check:"0..max" doc:"cost of each scope (the frame's method or a callee inlined into it at the call) of a frame deoptimized at a catch (costed mode)" src:"tools/agents CatchScopes (as catch_deopt): the least-squares slope over 2-14 scopes, 469 ns"`
 }
 
 // Validate names the first invalid field.
@@ -82,10 +85,15 @@ const (
 	jvmtiWalkSource    = "tools/calibrate: JDK 17 JVMTI GetAllStackTraces at its safepoint, fitted over 6 thread and depth mixes: 1.1 us per thread (0.73-1.8 over three runs), 150 ns per compiled frame (147-154)"
 )
 
-// catchDeopt is HotSpot's cost of deoptimizing a compiled frame at a
-// catch while an agent holds can_generate_exception_events, measured on
-// OpenJDK 17 by tools/agents (CatchCost; docs/CALIBRATION.md).
-const catchDeopt = 3500 * sim.Nanosecond
+// catchDeopt and catchDeoptScope are HotSpot's cost of deoptimizing a
+// compiled frame at a catch while an agent holds
+// can_generate_exception_events, and what each of its scopes adds,
+// measured on OpenJDK 17 by tools/agents (CatchScopes;
+// docs/CALIBRATION.md).
+const (
+	catchDeopt      = 3100 * sim.Nanosecond
+	catchDeoptScope = 470 * sim.Nanosecond
+)
 
 // The variants differ only in interval handling, depth and observer cost.
 // Sources: hprof's defaults are interval=10 ms between samples and depth=4
@@ -102,17 +110,17 @@ var safepointVariants = []struct {
 	src        map[string]string
 }{
 	{"safepoint", "timer → global safepoint → JVMTI stack walk of every running thread (10 ms, depth 256)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Depth: 256, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "depth": "JVMTI GetAllStackTraces max_frame_count 256 (Hofer et al.)", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "agent_per_sample": "our choice: the JVMTI agent's CCT update", "alloc_per_sample": "our choice"}},
 	{"hprof", "hprof cpu=samples: sleeps 10 ms after each safepoint sample, depth 4",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10, Capabilities: "hprof-cpu-samples", CatchDeopt: catchDeopt}, map[string]string{"capabilities": "hprof_init.c (JDK 8), getCapabilities with cpu=samples: garbage-collection events, tag objects, exception events, source file name, line numbers", "interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, Depth: 4, WalkPerThread: 2 * sim.Microsecond, WalkPerFrame: 100, AgentPerSample: 50 * sim.Microsecond, AllocPerSample: 8 << 10, Capabilities: "hprof-cpu-samples", CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"capabilities": "hprof_init.c (JDK 8), getCapabilities with cpu=samples: garbage-collection events, tag objects, exception events, source file name, line numbers", "interval": "hprof: cpu=samples,interval=10 (ms)", "from_end": "hprof's sampler thread sleeps interval after each sample", "depth": "hprof: depth=4", "agent_per_sample": "our choice: hprof's trace table update", "alloc_per_sample": "our choice"}},
 	{"xprof", "HotSpot -Xprof flat profiler: fixed 10 ms ticks at safepoints, leaf compiled method only",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond, CatchDeopt: catchDeopt}, map[string]string{"capabilities": "-Xprof is the VM's own profiler, not a JVMTI agent", "interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Flat: true, Depth: 1, WalkPerThread: 1 * sim.Microsecond, WalkPerFrame: 50, AgentPerSample: 2 * sim.Microsecond, CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"capabilities": "-Xprof is the VM's own profiler, not a JVMTI agent", "interval": "HotSpot -Xprof: WatcherThread tick 10 ms", "flat": "-Xprof prints a flat profile", "depth": "-Xprof: leaf method only", "agent_per_sample": "our choice", "jitter": "tools/timer-jitter (b): the WatcherThread waits on PeriodicTask_lock like a sleeping thread, which oversleeps 10 ms by 113-306 us on average over twelve runs (median 174). HotSpot's PeriodicTask drops the overshoot, so its lateness accumulates; the model keeps xprof on its fixed clock (its ticks are safepoint's)"}},
 	{"jprofile", "JProfiler-like: 10 ms safepoint samples, full stacks, heavy agent (call-tree bookkeeping)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, FromEnd: true, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 150, AgentPerSample: 200 * sim.Microsecond, AllocPerSample: 32 << 10, CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: heavy call-tree bookkeeping", "alloc_per_sample": "our choice"}},
 	{"jvmti", "Hofer et al.'s JVMTI sampling: every 10 ms (less the last sample's time) a global safepoint, VM thread walks every application thread, waiting ones too (256 frames)",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, Paced: true, Depth: 256, Waiting: true, WalkPerThread: jvmtiWalkPerThread, WalkPerFrame: jvmtiWalkPerFrame, AgentPerSample: 20 * sim.Microsecond, AllocPerSample: 4 << 10, CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"interval": "Hofer et al. §7: 10 ms", "walk_per_thread": jvmtiWalkSource, "walk_per_frame": jvmtiWalkSource, "paced": "Hofer et al. §7: the agents incorporate the time taken by the last sample", "depth": "Hofer et al.: 256 frames", "waiting": "JVMTI GetThreadListStackTraces walks every thread asked for (Hofer et al. Fig. 2)", "agent_per_sample": "our choice: 20 us to store the traces", "alloc_per_sample": "our choice: 4 KiB"}},
 	{"yourkit", "YourKit-like: fixed 10 ms safepoint samples, full stacks, medium agent",
-		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10, CatchDeopt: catchDeopt}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
+		SafepointConfig{Interval: 10 * sim.Millisecond, Jitter: SleepJitter, WalkPerThread: 3 * sim.Microsecond, WalkPerFrame: 120, AgentPerSample: 100 * sim.Microsecond, AllocPerSample: 16 << 10, CatchDeopt: catchDeopt, CatchDeoptScope: catchDeoptScope}, map[string]string{"interval": "Mytkowicz et al. PLDI'10: 10 ms for every profiler, 'the default rate for most profilers'", "agent_per_sample": "our choice: medium agent", "alloc_per_sample": "our choice"}},
 }
 
 func init() {
@@ -156,13 +164,14 @@ func newSafepoint(name string, cfg SafepointConfig) *safepointSampler {
 func (s *safepointSampler) Name() string { return s.name }
 
 // CatchDeopt makes safepointSampler an ExceptionEventsHolder: the cost of
-// a deoptimization at a catch when its capabilities post on exceptions.
-func (s *safepointSampler) CatchDeopt() sim.Time {
+// a deoptimization at a catch and of each of its scopes when its
+// capabilities post on exceptions.
+func (s *safepointSampler) CatchDeopt() (frame, scope sim.Time) {
 	set, err := jvmtiCapabilitySet(s.cfg.Capabilities)
 	if err != nil || !postsOnExceptions(set) { // Validate refused the error
-		return 0
+		return 0, 0
 	}
-	return s.cfg.CatchDeopt
+	return s.cfg.CatchDeopt, s.cfg.CatchDeoptScope
 }
 
 var _ ExceptionEventsHolder = (*safepointSampler)(nil)

@@ -390,8 +390,9 @@ type scheduler struct {
 type execCosts struct {
 	pollNanos, monitorNanos, throwNanos, unwindNanos, callNanos int64
 	// catchDeoptNanos, when > 0, is what deoptimizing one compiled frame
-	// costs when an exception enters it (SetCatchDeopt).
-	catchDeoptNanos int64
+	// an exception enters costs besides its scopes, catchDeoptScopeNanos
+	// what each scope (interpreter frame) of it adds (SetCatchDeopt).
+	catchDeoptNanos, catchDeoptScopeNanos int64
 }
 
 // services are the runtime's services to mechanisms outside sim.
@@ -987,9 +988,9 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		t.ending = fmt.Sprintf("thread %s: uncaught exception thrown in %s at %v; thread ended",
 			t.Name, vm.img.Names[f.code.Method], t.clock)
 	}
-	deopts := 0
+	deopts, scopes := 0, 0
 	if vm.catchDeoptNanos > 0 && keep > 0 {
-		deopts = vm.catchDeopts(t, keep)
+		deopts, scopes = vm.catchDeopts(t, keep)
 	}
 	for len(t.held) > 0 && int(t.held[len(t.held)-1].frame) >= keep {
 		vm.release(t, t.held[len(t.held)-1].lock)
@@ -1003,7 +1004,7 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 		return true
 	}
 	if deopts > 0 {
-		vm.deoptCatcher(t, deopts)
+		vm.deoptCatcher(t, deopts, scopes)
 	}
 	top := &t.frames[keep-1]
 	top.flags &^= fReturned | fPollPending
@@ -1012,42 +1013,54 @@ func (vm *VM) throw(t *Thread, depth int) bool {
 }
 
 // SetCatchDeopt makes every compiled frame an exception enters from a
-// callee's frame deoptimize, at cost d each: HotSpot does so while a JVMTI
+// callee's frame deoptimize, at cost frame each plus scope for each of
+// its scopes — the frame's method and the callees inlined into it at the
+// call, each of which Deoptimization::unpack_frames makes an interpreter
+// frame that the exception then unwinds: HotSpot does so while a JVMTI
 // agent holds can_generate_exception_events (or frame-pop or method-exit
 // events), whether or not it enables them (OptoRuntime::
 // handle_exception_C_helper, opto/runtime.cpp: "Full-speed catching is not
 // necessary here, since we're notifying the VM on every catch", then
-// deoptimize_caller_frame). d 0 turns it off. Call it before the run.
-func (vm *VM) SetCatchDeopt(d Time) { vm.catchDeoptNanos = int64(d) }
+// deoptimize_caller_frame). frame 0 turns it off. Call it before the run.
+func (vm *VM) SetCatchDeopt(frame, scope Time) {
+	vm.catchDeoptNanos, vm.catchDeoptScopeNanos = int64(frame), int64(scope)
+}
 
 // catchDeopts counts the deoptimizations of an exception that unwinds
 // t's frames above keep and is caught by frame keep-1: the physical
 // compiled frames it enters, from the thrower's caller's to the
-// catcher's; an exception caught inside one physical frame's inlined
+// catcher's, and their scopes (each physical frame's frames, inlined ones
+// included); an exception caught inside one physical frame's inlined
 // scopes never leaves compiled code. Call it before the frames are
 // unwound.
-func (vm *VM) catchDeopts(t *Thread, keep int) int {
+func (vm *VM) catchDeopts(t *Thread, keep int) (n, scopes int) {
 	thrower, catcher := t.physical(len(t.frames)-1), t.physical(keep-1)
-	n := 0
 	for p := catcher; p < thrower; {
-		if vm.compiledFrame(&t.frames[p]) {
-			n++
-		}
+		start := p
 		p++
 		for p < len(t.frames) && t.frames[p].flags&fInlined != 0 {
 			p++
 		}
+		if vm.compiledFrame(&t.frames[start]) {
+			n++
+			scopes += p - start
+		}
 	}
-	return n
+	return n, scopes
 }
 
-// deoptCatcher, once an exception that deoptimized n frames (catchDeopts)
-// has unwound t to its catcher, charges the deoptimizations to the
-// catcher's call and moves the catcher's physical frame to the
-// interpreter until it returns (deoptPhysical).
-func (vm *VM) deoptCatcher(t *Thread, n int) {
+// deoptCost is what n deoptimized frames of scopes scopes in all cost.
+func (vm *VM) deoptCost(n, scopes int64) int64 {
+	return satAdd(satMul(n, vm.catchDeoptNanos), satMul(scopes, vm.catchDeoptScopeNanos))
+}
+
+// deoptCatcher, once an exception that deoptimized n frames of scopes
+// scopes in all (catchDeopts) has unwound t to its catcher, charges the
+// deoptimizations to the catcher's call and moves the catcher's physical
+// frame to the interpreter until it returns (deoptPhysical).
+func (vm *VM) deoptCatcher(t *Thread, n, scopes int) {
 	t.truth.Deoptimizations += int64(n)
-	vm.charge(t, int64(n)*vm.catchDeoptNanos)
+	vm.charge(t, vm.deoptCost(int64(n), int64(scopes)))
 	vm.deoptPhysical(t, t.physical(len(t.frames)-1))
 }
 
@@ -1084,7 +1097,7 @@ func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 	if keep <= 0 {
 		return // nothing on this stack would catch it
 	}
-	n := vm.catchDeopts(t, keep)
+	n, scopes := vm.catchDeopts(t, keep)
 	if n == 0 {
 		return
 	}
@@ -1099,7 +1112,11 @@ func (vm *VM) thrown(t *Thread, th *program.Thrown) {
 	// The catcher pays when the exception would reach it: once its call
 	// returns, with it on top, as the real catcher is while its frames
 	// deoptimize.
-	ns := satMul(int64(whole), vm.catchDeoptNanos)
+	// whole deoptimizations of frames as deep as this throw's on average.
+	ns := int64(math.MaxInt64)
+	if f := math.Round(whole * float64(vm.deoptCost(int64(n), int64(scopes))) / float64(n)); f < math.MaxInt64 {
+		ns = int64(f)
+	}
 	c := &t.frames[keep-1]
 	if c.flags&fDeoptDebt != 0 {
 		for i := len(t.deoptDebts) - 1; i >= 0; i-- {

@@ -185,7 +185,7 @@ func (r *m8Result) render() (*Result, error) {
 		mean = append(mean, "")
 	}
 	t.AddRow(mean...)
-	t.Notes = append(t.Notes, fmt.Sprintf("Seeds %v. Costed: each profiler's agent thread, safepoint pauses, VM-thread stack walks and allocation, and its JVMTI capabilities: hprof holds exception events (hprof-cpu-samples), so every compiled frame an exception enters from a callee deoptimizes (3.5 µs each, measured) and its catcher finishes in the interpreter. Our per-sample costs (2–200 µs every 10 ms) give overheads of a few per cent at most; the paper's 1.1–1.5× means come from costs we do not model (agents' bookkeeping and I/O on the paper's JVM).", r.Seeds))
+	t.Notes = append(t.Notes, fmt.Sprintf("Seeds %v. Costed: each profiler's agent thread, safepoint pauses, VM-thread stack walks and allocation, and its JVMTI capabilities: hprof holds exception events (hprof-cpu-samples), so every compiled frame an exception enters from a callee deoptimizes (3.1 µs each and 0.47 µs a scope inlined into it, measured) and its catcher finishes in the interpreter. Our per-sample costs (2–200 µs every 10 ms) give overheads of a few per cent at most; the paper's 1.1–1.5× means come from costs we do not model (agents' bookkeeping and I/O on the paper's JVM).", r.Seeds))
 	if r.Models {
 		t.Notes = append(t.Notes, "The models throw what their recordings' throwables say is caught in a caller (call.throws): lusearch-real's catchers two or more frames up, fop-real's none (its throwables are caught inside one compiled frame). On the real JVM (OpenJDK 17, tools/agents, 2026-11-29, load 0.57–2.31) hprof's capabilities alone cost lusearch 1.16× and fop 0.96× (noise: −7 to +4 %).", modelNote(r.ModelScale))
 	}
