@@ -96,7 +96,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 					}
 				}
 				if f.flags&fDeoptDebt != 0 {
-					clock += Time(vm.payDeopts(t, f, in.Line))
+					paid, done := vm.payDeopts(t, f, in.Line, int64(horizon-clock))
+					clock += Time(paid)
+					if !done {
+						t.clock = clock
+						return stopHorizon
+					}
 				}
 				f.flags &^= fReturned
 				f.pc++
@@ -125,7 +130,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 					}
 				}
 				if f.flags&fDeoptDebt != 0 {
-					clock += Time(vm.payDeopts(t, f, in.Line))
+					paid, done := vm.payDeopts(t, f, in.Line, int64(horizon-clock))
+					clock += Time(paid)
+					if !done {
+						t.clock = clock
+						return stopHorizon
+					}
 				}
 				f.flags &^= fReturned
 				f.pc++

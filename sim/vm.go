@@ -1136,11 +1136,12 @@ type deoptDebt struct {
 	ns    int64
 }
 
-// payDeopts charges f, the frame of t marked fDeoptDebt, its
-// deoptimizations at line and returns their time, which the caller adds
-// to the clock.
-func (vm *VM) payDeopts(t *Thread, f *frame, line int32) int64 {
-	f.flags &^= fDeoptDebt
+// payDeopts charges f, the frame of t marked fDeoptDebt, at line as much
+// of its deoptimizations' time as budget allows (ns) and returns it, the
+// caller adding it to the clock; done is false when some is left, for a
+// later return to the same call: like a Work statement, the time is split
+// at a horizon, so a thread stops there as an exact sampler expects.
+func (vm *VM) payDeopts(t *Thread, f *frame, line int32, budget int64) (paid int64, done bool) {
 	i := int32(-1)
 	for k := range t.frames {
 		if &t.frames[k] == f {
@@ -1149,11 +1150,18 @@ func (vm *VM) payDeopts(t *Thread, f *frame, line int32) int64 {
 		}
 	}
 	for k := len(t.deoptDebts) - 1; k >= 0; k-- {
-		if d := t.deoptDebts[k]; d.frame == i {
-			t.deoptDebts = append(t.deoptDebts[:k], t.deoptDebts[k+1:]...)
-			f.cell(line).self += d.ns
-			return d.ns
+		d := &t.deoptDebts[k]
+		if d.frame != i {
+			continue
 		}
+		paid = min(d.ns, max(budget, 0))
+		f.cell(line).self += paid
+		if d.ns -= paid; d.ns > 0 {
+			return paid, false
+		}
+		t.deoptDebts = append(t.deoptDebts[:k], t.deoptDebts[k+1:]...)
+		f.flags &^= fDeoptDebt
+		return paid, true
 	}
 	panic(fmt.Sprintf("sim: thread %d frame %d marked as owing deoptimizations owes none", t.ID, i))
 }
@@ -1185,7 +1193,8 @@ func (vm *VM) pop(t *Thread) {
 	if f.flags&fDeoptDebt != 0 {
 		// Unwound before its call returned (a real exception, the
 		// thread's end): it pays at its position as it goes.
-		t.clock += Time(vm.payDeopts(t, f, f.code.Instrs[f.pc].Line))
+		paid, _ := vm.payDeopts(t, f, f.code.Instrs[f.pc].Line, math.MaxInt64)
+		t.clock += Time(paid)
 	}
 	t.loops = t.loops[:f.loopBase]
 	t.frames = t.frames[:last]
