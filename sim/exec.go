@@ -145,7 +145,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			r := t.pendingRecv
 			if t.callDebt == 0 {
 				t.stmts++
-				u := t.rng.Float64() * vt.cum[len(vt.cum)-1]
+				// float64(Uint64<<11>>11) / 2^53 is rand.Rand.Float64's draw.
+				u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * vt.cum[len(vt.cum)-1]
 				for r = 0; r < int32(len(vt.cum))-1 && u >= vt.cum[r]; r++ {
 				}
 				t.pendingRecv = r
@@ -230,7 +231,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 
 		case OpBranch:
 			t.stmts++
-			if in.BranchAlways() || t.rng.Int64() < in.BranchThreshold() {
+			// int64(Uint64 &^ 1<<63) is rand.Rand.Int64's draw.
+			if in.BranchAlways() || int64(t.pcg.Uint64()&^(1<<63)) < in.BranchThreshold() {
 				f.pc++
 			} else {
 				f.pc = in.BranchElse()

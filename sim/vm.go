@@ -191,6 +191,10 @@ type execState struct {
 	// peakFrames is the deepest the stack has been (Footprint.Frames).
 	peakFrames int
 	rng        *rand.Rand
+	// pcg is rng's source: a branch draws rng.Int64()'s value from it
+	// directly, without the interface call (a branch is one statement in
+	// every few of a generated program).
+	pcg *rand.PCG
 	// retHandlers is, per frame with fReturnHook, the set of hook
 	// handlers armed on its return: retHandlers[i] is frames[i]'s, and
 	// holds nothing meaningful where that frame has no fReturnHook.
@@ -496,12 +500,13 @@ func (vm *VM) newThread(name string, entry int32, daemon bool, at Time) *Thread 
 	t := &Thread{ID: id, Name: name, Daemon: daemon,
 		execState: execState{clock: at, tlabLeft: math.MaxInt64,
 			active: make([]int32, vm.img.limited),
-			rng:    Stream(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id))),
 		},
 		stopState:  stopState{counterBy: -1},
 		schedState: schedState{state: NotStarted, stateSince: at, start: at, cpu: -1},
 		syncState:  syncState{parent: -1},
 	}
+	t.pcg = streamSource(vm.cfg.Seed, "thread/"+strconv.Itoa(int(id)))
+	t.rng = rand.New(t.pcg)
 	if vm.allocs != nil {
 		t.tlabLeft = 0 // the first allocation takes a TLAB
 	}
