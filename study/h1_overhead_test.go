@@ -64,7 +64,8 @@ func TestH1_Overhead(t *testing.T) {
 // H1): JVMTI's geometric-mean overhead at 10 ms stays below the paper's
 // 10 %. The real JVM measured here agrees: a GetAllStackTraces sampler
 // every 10 ms, bookkeeping and output included, costs OpenJDK 17 0–10 %
-// (lusearch 0 %; tools/agents prof:safepoint, docs/CALIBRATION.md).
+// (lusearch 0 %; tools/agents prof:safepoint, 2026-11-29, load 0.57–2.31;
+// docs/CALIBRATION.md).
 func TestDivergence_H1(t *testing.T) {
 	r := measure[*h1Result](t, "h1-overhead")
 	assert.Less(t, r.GeoMean("jvmti", ms10), h1JVMTIClaim)

@@ -50,7 +50,7 @@ func assertObserverEffect(t *testing.T, r *m6Result) {
 // the companion profiler changes no compiled method's poll sites. Nor do
 // JVMTI capabilities on OpenJDK 17: hprof's set leaves the compiled code
 // as it was (C2's code heap −4 to +3 %, C2 compilations within 2.4 %;
-// tools/agents, docs/CALIBRATION.md).
+// tools/agents, 2026-11-29, load 0.57–2.31, docs/CALIBRATION.md).
 func TestDivergence_M6(t *testing.T) {
 	r := measure[*m6Result](t, "m6-observer")
 	require.Positive(t, r.PollsCompared())

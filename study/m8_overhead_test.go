@@ -50,10 +50,10 @@ func TestM8_Overhead(t *testing.T) {
 // TestDivergence_M8 pins the documented divergence (REPRODUCTIONS.md, M8):
 // every costed run stays below 1.1× (paper 1.0–2.2×, means 1.1–1.5×). The
 // one capability effect measured on OpenJDK 17, hprof's exception events
-// deoptimizing catchers (lusearch 1.16×; tools/agents, 2026-11-29), needs
-// throws these stand-ins do not make (TestM8_Models has it); whole
-// profilers measured there cost 0.97–1.10× (docs/CALIBRATION.md), as far
-// below the paper as profsim is.
+// deoptimizing catchers (lusearch 1.16×; tools/agents, 2026-11-29, load
+// 0.57–2.31), needs throws these stand-ins do not make (TestM8_Models has
+// it); whole profilers measured there cost 0.97–1.10× (docs/CALIBRATION.md),
+// as far below the paper as profsim is.
 func TestDivergence_M8(t *testing.T) {
 	r := measure[*m8Result](t, "m8-overhead")
 	for _, p := range m8Profilers {
