@@ -135,19 +135,7 @@ func TestNoNativeSamplesNoNativeTime(t *testing.T) {
 	assert.Equal(t, 60, m.Report.Ticks)
 	for _, pm := range m.Program.Methods {
 		assert.NotEqual(t, "nat", pm.Name)
-		var walk func([]program.Stmt)
-		walk = func(stmts []program.Stmt) {
-			for _, s := range stmts {
-				assert.Nil(t, s.Native, pm.Name)
-				if s.Branch != nil {
-					walk(s.Branch.Then)
-				}
-				if s.Loop != nil {
-					walk(s.Loop.Body)
-				}
-			}
-		}
-		walk(pm.Body)
+		program.Walk(pm.Body, func(s *program.Stmt) { assert.Nil(t, s.Native, pm.Name) })
 	}
 }
 

@@ -218,26 +218,13 @@ func TestCatchSite(t *testing.T) {
 // modelThrows lists the throws (call.throws) of method ref's calls.
 func modelThrows(p *program.Program, ref string) []*program.Thrown {
 	var out []*program.Thrown
-	var walk func([]program.Stmt)
-	walk = func(ss []program.Stmt) {
-		for i := range ss {
-			s := &ss[i]
-			switch {
-			case s.Call != nil && s.Call.Throws != nil:
-				out = append(out, s.Call.Throws)
-			case s.Loop != nil:
-				walk(s.Loop.Body)
-			case s.Branch != nil:
-				walk(s.Branch.Then)
-				walk(s.Branch.Else)
-			case s.Block != nil:
-				walk(s.Block.Body)
-			}
-		}
-	}
 	for i := range p.Methods {
 		if p.Methods[i].Key() == ref {
-			walk(p.Methods[i].Body)
+			program.Walk(p.Methods[i].Body, func(s *program.Stmt) {
+				if s.Call != nil && s.Call.Throws != nil {
+					out = append(out, s.Call.Throws)
+				}
+			})
 		}
 	}
 	return out

@@ -233,6 +233,26 @@ type Throw struct {
 	Depth int `json:"depth" yaml:"depth"`
 }
 
+// Walk calls f on every statement of body and of the bodies nested in
+// it — loop bodies, both arms of a branch, a lock block's body — in source
+// order, a statement before the statements inside it. f may change the
+// statement it is given.
+func Walk(body []Stmt, f func(*Stmt)) {
+	for i := range body {
+		s := &body[i]
+		f(s)
+		switch {
+		case s.Loop != nil:
+			Walk(s.Loop.Body, f)
+		case s.Branch != nil:
+			Walk(s.Branch.Then, f)
+			Walk(s.Branch.Else, f)
+		case s.Block != nil:
+			Walk(s.Block.Body, f)
+		}
+	}
+}
+
 // ParseMethodRef splits a reference "Class.name" or "Class.name(sig)" into
 // its name part and signature ("" when absent).
 func ParseMethodRef(ref string) (name, sig string) {

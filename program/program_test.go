@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -202,4 +203,26 @@ func TestDistDecodeErrors(t *testing.T) {
 		err := d.fromYAMLText(src)
 		assert.Error(t, err, src)
 	}
+}
+
+// Walk visits every statement, nested ones after the one holding them,
+// in source order.
+func TestWalk(t *testing.T) {
+	body := []Stmt{
+		{Work: &Work{Cycles: 1}},
+		{Loop: &Loop{Trips: Const(2), Body: []Stmt{{Work: &Work{Cycles: 2}}}}},
+		{Branch: &Branch{Probability: 0.5, Then: []Stmt{{Work: &Work{Cycles: 3}}}, Else: []Stmt{{Work: &Work{Cycles: 4}}}}},
+		{Block: &Block{Kind: BlockLock, Lock: "L", Body: []Stmt{{Work: &Work{Cycles: 5}}}}},
+	}
+	var kinds []string
+	Walk(body, func(s *Stmt) {
+		k := s.Kind()
+		if s.Work != nil {
+			k += fmt.Sprint(s.Work.Cycles)
+			s.Work.Cycles *= 10
+		}
+		kinds = append(kinds, k)
+	})
+	assert.Equal(t, []string{"work1", "loop", "work2", "branch", "work3", "work4", "block", "work5"}, kinds)
+	assert.Equal(t, int64(50), body[3].Block.Body[0].Work.Cycles, "f changes the statement itself")
 }

@@ -11,25 +11,12 @@ import (
 // addThrows gives every static call of p a model throw (call.throws), of depth
 // 1–2 and 0.3–3 throws a call.
 func addThrows(p *program.Program, r *rand.Rand) {
-	var walk func([]program.Stmt)
-	walk = func(ss []program.Stmt) {
-		for i := range ss {
-			s := &ss[i]
-			switch {
-			case s.Call != nil:
-				s.Call.Throws = &program.Thrown{Depth: 1 + r.IntN(2), Times: 0.3 + 2.7*r.Float64()}
-			case s.Loop != nil:
-				walk(s.Loop.Body)
-			case s.Branch != nil:
-				walk(s.Branch.Then)
-				walk(s.Branch.Else)
-			case s.Block != nil:
-				walk(s.Block.Body)
-			}
-		}
-	}
 	for i := range p.Methods {
-		walk(p.Methods[i].Body)
+		program.Walk(p.Methods[i].Body, func(s *program.Stmt) {
+			if s.Call != nil {
+				s.Call.Throws = &program.Thrown{Depth: 1 + r.IntN(2), Times: 0.3 + 2.7*r.Float64()}
+			}
+		})
 	}
 	// Each thread enters through a method of its own, so that its entry
 	// method's throws have a caller to catch them.
