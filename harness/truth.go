@@ -73,7 +73,7 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // released (sim.Truth.Release) before the profile is allocated.
 func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64, release bool) *profile.Profile {
 	n := t.NodeCount()
-	if !distinct(fn) {
+	if !samplers.DistinctFunctions(fn) {
 		p := builderSamples(b, fn, t, weights)
 		if release {
 			t.Release()
@@ -237,18 +237,6 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 		debug.FreeOSMemory()
 	}
 	return p
-}
-
-// distinct reports whether no two methods share a function.
-func distinct(fn []int) bool {
-	seen := make(map[int]bool, len(fn))
-	for _, f := range fn {
-		if seen[f] {
-			return false
-		}
-		seen[f] = true
-	}
-	return true
 }
 
 // builderSamples is truthSamples through the Builder, which merges

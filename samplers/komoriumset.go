@@ -462,7 +462,7 @@ func (s *komoriumSetSampler) counts(i int) []setCount {
 func (s *komoriumSetSampler) profiles() []*profile.Profile {
 	b := profile.NewBuilder("komorium", "bytecodes", 0)
 	fn := Functions(b, s.env.VM.Image())
-	if !distinctFuncs(fn) {
+	if !DistinctFunctions(fn) {
 		return s.builtProfiles()
 	}
 	funcs := b.Functions()
@@ -574,18 +574,6 @@ func (s *komoriumSetSampler) builtProfiles() []*profile.Profile {
 		out[i] = b.Build()
 	}
 	return out
-}
-
-// distinctFuncs reports whether no two methods share a function.
-func distinctFuncs(fn []int) bool {
-	seen := make(map[int]bool, len(fn))
-	for _, f := range fn {
-		if seen[f] {
-			return false
-		}
-		seen[f] = true
-	}
-	return true
 }
 
 // Result is the first member's result (Results has every member's).

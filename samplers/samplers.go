@@ -252,6 +252,20 @@ func newRecorder(env *Env, source string, period sim.Time) *recorder {
 	return &recorder{vm: env.VM, b: b, fn: Functions(b, env.VM.Image()), source: source, period: period, window: env.Window, start: env.VM.Now(), trace: env.Trace}
 }
 
+// DistinctFunctions reports whether no two methods share a function in
+// fn (Functions' result): then a profile can be built in the Builder's
+// canonical order directly, without merging samples.
+func DistinctFunctions(fn []int) bool {
+	seen := make(map[int]bool, len(fn))
+	for _, f := range fn {
+		if seen[f] {
+			return false
+		}
+		seen[f] = true
+	}
+	return true
+}
+
 // Functions adds img's methods to b's function table in method order and
 // returns each method's function index: the functions every profile of a
 // run starts with, the truth's (harness.TruthProfile) included.

@@ -8,8 +8,9 @@ import (
 	"github.com/profsim/profsim/program"
 )
 
-// addThrows gives every static call of p a model throw (call.throws), of depth
-// 1–2 and 0.3–3 throws a call.
+// addThrows gives every static call of p a model throw (call.throws), of
+// depth 1–2 and 0.3–3 throws a call, then makes each thread enter through
+// a wrapper method of its own.
 func addThrows(p *program.Program, r *rand.Rand) {
 	for i := range p.Methods {
 		program.Walk(p.Methods[i].Body, func(s *program.Stmt) {
