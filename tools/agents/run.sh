@@ -156,10 +156,13 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
-# CatchCost: one exception caught by a compiled caller, under each set.
-javac -d "$out/classes/agents" "$here/CatchCost.java"
-catch=$out/catch.csv
+# CatchCost: one exception caught by a compiled caller; CatchScopes: the
+# same, the exception entering a catcher whose frame holds K + 2 inlined
+# scopes at the call (K = 0, 2, 4, 8, 12). Both under each capability set.
+javac -d "$out/classes/agents" "$here/CatchCost.java" "$here/CatchScopes.java"
+catch=$out/catch.csv scopes=$out/scopes.csv
 echo "set,rep,thrown_ns,plain_ns,per_catch_ns,load1_before,load1_after,java_version" >"$catch"
+echo "set,rep,k,scopes,thrown_ns,plain_ns,per_catch_ns,load1_before,load1_after,java_version" >"$scopes"
 for ((rep = 1; rep <= reps; rep++)); do
 	for ((k = 0; k < n; k++)); do
 		s=${set_list[$(((k + rep - 1) % n))]}
@@ -173,26 +176,15 @@ for ((rep = 1; rep <= reps; rep++)); do
 		[ -n "$vals" ] || die "CatchCost under $s: unexpected output $line"
 		echo "$s,$rep,$vals,$before,$after,$java_version" >>"$catch"
 		echo "run.sh: rep $rep CatchCost $s: $line, load $before→$after" >&2
-	done
-done
 
-# CatchScopes: the same, the exception entering a catcher whose frame
-# holds K + 2 inlined scopes at the call (K = 0, 2, 4, 8, 12).
-javac -d "$out/classes/agents" "$here/CatchScopes.java"
-scopes=$out/scopes.csv
-echo "set,rep,k,scopes,thrown_ns,plain_ns,per_catch_ns,load1_before,load1_after,java_version" >"$scopes"
-for ((rep = 1; rep <= reps; rep++)); do
-	for ((k = 0; k < n; k++)); do
-		s=${set_list[$(((k + rep - 1) % n))]}
-		case $s in prof:*) continue ;; esac
-		agent_opts "$s" ""
 		before=$(load1)
 		lines=$(java "${agent[@]}" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,CatchScopes::thrower \
 			-XX:CompileCommand=dontinline,CatchScopes::catch* -XX:CompileCommand=inline,CatchScopes::a* \
 			-cp "$out/classes/agents" CatchScopes 1500 2>/dev/null) || die "CatchScopes under $s failed"
 		after=$(load1)
-		echo "$lines" | sed -n 's/^SCOPES k=\([0-9]*\) scopes=\([0-9]*\) thrown=\([0-9.]*\) plain=\([0-9.]*\) per_catch=\([0-9.-]*\)$/\1,\2,\3,\4,\5/p' |
-			while IFS= read -r v; do echo "$s,$rep,$v,$before,$after,$java_version"; done >>"$scopes"
+		vals=$(echo "$lines" | sed -n 's/^SCOPES k=\([0-9]*\) scopes=\([0-9]*\) thrown=\([0-9.]*\) plain=\([0-9.]*\) per_catch=\([0-9.-]*\)$/\1,\2,\3,\4,\5/p')
+		[ "$(echo "$vals" | grep -c .)" -eq 5 ] || die "CatchScopes under $s: unexpected output $lines"
+		echo "$vals" | while IFS= read -r v; do echo "$s,$rep,$v,$before,$after,$java_version"; done >>"$scopes"
 		echo "run.sh: rep $rep CatchScopes $s, load $before→$after" >&2
 	done
 done
