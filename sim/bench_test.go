@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -70,4 +71,17 @@ func TestExecutorDoesNotAllocate(t *testing.T) {
 		allocs := testing.AllocsPerRun(50, func() { vm.RunUntil(vm.Now() + 200*Microsecond) })
 		assert.Zero(t, allocs, w)
 	}
+	// Model throws deoptimizing catchers, their debts paid on return.
+	r := rand.New(rand.NewPCG(3, 3))
+	p := genProgram(42, 200, false)
+	addThrows(p, r)
+	vm := newVM(t, p, func(c *Config) { c.Duration = 1000 * Second })
+	for _, c := range vm.img.Base {
+		vm.SetInterpreted(Recost(c, vm.cfg.Cost, Interpreted))
+	}
+	vm.SetCatchDeopt(3100, 470)
+	vm.RunUntil(20 * Millisecond)
+	allocs := testing.AllocsPerRun(50, func() { vm.RunUntil(vm.Now() + 200*Microsecond) })
+	assert.Zero(t, allocs, "gen200 with model throws")
+	assert.Positive(t, vm.truth.Deoptimizations, "gen200 with model throws deoptimizes")
 }
