@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/profsim/profsim/classfile"
+	"github.com/profsim/profsim/jfrjson"
 	"github.com/profsim/profsim/profile"
 	"github.com/profsim/profsim/program"
 )
@@ -25,6 +26,7 @@ type builder struct {
 	entries []string   // per recorded thread: its model entry method's reference
 	prog    *program.Program
 	report  Report
+	shared  map[sharedSite]map[int]int // sharedDepths, once made
 }
 
 // mmethod is one method of the model being built.
@@ -41,8 +43,11 @@ type mmethod struct {
 	code []byte
 	// traps: the method's bytecode holds a check C2 compiles to an
 	// uncommon trap (guardedByTrap).
-	traps   bool
-	regions []*region // [0] is the method body; loops after, outer first
+	traps bool
+	// sharedThrow is the class of the object every call of the method
+	// throws without making it (classfile.Body.SharedThrow), or "".
+	sharedThrow string
+	regions     []*region // [0] is the method body; loops after, outer first
 
 	incl    float64 // inclusive samples, occurrence counted
 	callers []incoming
@@ -218,6 +223,7 @@ func (b *builder) structure(m *mmethod) error {
 					}
 					m.body, m.code = body, cm.Code.Bytecode
 					m.traps = guardedByTrap(body)
+					m.sharedThrow, _ = body.SharedThrow(c.Pool, cm.Code.Bytecode)
 				}
 			}
 		}
@@ -562,7 +568,7 @@ func (b *builder) realize() error {
 	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
 		b.report.Samples, len(b.rec.threads), b.report.Period)
 	b.report.InferredLoops = 0
-	b.report.Throws.Sites, b.report.Throws.Thrown = 0, 0
+	b.report.Throws.Sites, b.report.Throws.Thrown, b.report.Throws.SharedSites = 0, 0, 0
 	for _, m := range b.methods {
 		m.line = 1
 		m.segLines = map[int]bool{}
@@ -712,7 +718,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	}
 	sort.Ints(callees)
 	if len(callees) == 1 {
-		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, total)}}
+		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, callees[0], total)}}
 	} else {
 		rc := map[string]float64{}
 		for _, c := range callees {
@@ -737,16 +743,23 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	return call
 }
 
-// thrown is the throw a call site of m makes once its call returns
-// (program.Thrown), or nil: where the recording's throwables were made at
-// the site and their handler is in a caller (catchSite), the depth most
-// of them were caught at, and as many throws a call as the site's
-// throwables over its calls in the model (calls, over the run).
-func (b *builder) thrown(m *mmethod, it *item, calls float64) *program.Thrown {
+// thrown is the throw a call site of m makes once its call of callee
+// returns (program.Thrown), or nil. Where the recording's throwables were
+// made at the site and their handler is in a caller (catchSite): the depth
+// most of them were caught at, and as many throws a call as the site's
+// throwables over its calls in the model (calls, over the run). Where
+// callee throws a shared object on every call (mmethod.sharedThrow), which
+// no throwable event counts: one throw a call, at the depth most of the
+// recorded stacks through the site would catch it (sharedDepths).
+func (b *builder) thrown(m *mmethod, it *item, callee int, calls float64) *program.Thrown {
 	if m.data == nil || calls <= 0 {
 		return nil
 	}
 	byDepth := b.rec.throws.sites[throwSite{m: m.data.m, bci: it.bci}]
+	shared := false
+	if len(byDepth) == 0 && b.methods[callee].sharedThrow != "" {
+		byDepth, shared = b.sharedDepths()[sharedSite{caller: m, bci: it.bci, callee: callee}], true
+	}
 	n, depth, most := 0, 0, 0
 	for _, d := range slices.Sorted(maps.Keys(byDepth)) {
 		c := byDepth[d]
@@ -758,9 +771,61 @@ func (b *builder) thrown(m *mmethod, it *item, calls float64) *program.Thrown {
 	if n == 0 {
 		return nil
 	}
+	if shared {
+		b.report.Throws.SharedSites++
+		return &program.Thrown{Depth: depth, Times: 1}
+	}
 	b.report.Throws.Sites++
 	b.report.Throws.Thrown += n
 	return &program.Thrown{Depth: depth, Times: min(float64(n)/calls, program.MaxThrownTimes)}
+}
+
+// sharedSite is a call of a method that throws a shared object
+// (mmethod.sharedThrow): the caller, the call's bytecode index and the
+// callee's index in builder.methods.
+type sharedSite struct {
+	caller *mmethod
+	bci    int
+	callee int
+}
+
+// sharedDepths counts, for each call of a method that throws a shared
+// object, the recorded samples whose stacks pass through it by the depth
+// above the caller that the class files' exception tables would catch
+// the object at (catchSite, the object's declared class); samples whose
+// stacks have no handler for it, or whose handler is in the caller, are
+// not counted. Made once, on first use.
+func (b *builder) sharedDepths() map[sharedSite]map[int]int {
+	if b.shared != nil {
+		return b.shared
+	}
+	b.shared = map[sharedSite]map[int]int{}
+	var frames []jfrjson.Frame
+	for _, key := range b.rec.order {
+		sd := b.rec.stacks[key]
+		for j := 0; j+1 < len(sd.frames); j++ {
+			callee := sd.frames[j+1].method
+			class := b.methods[callee].sharedThrow
+			if class == "" {
+				continue
+			}
+			frames = frames[:0]
+			for k := j; k >= 0; k-- {
+				f := sd.frames[k]
+				frames = append(frames, jfrjson.Frame{Method: b.methods[f.method].data.m, BCI: f.bci})
+			}
+			depth, _, first, err := catchSite(b.cp, class, frames)
+			if err != nil || depth < 1 || first != 0 {
+				continue // a class file that does not read: as one not found
+			}
+			k := sharedSite{caller: b.methods[sd.frames[j].method], bci: sd.frames[j].bci, callee: callee}
+			if b.shared[k] == nil {
+				b.shared[k] = map[int]int{}
+			}
+			b.shared[k][depth] += sd.count
+		}
+	}
+	return b.shared
 }
 
 // loop realizes a nested loop entered x times.

@@ -40,6 +40,9 @@ func WriteReport(w io.Writer, out string, m *Model) {
 				t.Caught[0], t.Caught[1], t.Caught[2], t.Caught[3], t.Deopts, perSec, t.Thrown, t.Sites)
 		}
 	}
+	if t := r.Throws; t.SharedSites > 0 {
+		fmt.Fprintf(w, "shared throwables: %d call sites call a method that throws, on every call, an object made before it (the class files: no return, the value thrown read from a field or returned by a fluent setter), which no throwable event counts; the model throws once a call there (call.throws), caught where the recorded stacks through the site would catch it\n", t.SharedSites)
+	}
 	modelled := map[string]bool{}
 	for _, th := range m.Program.Threads {
 		modelled[th.Name] = true

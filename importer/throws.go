@@ -137,6 +137,10 @@ type ThrowReport struct {
 	// throw once they return (program.Thrown), and Thrown the throwables
 	// they stand for: those made there and caught in a caller.
 	Sites, Thrown int
+	// SharedSites counts the model's calls of methods that throw a shared
+	// object on every call (classfile.Body.SharedThrow), which throw once
+	// a call when they return: throws no throwable event counts.
+	SharedSites int
 }
 
 // throwTime decides, for each folded throwable of a model thread, whether

@@ -229,3 +229,66 @@ func modelThrows(p *program.Program, ref string) []*program.Thrown {
 	}
 	return out
 }
+
+// A method that throws a shared object on every call (classfile's
+// SharedThrow: App.fail throws the static App.CACHED) makes each of its
+// model calls throw once, at the depth the class files' handlers catch
+// it on the recorded stacks through the call — though no throwable
+// event was recorded.
+func TestSharedThrows(t *testing.T) {
+	throwable, exc, rte, _ := throwableClasses(t)
+	pool := classfile.Pool{
+		{},
+		{Tag: classfile.TagMethodref, A: 4, B: 5},
+		{Tag: classfile.TagMethodref, A: 4, B: 6},
+		{Tag: classfile.TagFieldref, A: 4, B: 7},
+		{Tag: classfile.TagClass, A: 8},
+		{Tag: classfile.TagNameAndType, A: 9, B: 10},
+		{Tag: classfile.TagNameAndType, A: 11, B: 10},
+		{Tag: classfile.TagNameAndType, A: 12, B: 13},
+		{Tag: classfile.TagUtf8, Str: "App"},
+		{Tag: classfile.TagUtf8, Str: "fail"},
+		{Tag: classfile.TagUtf8, Str: "()V"},
+		{Tag: classfile.TagUtf8, Str: "work"},
+		{Tag: classfile.TagUtf8, Str: "CACHED"},
+		{Tag: classfile.TagUtf8, Str: "Ljava/lang/RuntimeException;"},
+	}
+	app := func(handler string) *classfile.Class {
+		main := &classfile.Code{Bytecode: []byte{0, 0, 0, 0, 0xb8, 0, 2, 0xb1}} // invokestatic work at bci 4
+		if handler != "" {
+			main.Exceptions = []classfile.ExceptionHandler{{StartPC: 0, EndPC: 7, HandlerPC: 7, CatchType: handler}}
+		}
+		return &classfile.Class{Name: "App", Super: "java/lang/Object", Pool: pool, Methods: []classfile.Method{
+			{Name: "fail", Descriptor: "()V", AccessFlags: classfile.AccStatic, Code: &classfile.Code{Bytecode: []byte{0xb2, 0, 3, 0xbf}}},       // getstatic CACHED; athrow
+			{Name: "work", Descriptor: "()V", AccessFlags: classfile.AccStatic, Code: &classfile.Code{Bytecode: []byte{0, 0, 0xb8, 0, 1, 0xb1}}}, // invokestatic fail at bci 2
+			{Name: "main", Descriptor: "()V", AccessFlags: classfile.AccStatic, Code: main},
+		}}
+	}
+	var buf bytes.Buffer
+	w := jfrjson.NewWriter(&buf)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	frame := func(name string, bci int) jfrjson.Frame {
+		return jfrjson.Frame{Method: jfrjson.Method{Class: "App", Name: name, Descriptor: "()V"}, BCI: bci, Type: jfrjson.JITCompiled}
+	}
+	for k := 0; k < 100; k++ {
+		require.NoError(t, w.Write(&jfrjson.Event{Sample: &jfrjson.Sample{Time: at.Add(time.Duration(k) * time.Millisecond),
+			Thread: jfrjson.Thread{Name: "main", JavaID: 1, IsJava: true}, Frames: []jfrjson.Frame{frame("fail", 0), frame("work", 2), frame("main", 4)}}}))
+	}
+	require.NoError(t, w.Close())
+
+	for _, c := range []struct {
+		name, handler string
+		want          []*program.Thrown
+	}{
+		{"caught in main, one frame above work", "java/lang/RuntimeException", []*program.Thrown{{Depth: 1, Times: 1}}},
+		{"caught by a superclass's handler", "java/lang/Exception", []*program.Thrown{{Depth: 1, Times: 1}}},
+		{"no handler on the stack", "", nil},
+		{"another class's handler", "java/lang/IllegalStateException", nil},
+	} {
+		m, err := Import(bytes.NewReader(buf.Bytes()), classfile.ClasspathOf(throwable, exc, rte, app(c.handler)), Options{})
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.want, modelThrows(m.Program, "App.work()V"), c.name)
+		assert.Equal(t, len(c.want), m.Report.Throws.SharedSites, c.name)
+		assert.Zero(t, m.Report.Throws.Sites, c.name)
+	}
+}
