@@ -82,9 +82,44 @@ public class DebugInfo {
                 case "counted": s = counted(1_000_000, s); break;
                 case "loopOnly": s = loopOnly(1_000_000, s); break;
                 case "standalone": for (int i = 0; i < 1_000_000; i++) s = hot(s + i); break;
+                case "alloc": for (int i = 0; i < 100_000; i++) s = two(s); break;
+                case "allocTrap": for (int i = 0; i < 100_000; i++) s = allocTrap(s, i & 63); break;
                 default: throw new IllegalArgumentException(mode);
             }
         }
         sink = s;
+    }
+
+    // alloc: two allocations that escape, then callee() (not inlined), then
+    // arithmetic past that last call (-XX:CompileCommand=dontinline,
+    // DebugInfo::two). C2 lays the allocations' slow paths out of line after
+    // the return, in their order.
+    static final class Box { long v; Box(long v) { this.v = v; } }
+    static final class Pair { long a, b; Pair(long a, long b) { this.a = a; this.b = b; } }
+    static volatile Object box, pair;
+
+    static long two(long x) {
+        x = hot(x);
+        box = new Box(x);
+        x = hot(x);
+        pair = new Pair(x, x + 1);
+        callee();
+        for (int k = 0; k < 4; k++) x = hot(x);
+        return x;
+    }
+
+    // allocTrap: a range-checked array load (an uncommon trap) before an
+    // allocation, then callee() and arithmetic past it (-XX:CompileCommand=
+    // dontinline,DebugInfo::allocTrap): the allocation's slow path comes
+    // before the trap after the return.
+    static int[] table = new int[64];
+
+    static long allocTrap(long x, int i) {
+        x += table[i];
+        x = hot(x);
+        box = new Box(x);
+        callee();
+        for (int k = 0; k < 4; k++) x = hot(x);
+        return x;
     }
 }

@@ -59,5 +59,7 @@ run standalone -XX:CompileCommand=dontinline,DebugInfo::hot
 run standalone -XX:CompileCommand=dontinline,DebugInfo::hot -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 run loopOnly -XX:-UseCountedLoopSafepoints -XX:CompileCommand=dontinline,DebugInfo::loopOnly
 run loopOnly -XX:-UseCountedLoopSafepoints -XX:CompileCommand=dontinline,DebugInfo::loopOnly -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
+run alloc -XX:CompileCommand=dontinline,DebugInfo::two
+run allocTrap -XX:CompileCommand=dontinline,DebugInfo::allocTrap
 hotcold 1ms
 hotcold 10ms
