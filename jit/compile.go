@@ -385,9 +385,13 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 //     for_uncommon_trap, opto/doCall.cpp, callGenerator.cpp: a call to the
 //     uncommon-trap blob with the site's JVMState). A site with one
 //     receiver is devirtualized by class-hierarchy analysis: no guard.
-//   - Alloc: the allocation's slow path, a call to OptoRuntime's
-//     new_instance_Java (PhaseMacroExpand::expand_allocate_common,
-//     opto/macro.cpp).
+//   - Alloc: none in line. The allocation's slow path, a call to
+//     OptoRuntime's new_instance_Java or new_array_Java with a PcDesc
+//     (PhaseMacroExpand::expand_allocate_common, opto/macro.cpp), is an
+//     uncommon block laid out after the return, in the allocations' order
+//     and before the uncommon traps (tools/debuginfo, modes alloc and
+//     allocTrap): samplers.ResolveDebugInfo reaches it from past the last
+//     record in line.
 //   - MonitorEnter: the slow path's complete_monitor_locking_Java call
 //     (PhaseMacroExpand::expand_lock_node). MonitorExit's slow path is the
 //     leaf call complete_monitor_unlocking_C (expand_unlock_node's
@@ -403,8 +407,9 @@ func allReceiversInlined(c *sim.Code, pc int32) bool {
 //     inct_starts); its handler's uncommon trap is out of line.
 //
 // The method's entry has no PcDesc (C2 emits no safepoint in the prolog),
-// nor has its return poll (above). The slow paths sit at their statement
-// here, where C2's block layout may move them to the end of the code. The
+// nor has its return poll (above). The monitor's slow path sits at its
+// statement here, where C2's block layout may move it to the end of the
+// code, as it moves the allocations'. The
 // uncommon traps of a method's own checks (program.Method.Traps: range,
 // null and zero checks, untaken branches) are out of line after its
 // return, each a call to the UncommonTrapBlob with a PcDesc: sim.Code.Traps
@@ -431,7 +436,7 @@ func (j *JIT) placeDebugInfo(c *sim.Code) {
 			c.Debug[pc] = c.Inline == nil || len(c.Inline[pc]) == 0
 		case sim.OpVirtualCall:
 			c.Debug[pc] = c.Inline == nil || !allReceiversInlined(c, int32(pc)) || in.ReceiverCount() > 1
-		case sim.OpAlloc, sim.OpMonitorEnter, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpThrow:
+		case sim.OpMonitorEnter, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpThrow:
 			c.Debug[pc] = true
 		case sim.OpCount:
 			c.Debug[pc] = in.Flags&sim.FlagCheck != 0

@@ -376,14 +376,21 @@ func (s *asyncSampler) Result() *Result { return s.rec.result() }
 // sites, whose return addresses have exact PcDescs (vframeStream's
 // pc_desc_at), and are kept as they are.
 //
-// A compiled method with uncommon traps of its own (sim.Code.Traps) always
-// has a record past its body: C2 places the trap calls, each with a PcDesc,
-// after the return (opto/output.cpp fill_buffer emits the blocks in
-// PhaseCFG's order, remove_empty_blocks having moved the uncommon ones
-// last; the return poll itself has no PcDesc), so a top frame with no record left in its body resolves to
-// the method itself, at the statement the first trap names (trapStatement),
-// with no inlined frame. Measured on OpenJDK 17 (tools/debuginfo, mode
-// hotcold): HotCold.hot not inlined, every JFR sample of it at line 12.
+// Compiled code that allocates, or has uncommon traps of its own
+// (sim.Code.Traps), always has a record past its body: C2 places the
+// allocations' slow-path calls and then the trap calls, each with a
+// PcDesc, after the return (opto/output.cpp fill_buffer emits the blocks
+// in PhaseCFG's order, remove_empty_blocks having moved the uncommon ones
+// last; the return poll itself has no PcDesc). A top frame with no record
+// left in line resolves to the first allocation of the compiled root's
+// code, inlined bodies included, with its scopes (firstAlloc); without
+// one, to the method itself at the statement the first trap names
+// (trapStatement), with no inlined frame. Measured on OpenJDK 17
+// (tools/debuginfo): mode hotcold, HotCold.hot not inlined, every JFR
+// sample of it at line 12; modes alloc and allocTrap, the samples past
+// the last call at the first allocation's line, before the traps.
+// The allocations' slow paths are records there only: the code in line
+// has none at an allocation (jit's placeDebugInfo).
 //
 // A top frame with no record at or after its position (past the last
 // PcDesc: pc_desc_near finds only the upper sentinel, whose scope is
@@ -436,9 +443,15 @@ func ResolveDebugInfo(stack, out []sim.StackFrame) (resolved []sim.StackFrame, o
 			break
 		}
 		if k == root {
-			if c := stack[root].Code; c.Traps {
+			c := stack[root].Code
+			if p, ok := firstAlloc(c, path[:0]); ok {
+				// The first allocation's slow path after the return.
+				path = p
+				break
+			}
+			if c.Traps {
 				// The first uncommon trap's PcDesc after the return.
-				k, path = root, append(path[:0], hop{c, trapStatement(c)})
+				path = append(path[:0], hop{c, trapStatement(c)})
 				break
 			}
 			// Undecipherable: AsyncGetCallTrace's native-frame fill.
@@ -507,6 +520,30 @@ func firstRecord(c *sim.Code, pc int32, from int, path []hop) ([]hop, bool) {
 			}
 		}
 		if c.Debug == nil || c.Debug[pc] {
+			return append(path, hop{c, pc}), true
+		}
+	}
+	return path, false
+}
+
+// firstAlloc appends to path the scopes of c's first allocation in code
+// order, inlined bodies laid out at their call sites, and reports whether
+// c has one. C2 lays each allocation's slow path — a call of
+// OptoRuntime's new_instance_Java or new_array_Java, with a PcDesc — out
+// of line after the code's return, in the order of the allocations and
+// before the uncommon traps (tools/debuginfo, modes alloc and allocTrap):
+// a position past the code's last record in line resolves to the first
+// allocation's.
+func firstAlloc(c *sim.Code, path []hop) ([]hop, bool) {
+	for pc := range int32(len(c.Instrs)) {
+		if c.Inline != nil {
+			for _, v := range c.Inline[pc] {
+				if p, ok := firstAlloc(v, append(path, hop{c, pc})); ok {
+					return p, true
+				}
+			}
+		}
+		if c.Instrs[pc].Op == sim.OpAlloc {
 			return append(path, hop{c, pc}), true
 		}
 	}

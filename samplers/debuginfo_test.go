@@ -238,6 +238,56 @@ func TestDebugInfoStandaloneLeafWithTraps(t *testing.T) {
 	}
 }
 
+// Allocations between the code and its call: C2 lays their slow paths,
+// each a call with a PcDesc, out of line after the return, in the
+// allocations' order and before the uncommon traps. A position before the
+// call resolves to the call (line 5), as without the allocations; one
+// past the call, the last record in line, to the first allocation (line
+// 2), not to the trap's line (tools/debuginfo, modes alloc and allocTrap:
+// on OpenJDK 17 every JFR sample past the call is at the first
+// allocation's line, none at an allocation's line from before it).
+const allocations = `
+name: alloc
+methods:
+  - class: D
+    name: main
+    body: [{loop: {trips: 1000000000, body: [{call: {method: D.two}}]}}]
+  - class: D
+    name: two
+    traps: true
+    body:
+      - work: {cycles: 40, bytecodes: 20}
+      - alloc: {bytes: 24}
+      - work: {cycles: 20, bytecodes: 10}
+      - alloc: {bytes: 32}
+      - call: {method: D.callee}
+      - work: {cycles: 40, bytecodes: 20}
+  - class: D
+    name: callee
+    body: [{work: {cycles: 4, bytecodes: 2}}]
+threads: [{name: main, entry: D.main}]
+compile_commands: ["dontinline,D::callee", "dontinline,D::two"]
+`
+
+func TestDebugInfoAllocationsOutOfLine(t *testing.T) {
+	out := runDebugInfo(t, allocations, nil)
+	before := 0.0
+	for line := 1; line <= 5; line++ {
+		before += truthLineShare(out, "D.two", line)
+	}
+	after := truthLineShare(out, "D.two", 6)
+	require.Greater(t, before+after, 0.8)
+	require.Greater(t, after, 0.2)
+	for _, name := range []string{"async", "jfr"} {
+		shares := leafShares(out.Profiles[name])
+		assert.InDelta(t, before, shares[leaf{"D.two", 5, false, 2}], shareTolerance, "%s: up to the call, at the call", name)
+		assert.InDelta(t, after, shares[leaf{"D.two", 2, false, 2}], shareTolerance, "%s: past the call, at the first allocation", name)
+		for _, line := range []int{1, 3, 4, 6} {
+			assert.Zero(t, shares[leaf{"D.two", line, false, 2}], "%s: line %d", name, line)
+		}
+	}
+}
+
 // ResolveDebugInfo on hand-built code: the record may be in a later
 // inlined callee (a deeper stack), past the end of the inlined body in a
 // caller (a shallower one), after the other inlined receivers of a virtual
@@ -248,8 +298,8 @@ func TestResolveDebugInfoScopes(t *testing.T) {
 	leafA := &sim.Code{Method: 3, Instrs: []sim.Instr{{Op: sim.OpWork, Line: 1}, {Op: sim.OpWork, Line: 2}, {Op: sim.OpReturn, Line: 3}}, Debug: []bool{false, false, false}}
 	leafB := &sim.Code{Method: 4, Instrs: []sim.Instr{{Op: sim.OpWork, Line: 1}, {Op: sim.OpCall, Line: 2}, {Op: sim.OpReturn, Line: 3}}, Debug: []bool{false, true, false}}
 	// mid inlines leafA at pc 1 and, at the virtual call at pc 2, both
-	// leafA and leafB; pc 3 is a record (an allocation).
-	mid := &sim.Code{Method: 2, Instrs: []sim.Instr{work, {Op: sim.OpCall, Line: 2}, {Op: sim.OpVirtualCall, Line: 3, C: 2}, {Op: sim.OpAlloc, Line: 4}, {Op: sim.OpReturn, Line: 5}},
+	// leafA and leafB; pc 3 is a record (a native call).
+	mid := &sim.Code{Method: 2, Instrs: []sim.Instr{work, {Op: sim.OpCall, Line: 2}, {Op: sim.OpVirtualCall, Line: 3, C: 2}, {Op: sim.OpNative, Line: 4}, {Op: sim.OpReturn, Line: 5}},
 		Debug: []bool{false, false, true, true, false}, Inline: [][]*sim.Code{nil, {leafA}, {leafA, leafB}, nil, nil}}
 	mid.Instrs[0].Line = 1
 	root := &sim.Code{Method: 1, Instrs: []sim.Instr{{Op: sim.OpCall, Line: 1}, {Op: sim.OpWork, Line: 2}, {Op: sim.OpReturn, Line: 3}},
