@@ -22,7 +22,8 @@
 # second over the reps and its ratio to baseline's median; then CatchCost
 # under each set (OUT/catch.csv: ns per exception caught in compiled code)
 # and CatchScopes (OUT/scopes.csv: the same by the scopes in the catcher);
-# OUT/agent.csv holds the JVMTI sampler's (prof:safepoint) time a tick.
+# OUT/agent.csv holds the JVMTI sampler's (prof:safepoint) time a tick;
+# OUT/throws-APP.tsv each driver's throws by class (throws.c).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -187,6 +188,23 @@ for ((rep = 1; rep <= reps; rep++)); do
 		echo "$vals" | while IFS= read -r v; do echo "$s,$rep,$v,$before,$after,$java_version"; done >>"$scopes"
 		echo "run.sh: rep $rep CatchScopes $s, load $before→$after" >&2
 	done
+done
+
+# How often each driver throws, by the exception's class: new objects,
+# rethrows and shared objects thrown again (throws.c), once per app for
+# --seconds without another agent. A recording's throwable events count
+# the new ones only.
+gcc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -shared -fPIC \
+	-I"$java_home/include" -I"$java_home/include/linux" -o "$out/bin/libthrows.so" "$here/throws.c" -lpthread
+for a in "${app_list[@]}"; do
+	app_def "$a"
+	before=$(load1)
+	# shellcheck disable=SC2086 # app_opts and app_main are word lists
+	java -agentpath:"$out/bin/libthrows.so=$out/throws-$a.tsv" $app_opts \
+		-cp "$classes/$app_dir:$app_jars" $app_main "$seconds" >"$out/log/$a-throws.out" 2>"$out/log/$a-throws.err" ||
+		die "$a under throws.c failed: $(tail -3 "$out/log/$a-throws.err")"
+	[ -s "$out/throws-$a.tsv" ] || die "$a under throws.c: no $out/throws-$a.tsv"
+	echo "run.sh: throws $a: $(awk -F'\t' 'NR > 1 { n += $2; r += $3; g += $4 } END { printf "%d new, %d rethrown, %d thrown again", n, r, g }' "$out/throws-$a.tsv"), load $before→$(load1)" >&2
 done
 
 # summary: median work/s per (app, set) and its ratio to baseline's.
