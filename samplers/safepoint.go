@@ -35,7 +35,7 @@ type SafepointConfig struct {
 	// or join wait) at each safepoint, as JVMTI's GetThreadListStackTraces
 	// does for every thread asked for (Hofer et al. Fig. 2: the blocked T4
 	// is sampled); otherwise only threads in Java code are.
-	Waiting bool `key:"waiting" doc:"also walk application threads that wait (blocked, lock or join wait)"`
+	Waiting bool `key:"waiting" doc:"also walk application threads that wait (sleeping, lock or join wait); a thread blocked in I/O is in native code, RUNNABLE to JVMTI, and walked either way"`
 	// Flat records only the method of the leaf physical frame (xprof's
 	// flat profile; inlined callees are charged to the compiled method).
 	Flat bool `key:"flat" doc:"record only the leaf compiled method (inlined callees charged to it)"`
@@ -245,6 +245,10 @@ func (s *safepointSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		for _, id := range appThreads(vm, waitingStates...) {
 			s.sample(vm, id, howWaiting) // already safe: seen where it waits
 		}
+	} else {
+		for _, id := range blockedInIO(vm) {
+			s.sample(vm, id, howWaiting) // in native code, RUNNABLE to JVMTI
+		}
 	}
 	armed := false
 	for _, id := range appThreads(vm, sim.Running, sim.Runnable) {
@@ -324,6 +328,8 @@ func (s *safepointSampler) Run(vm sim.Agent, at sim.Time) sim.Time {
 	}
 	if s.cfg.Waiting {
 		ids = append(ids, appThreads(vm, waitingStates...)...)
+	} else {
+		ids = append(ids, blockedInIO(vm)...) // RUNNABLE to JVMTI
 	}
 	for i, id := range ids {
 		how := howSafepoint
@@ -370,7 +376,25 @@ func (s *safepointSampler) requested(vm sim.Agent) []sim.ThreadID {
 	if s.cfg.Waiting {
 		return appThreads(vm, append([]sim.ThreadState{sim.Running, sim.Runnable}, waitingStates...)...)
 	}
-	return appThreads(vm, sim.Running, sim.Runnable)
+	return append(appThreads(vm, sim.Running, sim.Runnable), blockedInIO(vm)...)
+}
+
+// blockedInIO are the application threads blocked in I/O: in a native
+// method waiting in the kernel, which JVMTI reports RUNNABLE as it does
+// any thread in native code. An agent that keeps the RUNNABLE threads of
+// GetAllStackTraces (hprof's cpu=samples, the validation harness's agent)
+// samples them where they wait, as it samples a thread running native
+// code; a thread sleeping, or waiting for a monitor or a join, is not
+// RUNNABLE.
+func blockedInIO(vm sim.Agent) []sim.ThreadID {
+	ids := appThreads(vm, sim.Blocked)
+	out := ids[:0]
+	for _, id := range ids {
+		if vm.InBlockingIO(id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // sampleHow is how the safepoint family reached a thread it samples.
@@ -385,7 +409,7 @@ const (
 // mechanism names how a sample of thread id taken now was taken (Trace).
 func (h sampleHow) mechanism(vm sim.Agent, id sim.ThreadID) string {
 	switch {
-	case vm.InNative(id):
+	case vm.InNative(id), vm.InBlockingIO(id):
 		return "native"
 	case h == howPoll:
 		return "poll:" + vm.PollKindOf(id).String()

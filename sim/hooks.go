@@ -419,6 +419,16 @@ func (vm *VM) InNative(id ThreadID) bool {
 	return f.code.Instrs[f.pc].Op == OpNative && f.workLeft > 0
 }
 
+// InBlockingIO reports whether thread id is blocked in I/O (a Block of
+// kind io): in a native method waiting in the kernel, off its CPU. JVMTI
+// reports such a thread RUNNABLE, as it does any thread in native code
+// (java.lang.Thread.State RUNNABLE for _thread_in_native,
+// JvmtiEnvBase::get_thread_state), and a safepoint counts it as safe.
+func (vm *VM) InBlockingIO(id ThreadID) bool {
+	t := vm.thread(id)
+	return t.state == Blocked && t.inIO
+}
+
 // State returns thread id's current state.
 func (vm *VM) State(id ThreadID) ThreadState { return vm.thread(id).state }
 

@@ -41,6 +41,9 @@ type View interface {
 	State(id ThreadID) ThreadState
 	// InNative reports whether id's top frame is a native method.
 	InNative(id ThreadID) bool
+	// InBlockingIO reports whether id is blocked in I/O: in native code
+	// off its CPU, RUNNABLE to JVMTI.
+	InBlockingIO(id ThreadID) bool
 	// ThreadCPU is id's CPU time so far.
 	ThreadCPU(id ThreadID) Time
 	// PollKindOf is the kind of poll id last stopped at (HookPoll).

@@ -256,6 +256,9 @@ type schedState struct {
 	start, end Time
 	cpu        int32
 	wakeGen    int64
+	// inIO: blocked in a Block of kind io, a native call waiting in the
+	// kernel, which JVMTI reports RUNNABLE (InBlockingIO).
+	inIO bool
 }
 
 // serviceState is a service thread's work (runtime.go) and whether a
@@ -759,6 +762,7 @@ func (vm *VM) fire(e event) {
 	case evWake:
 		t := vm.threads[e.a]
 		if t.state == Blocked && t.wakeGen == e.b {
+			t.inIO = false
 			vm.makeRunnable(t, e.at)
 		}
 	case evSlice:
@@ -887,6 +891,7 @@ func (vm *VM) interact(t *Thread) {
 		d := Time(vm.img.dists[in.blockDist()].Sample(t.rng))
 		f.pc++
 		t.wakeGen++
+		t.inIO = in.B == blockIO
 		vm.offCPU(t, Blocked)
 		vm.q.push(event{at: t.clock + d, kind: evWake, a: int32(t.ID), b: t.wakeGen})
 	case OpMonitorEnter:
