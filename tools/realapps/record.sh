@@ -40,7 +40,7 @@ if [ ! -s "$tmp/rec.jfr" ]; then
 	exit 1
 fi
 jfr summary "$tmp/rec.jfr" | grep -E 'jdk\.(ExecutionSample|NativeMethodSample|Compilation|CompilerInlining|JavaExceptionThrow|ThreadCPULoad) ' >&2 || true
-jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadCPULoad,jdk.ThreadStart,jdk.ActiveRecording \
+jfr print --json --stack-depth 2048 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.Compilation,jdk.CompilerInlining,jdk.ThreadCPULoad,jdk.CPUInformation,jdk.ThreadStart,jdk.ActiveRecording \
 	"$tmp/rec.jfr" >"$out"
 # The throwables, folded by thread, class and stack (one exception-heavy
 # program's would be tens of GB printed one by one), as a second document.
