@@ -19,8 +19,8 @@ import (
 // validation harness's agent) puts the share of the time it waits in the
 // method that waits; a CPU-time sampler puts none there. A thread that
 // sleeps instead is TIMED_WAITING: no sample of the sleeping method.
-const ioHalf = `
-name: iohalf
+const ioWait = `
+name: iowait
 methods:
   - class: D
     name: main
@@ -41,7 +41,7 @@ const blockingIOShare = 0.05
 
 func TestSafepointSamplersSeeBlockingIOAsRunnable(t *testing.T) {
 	for _, kind := range []string{"io", "sleep"} {
-		src := strings.Replace(ioHalf, "kind: io", "kind: "+kind, 1)
+		src := strings.Replace(ioWait, "kind: io", "kind: "+kind, 1)
 		p, err := program.Parse([]byte(src), program.YAML)
 		require.NoError(t, err)
 		for _, mode := range []samplers.Mode{samplers.Passive, samplers.Costed} {
