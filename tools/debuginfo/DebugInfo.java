@@ -84,6 +84,8 @@ public class DebugInfo {
                 case "standalone": for (int i = 0; i < 1_000_000; i++) s = hot(s + i); break;
                 case "alloc": for (int i = 0; i < 100_000; i++) s = two(s); break;
                 case "allocTrap": for (int i = 0; i < 100_000; i++) s = allocTrap(s, i & 63); break;
+                case "trapRoot": for (int i = 0; i < 100_000; i++) s = trapRoot(s, i & 31); break;
+                case "trapCallee": for (int i = 0; i < 100_000; i++) s = trapCallee(s, i & 31); break;
                 default: throw new IllegalArgumentException(mode);
             }
         }
@@ -118,6 +120,32 @@ public class DebugInfo {
         x += table[i];
         x = hot(x);
         box = new Box(x);
+        callee();
+        for (int k = 0; k < 4; k++) x = hot(x);
+        return x;
+    }
+
+    // trapRoot and trapCallee: a range check of the method's own and one
+    // in get(), inlined, in either order, then callee() and arithmetic
+    // past it (-XX:CompileCommand=dontinline,DebugInfo::trapRoot and
+    // ::trapCallee). C2 lays the traps out after the return in code order.
+    static int get(int i) {
+        return table[i];
+    }
+
+    static long trapRoot(long x, int i) {
+        x += table[(i + 1) & 63 | i];
+        x = hot(x);
+        x += get(i);
+        callee();
+        for (int k = 0; k < 4; k++) x = hot(x);
+        return x;
+    }
+
+    static long trapCallee(long x, int i) {
+        x += get(i);
+        x = hot(x);
+        x += table[(i + 1) & 63 | i];
         callee();
         for (int k = 0; k < 4; k++) x = hot(x);
         return x;

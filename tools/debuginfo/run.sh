@@ -61,5 +61,7 @@ run loopOnly -XX:-UseCountedLoopSafepoints -XX:CompileCommand=dontinline,DebugIn
 run loopOnly -XX:-UseCountedLoopSafepoints -XX:CompileCommand=dontinline,DebugInfo::loopOnly -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 run alloc -XX:CompileCommand=dontinline,DebugInfo::two
 run allocTrap -XX:CompileCommand=dontinline,DebugInfo::allocTrap
+run trapRoot -XX:CompileCommand=dontinline,DebugInfo::trapRoot
+run trapCallee -XX:CompileCommand=dontinline,DebugInfo::trapCallee
 hotcold 1ms
 hotcold 10ms
