@@ -535,7 +535,7 @@ func (r *Rig) Collect() (*Outcome, error) {
 	out.Names, out.Samplers = r.names, r.resolved
 	out.Footprint = r.vm.Footprint()
 	if !r.cfg.NoTruthProfile {
-		if err := r.vm.CheckProfile(); err != nil {
+		if err := r.vm.CheckFootprint(out.Footprint); err != nil {
 			return nil, err
 		}
 		out.Profiles["truth"] = truthProfile(out.Result.Truth, out.Image, r.cfg.ReleaseTruth)

@@ -345,14 +345,20 @@ func (vm *VM) allowThreads(n int, what string) bool {
 // expected one sample per calling context, and the profile has one per
 // (context, line) with self time.
 func (vm *VM) CheckProfile() error {
+	if vm.err != nil || vm.cfg.Limits.MaxMemory == 0 {
+		return vm.err
+	}
+	return vm.CheckFootprint(vm.Footprint())
+}
+
+// CheckFootprint is CheckProfile for f, what Footprint returned after the
+// run: a caller that keeps the footprint (harness.Rig.Collect) checks it
+// without a second pass over every context's lines.
+func (vm *VM) CheckFootprint(f Footprint) error {
 	if vm.err != nil {
 		return vm.err
 	}
-	max := vm.cfg.Limits.MaxMemory
-	if max == 0 {
-		return nil
-	}
-	if f := vm.Footprint(); f.Bytes() > max {
+	if max := vm.cfg.Limits.MaxMemory; max > 0 && f.Bytes() > max {
 		return &LimitError{Limit: "memory", Value: f.Bytes(), Max: max, At: vm.now, Detail: f.String()}
 	}
 	return nil

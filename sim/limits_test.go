@@ -264,6 +264,11 @@ threads: [{name: main, entry: A.main}]
 	var le *LimitError
 	require.ErrorAs(t, vm.CheckProfile(), &le)
 	assert.Equal(t, f.Bytes(), le.Value)
+	// CheckFootprint checks the footprint it is given, Footprint's.
+	var le2 *LimitError
+	require.ErrorAs(t, vm.CheckFootprint(vm.Footprint()), &le2)
+	assert.Equal(t, *le, *le2)
+	require.NoError(t, vm.CheckFootprint(Footprint{}))
 }
 
 func TestCPULimit(t *testing.T) {
