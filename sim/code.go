@@ -126,12 +126,17 @@ func (t Tier) String() string {
 // (other tiers, inlined callees, other poll placements) and installs them:
 // VM.Install for new activations (running frames keep their version),
 // VM.ReplaceCode for on-stack replacement as well.
+//
+// What a call reads of its callee's version (VM.call, VM.runLeaf,
+// VM.runStraight: the flags, Instrs, LoopSlots and the leaf summary but
+// its allocation) is in its first 64 bytes, and a Code is 128 bytes, so
+// that those are one cache line: on the context-rich stand-ins a callee's
+// version has often left the cache since its last call.
 type Code struct {
 	Method int32
-	Tier   Tier
-	Instrs []Instr
 	// LoopSlots is the deepest loop nesting: the loop counters a frame needs.
 	LoopSlots int32
+	Tier      Tier
 	// PollEntry adds a yield point in the prologue (Jikes-like flavour,
 	// its interpreted tier included; HotSpot's interpreter has none).
 	PollEntry bool
@@ -143,6 +148,18 @@ type Code struct {
 	// Counting code keeps the VM's invocation and back-edge counters (the
 	// interpreter's profiling, which drives compilation).
 	Counting bool
+	// Instrumented code counts bytecodes with OpCount instructions (per
+	// basic block, Komorium-style) instead of per Work statement.
+	Instrumented bool
+	// Traps marks compiled code with out-of-line uncommon traps
+	// (program.Method.Traps, set by jit's placeDebugInfo): past the last
+	// marked statement of its body there is still a PcDesc, the first trap
+	// call's after the return, which names the method's last statement.
+	Traps  bool
+	Instrs []Instr
+	// leaf is set by UpdateLoopCosts when the version is a leaf VM.call
+	// may run in one step (see leafRun).
+	leaf leafRun
 	// Inline, when non-nil, is parallel to Instrs: the versions a call at
 	// that pc runs inlined (no call cost, no return poll). A static call has
 	// at most one; a virtual call inlines a receiver only when the drawn
@@ -158,20 +175,9 @@ type Code struct {
 	// out at their call sites. Nil means every statement is recorded
 	// (DebugNonSafepoints, interpreted code).
 	Debug []bool
-	// Traps marks compiled code with out-of-line uncommon traps
-	// (program.Method.Traps, set by jit's placeDebugInfo): past the last
-	// marked statement of its body there is still a PcDesc, the first trap
-	// call's after the return, which names the method's last statement.
-	Traps bool
 	// Size is the bytecode size the JIT compiled for this version,
 	// inlined callees included (0 for the base version).
 	Size int64
-	// Instrumented code counts bytecodes with OpCount instructions (per
-	// basic block, Komorium-style) instead of per Work statement.
-	Instrumented bool
-	// leaf is set by UpdateLoopCosts when the version is a leaf VM.call
-	// may run in one step (see leafRun).
-	leaf leafRun
 }
 
 // leafRun summarizes a code version of Work, Alloc and pure loops, then
@@ -182,13 +188,15 @@ type Code struct {
 // replaced since, which is not summarized.
 type leafRun struct {
 	first *Instr // &Instrs[0]; nil: not a leaf run in one step
-	n     int    // len(Instrs)
 	// cost is the Work and Alloc statements' cost in ns (saturating), the
-	// loops' iterations not included; allocBytes what the Allocs take from
-	// the TLAB.
-	cost, allocBytes int64
-	loops            bool // it has pure loops: their trips are the image's
-	straight         bool // Work alone: VM.runStraight runs it inlined
+	// loops' iterations not included.
+	cost     int64
+	n        int32 // len(Instrs)
+	loops    bool  // it has pure loops: their trips are the image's
+	straight bool  // Work alone: VM.runStraight runs it inlined
+	// allocBytes is what the Allocs take from the TLAB (read by
+	// VM.runLeaf alone: past Code's first cache line).
+	allocBytes int64
 }
 
 // summarizeLeaf returns c's leafRun: set when c is Work, Alloc and pure
@@ -231,7 +239,10 @@ func summarizeLeaf(c *Code) leafRun {
 			return leafRun{}
 		}
 	}
-	lf.first, lf.n = &c.Instrs[0], n
+	if n > math.MaxInt32 {
+		return leafRun{}
+	}
+	lf.first, lf.n = &c.Instrs[0], int32(n)
 	lf.straight = !lf.loops && lf.allocBytes == 0
 	for pc := 0; pc < n-1; pc++ {
 		lf.straight = lf.straight && c.Instrs[pc].Op == OpWork

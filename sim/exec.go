@@ -557,7 +557,7 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 	}
 	lf := &code.leaf
 	ins := code.Instrs
-	if len(ins) != lf.n || &ins[0] != lf.first || lf.allocBytes > t.tlabLeft {
+	if len(ins) != int(lf.n) || &ins[0] != lf.first || lf.allocBytes > t.tlabLeft {
 		return false // a copy whose instructions were replaced, or a TLAB refill
 	}
 	ret := &ins[len(ins)-1]
@@ -658,7 +658,7 @@ func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock *Time, h
 	}
 	lf := &code.leaf
 	ins := code.Instrs
-	if len(ins) != lf.n || &ins[0] != lf.first || lf.cost >= int64(horizon-*clock) {
+	if len(ins) != int(lf.n) || &ins[0] != lf.first || lf.cost >= int64(horizon-*clock) {
 		return false
 	}
 	ins = ins[:len(ins)-1]
