@@ -68,9 +68,10 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // function (fn not one-to-one), stacks may coincide and the Builder
 // merges them.
 //
-// With release, the nodes' lines with weight are first copied out (a line
-// and a weight per sample to be made) and the recorder's contexts
-// released (sim.Truth.Release) before the profile is allocated.
+// With release, the nodes' lines with weight are copied out (a line and a
+// weight per sample to be made) by the pass that counts them, and the
+// recorder's contexts released (sim.Truth.Release) before the profile is
+// allocated.
 func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64, release bool) *profile.Profile {
 	n := t.NodeCount()
 	if !samplers.DistinctFunctions(fn) {
@@ -114,21 +115,26 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 		chain = 2
 	)
 	need := make([]uint8, n)
-	// With release, node i's lines with weight will be copied to
-	// wLine[wFirst[i]:wFirst[i+1]] and wWeight's same range.
+	// With release, node i's lines with weight are copied to lw's
+	// [wFirst[i], wFirst[i-1]): nodes are copied from the last back, and
+	// wFirst[0] is their count.
 	var wFirst []int32
+	var lw lineWeights
 	if release {
-		wFirst = make([]int32, n+1)
+		wFirst = make([]int32, n)
 	}
 	contexts, samples := 1, 0
 	var ws []int64 // a node's weights
 	for i := int32(n - 1); i > 0; i-- {
 		ws = weights(i, ws[:0])
+		if release {
+			wFirst[i] = lw.n
+		}
 		for line, w := range ws {
 			if w != 0 {
 				samples++
 				if release {
-					wFirst[i+1]++
+					lw.add(int32(line), w)
 				}
 				need[i] |= live
 				if line == 0 {
@@ -146,23 +152,8 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 		}
 	}
 	parent = nil
-	var wLine []int32
-	var wWeight []int64
 	if release {
-		for i := 1; i <= n; i++ {
-			wFirst[i] += wFirst[i-1]
-		}
-		wLine, wWeight = make([]int32, samples), make([]int64, samples)
-		k := 0
-		for i := int32(1); int(i) < n; i++ {
-			ws = weights(i, ws[:0])
-			for line, w := range ws {
-				if w != 0 {
-					wLine[k], wWeight[k] = int32(line), w
-					k++
-				}
-			}
-		}
+		wFirst[0] = lw.n
 		t.Release()
 		// Back to the OS now: the profile's tables are allocated whole,
 		// at new addresses, so the recorder's pages would otherwise stay
@@ -199,8 +190,8 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 				e.ctx = add(v.ctx, profile.Frame{Func: int32(fn[method[c]])})
 				switch {
 				case release:
-					if k := wFirst[c]; k < wFirst[c+1] && wLine[k] == 0 {
-						sample(e.ctx, wWeight[k])
+					if k := wFirst[c]; k < wFirst[c-1] && lw.line(k) == 0 {
+						sample(e.ctx, lw.weight(k))
 					}
 				default:
 					if ws = weights(c, ws[:0]); len(ws) > 0 && ws[0] != 0 {
@@ -215,9 +206,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 			caller := walk[len(walk)-2].ctx
 			f := int32(fn[method[c]])
 			if release {
-				for k := wFirst[c]; k < wFirst[c+1]; k++ {
-					if wLine[k] != 0 {
-						sample(add(caller, profile.Frame{Func: f, Line: wLine[k]}), wWeight[k])
+				for k := wFirst[c]; k < wFirst[c-1]; k++ {
+					if l := lw.line(k); l != 0 {
+						sample(add(caller, profile.Frame{Func: f, Line: l}), lw.weight(k))
 					}
 				}
 			} else {
@@ -238,6 +229,38 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 	}
 	return p
 }
+
+// lineWeights holds (line, weight) pairs appended one by one, as
+// truthSamples copies the nodes' lines with weight out of the recorder in
+// the pass that counts them: in chunks, since their number is known only
+// at the end, so that nothing is copied as it grows.
+type lineWeights struct {
+	lines   []*[lineWeightsChunk]int32
+	weights []*[lineWeightsChunk]int64
+	n       int32 // pairs held
+}
+
+// lineWeightsBits: 32 Ki pairs, 384 KiB, a chunk.
+const (
+	lineWeightsBits  = 15
+	lineWeightsChunk = 1 << lineWeightsBits
+	lineWeightsMask  = lineWeightsChunk - 1
+)
+
+// add appends a pair.
+func (w *lineWeights) add(line int32, weight int64) {
+	c, i := w.n>>lineWeightsBits, w.n&lineWeightsMask
+	if int(c) == len(w.lines) {
+		w.lines = append(w.lines, new([lineWeightsChunk]int32))
+		w.weights = append(w.weights, new([lineWeightsChunk]int64))
+	}
+	w.lines[c][i], w.weights[c][i] = line, weight
+	w.n++
+}
+
+// line is pair k's line, weight its weight.
+func (w *lineWeights) line(k int32) int32   { return w.lines[k>>lineWeightsBits][k&lineWeightsMask] }
+func (w *lineWeights) weight(k int32) int64 { return w.weights[k>>lineWeightsBits][k&lineWeightsMask] }
 
 // builderSamples is truthSamples through the Builder, which merges
 // samples whose stacks coincide.
