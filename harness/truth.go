@@ -103,6 +103,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 	copy(first[1:], first[:n])
 	first[0] = 0
 	for i := range n {
+		if first[i+1]-first[i] < 2 {
+			continue // most nodes: nothing to sort
+		}
 		ks := kids[first[i]:first[i+1]]
 		slices.SortFunc(ks, func(a, c int32) int { return int(rank[fn[method[a]]] - rank[fn[method[c]]]) })
 	}
