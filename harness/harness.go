@@ -533,12 +533,15 @@ func (r *Rig) Collect() (*Outcome, error) {
 		out.Result = r.vm.Result()
 	}
 	out.Names, out.Samplers = r.names, r.resolved
-	out.Footprint = r.vm.Footprint()
-	if !r.cfg.NoTruthProfile {
-		if err := r.vm.CheckFootprint(out.Footprint); err != nil {
+	if r.cfg.NoTruthProfile {
+		out.Footprint = r.vm.Footprint()
+	} else {
+		p, f, err := checkedTruthProfile(r.vm, out.Image, r.cfg.ReleaseTruth)
+		out.Footprint = f
+		if err != nil {
 			return nil, err
 		}
-		out.Profiles["truth"] = truthProfile(out.Result.Truth, out.Image, r.cfg.ReleaseTruth)
+		out.Profiles["truth"] = p
 	}
 	for _, s := range r.attached {
 		res := s.Result()

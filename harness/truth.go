@@ -25,14 +25,57 @@ func TruthProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // calling contexts (sim.Truth.Release) as soon as it has read them, before
 // it allocates the profile, so that the two are never held at once.
 func truthProfile(t *sim.Truth, img *sim.Image, release bool) *profile.Profile {
-	b := profile.NewBuilder("truth", "nanoseconds", 0)
-	fn := samplers.Functions(b, img)
+	b, fn := truthBuilder(t, img)
+	return truthSamples(b, fn, t, t.LineSelves, release, nil)
+}
+
+// truthBuilder is the truth profile's Builder with its functions (fn, by
+// method) and call edges.
+func truthBuilder(t *sim.Truth, img *sim.Image) (b *profile.Builder, fn []int) {
+	b = profile.NewBuilder("truth", "nanoseconds", 0)
+	fn = samplers.Functions(b, img)
 	for i, e := range img.Edges {
 		if c := t.EdgeCount(i); c > 0 {
 			b.AddEdge(fn[e.Caller], int(e.Line), fn[e.Callee], c)
 		}
 	}
-	return truthSamples(b, fn, t, t.LineSelves, release)
+	return b, fn
+}
+
+// checkedTruthProfile is Collect's truth profile of vm's run: the run's
+// footprint (vm.Footprint: its truth-profile samples and their stacks'
+// frames counted by the pass that builds the profile, not by a pass of
+// their own) checked against Limits.MaxMemory (vm.CheckFootprint) before
+// the profile is built, which an error leaves unbuilt and the recorder
+// unreleased. As Collect's truthProfile otherwise (release: see
+// truthProfile).
+func checkedTruthProfile(vm *sim.VM, img *sim.Image, release bool) (*profile.Profile, sim.Footprint, error) {
+	t := vm.Truth()
+	b, fn := truthBuilder(t, img)
+	if !samplers.DistinctFunctions(fn) {
+		f := vm.Footprint()
+		if err := vm.CheckFootprint(f); err != nil {
+			return nil, f, err
+		}
+		return truthSamples(b, fn, t, t.LineSelves, release, nil), f, nil
+	}
+	c := truthCount{fits: func(samples int64) bool { return vm.CheckFootprint(vm.FootprintWith(samples, 0)) == nil }}
+	p := truthSamples(b, fn, t, t.LineSelves, release, &c)
+	f := vm.FootprintWith(c.samples, c.frames)
+	if p == nil {
+		return nil, f, vm.CheckFootprint(f)
+	}
+	return p, f, nil
+}
+
+// truthCount is what truthSamples counts for checkedTruthProfile: the
+// samples and the frames of their stacks (each a node's depth), and
+// whether the profile still fits (fits, asked with the samples counted so
+// far as each chunk of copied lines fills, and with all of them before
+// the recorder is released: the frames are not priced).
+type truthCount struct {
+	fits            func(samples int64) bool
+	samples, frames int64
 }
 
 // TruthBytecodeProfile returns the exact bytecode profile of a run of img:
@@ -42,7 +85,7 @@ func truthProfile(t *sim.Truth, img *sim.Image, release bool) *profile.Profile {
 func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 	b := profile.NewBuilder("truth-bytecodes", "bytecodes", 0)
 	fn := samplers.Functions(b, img)
-	return truthSamples(b, fn, t, func(node int32, buf []int64) []int64 { return append(buf, t.Node(node).Bytecodes) }, false)
+	return truthSamples(b, fn, t, func(node int32, buf []int64) []int64 { return append(buf, t.Node(node).Bytecodes) }, false, nil)
 }
 
 // truthSamples builds b's profile (its functions fn by method, its
@@ -72,7 +115,12 @@ func TruthBytecodeProfile(t *sim.Truth, img *sim.Image) *profile.Profile {
 // weight per sample to be made) by the pass that counts them, and the
 // recorder's contexts released (sim.Truth.Release) before the profile is
 // allocated.
-func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64, release bool) *profile.Profile {
+//
+// With count (fn one-to-one), that pass also counts the samples and their
+// stacks' frames into it, and asks count.fits whether the profile fits:
+// where it does not, it stops copying, counts to the end and returns nil,
+// the recorder not released.
+func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node int32, buf []int64) []int64, release bool, count *truthCount) *profile.Profile {
 	n := t.NodeCount()
 	if !samplers.DistinctFunctions(fn) {
 		p := builderSamples(b, fn, t, weights)
@@ -88,9 +136,16 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 	method := make([]int32, n)
 	first := make([]int32, n+1)
 	parent := make([]int32, n)
+	var depth []int32 // with count: node i's stack's frames
+	if count != nil {
+		depth = make([]int32, n)
+	}
 	for i := int32(1); int(i) < n; i++ {
 		parent[i], method[i] = t.NodeLink(i)
 		first[parent[i]+1]++
+		if depth != nil {
+			depth[i] = depth[parent[i]] + 1
+		}
 	}
 	for i := 1; i <= n; i++ {
 		first[i] += first[i-1]
@@ -127,17 +182,24 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 		wFirst = make([]int32, n)
 	}
 	contexts, samples := 1, 0
+	var frames int64
+	copying, fits := release, true
 	var ws []int64 // a node's weights
 	for i := int32(n - 1); i > 0; i-- {
 		ws = weights(i, ws[:0])
-		if release {
+		if copying {
 			wFirst[i] = lw.n
 		}
+		before := samples
 		for line, w := range ws {
 			if w != 0 {
 				samples++
-				if release {
-					lw.add(int32(line), w)
+				if copying {
+					if lw.n&lineWeightsMask == 0 && count != nil && !count.fits(int64(samples)) {
+						copying, fits = false, false // the profile will not be built
+					} else {
+						lw.add(int32(line), w)
+					}
 				}
 				need[i] |= live
 				if line == 0 {
@@ -147,6 +209,9 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 				}
 			}
 		}
+		if depth != nil {
+			frames += int64(depth[i]) * int64(samples-before)
+		}
 		if need[i]&chain != 0 {
 			contexts++
 		}
@@ -154,7 +219,13 @@ func truthSamples(b *profile.Builder, fn []int, t *sim.Truth, weights func(node 
 			need[parent[i]] |= live | chain
 		}
 	}
-	parent = nil
+	parent, depth = nil, nil
+	if count != nil {
+		count.samples, count.frames = int64(samples), frames
+		if !fits || !count.fits(int64(samples)) {
+			return nil
+		}
+	}
 	if release {
 		wFirst[0] = lw.n
 		t.Release()

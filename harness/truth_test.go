@@ -254,3 +254,54 @@ func TestReleaseTruthSameProfile(t *testing.T) {
 		assert.NotPanics(t, func() { kept.Result.Truth.NodeCount() }, name)
 	}
 }
+
+// Collect counts the truth profile's samples and frames in the pass that
+// builds it: its footprint is the VM's (whose Truth.profileSize counts
+// them in a pass of their own), and a memory limit the profile would pass
+// stops Collect as CheckFootprint does, before the recorder is released,
+// also where the pass finds it past the limit while it copies.
+func TestCollectFootprintAndLimit(t *testing.T) {
+	for _, name := range []string{"deepcall", "javac", "kawa"} {
+		t.Run(name, func(t *testing.T) {
+			p, err := workloads.Get(name)
+			require.NoError(t, err)
+			cfg := MustPresetConfig("hotspot17")
+			cfg.Sim.Duration = 20 * sim.Millisecond
+			cfg.Samplers = []string{"async"}
+			run := func(cfg Config) (*Rig, *Outcome, error) {
+				rig, err := Build(p, cfg)
+				require.NoError(t, err)
+				require.False(t, rig.RunUntil(cfg.Sim.Duration))
+				require.NoError(t, rig.Err())
+				out, err := rig.Collect()
+				return rig, out, err
+			}
+			rig, out, err := run(cfg)
+			require.NoError(t, err)
+			f := rig.VM().Footprint()
+			if name == "javac" {
+				// The second limit below is then passed while the pass
+				// copies, at its second chunk of lines.
+				require.Less(t, f.Contexts, int64(40_000))
+				require.Greater(t, f.Samples, int64(2*lineWeightsChunk))
+			}
+			assert.Equal(t, f, out.Footprint)
+			assert.Equal(t, int64(len(out.Profiles["truth"].Samples)), f.Samples)
+
+			cfg.ReleaseTruth = true
+			for _, limit := range []int64{f.Bytes() - 1, rig.VM().FootprintWith(max(f.Contexts, 40_000), 0).Bytes()} {
+				if limit >= f.Bytes() {
+					continue // too few samples to pass it
+				}
+				cfg.Sim.Limits.MaxMemory = limit
+				rig, out, err := run(cfg)
+				var le *sim.LimitError
+				require.ErrorAs(t, err, &le)
+				assert.Nil(t, out)
+				assert.Equal(t, f.Bytes(), le.Value, "the whole profile's footprint")
+				assert.Equal(t, limit, le.Max)
+				assert.NotPanics(t, func() { rig.VM().Truth().NodeCount() }, "not released")
+			}
+		})
+	}
+}

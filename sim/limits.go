@@ -374,6 +374,18 @@ func (vm *VM) Footprint() Footprint {
 	return f
 }
 
+// FootprintWith is Footprint with the truth profile's samples and their
+// stacks' frames as the caller counted them (harness's Collect, in the
+// pass that builds the profile): Footprint when they are what
+// profileSize counts.
+func (vm *VM) FootprintWith(samples, frames int64) Footprint {
+	f := vm.foot
+	if !vm.noTruthProfile {
+		f.Samples, f.StackFrames = samples, frames
+	}
+	return f
+}
+
 // profileSize is how many samples harness.TruthProfile makes and how
 // many frames their stacks hold.
 func (t *Truth) profileSize() (samples, frames int64) {
