@@ -122,7 +122,9 @@ const (
 	// profileContextBytes: a context's line-0 context in the truth
 	// profile's table (a profile.Context, 20 bytes) and
 	// harness.TruthProfile's per-node scratch while it builds the table
-	// (parent, method, child-list and index tables: 21 bytes).
+	// (method, child-list and index tables: 17 bytes; before the table,
+	// while it counts, also each node's parent and, in Collect, its
+	// depth: 25 bytes).
 	profileContextBytes = 44
 	// sampleBytes: one sample of the truth profile (a context's line with
 	// self time): a profile.Sample, 24 bytes, and its leaf context, 20.
