@@ -353,9 +353,10 @@ func (vm *VM) CheckProfile() error {
 	return vm.CheckFootprint(vm.Footprint())
 }
 
-// CheckFootprint is CheckProfile for f, what Footprint returned after the
-// run: a caller that keeps the footprint (harness.Rig.Collect) checks it
-// without a second pass over every context's lines.
+// CheckFootprint is CheckProfile for f, the run's footprint as Footprint
+// or FootprintWith gives it after the run: a caller that holds it, or
+// counts the truth profile itself (harness.Rig.Collect), checks it
+// without another pass over every context's lines.
 func (vm *VM) CheckFootprint(f Footprint) error {
 	if vm.err != nil {
 		return vm.err
