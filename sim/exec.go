@@ -803,6 +803,7 @@ type leafCall struct {
 	// code that is not instrumented.
 	counted int64
 	polls   bool // a poll site runs: an armed poll hook would stop there
+	inlined bool // the call runs code inlined (no call sequence, no return poll)
 }
 
 // leaf reports whether the call from frame f to callee (inl: its inlined
@@ -851,26 +852,27 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 			lc.polls = true
 		}
 	}
-	lc.code = code
+	lc.code, lc.inlined = code, inl != nil
 	return lc, true
 }
 
 // chargeLeaf charges k calls lc made by call instruction in of frame f
-// along call edge edge (a real call when inl is nil) as stepping them
-// would: the caller's call sequence and return poll, the callee's lines,
-// the edge's and the context's call counts. The statements, the caller's
-// pc and bcp and the clock are the caller's to advance.
-func (vm *VM) chargeLeaf(tr *Truth, f *frame, in *Instr, edge int32, inl *Code, lc *leafCall, k int64) {
+// along call edge edge as stepping them would: the caller's call sequence
+// and return poll (a real call), the callee's lines, the edge's and the
+// context's call counts. The statements, the caller's pc and bcp and the
+// clock are the caller's to advance.
+func (vm *VM) chargeLeaf(tr *Truth, f *frame, in *Instr, edge int32, lc *leafCall, k int64) {
 	c := f.cell(in.Line)
 	code := lc.code
-	if inl == nil {
+	real := !lc.inlined
+	if real {
 		c.self += k * vm.callNanos
 	}
 	tr.edgeCounts[edge] += k
 	nd := tr.node(lc.node)
 	nd.calls += k
 	lines := nd.lineBase
-	if inl == nil && code.PollEntry {
+	if real && code.PollEntry {
 		tr.cell(lines + code.Instrs[0].Line).self += k * vm.pollNanos
 	}
 	n := len(code.Instrs) - 1
@@ -884,7 +886,7 @@ func (vm *VM) chargeLeaf(tr *Truth, f *frame, in *Instr, edge int32, inl *Code, 
 			cc.bytecodes += k * w.Bytecodes
 		}
 	}
-	if ret := &code.Instrs[n]; inl == nil && ret.Flags&FlagPoll != 0 {
+	if ret := &code.Instrs[n]; real && ret.Flags&FlagPoll != 0 {
 		if code.EpiloguePoll {
 			tr.cell(lines + ret.Line).self += k * vm.pollNanos
 		} else {
@@ -907,9 +909,12 @@ type callLoopIter struct {
 // frame f, or ok false when it cannot be fast-forwarded: a body statement
 // other than Work, instrumentation's OpCount or a static call, or a call
 // that is not to a straight-line leaf (see leaf).
+//
+// The body's leaf calls, in order, are left in vm.loopLeaves.
 func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, ok bool) {
 	back := &f.code.Instrs[enter.LoopBackPC()]
 	calls := false
+	vm.loopLeaves = vm.loopLeaves[:0]
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		switch in.Op {
@@ -938,6 +943,7 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 		if !ok {
 			return it, false
 		}
+		vm.loopLeaves = append(vm.loopLeaves, lc)
 		it.cost = addCost(it.cost, lc.cost)
 		it.polls = it.polls || lc.polls
 		it.stmts += lc.stmts
@@ -1017,6 +1023,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	if f.code.Counting {
 		vm.backedges[f.code.Method] += k
 	}
+	leaves := vm.loopLeaves
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		switch in.Op {
@@ -1031,9 +1038,8 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 		case OpThrown:
 			continue
 		}
-		inl := f.code.inlined(pc, in.Callee())
-		lc, _ := vm.leaf(t, f, in.Callee(), inl)
-		vm.chargeLeaf(t.truth, f, in, in.CallEdge(), inl, &lc, k)
+		vm.chargeLeaf(t.truth, f, in, in.CallEdge(), &leaves[0], k)
+		leaves = leaves[1:]
 	}
 	var backPoll int64
 	if back.Flags&FlagPoll != 0 {

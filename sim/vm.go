@@ -390,6 +390,9 @@ type scheduler struct {
 	// stepAll turns off fastForwardCalls and runLeaf: tests compare it
 	// with stepping.
 	stepAll bool
+	// loopLeaves is callLoopCost's scratch: the leaf calls of the body it
+	// last accepted, in body order, which fastForwardCalls then charges.
+	loopLeaves []leafCall
 }
 
 // execCosts are the executor's fixed costs in nanoseconds, from
