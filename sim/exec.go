@@ -27,20 +27,35 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 	instrs := f.code.Instrs
 	for {
 		in := &instrs[f.pc]
-		// A whole Work statement that nothing stops (the horizon after
-		// its end, no bytecode counter armed, not split before) runs
-		// here, ahead of the general dispatch: the commonest statement
-		// takes one predicted branch, and the spills of the values the
-		// other statements keep across calls are past it.
-		if cost := in.Cost; in.Op == OpWork && clock < horizon && cost <= int64(horizon-clock) &&
-			f.workLeft == 0 && t.hooks&stopBytecodes == 0 {
-			c := f.cell(in.Line)
-			t.stmts++
-			c.bytecodes += in.Bytecodes
-			c.self += cost
-			clock += Time(cost)
-			f.pc++
-			continue
+		// A run of whole Work statements that nothing stops (the horizon
+		// after each one's end, no bytecode counter armed, the first not
+		// split before) runs here, ahead of the general dispatch: the
+		// commonest statement takes one predicted branch, the spills of
+		// the values the other statements keep across calls are past it,
+		// and the pc and the statement count stay in registers until the
+		// run ends (kept in the frame and the thread, each statement's
+		// load waited for the previous one's store).
+		if in.Op == OpWork && f.workLeft == 0 && t.hooks&stopBytecodes == 0 {
+			pc, n := f.pc, int64(0)
+			for {
+				cost := in.Cost
+				if clock >= horizon || cost > int64(horizon-clock) {
+					break
+				}
+				c := f.cell(in.Line)
+				c.bytecodes += in.Bytecodes
+				c.self += cost
+				clock += Time(cost)
+				n++
+				pc++
+				if in = &instrs[pc]; in.Op != OpWork {
+					break
+				}
+			}
+			// in is instrs[pc]: the statement that ended the run goes
+			// to the general dispatch.
+			f.pc = pc
+			t.stmts += n
 		}
 		if clock >= horizon && !vm.instantAtHorizon(t, f, in) {
 			t.clock = clock
@@ -110,7 +125,10 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if t.callDebt == 0 {
 				t.stmts++
 			}
-			if r := vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &clock, horizon); r != 0 {
+			now := clock
+			r := vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &now, horizon)
+			clock = now
+			if r != 0 {
 				t.clock = clock
 				return r
 			}
@@ -152,7 +170,10 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				t.pendingRecv = r
 			}
 			callee := vt.methods[r]
-			if s := vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &clock, horizon); s != 0 {
+			now := clock
+			s := vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &now, horizon)
+			clock = now
+			if s != 0 {
 				t.clock = clock
 				return s
 			}
@@ -173,9 +194,13 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			}
 			f.pc++
 			if in.Flags&FlagPureLoop != 0 {
-				vm.fastForward(t, f, in, &clock, horizon)
+				now := clock
+				vm.fastForward(t, f, in, &now, horizon)
+				clock = now
 			} else if in.Flags&FlagCallLoop != 0 {
-				vm.fastForwardCalls(t, f, in, &clock, horizon)
+				now := clock
+				vm.fastForwardCalls(t, f, in, &now, horizon)
+				clock = now
 			}
 
 		case OpLoopBack:
@@ -224,9 +249,13 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			}
 			f.pc = in.LoopBackTarget()
 			if enter := &f.code.Instrs[in.LoopEnterPC()]; enter.Flags&FlagPureLoop != 0 {
-				vm.fastForward(t, f, enter, &clock, horizon)
+				now := clock
+				vm.fastForward(t, f, enter, &now, horizon)
+				clock = now
 			} else if enter.Flags&FlagCallLoop != 0 {
-				vm.fastForwardCalls(t, f, enter, &clock, horizon)
+				now := clock
+				vm.fastForwardCalls(t, f, enter, &now, horizon)
+				clock = now
 			}
 
 		case OpBranch:
