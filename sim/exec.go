@@ -125,9 +125,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			if t.callDebt == 0 {
 				t.stmts++
 			}
-			now := clock
-			r := vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), &now, horizon)
-			clock = now
+			var r stopSet
+			clock, r = vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), clock, horizon)
 			if r != 0 {
 				t.clock = clock
 				return r
@@ -170,9 +169,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				t.pendingRecv = r
 			}
 			callee := vt.methods[r]
-			now := clock
-			s := vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), &now, horizon)
-			clock = now
+			var s stopSet
+			clock, s = vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), clock, horizon)
 			if s != 0 {
 				t.clock = clock
 				return s
@@ -425,13 +423,16 @@ func (vm *VM) instantAtHorizon(t *Thread, f *frame, in *Instr) bool {
 
 // call enters callee from t's top frame caller, whose call statement is
 // at line: edge is the static call edge, inl the code to run inlined (nil
-// for a real call). It returns the hook stops that fired, or stopExit on
-// stack overflow.
-func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code, clock *Time, horizon Time) stopSet {
+// for a real call). clock is the thread's clock at the call. It returns
+// the clock after what the call ran, and the hook stops that fired, or
+// stopExit on stack overflow. The clock goes in and out by value, in
+// registers: through a pointer to advance's copy, each of its updates
+// waited for the store before it.
+func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code, clock, horizon Time) (Time, stopSet) {
 	slot := vm.img.limitSlot[callee]
 	if slot >= 0 && t.active[slot] >= vm.img.limits[callee] {
 		caller.pc++ // the recursion's base case: the call is not made
-		return 0
+		return clock, 0
 	}
 	caller.bcp = caller.pc // the invoke saves the bytecode pointer
 	if len(t.frames) >= vm.cfg.MaxStackDepth {
@@ -441,7 +442,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		for len(t.frames) > 0 {
 			vm.pop(t)
 		}
-		return stopExit
+		return clock, stopExit
 	}
 	tr := t.truth
 	code, flags := inl, fInlined
@@ -453,14 +454,14 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		if debt == 0 {
 			debt = vm.callNanos
 		}
-		if budget := int64(horizon - *clock); debt > budget {
+		if budget := int64(horizon - clock); debt > budget {
 			callLine.self += budget
-			*clock = horizon
+			clock = horizon
 			t.callDebt = debt - budget
-			return stopHorizon
+			return clock, stopHorizon
 		}
 		callLine.self += debt
-		*clock += Time(debt)
+		clock += Time(debt)
 		t.callDebt = 0
 		code, flags = vm.code[callee], 0
 	}
@@ -497,7 +498,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 				nd = tr.node(node)
 				if tr.count > count && vm.newContext(nd.lines, len(t.frames)+1) {
 					caller.lastChild = node
-					return stopHorizon // a limit stopped the run
+					return clock, stopHorizon // a limit stopped the run
 				}
 			}
 		}
@@ -513,20 +514,20 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		caller.lastChild = node
 		nd = tr.node(node)
 		if tr.count > n && vm.newContext(nd.lines, len(t.frames)+1) {
-			return stopHorizon // a limit stopped the run
+			return clock, stopHorizon // a limit stopped the run
 		}
 		cells = tr.cell(nd.lineBase)
 	}
 	nd.calls++
 	if code.leaf.first != nil && slot < 0 {
 		if inl != nil && code.leaf.straight {
-			if vm.runStraight(t, code, cells, clock, horizon) {
+			if now, ok := vm.runStraight(t, code, cells, clock, horizon); ok {
 				caller.pc++
-				return 0
+				return now, 0
 			}
-		} else if vm.runLeaf(t, caller, line, code, inl == nil, nd, cells, clock, horizon) {
+		} else if now, ok := vm.runLeaf(t, caller, line, code, inl == nil, nd, cells, clock, horizon); ok {
 			caller.pc++
-			return 0
+			return now, 0
 		}
 	}
 	base := int32(len(t.loops))
@@ -551,7 +552,7 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 		nf.flags |= fLimited
 	}
 	if len(t.frames) > t.peakFrames && vm.deeper(t) {
-		return stopHorizon
+		return clock, stopHorizon
 	}
 	var stop stopSet
 	if code.Counting {
@@ -562,11 +563,11 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 	}
 	if code.PollEntry && inl == nil {
 		nf.cell(code.Instrs[0].Line).self += vm.pollNanos
-		*clock += Time(vm.pollNanos)
+		clock += Time(vm.pollNanos)
 		t.pollKind = PollPrologue
 		stop |= t.hooks & stopPoll
 	}
-	return stop | t.hooks&stopEntry
+	return clock, stop | t.hooks&stopEntry
 }
 
 // runLeaf runs the call of a leaf (Code.leaf) from frame caller, its
@@ -578,23 +579,23 @@ func (vm *VM) call(t *Thread, caller *frame, line, callee, edge int32, inl *Code
 // deeper than it has been, its allocations within the TLAB, its loops'
 // trips constant. It charges what stepping the callee's statements and
 // its return would, in the same order, without the callee's frame, and
-// reports whether it ran; when it did not, nothing has changed. The
-// caller steps past the call.
-func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real bool, nd *cctNode, cells *lineCell, clock *Time, horizon Time) bool {
+// returns the clock at the call's end and whether it ran; when it did
+// not, nothing has changed. The caller steps past the call.
+func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real bool, nd *cctNode, cells *lineCell, clock, horizon Time) (Time, bool) {
 	if code.Counting || len(t.frames) >= t.peakFrames || vm.stepAll || t.hooks&(stopEntry|stopBytecodes) != 0 || t.resumePoll {
-		return false // a JIT counter, the stack's peak, a hook could see it
+		return clock, false // a JIT counter, the stack's peak, a hook could see it
 	}
 	lf := &code.leaf
 	ins := code.Instrs
 	if len(ins) != int(lf.n) || &ins[0] != lf.first || lf.allocBytes > t.tlabLeft {
-		return false // a copy whose instructions were replaced, or a TLAB refill
+		return clock, false // a copy whose instructions were replaced, or a TLAB refill
 	}
 	ret := &ins[len(ins)-1]
 	cost := lf.cost
 	if real {
 		polls := code.PollEntry || ret.Flags&FlagPoll != 0
 		if polls && t.hooks&stopPoll != 0 {
-			return false
+			return clock, false
 		}
 		if code.PollEntry {
 			cost = addCost(cost, vm.pollNanos)
@@ -608,10 +609,10 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 			if in := &ins[pc]; in.Op == OpLoopEnter {
 				d := vm.img.dists[in.tripsDist()]
 				if d.Kind != program.Constant {
-					return false // its draw decides the cost
+					return clock, false // its draw decides the cost
 				}
 				if d.A > 1 && vm.pollNanos > 0 && d.A-1 > math.MaxInt64/2/vm.pollNanos {
-					return false // fastForward would stop short
+					return clock, false // fastForward would stop short
 				}
 				if d.A > 0 {
 					cost = addCost(cost, satMul(d.A, in.IterCost))
@@ -619,10 +620,10 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 			}
 		}
 	}
-	if cost >= int64(horizon-*clock) {
-		return false // a statement of it would start at the horizon or beyond
+	if cost >= int64(horizon-clock) {
+		return clock, false // a statement of it would start at the horizon or beyond
 	}
-	now := *clock
+	now := clock
 	if real && code.PollEntry {
 		lineAt(cells, ins[0].Line).self += vm.pollNanos
 		now += Time(vm.pollNanos)
@@ -675,20 +676,19 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 		}
 		now += Time(vm.pollNanos)
 	}
-	*clock = now
-	return true
+	return now, true
 }
 
 // runStraight is runLeaf for an inlined call of a leaf of Work alone
 // (leafRun.straight): no call sequence, no poll, no allocation, no loop.
-func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock *Time, horizon Time) bool {
+func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock, horizon Time) (Time, bool) {
 	if code.Counting || len(t.frames) >= t.peakFrames || vm.stepAll || t.hooks&(stopEntry|stopBytecodes) != 0 || t.resumePoll {
-		return false
+		return clock, false
 	}
 	lf := &code.leaf
 	ins := code.Instrs
-	if len(ins) != int(lf.n) || &ins[0] != lf.first || lf.cost >= int64(horizon-*clock) {
-		return false
+	if len(ins) != int(lf.n) || &ins[0] != lf.first || lf.cost >= int64(horizon-clock) {
+		return clock, false
 	}
 	ins = ins[:len(ins)-1]
 	for i := range ins {
@@ -697,8 +697,7 @@ func (vm *VM) runStraight(t *Thread, code *Code, cells *lineCell, clock *Time, h
 		c.self += ins[i].Cost
 	}
 	t.stmts += int64(len(ins))
-	*clock += Time(lf.cost) // their sum: it is below the horizon's distance
-	return true
+	return clock + Time(lf.cost), true // their sum: it is below the horizon's distance
 }
 
 // stripPoll reports whether the strip-mined back-edge in, with ctr
