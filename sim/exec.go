@@ -98,8 +98,10 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				return stopPoll
 			}
 
-		case OpCall:
+		case OpCall, OpVirtualCall:
 			if f.flags&fReturned != 0 {
+				// Back from the callee: its return poll, then any
+				// deoptimization the frame owes, then on.
 				if f.flags&fPollPending != 0 {
 					f.flags &^= fPollPending
 					f.cell(in.Line).self += vm.pollNanos
@@ -122,55 +124,24 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				f.pc++
 				continue
 			}
+			callee, edge := in.Callee(), in.CallEdge()
+			if in.Op == OpVirtualCall {
+				vt := &vm.img.vtables[in.vtable()]
+				r := t.pendingRecv
+				if t.callDebt == 0 {
+					// float64(Uint64<<11>>11) / 2^53 is rand.Rand.Float64's draw.
+					u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * vt.cum[len(vt.cum)-1]
+					for r = 0; r < int32(len(vt.cum))-1 && u >= vt.cum[r]; r++ {
+					}
+					t.pendingRecv = r
+				}
+				callee, edge = vt.methods[r], in.ReceiverEdge(r)
+			}
 			if t.callDebt == 0 {
 				t.stmts++
 			}
-			var r stopSet
-			clock, r = vm.call(t, f, in.Line, in.Callee(), in.CallEdge(), f.code.inlined(f.pc, in.Callee()), clock, horizon)
-			if r != 0 {
-				t.clock = clock
-				return r
-			}
-			f = &t.frames[len(t.frames)-1]
-			instrs = f.code.Instrs
-
-		case OpVirtualCall:
-			if f.flags&fReturned != 0 {
-				if f.flags&fPollPending != 0 {
-					f.flags &^= fPollPending
-					f.cell(in.Line).self += vm.pollNanos
-					clock += Time(vm.pollNanos)
-					if t.hooks&stopPoll != 0 {
-						t.clock = clock
-						t.pollKind = PollReturn
-						return stopPoll
-					}
-				}
-				if f.flags&fDeoptDebt != 0 {
-					paid, done := vm.payDeopts(t, f, in.Line, int64(horizon-clock))
-					clock += Time(paid)
-					if !done {
-						t.clock = clock
-						return stopHorizon
-					}
-				}
-				f.flags &^= fReturned
-				f.pc++
-				continue
-			}
-			vt := &vm.img.vtables[in.vtable()]
-			r := t.pendingRecv
-			if t.callDebt == 0 {
-				t.stmts++
-				// float64(Uint64<<11>>11) / 2^53 is rand.Rand.Float64's draw.
-				u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * vt.cum[len(vt.cum)-1]
-				for r = 0; r < int32(len(vt.cum))-1 && u >= vt.cum[r]; r++ {
-				}
-				t.pendingRecv = r
-			}
-			callee := vt.methods[r]
 			var s stopSet
-			clock, s = vm.call(t, f, in.Line, callee, in.ReceiverEdge(r), f.code.inlined(f.pc, callee), clock, horizon)
+			clock, s = vm.call(t, f, in.Line, callee, edge, f.code.inlined(f.pc, callee), clock, horizon)
 			if s != 0 {
 				t.clock = clock
 				return s
