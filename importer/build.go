@@ -567,7 +567,7 @@ func (b *builder) realize() error {
 	p := &program.Program{Name: b.opt.Name}
 	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
 		b.report.Samples, len(b.rec.threads), b.report.Period)
-	b.report.InferredLoops = 0
+	b.report.InferredLoops, b.report.SitesInlined, b.report.SitesCalled = 0, 0, 0
 	b.report.Throws.Sites, b.report.Throws.Thrown, b.report.Throws.SharedSites = 0, 0, 0
 	for _, m := range b.methods {
 		m.line = 1
@@ -718,17 +718,25 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	}
 	sort.Ints(callees)
 	if len(callees) == 1 {
-		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, callees[0], total)}}
+		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, callees[0], total),
+			Inline: b.siteInlining(m, it, callees[0])}}
 	} else {
 		rc := map[string]float64{}
+		var inl map[string]bool
 		for _, c := range callees {
 			w := per[c]
 			if w <= 0 {
 				w = 1e-12
 			}
 			rc[b.methods[c].ref] = w
+			if d := b.siteInlining(m, it, c); d != nil {
+				if inl == nil {
+					inl = map[string]bool{}
+				}
+				inl[b.methods[c].ref] = *d
+			}
 		}
-		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc}}
+		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc, Inline: inl}}
 	}
 	it.line = m.nextLine()
 	if wrap {
@@ -980,6 +988,35 @@ func (b *builder) inliningCommands(p *program.Program) []string {
 		}
 	}
 	return out
+}
+
+// siteInlining is C2's decision at m's call site it for callee, where the
+// recording shows one and the callee's compile command (inliningCommands)
+// does not already give it: callee's frames below compiled frames of m at
+// that site were all Inlined (true) or none was (false), while elsewhere
+// C2 decided otherwise. C2 decides per site and compilation
+// (InlineTree::ok_to_inline, opto/bytecodeInfo.cpp: a callee's size
+// against the site's count, the depth, the compilation's size so far), so
+// a method can be inlined at one site and called at another; the model's
+// JIT, whose sizes, counts and compilations are the model's, follows the
+// sampled sites' decisions (sim.CallEdge.Inline) and decides the rest.
+func (b *builder) siteInlining(m *mmethod, it *item, callee int) *bool {
+	c := b.methods[callee]
+	if b.opt.IgnoreSiteInlining || m.data == nil || c.data == nil || c.native || c.entry ||
+		c.data.inlined == 0 || c.data.called == 0 {
+		return nil
+	}
+	n := m.data.siteInlining[siteKey{bci: it.bci, callee: callee}]
+	if (n[0] > 0) == (n[1] > 0) {
+		return nil
+	}
+	inline := n[1] > 0
+	if inline {
+		b.report.SitesInlined++
+	} else {
+		b.report.SitesCalled++
+	}
+	return &inline
 }
 
 // guardedByTrap reports whether body holds an instruction whose check C2

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profsim/profsim/jfrjson"
+	"github.com/profsim/profsim/program"
 )
 
 // TestMarksMethodsTheRecordingSawCompiled: a method whose frames are
@@ -64,4 +66,44 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 	// compiled hot at every sampled site, big at none; mixed, warm (below
 	// interpreted code only) and the native open0 are left to the JIT.
 	assert.Equal(t, []string{"inline,App.leaf()V", "dontinline,App.big()V"}, m.Program.CompileCommands)
+	// mixed's two sites carry their own decisions, inlined at the first
+	// and called at the second; the commanded callees' sites and the
+	// native's none.
+	assert.Equal(t, []string{"App.leaf()V: -", "App.big()V: -", "App.mixed()V: true", "App.mixed()V: false", "App.open0()V: -"}, siteDecisions(m, "hot"))
+	assert.Equal(t, [2]int{1, 1}, [2]int{m.Report.SitesInlined, m.Report.SitesCalled})
+
+	m, err = Import(bytes.NewReader(buf.Bytes()), nil, Options{IgnoreSiteInlining: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"App.leaf()V: -", "App.big()V: -", "App.mixed()V: -", "App.mixed()V: -", "App.open0()V: -"}, siteDecisions(m, "hot"))
+	assert.Zero(t, m.Report.SitesInlined+m.Report.SitesCalled)
+}
+
+// siteDecisions lists the static calls of method name in code order, each
+// with its site's inlining decision (program.Call.Inline; "-" for none).
+func siteDecisions(m *Model, name string) []string {
+	var out []string
+	var walk func([]program.Stmt)
+	walk = func(body []program.Stmt) {
+		for _, s := range body {
+			switch {
+			case s.Call != nil:
+				d := "-"
+				if s.Call.Inline != nil {
+					d = strconv.FormatBool(*s.Call.Inline)
+				}
+				out = append(out, s.Call.Method+": "+d)
+			case s.Loop != nil:
+				walk(s.Loop.Body)
+			case s.Branch != nil:
+				walk(s.Branch.Then)
+				walk(s.Branch.Else)
+			}
+		}
+	}
+	for _, meth := range m.Program.Methods {
+		if meth.Name == name {
+			walk(meth.Body)
+		}
+	}
+	return out
 }

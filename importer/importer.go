@@ -62,6 +62,9 @@ type Options struct {
 	// jdk.JavaExceptionThrow events out of the model.
 	ThrowWalkFixed, ThrowWalkPerFrame float64
 	IgnoreThrows                      bool
+	// IgnoreSiteInlining leaves out the call sites' inlining decisions
+	// (program.Call.Inline), leaving them to the model's JIT.
+	IgnoreSiteInlining bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own
@@ -149,6 +152,10 @@ type Report struct {
 	FitVM        string
 	Compilations int // jdk.Compilation events seen
 	Inlinings    int // jdk.CompilerInlining events seen
+	// SitesInlined and SitesCalled count the call sites given C2's
+	// decision for a callee it inlined at some sites and called at others
+	// (program.Call.Inline): inline here, and never inline here.
+	SitesInlined, SitesCalled int
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int
@@ -667,6 +674,10 @@ type methodData struct {
 	// caller frame (JIT compiled or Inlined) that were Inlined into it,
 	// and that were not (a real call from compiled code).
 	inlined, called int
+	// siteInlining counts, per call site and callee, the callee's frames
+	// below this method's compiled frames (JIT compiled or Inlined) that
+	// were not Inlined into it ([0]) and that were ([1]).
+	siteInlining map[siteKey][2]int
 }
 
 type siteKey struct {
@@ -807,13 +818,26 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		if caller.Type != jfrjson.JITCompiled && caller.Type != jfrjson.Inlined {
 			continue
 		}
-		md := rec.meths[frames[len(frames)-1-i].method]
+		calleeRef, callerRef := frames[len(frames)-1-i], frames[len(frames)-2-i]
+		md := rec.meths[calleeRef.method]
+		inlined := 0
 		switch callee.Type {
 		case jfrjson.Inlined:
 			md.inlined += n
+			inlined = 1
 		case jfrjson.JITCompiled, jfrjson.Interpreted:
 			md.called += n
+		default:
+			continue
 		}
+		cd := rec.meths[callerRef.method]
+		if cd.siteInlining == nil {
+			cd.siteInlining = map[siteKey][2]int{}
+		}
+		k := siteKey{bci: callerRef.bci, callee: calleeRef.method}
+		c := cd.siteInlining[k]
+		c[inlined] += n
+		cd.siteInlining[k] = c
 	}
 	root := frames[0].method
 	rec.meths[root].roots += n

@@ -43,6 +43,10 @@ func WriteReport(w io.Writer, out string, m *Model) {
 	if t := r.Throws; t.SharedSites > 0 {
 		fmt.Fprintf(w, "shared throwables: %d call sites call a method that throws, on every call, an object made before it (the class files: no return, the value thrown read from a field or returned by a fluent setter), which no throwable event counts; the model throws once a call there (call.throws), caught where the recorded stacks through the site would catch it\n", t.SharedSites)
 	}
+	if r.SitesInlined+r.SitesCalled > 0 {
+		fmt.Fprintf(w, "inlining by site: C2 inlined %d call sites' callees and called %d sites' where it decided otherwise elsewhere; the model's JIT follows them (call.inline)\n",
+			r.SitesInlined, r.SitesCalled)
+	}
 	modelled := map[string]bool{}
 	for _, th := range m.Program.Threads {
 		modelled[th.Name] = true

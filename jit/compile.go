@@ -163,7 +163,9 @@ func (j *JIT) edgeWeight(e int) float64 {
 
 // shouldInline accepts a callee at call edge e of the method at the end of
 // path no larger than sizeLimit, never recursively, and with MinCallRatio
-// > 0 not at a low-frequency site. Compile commands come first, as in C2's
+// > 0 not at a low-frequency site. The site's own decision
+// (sim.CallEdge.Inline: what a recording saw C2 decide there) comes
+// first, then the compile commands, as in C2's
 // InlineTree::should_inline and should_not_inline (opto/bytecodeInfo.cpp):
 // a callee the inline command matches is inlined whatever its size
 // ("force inline by CompileCommand"), even if dontinline or exclude also
@@ -178,6 +180,10 @@ func (j *JIT) shouldInline(callee int32, path []int32, e int) bool {
 		}
 	}
 	switch {
+	case j.img.Edges[e].Inline == sim.InlineAlways:
+		return true
+	case j.img.Edges[e].Inline == sim.InlineNever:
+		return false
 	case j.oracle.forceInline[callee]:
 		return true
 	case j.oracle.dontInline[callee] || j.oracle.exclude[callee]:
@@ -194,7 +200,8 @@ func (j *JIT) shouldInline(callee int32, path []int32, e int) bool {
 }
 
 // virtualTargets picks the receivers a virtual call site inlines: the
-// dominant one, or both of a bimorphic site.
+// dominant one, or both of a bimorphic site, and those the site's own
+// decisions name (sim.CallEdge.Inline), whatever their share.
 func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 	methods := j.img.Receivers(in)
 	var total float64
@@ -207,13 +214,23 @@ func (j *JIT) virtualTargets(in *sim.Instr, path []int32) []int32 {
 			seen++
 		}
 	}
-	if total == 0 {
-		return nil
-	}
 	var out []int32
 	for r, m := range methods {
+		e := int(in.ReceiverEdge(int32(r)))
+		switch j.img.Edges[e].Inline {
+		case sim.InlineAlways:
+			if j.shouldInline(m, path, e) {
+				out = append(out, m)
+			}
+			continue
+		case sim.InlineNever:
+			continue
+		}
+		if total == 0 {
+			continue
+		}
 		share := counts[r] / total
-		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, int(in.ReceiverEdge(int32(r)))) {
+		if counts[r] > 0 && (share >= j.cfg.ReceiverDominance || seen == 2) && j.shouldInline(m, path, e) {
 			out = append(out, m)
 		}
 	}

@@ -28,6 +28,7 @@ func (h countsHost) EdgeCount(int) int64                  { return h.site }
 // counts are not used (tiered=false) or a sampled profile decides.
 func TestCallSiteFrequencyRules(t *testing.T) {
 	jdk17 := DefaultConfig()
+	oneEdge := &sim.Image{Edges: []sim.CallEdge{{Caller: 0, Callee: 1}}} // no site decision
 	jdk25 := DefaultConfig()
 	jdk25.HotCallRatio, jdk25.MinCallRatio = 0.25, 0.0085
 	const mid, small, trivial = 100, 30, 6 // callee sizes: above MaxInlineSize, below it, trivial
@@ -53,7 +54,7 @@ func TestCallSiteFrequencyRules(t *testing.T) {
 			cfg  Config
 			want bool
 		}{{"17", jdk17, c.want17}, {"25", jdk25, c.want25}} {
-			j := &JIT{cfg: v.cfg, vm: countsHost{invocations: c.invocations, site: c.site},
+			j := &JIT{cfg: v.cfg, vm: countsHost{invocations: c.invocations, site: c.site}, img: oneEdge,
 				sizes: []int64{50, c.size}, oracle: oracle{make([]bool, 2), make([]bool, 2), make([]bool, 2)}}
 			assert.Equal(t, v.want, j.shouldInline(1, []int32{0}, 0), "JDK %s: %s", v.jdk, c.name)
 		}
@@ -62,7 +63,7 @@ func TestCallSiteFrequencyRules(t *testing.T) {
 	// What the low-frequency rule leaves alone.
 	rare := countsHost{invocations: 10000, site: 1}
 	newJIT := func(cfg Config) *JIT {
-		return &JIT{cfg: cfg, vm: rare, sizes: []int64{50, small},
+		return &JIT{cfg: cfg, vm: rare, sizes: []int64{50, small}, img: oneEdge,
 			oracle: oracle{make([]bool, 2), make([]bool, 2), make([]bool, 2)}}
 	}
 	assert.False(t, newJIT(jdk25).shouldInline(1, []int32{0}, 0), "rare site, counts used")

@@ -380,9 +380,9 @@ var (
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
 	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "spawn", "throw"}
 	workKeys    = []string{"cycles", "bytecodes"}
-	callKeys    = []string{"method", "throws"}
+	callKeys    = []string{"method", "throws", "inline"}
 	thrownKeys  = []string{"depth", "times"}
-	virtualKeys = []string{"receivers"}
+	virtualKeys = []string{"receivers", "inline"}
 	loopKeys    = []string{"trips", "body", "uncounted"}
 	branchKeys  = []string{"probability", "then", "else"}
 	allocKeys   = []string{"bytes"}
@@ -523,8 +523,13 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 		c := &Call{}
 		s.Call = c
 		d.object(n, callKeys, func(key string, v *node) {
-			if key == "method" {
+			switch key {
+			case "method":
 				c.Method = d.str(v)
+				return
+			case "inline":
+				b := d.boolean(v)
+				c.Inline = &b
 				return
 			}
 			t := &Thrown{}
@@ -540,7 +545,13 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 	case "virtual_call":
 		vc := &VirtualCall{}
 		s.VirtualCall = vc
-		d.object(n, virtualKeys, func(_ string, v *node) { vc.Receivers = d.receivers(v) })
+		d.object(n, virtualKeys, func(key string, v *node) {
+			if key == "receivers" {
+				vc.Receivers = d.receivers(v)
+			} else {
+				vc.Inline = d.decisions(v)
+			}
+		})
 	case "loop":
 		l := &Loop{}
 		s.Loop = l
@@ -616,16 +627,28 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 	}
 }
 
-// receivers reads a virtual call's map of method → weight.
+// receivers reads a virtual call's receivers: a map of method → weight.
 func (d *decoder) receivers(n *node) map[string]float64 {
+	return decodeMap(d, n, "method → weight", d.number)
+}
+
+// decisions reads a virtual call's inlining decisions: a map of
+// receiver → true or false.
+func (d *decoder) decisions(n *node) map[string]bool {
+	return decodeMap(d, n, "method → true or false", d.boolean)
+}
+
+// decodeMap reads a map of method → value (want names the map in an
+// error), each key once.
+func decodeMap[V any](d *decoder, n *node, want string, value func(*node) V) map[string]V {
 	if n.kind == nNull {
 		return nil
 	}
 	if n.kind != nMap {
-		d.fail(n, "want a map of method → weight, got %s", n.kind)
+		d.fail(n, "want a map of %s, got %s", want, n.kind)
 		return nil
 	}
-	out := make(map[string]float64, len(n.kids)/2)
+	out := make(map[string]V, len(n.kids)/2)
 	lines := make(map[string]int32, len(n.kids)/2)
 	for i := 0; i < len(n.kids); i += 2 {
 		k, v := &n.kids[i], &n.kids[i+1]
@@ -634,7 +657,7 @@ func (d *decoder) receivers(n *node) map[string]float64 {
 			d.fail(k, "key repeated (first at line %d)", first)
 		} else {
 			lines[k.text] = k.line
-			out[k.text] = d.number(v)
+			out[k.text] = value(v)
 		}
 		d.path.pop()
 	}

@@ -47,6 +47,10 @@ func TestBadInputNamesPathAndLine(t *testing.T) {
 			"line 6: methods[0].body[0].call.throws.times: \"many\" is not a number"},
 		{"model throw unknown key", prog("      - call: {method: A.g, throws: {depth: 1, times: 1, by: A.h}}\n"), YAML,
 			"line 6: methods[0].body[0].call.throws: unknown key \"by\""},
+		{"site inlining not a boolean", prog("      - call: {method: A.g, inline: sometimes}\n"), YAML,
+			"line 6: methods[0].body[0].call.inline: \"sometimes\" is not true or false"},
+		{"virtual site inlining not a map", prog("      - virtual_call: {receivers: {A.g: 1, A.h: 1}, inline: true}\n"), YAML,
+			"line 6: methods[0].body[0].virtual_call.inline: want a map of method → true or false, got a value"},
 		{"start near int64 max", strings.Replace(prog(""), "entry: A.main}", "entry: A.main, start: 9223372036854775807}", 1), YAML,
 			"threads[0].start: 9223372036854775807 is not in [0, 10^18]"},
 

@@ -54,6 +54,18 @@ func listStmts(w io.Writer, body []Stmt, depth int, line *int) error {
 	return nil
 }
 
+// inlineNote shows a call site's inlining decision (Call.Inline).
+func inlineNote(d *bool) string {
+	switch {
+	case d == nil:
+		return ""
+	case *d:
+		return " (inlined here)"
+	default:
+		return " (never inlined here)"
+	}
+}
+
 // stmtSummary is one statement on one line.
 func stmtSummary(s *Stmt) string {
 	switch {
@@ -62,16 +74,22 @@ func stmtSummary(s *Stmt) string {
 	case s.Native != nil:
 		return fmt.Sprintf("native %d cycles", s.Native.Cycles)
 	case s.Call != nil:
+		c := "call " + s.Call.Method + inlineNote(s.Call.Inline)
 		if t := s.Call.Throws; t != nil {
-			return fmt.Sprintf("call %s, then throw (caught %d up, ×%.3g; the model's flow goes on)", s.Call.Method, t.Depth, t.Times)
+			c += fmt.Sprintf(", then throw (caught %d up, ×%.3g; the model's flow goes on)", t.Depth, t.Times)
 		}
-		return "call " + s.Call.Method
+		return c
 	case s.VirtualCall != nil:
 		var rs []string
 		for r := range s.VirtualCall.Receivers {
 			rs = append(rs, r)
 		}
 		sort.Strings(rs)
+		for i, r := range rs {
+			if d, ok := s.VirtualCall.Inline[r]; ok {
+				rs[i] += inlineNote(&d)
+			}
+		}
 		return "virtual_call " + strings.Join(rs, " | ")
 	case s.Loop != nil:
 		if s.Loop.Uncounted {

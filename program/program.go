@@ -144,6 +144,13 @@ type Call struct {
 	// Throws, when set, is the exception the caller throws once the call
 	// (the exception's constructor) returns: a model's throw (Thrown).
 	Throws *Thrown `json:"throws,omitempty" yaml:"throws,omitempty"`
+	// Inline, when set, is the optimizing JIT's inlining decision at this
+	// call site, as a recording saw it made (an imported model's): true
+	// inlines the callee here whatever its size and the site's frequency,
+	// false never does. Recursion, the inlining depth and the size of the
+	// whole compilation still bound it, as they bound a compile command.
+	// Absent, the JIT decides (after the compile commands).
+	Inline *bool `json:"inline,omitempty" yaml:"inline,omitempty"`
 }
 
 // Thrown is an exception a model imported from a recording throws after
@@ -165,6 +172,11 @@ type Thrown struct {
 // the given relative weights.
 type VirtualCall struct {
 	Receivers map[string]float64 `json:"receivers" yaml:"receivers"`
+	// Inline gives receivers the JIT's inlining decision at this site, as
+	// Call.Inline does: true inlines that receiver here (behind its type
+	// check) whatever its share of the site's calls, false never does. A
+	// receiver it does not name is the JIT's to decide.
+	Inline map[string]bool `json:"inline,omitempty" yaml:"inline,omitempty"`
 }
 
 // Loop repeats Body Trips times, Trips drawn once per loop entry.

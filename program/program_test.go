@@ -97,6 +97,7 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"model throw times", base("      - call: {method: A.g, throws: {depth: 1, times: 0}}\n"), "methods[0].body[0].call.throws.times: 0 is not in (0, 1e+09]"},
 		{"model throw times missing", base("      - call: {method: A.g, throws: {depth: 1}}\n"), "methods[0].body[0].call.throws.times: 0 is not in (0, 1e+09]"},
 		{"spawn entry", base("      - spawn: {name: w, entry: B.x}\n"), `methods[0].body[0].spawn.entry: unknown method "B.x"`},
+		{"virtual inline not a receiver", base("      - virtual_call: {receivers: {A.g: 1}, inline: {A.h: true}}\n"), `methods[0].body[0].virtual_call.inline[A.h]: "A.h" is not one of the site's receivers`},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
 		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},

@@ -349,6 +349,19 @@ func (v *validator) virtualCall(method int32, vc *VirtualCall) {
 		v.path.pop()
 		sum += w
 	}
+	if len(vc.Inline) > 0 {
+		v.path.pop()
+		v.path.field("inline")
+		for _, ref := range sortedKeys(vc.Inline) {
+			if _, ok := vc.Receivers[ref]; !ok {
+				v.path.key(ref)
+				v.fail("%q is not one of the site's receivers", ref)
+				v.path.pop()
+			}
+		}
+		v.path.pop()
+		v.path.field("receivers")
+	}
 	switch {
 	case !finite:
 	case math.IsInf(sum, 0):

@@ -355,6 +355,30 @@ type vtable struct {
 type CallEdge struct {
 	Caller, Callee int32
 	Line           int32
+	// Inline is the site's inlining decision for this callee
+	// (program.Call.Inline, program.VirtualCall.Inline).
+	Inline SiteInline
+}
+
+// SiteInline is a call site's inlining decision for one callee.
+type SiteInline int8
+
+const (
+	InlineByJIT  SiteInline = iota // the JIT decides
+	InlineAlways                   // inline here whatever the callee's size and the site's frequency
+	InlineNever                    // never inline here
+)
+
+// siteInline is the SiteInline of an optional decision.
+func siteInline(b *bool) SiteInline {
+	switch {
+	case b == nil:
+		return InlineByJIT
+	case *b:
+		return InlineAlways
+	default:
+		return InlineNever
+	}
 }
 
 // Image is a program prepared for execution: resolved references, interned
@@ -553,8 +577,8 @@ func (f *flattener) callee(ref string) (int32, error) {
 	return int32(i), err
 }
 
-func (f *flattener) edge(callee int32, line int32) int32 {
-	f.img.Edges = append(f.img.Edges, CallEdge{Caller: f.methodID, Callee: callee, Line: line})
+func (f *flattener) edge(callee int32, line int32, inline SiteInline) int32 {
+	f.img.Edges = append(f.img.Edges, CallEdge{Caller: f.methodID, Callee: callee, Line: line, Inline: inline})
 	return int32(len(f.img.Edges) - 1)
 }
 
@@ -571,7 +595,7 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		if err != nil {
 			return err
 		}
-		f.emit(Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line)})
+		f.emit(Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line, siteInline(s.Call.Inline))})
 		if s.Call.Throws != nil {
 			f.img.thrown = append(f.img.thrown, *s.Call.Throws)
 			f.emit(Instr{Op: OpThrown, Line: line, A: int32(len(f.img.thrown) - 1)})
@@ -588,7 +612,11 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			total += s.VirtualCall.Receivers[ref]
 			vt.methods = append(vt.methods, c)
 			vt.cum = append(vt.cum, total)
-			if e := f.edge(c, line); first < 0 {
+			var decided *bool
+			if b, ok := s.VirtualCall.Inline[ref]; ok {
+				decided = &b
+			}
+			if e := f.edge(c, line, siteInline(decided)); first < 0 {
 				first = e
 			}
 		}
