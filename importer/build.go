@@ -719,7 +719,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	sort.Ints(callees)
 	if len(callees) == 1 {
 		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, callees[0], total),
-			Inline: b.siteInlining(m, it, callees[0])}}
+			Inline: b.siteInlining(m, it, callees[0], false)}}
 	} else {
 		rc := map[string]float64{}
 		var inl map[string]bool
@@ -729,7 +729,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 				w = 1e-12
 			}
 			rc[b.methods[c].ref] = w
-			if d := b.siteInlining(m, it, c); d != nil {
+			if d := b.siteInlining(m, it, c, true); d != nil {
 				if inl == nil {
 					inl = map[string]bool{}
 				}
@@ -994,16 +994,23 @@ func (b *builder) inliningCommands(p *program.Program) []string {
 // recording shows one and the callee's compile command (inliningCommands)
 // does not already give it: callee's frames below compiled frames of m at
 // that site were all Inlined (true) or none was (false), while elsewhere
-// C2 decided otherwise. C2 decides per site and compilation
+// C2 decided otherwise — or, at a virtual site, whatever it decided
+// elsewhere: a compile command does not override a virtual site's
+// receiver profile (C2 inlines a receiver only where the profile lets it,
+// Compile::call_generator, opto/doCall.cpp), and the model's receiver
+// weights are fitted to the samples, not to the calls C2 counted, so a
+// receiver C2 found dominant can fall short in the model (jython's
+// PyTableCode.call, whose hundred scripts' call_function each sampled a
+// few times). C2 decides per site and compilation
 // (InlineTree::ok_to_inline, opto/bytecodeInfo.cpp: a callee's size
 // against the site's count, the depth, the compilation's size so far), so
 // a method can be inlined at one site and called at another; the model's
 // JIT, whose sizes, counts and compilations are the model's, follows the
 // sampled sites' decisions (sim.CallEdge.Inline) and decides the rest.
-func (b *builder) siteInlining(m *mmethod, it *item, callee int) *bool {
+func (b *builder) siteInlining(m *mmethod, it *item, callee int, virtual bool) *bool {
 	c := b.methods[callee]
 	if b.opt.IgnoreSiteInlining || m.data == nil || c.data == nil || c.native || c.entry ||
-		c.data.inlined == 0 || c.data.called == 0 {
+		!virtual && (c.data.inlined == 0 || c.data.called == 0) {
 		return nil
 	}
 	n := m.data.siteInlining[siteKey{bci: it.bci, callee: callee}]

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"maps"
 	"strconv"
 	"testing"
 	"time"
@@ -51,6 +52,9 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 	add(10, frame{"main", 4, I}, frame{"hot", 15, C}, frame{"mixed", 1, In})
 	add(10, frame{"main", 4, I}, frame{"hot", 19, C}, frame{"mixed", 1, C})
 	add(10, frame{"main", 4, I}, frame{"hot", 23, C}, frame{"open0", 0, N})
+	// A virtual site: poly1 inlined, poly2 called, each as everywhere.
+	add(5, frame{"main", 4, I}, frame{"hot", 27, C}, frame{"poly1", 1, In})
+	add(5, frame{"main", 4, I}, frame{"hot", 27, C}, frame{"poly2", 1, C})
 	require.NoError(t, w.Close())
 
 	m, err := Import(bytes.NewReader(buf.Bytes()), nil, Options{})
@@ -60,21 +64,26 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 		compiled[meth.Name] = meth.Compiled
 	}
 	assert.Equal(t, map[string]bool{"main": false, "hot": true, "leaf": true, "warm": false, "open0": false,
-		"big": true, "mixed": true}, compiled)
-	assert.Equal(t, map[jfrjson.FrameType]int{I: 290, C: 150, In: 70, N: 30}, m.Report.FrameTypes)
+		"big": true, "mixed": true, "poly1": true, "poly2": true}, compiled)
+	assert.Equal(t, map[jfrjson.FrameType]int{I: 300, C: 165, In: 75, N: 30}, m.Report.FrameTypes)
 	// The recording's inlining decisions, replayed: leaf was inlined into
 	// compiled hot at every sampled site, big at none; mixed, warm (below
 	// interpreted code only) and the native open0 are left to the JIT.
-	assert.Equal(t, []string{"inline,App.leaf()V", "dontinline,App.big()V"}, m.Program.CompileCommands)
+	assert.Equal(t, []string{"inline,App.leaf()V", "dontinline,App.big()V", "inline,App.poly1()V", "dontinline,App.poly2()V"},
+		m.Program.CompileCommands)
 	// mixed's two sites carry their own decisions, inlined at the first
 	// and called at the second; the commanded callees' sites and the
 	// native's none.
 	assert.Equal(t, []string{"App.leaf()V: -", "App.big()V: -", "App.mixed()V: true", "App.mixed()V: false", "App.open0()V: -"}, siteDecisions(m, "hot"))
-	assert.Equal(t, [2]int{1, 1}, [2]int{m.Report.SitesInlined, m.Report.SitesCalled})
+	// The virtual site carries both receivers' decisions: a compile
+	// command does not override a receiver profile.
+	assert.Equal(t, map[string]bool{"App.poly1()V": true, "App.poly2()V": false}, virtualDecisions(m, "hot"))
+	assert.Equal(t, [2]int{2, 2}, [2]int{m.Report.SitesInlined, m.Report.SitesCalled})
 
 	m, err = Import(bytes.NewReader(buf.Bytes()), nil, Options{IgnoreSiteInlining: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"App.leaf()V: -", "App.big()V: -", "App.mixed()V: -", "App.mixed()V: -", "App.open0()V: -"}, siteDecisions(m, "hot"))
+	assert.Nil(t, virtualDecisions(m, "hot"))
 	assert.Zero(t, m.Report.SitesInlined+m.Report.SitesCalled)
 }
 
@@ -82,16 +91,42 @@ func TestMarksMethodsTheRecordingSawCompiled(t *testing.T) {
 // with its site's inlining decision (program.Call.Inline; "-" for none).
 func siteDecisions(m *Model, name string) []string {
 	var out []string
+	eachStmt(m, name, func(s *program.Stmt) {
+		if s.Call != nil {
+			d := "-"
+			if s.Call.Inline != nil {
+				d = strconv.FormatBool(*s.Call.Inline)
+			}
+			out = append(out, s.Call.Method+": "+d)
+		}
+	})
+	return out
+}
+
+// virtualDecisions is the inlining decisions of method name's virtual
+// call sites (program.VirtualCall.Inline), merged.
+func virtualDecisions(m *Model, name string) map[string]bool {
+	var out map[string]bool
+	eachStmt(m, name, func(s *program.Stmt) {
+		if s.VirtualCall != nil && s.VirtualCall.Inline != nil {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			maps.Copy(out, s.VirtualCall.Inline)
+		}
+	})
+	return out
+}
+
+// eachStmt calls f on every statement of method name, nested ones
+// included, in code order.
+func eachStmt(m *Model, name string, f func(*program.Stmt)) {
 	var walk func([]program.Stmt)
 	walk = func(body []program.Stmt) {
-		for _, s := range body {
+		for i := range body {
+			s := &body[i]
+			f(s)
 			switch {
-			case s.Call != nil:
-				d := "-"
-				if s.Call.Inline != nil {
-					d = strconv.FormatBool(*s.Call.Inline)
-				}
-				out = append(out, s.Call.Method+": "+d)
 			case s.Loop != nil:
 				walk(s.Loop.Body)
 			case s.Branch != nil:
@@ -105,5 +140,4 @@ func siteDecisions(m *Model, name string) []string {
 			walk(meth.Body)
 		}
 	}
-	return out
 }
