@@ -9,8 +9,9 @@
 # JARS (a path list; installed with apt if the first jar is missing; "-"
 # for none); MODULES the JDK modules (java.base ...) the import reads
 # beside the driver's classes and the jars. MAIN [ARGS...] is the driver's
-# class and arguments; $JVM_OPTS go before it. The recording is 5 s from
-# 8 s in (record.sh); the import refines three times and prints its check.
+# class and arguments; $JVM_OPTS go before it. The recording is
+# $RECORD_DURATION (default 5s) from 8 s in (record.sh); the import refines
+# three times and prints its check.
 # RECORD_ONLY=1 stops after the recording; IMPORT_ONLY=1 imports the
 # recording OUT/NAME.json made before; $IMPORT_FLAGS go to profsim import.
 set -eu
@@ -27,7 +28,7 @@ mkdir -p "$out"
 if [ "${IMPORT_ONLY:-}" != 1 ]; then
 	javac -d "$out/classes" -cp "$jars" "$dir"/*.java
 	# shellcheck disable=SC2086 # JVM_OPTS is a list of options
-	"$realapps/record.sh" "$out/$name.json" 8s 5s -- ${JVM_OPTS:-} -cp "$out/classes:$jars" "$@"
+	"$realapps/record.sh" "$out/$name.json" 8s "${RECORD_DURATION:-5s}" -- ${JVM_OPTS:-} -cp "$out/classes:$jars" "$@"
 fi
 [ "${RECORD_ONLY:-}" = 1 ] && exit 0
 cp="$out/classes"
