@@ -27,7 +27,7 @@ func TestVMConfigKeysCheckAndRoundTrip(t *testing.T) {
 	require.NoError(t, param.Check(d.GC))
 
 	assert.Equal(t, []string{"tiered", "interpret_only", "compile_threshold", "backedge_threshold", "inline", "max_inline_size",
-		"freq_inline_size", "hot_call_count", "hot_call_ratio", "min_call_ratio", "max_inline_level", "receiver_dominance", "strip_mining_iter",
+		"freq_inline_size", "hot_call_count", "hot_call_ratio", "min_call_ratio", "max_inline_level", "max_recursive_inline_level", "receiver_dominance", "strip_mining_iter",
 		"loop_unroll", "loop_unroll_max_body", "debug_non_safepoints", "compile_nanos_per_bytecode", "hot_edge_share", "profile_overrides_static",
 		"compile_commands"}, param.Names(&d.JIT))
 	assert.Equal(t, []string{"time_slice", "context_switch", "max_stack_depth", "max_step",
@@ -110,7 +110,9 @@ func TestPresetsGiveTheirDocumentedSettings(t *testing.T) {
 			sp.SyncRecheck, sp.SyncRecheckLate, sp.OperationOverhead = 100*sim.Microsecond, 1100*sim.Microsecond, 53*sim.Microsecond
 			j.HotCallRatio, j.MinCallRatio = 0.25, 0.0085
 		},
-		"jikes": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) { j.Flavour = jit.Jikes },
+		"jikes": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) {
+			j.Flavour, j.MaxRecursiveInlineLevel = jit.Jikes, 0
+		},
 		// study.a4Work's j9 settings, but the per-run profile source.
 		"j9": func(j *jit.Config, _ *sim.Config, _ *safepoint.Config) {
 			j.Flavour, j.ReceiverDominance, j.MaxInlineSize, j.ProfileOverridesStatic = jit.Jikes, 0.4, 100, true
@@ -244,7 +246,7 @@ func TestApplyJVMFlagsEachFlag(t *testing.T) {
 }
 
 func TestApplyJVMFlagsErrors(t *testing.T) {
-	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:LoopMaxUnroll=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xint, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
+	supported := "(supported: -XX:±Inline, -XX:±UseCountedLoopSafepoints, -XX:LoopStripMiningIter=N, -XX:LoopMaxUnroll=N, -XX:±DebugNonSafepoints, -XX:±UnlockDiagnosticVMOptions, -XX:±TieredCompilation, -Xint, -Xcomp, -Xmixed, -XX:CompileThreshold=N, -XX:OnStackReplacePercentage=N, -XX:MaxInlineSize=N, -XX:FreqInlineSize=N, -XX:MaxInlineLevel=N, -XX:MaxRecursiveInlineLevel=N, -XX:InlineFrequencyCount=N, -XX:CompileCommand=dontinline|inline|exclude,PATTERN, -XX:TypeProfileMajorReceiverPercent=N)"
 	for _, tc := range []struct{ preset, flags, want string }{
 		{"hotspot17", "-XX:+UseZGC", "-XX:+UseZGC: not an option profsim models " + supported},
 		{"hotspot17", "-Xmx1g", "-Xmx1g: not an option profsim models " + supported},
@@ -331,7 +333,7 @@ func TestJVMFlagsErgonomics(t *testing.T) {
 
 func TestSupportedJVMFlagsAreDocumented(t *testing.T) {
 	fs := SupportedJVMFlags()
-	assert.Len(t, fs, 18)
+	assert.Len(t, fs, 19)
 	for _, f := range fs {
 		assert.NotEmpty(t, f.Option)
 		assert.NotEmpty(t, f.Model, f.Option)
@@ -352,4 +354,18 @@ func TestXintWithXcompSettingIsAnError(t *testing.T) {
 	assert.Contains(t, err.Error(), "jit.tiered=false")
 	assert.Contains(t, err.Error(), "-Xint")
 	assert.Contains(t, err.Error(), "-Xcomp")
+}
+
+// TestMaxRecursiveInlineLevelFlag: every preset inlines no recursive call;
+// -XX:MaxRecursiveInlineLevel gives C2's rule, bad values are refused.
+func TestMaxRecursiveInlineLevelFlag(t *testing.T) {
+	for _, p := range Presets() {
+		assert.Zero(t, presetConfig(t, p.Name).JIT.MaxRecursiveInlineLevel, p.Name)
+	}
+	cfg := presetConfig(t, "hotspot17")
+	require.NoError(t, ApplyJVMFlags(&cfg, "-XX:MaxRecursiveInlineLevel=1"))
+	assert.Equal(t, 1, cfg.JIT.MaxRecursiveInlineLevel)
+	assert.Error(t, ApplyJVMFlags(&cfg, "-XX:MaxRecursiveInlineLevel=-1"))
+	cfg.JIT.MaxRecursiveInlineLevel = -1
+	assert.ErrorContains(t, cfg.JIT.Validate(), "jit.max_recursive_inline_level: -1 must be ≥ 0")
 }

@@ -162,7 +162,8 @@ func (j *JIT) edgeWeight(e int) float64 {
 }
 
 // shouldInline accepts a callee at call edge e of the method at the end of
-// path no larger than sizeLimit, never recursively, and with MinCallRatio
+// path no larger than sizeLimit, on a path that holds it at most
+// MaxRecursiveInlineLevel times already, and with MinCallRatio
 // > 0 not at a low-frequency site. The site's own decision
 // (sim.CallEdge.Inline: what a recording saw C2 decide there) comes
 // first, then the compile commands, as in C2's
@@ -174,10 +175,14 @@ func (j *JIT) edgeWeight(e int) float64 {
 // by the caller) still bound forced inlining, as
 // InlineTree::try_to_inline checks them after the filters.
 func (j *JIT) shouldInline(callee int32, path []int32, e int) bool {
+	level := 0
 	for _, p := range path {
 		if p == callee {
-			return false
+			level++
 		}
+	}
+	if level > j.cfg.MaxRecursiveInlineLevel {
+		return false // "recursive inlining is too deep"
 	}
 	switch {
 	case j.img.Edges[e].Inline == sim.InlineAlways:

@@ -101,6 +101,18 @@ type Config struct {
 	// MaxInlineLevel bounds the depth of the inlining tree (9; HotSpot 14
 	// and later: 15).
 	MaxInlineLevel int `key:"max_inline_level" check:">=0" unit:"levels" doc:"depth bound of the inlining tree" src:"HotSpot -XX:MaxInlineLevel (9 until JDK 13, 15 since JDK 14)"`
+	// MaxRecursiveInlineLevel is how many times a callee may already be on
+	// the inlining path (the method being compiled and the callees inlined
+	// into it down to the call site) for the JIT to inline it again: 0
+	// inlines no recursive call, 1 one level of a recursion, as C2 does
+	// by default (InlineTree::try_to_inline, opto/bytecodeInfo.cpp,
+	// counts the callee among the caller and the caller's callers and
+	// refuses above -XX:MaxRecursiveInlineLevel, "recursive inlining is
+	// too deep"). Every preset keeps 0, the model's inliner before the
+	// setting existed: C2's 1 moves ten study tables through deepcall's
+	// recursion and no mean of the real-application validation by more
+	// than half a point (docs/VALIDATION.md).
+	MaxRecursiveInlineLevel int `key:"max_recursive_inline_level" check:">=0" unit:"levels" doc:"inline a callee at most this many times more into a path that holds it already (recursion); 0: no recursive call inlined" src:"0 in every preset; HotSpot's -XX:MaxRecursiveInlineLevel is 1 (opto/c2_globals.hpp): -XX:MaxRecursiveInlineLevel=1 or --set jit.max_recursive_inline_level=1 gives C2's rule"`
 	// ReceiverDominance: a virtual call site is inlined, with a guard, for
 	// a receiver seen at least this share of the time (0.9); a site that
 	// saw exactly two receivers inlines both (bimorphic). Validate also
@@ -220,6 +232,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("jit.min_call_ratio: %v must be a finite number ≥ 0", c.MinCallRatio)
 	case c.MaxInlineLevel < 0:
 		return fmt.Errorf("jit.max_inline_level: %d must be ≥ 0", c.MaxInlineLevel)
+	case c.MaxRecursiveInlineLevel < 0:
+		return fmt.Errorf("jit.max_recursive_inline_level: %d must be ≥ 0", c.MaxRecursiveInlineLevel)
 	case !(c.ReceiverDominance > 0 && c.ReceiverDominance <= 1):
 		return fmt.Errorf("jit.receiver_dominance: %v not in (0, 1]", c.ReceiverDominance)
 	case c.StripMiningIter < 0:

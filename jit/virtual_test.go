@@ -311,7 +311,9 @@ func TestProfileOverridesStatic(t *testing.T) {
 }
 
 // TestVirtualSiteRecursion: a receiver that is the method being compiled
-// is not inlined into itself, however dominant.
+// is inlined into itself MaxRecursiveInlineLevel times however dominant —
+// with 1, C2's default, once and not into that copy again; with 0, the
+// presets', never.
 func TestVirtualSiteRecursion(t *testing.T) {
 	src := `
 name: rec
@@ -324,10 +326,14 @@ methods:
   - {class: W, name: b, body: [{work: {cycles: 10, bytecodes: 4}}]}
 threads: [{name: main, entry: W.main}]
 `
-	vm, j := setup(t, parse(t, src), nil)
+	vm, j := setup(t, parse(t, src), func(c *Config) { c.MaxRecursiveInlineLevel = 1 })
 	mainM := method(t, vm, "W.main")
 	self := edge(t, vm, "W.main", "W.main")
 	j.SetProfile(weights{map[int]float64{self: 1000}, 1000})
 	code := j.compile(mainM)
-	assert.Empty(t, inlinedNames(vm, code, sitePC(t, code, sim.OpVirtualCall)))
+	pc := sitePC(t, code, sim.OpVirtualCall)
+	require.Equal(t, []string{"W.main"}, inlinedNames(vm, code, pc))
+	assert.Empty(t, inlinedNames(vm, code.Inline[pc][0], pc), "the inlined copy does not inline itself again")
+	j.cfg.MaxRecursiveInlineLevel = 0
+	assert.Empty(t, inlinedNames(vm, j.compile(mainM), pc))
 }
