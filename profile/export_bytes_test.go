@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// ExportBytes charges each sample exportSampleBytes and each frame of its
-// stack exportFrameBytes: two samples of depth 1 and 3 (identical ones
-// merged into one) are 2·128 + 4·32 bytes.
-func TestExportBytesPerSampleAndFrame(t *testing.T) {
+// ExportBytes charges a profile exportFixedBytes and each of its calling
+// contexts exportContextBytes: two samples of depth 1 and 3 (identical
+// ones merged into one) make four contexts, the root included.
+func TestExportBytesPerContext(t *testing.T) {
 	b := NewBuilder("test", "nanoseconds", 1)
 	m, c, h := b.Func(Function{Name: "A.main"}), b.Func(Function{Name: "A.cold"}), b.Func(Function{Name: "A.hot"})
 	b.AddSample([]Frame{{Func: int32(m)}}, 1, 1, "main")
@@ -17,6 +17,6 @@ func TestExportBytesPerSampleAndFrame(t *testing.T) {
 	b.AddSample([]Frame{{Func: int32(m)}, {Func: int32(c)}, {Func: int32(h)}}, 1, 1, "main")
 	p := b.Build()
 	assert.Len(t, p.Samples, 2)
-	assert.EqualValues(t, 2*exportSampleBytes+4*exportFrameBytes, p.ExportBytes())
+	assert.EqualValues(t, exportFixedBytes+4*exportContextBytes, p.ExportBytes())
 	assert.Zero(t, NewBuilder("empty", "nanoseconds", 1).Build().ExportBytes())
 }

@@ -196,7 +196,7 @@ func TestRunOutAllOrNothing(t *testing.T) {
 
 	// Profiles whose export would pass the memory limit are not written:
 	// deepcall's run fits in 768 KiB (about 110 KiB), writing its truth
-	// profile (about 820 KiB) does not.
+	// profile (1 MiB, most of it the compressor's) does not.
 	made2 := filepath.Join(t.TempDir(), "c")
 	code, _, errOut = runMain("run", "--workload", "deepcall", "--duration", "50ms", "--max-memory", "768KiB", "--out", made2)
 	assert.Equal(t, 2, code, errOut)
