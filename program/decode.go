@@ -384,7 +384,7 @@ var (
 	thrownKeys  = []string{"depth", "times"}
 	virtualKeys = []string{"receivers", "inline"}
 	loopKeys    = []string{"trips", "body", "uncounted"}
-	branchKeys  = []string{"probability", "then", "else"}
+	branchKeys  = []string{"probability", "by_caller", "then", "else"}
 	allocKeys   = []string{"bytes"}
 	blockKeys   = []string{"kind", "duration", "lock", "body"}
 	nativeKeys  = []string{"cycles"}
@@ -572,6 +572,8 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 			switch key {
 			case "probability":
 				b.Probability = d.number(v)
+			case "by_caller":
+				b.ByCaller = decodeMap(d, v, "method → probability", d.number)
 			case "then":
 				b.Then = d.stmts(v)
 			case "else":

@@ -97,6 +97,13 @@ func stmtSummary(s *Stmt) string {
 		}
 		return fmt.Sprintf("loop, trips %v", s.Loop.Trips)
 	case s.Branch != nil:
+		if len(s.Branch.ByCaller) > 0 {
+			var by []string
+			for _, ref := range sortedKeys(s.Branch.ByCaller) {
+				by = append(by, fmt.Sprintf("%g from %s", s.Branch.ByCaller[ref], ref))
+			}
+			return fmt.Sprintf("branch, probability %g (%s)", s.Branch.Probability, strings.Join(by, ", "))
+		}
 		return fmt.Sprintf("branch, probability %g", s.Branch.Probability)
 	case s.Alloc != nil:
 		return fmt.Sprintf("alloc %d bytes", s.Alloc.Bytes)

@@ -194,8 +194,14 @@ type Loop struct {
 // Branch runs Then with the given probability, otherwise Else.
 type Branch struct {
 	Probability float64 `json:"probability" yaml:"probability"`
-	Then        []Stmt  `json:"then,omitempty" yaml:"then,omitempty"`
-	Else        []Stmt  `json:"else,omitempty" yaml:"else,omitempty"`
+	// ByCaller gives the probability by the method that called this one
+	// (its frame's caller, inlined or not): a method whose path depends
+	// on who called it, as one fitted to a recording's calling contexts
+	// does. A caller it does not name, and a thread's entry frame, take
+	// Probability.
+	ByCaller map[string]float64 `json:"by_caller,omitempty" yaml:"by_caller,omitempty"`
+	Then     []Stmt             `json:"then,omitempty" yaml:"then,omitempty"`
+	Else     []Stmt             `json:"else,omitempty" yaml:"else,omitempty"`
 }
 
 // Alloc allocates Bytes (> 0) on the heap.

@@ -27,7 +27,7 @@ methods:
             - work: {cycles: 10, bytecodes: 4}
             - call: {method: A.f}
             - virtual_call: {receivers: {A.f: 3, B.f: 1}}
-            - branch: {probability: 0.5, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}]}
+            - branch: {probability: 0.5, by_caller: {B.f: 0.25}, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}]}
             - block: {kind: sleep, duration: 2ms}
             - block: {kind: io, duration: {exponential: 1us}}
             - block: {kind: lock, lock: L, body: [{work: {cycles: 1, bytecodes: 1}}]}
@@ -52,6 +52,7 @@ func TestParseValidYAML(t *testing.T) {
 	assert.Equal(t, Duration(1_000_000), p.Threads[0].Start)
 	loop := p.Methods[0].Body[0].Loop
 	assert.Equal(t, Dist{Kind: Uniform, A: 1, B: 3}, *loop.Trips)
+	assert.Equal(t, map[string]float64{"B.f": 0.25}, loop.Body[3].Branch.ByCaller)
 	assert.Equal(t, Dist{Kind: Constant, A: 2_000_000}, *loop.Body[4].Block.Duration)
 	assert.Equal(t, Dist{Kind: Exponential, A: 1000}, *loop.Body[5].Block.Duration)
 }
@@ -98,6 +99,8 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"model throw times missing", base("      - call: {method: A.g, throws: {depth: 1}}\n"), "methods[0].body[0].call.throws.times: 0 is not in (0, 1e+09]"},
 		{"spawn entry", base("      - spawn: {name: w, entry: B.x}\n"), `methods[0].body[0].spawn.entry: unknown method "B.x"`},
 		{"virtual inline not a receiver", base("      - virtual_call: {receivers: {A.g: 1}, inline: {A.h: true}}\n"), `methods[0].body[0].virtual_call.inline[A.h]: "A.h" is not one of the site's receivers`},
+		{"by_caller unknown", base("      - branch: {probability: 0.5, by_caller: {A.nope: 1}}\n"), `methods[0].body[0].branch.by_caller[A.nope]: unknown method "A.nope"`},
+		{"by_caller probability", base("      - branch: {probability: 0.5, by_caller: {A.g: 2}}\n"), "methods[0].body[0].branch.by_caller[A.g]: 2 is not in [0, 1]"},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
 		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},

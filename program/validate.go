@@ -298,6 +298,18 @@ func (v *validator) stmt(method int32, s *Stmt, depth int) {
 		if p := s.Branch.Probability; !(p >= 0 && p <= 1) {
 			v.failAt("probability", "%v is not in [0, 1]", p)
 		}
+		if len(s.Branch.ByCaller) > 0 {
+			v.path.field("by_caller")
+			for _, ref := range sortedKeys(s.Branch.ByCaller) {
+				v.path.key(ref)
+				v.resolve("", ref)
+				if p := s.Branch.ByCaller[ref]; !(p >= 0 && p <= 1) {
+					v.fail("%v is not in [0, 1]", p)
+				}
+				v.path.pop()
+			}
+			v.path.pop()
+		}
 		v.body(method, "then", s.Branch.Then, depth+1)
 		v.body(method, "else", s.Branch.Else, depth+1)
 	case s.Alloc != nil:

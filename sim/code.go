@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/profsim/profsim/program"
 )
@@ -20,7 +22,7 @@ const (
 	OpVirtualCall            // A: vtable index, B: first call-edge id (+ receiver index), C: receivers
 	OpLoopEnter              // A: counter slot, B: trips dist index, C: pc after the loop
 	OpLoopBack               // A: counter slot, B: body start pc (a back-edge)
-	OpBranch                 // A: else pc; Cycles: threshold (Bytecodes: 1 = always)
+	OpBranch                 // A: else pc; Cycles: threshold (Bytecodes: 1 = always); B: 1 + its thresholds by caller, 0 for none
 	OpJump                   // A: target pc
 	OpAlloc                  // Cycles: bytes, Cost: allocation cost ns
 	OpBlock                  // A: duration dist index, B: block kind
@@ -389,15 +391,18 @@ type Image struct {
 	Methods []*program.Method
 	// Base is each method's code as first installed (compiled tier,
 	// HotSpot-like polls at returns and back-edges, no inlining).
-	Base      []*Code
-	Edges     []CallEdge
-	Locks     []string
-	dists     []*program.Dist
-	vtables   []vtable
-	spawns    []spawnSpec
-	thrown    []program.Thrown // OpThrown's operands
-	limits    []int32          // recursion limit per method, 0 = none
-	entries   []int32          // entry method per program thread spec
+	Base    []*Code
+	Edges   []CallEdge
+	Locks   []string
+	dists   []*program.Dist
+	vtables []vtable
+	spawns  []spawnSpec
+	thrown  []program.Thrown // OpThrown's operands
+	// byCaller holds the OpBranch thresholds by caller (program.Branch.
+	// ByCaller): an OpBranch whose B is k > 0 reads byCaller[k-1].
+	byCaller  [][]callerBranch
+	limits    []int32 // recursion limit per method, 0 = none
+	entries   []int32 // entry method per program thread spec
 	lockIndex map[string]int32
 
 	// limitSlot numbers the methods with a recursion limit (-1: none),
@@ -540,6 +545,30 @@ func (f *flattener) emit(in Instr) int32 {
 
 func (f *flattener) pc() int32 { return int32(len(f.code.Instrs)) }
 
+// callerBranch is an OpBranch's threshold (as NewBranch makes it) where
+// its frame's caller runs method caller.
+type callerBranch struct {
+	caller    int32
+	always    bool
+	threshold int64
+}
+
+// callerBranches resolves a branch's probabilities by caller, ordered by
+// caller.
+func (f *flattener) callerBranches(by map[string]float64) ([]callerBranch, error) {
+	out := make([]callerBranch, 0, len(by))
+	for ref, p := range by {
+		i, err := f.res.Resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		in := NewBranch(0, p, 0)
+		out = append(out, callerBranch{caller: int32(i), always: in.BranchAlways(), threshold: in.BranchThreshold()})
+	}
+	slices.SortFunc(out, func(a, b callerBranch) int { return cmp.Compare(a.caller, b.caller) })
+	return out, nil
+}
+
 // method flattens m into the flattener's scratch buffer, which the next
 // method reuses: the Code it returns must own its instructions, as
 // Recost's copy does (never return f.code itself).
@@ -658,6 +687,14 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		}
 	case s.Branch != nil:
 		br := f.emit(NewBranch(line, s.Branch.Probability, 0)) // its else pc is set below
+		if len(s.Branch.ByCaller) > 0 {
+			by, err := f.callerBranches(s.Branch.ByCaller)
+			if err != nil {
+				return err
+			}
+			f.img.byCaller = append(f.img.byCaller, by)
+			f.code.Instrs[br].B = int32(len(f.img.byCaller))
+		}
 		var inner []int32
 		if err := f.list(s.Branch.Then, &inner); err != nil {
 			return err

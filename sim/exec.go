@@ -229,8 +229,12 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 
 		case OpBranch:
 			t.stmts++
+			always, threshold := in.BranchAlways(), in.BranchThreshold()
+			if by := in.BranchByCaller(); by != 0 {
+				always, threshold = vm.callerBranch(t, by, always, threshold)
+			}
 			// int64(Uint64 &^ 1<<63) is rand.Rand.Int64's draw.
-			if in.BranchAlways() || int64(t.pcg.Uint64()&^(1<<63)) < in.BranchThreshold() {
+			if always || int64(t.pcg.Uint64()&^(1<<63)) < threshold {
 				f.pc++
 			} else {
 				f.pc = in.BranchElse()
@@ -1052,4 +1056,23 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	f.bcp = it.last
 	*clock += Time(k*it.cost + strip*vm.pollNanos)
 	t.zeroClock, t.zeroIters = *clock, 0
+}
+
+// callerBranch is an OpBranch's threshold (always, or compared with the
+// draw) where the frame's caller runs a method the branch names
+// (Image.byCaller[by-1]), else the branch's own.
+func (vm *VM) callerBranch(t *Thread, by int32, always bool, threshold int64) (bool, int64) {
+	if len(t.frames) < 2 {
+		return always, threshold // a thread's entry frame has no caller
+	}
+	caller := t.frames[len(t.frames)-2].code.Method
+	for _, c := range vm.img.byCaller[by-1] {
+		if c.caller == caller {
+			return c.always, c.threshold
+		}
+		if c.caller > caller {
+			break
+		}
+	}
+	return always, threshold
 }

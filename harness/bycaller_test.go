@@ -1,0 +1,76 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profsim/profsim/profile"
+	"github.com/profsim/profsim/sim"
+)
+
+// byCaller's A.m calls A.x when A.viaA called it and A.y when A.viaB did
+// (by_caller), whichever is compiled or inlined where; A.main's own
+// branch names a caller but has none, so it takes its probability.
+const byCaller = `
+name: bycaller
+methods:
+  - class: A
+    name: main
+    body:
+      - loop:
+          trips: 1000000
+          body:
+            - branch: {probability: 1, by_caller: {A.viaA: 0}, then: [{call: {method: A.viaA}}]}
+            - call: {method: A.viaB}
+  - {class: A, name: viaA, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}]}
+  - {class: A, name: viaB, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}]}
+  - class: A
+    name: m
+    body:
+      - branch: {probability: 0.5, by_caller: {A.viaA: 1, A.viaB: 0}, then: [{call: {method: A.x}}], else: [{call: {method: A.y}}]}
+  - {class: A, name: x, body: [{work: {cycles: 300, bytecodes: 30}}]}
+  - {class: A, name: y, body: [{work: {cycles: 300, bytecodes: 30}}]}
+threads: [{name: main, entry: A.main}]
+`
+
+// contextWeights is p's self weight by stack, names joined by ";".
+func contextWeights(p *profile.Profile) map[string]int64 {
+	out := map[string]int64{}
+	var buf []profile.Frame
+	for i, s := range p.Samples {
+		buf = p.Stack(i, buf)
+		var names []string
+		for _, f := range buf {
+			names = append(names, p.Functions[f.Func].Name)
+		}
+		out[strings.Join(names, ";")] += s.Weight
+	}
+	return out
+}
+
+func TestBranchByCaller(t *testing.T) {
+	for _, vm := range []string{"hotspot17", "hotspot6"} {
+		cfg := MustPresetConfig(vm)
+		cfg.Sim.Duration = 200 * sim.Millisecond
+		rig, err := Build(parse(t, byCaller), cfg)
+		require.NoError(t, err)
+		require.NoError(t, rig.Run())
+		// The JIT has inlined A.m into both callers by now: the caller a
+		// branch reads is the frame's, inlined or not.
+		for _, caller := range []string{"A.viaA", "A.viaB"} {
+			c := rig.VM().Code(int32(slices.Index(rig.Image().Names, caller)))
+			require.True(t, slices.ContainsFunc(c.Inline, func(v []*sim.Code) bool { return len(v) > 0 }), "%s %s inlines A.m", vm, caller)
+		}
+		out, err := rig.Collect()
+		require.NoError(t, err)
+		w := contextWeights(out.Profiles["truth"])
+		assert.Positive(t, w["A.main;A.viaA;A.m;A.x"], vm)
+		assert.Positive(t, w["A.main;A.viaB;A.m;A.y"], vm)
+		assert.Zero(t, w["A.main;A.viaA;A.m;A.y"], vm)
+		assert.Zero(t, w["A.main;A.viaB;A.m;A.x"], vm)
+	}
+}
