@@ -705,10 +705,11 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		body = &outer.Loop.Body
 	}
 	p := n / tripsMean
+	byCaller := b.callerProbabilities(m, it, total, p)
 	var call program.Stmt
-	wrap := p < 1-1e-9
+	wrap := p < 1-1e-9 || byCaller != nil
 	if wrap {
-		call = program.Stmt{Branch: &program.Branch{Probability: math.Max(0, p)}}
+		call = program.Stmt{Branch: &program.Branch{Probability: math.Min(1, math.Max(0, p)), ByCaller: byCaller}}
 		m.nextLine()
 	}
 	var stmt program.Stmt
@@ -749,6 +750,45 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		return outer
 	}
 	return call
+}
+
+// callerProbabilities is the probability of a call at site it of m by
+// m's caller, where the samples through that caller make it other than p,
+// the site's probability over all of m's calls (total calls at the site
+// over the run). Through caller X the site makes
+// total_X = Σ_c calls(c) · w_X(c)/incl(c) calls (w_X(c): the inclusive
+// samples below the site's call of c where X called m, as siteCalls
+// counts them), and m runs calls(m) · incl_X(m)/incl(m) times (incl_X:
+// m's samples where X called it), so p_X = p · (total_X/total) ·
+// (incl(m)/incl_X(m)), at most 1. Nil without callers, or when every
+// caller's is p.
+func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) map[string]float64 {
+	if b.opt.IgnoreCallers || m.data == nil || len(m.data.inclBy) < 2 || total <= 0 || m.incl <= 0 {
+		return nil
+	}
+	base := math.Min(1, math.Max(0, p))
+	var out map[string]float64
+	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
+		inclX := float64(m.data.inclBy[x])
+		totalX := 0.0
+		for c := range it.callees {
+			cm := b.methods[c]
+			totalX += cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
+		}
+		px := math.Min(1, p*(totalX/total)*(m.incl/inclX))
+		if math.Abs(px-base) <= 1e-9 {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[b.methods[x].ref] = px
+		b.report.CallerProbabilities++
+	}
+	if out != nil {
+		b.report.CallerSites++
+	}
+	return out
 }
 
 // thrown is the throw a call site of m makes once its call of callee

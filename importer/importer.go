@@ -65,6 +65,10 @@ type Options struct {
 	// IgnoreSiteInlining leaves out the call sites' inlining decisions
 	// (program.Call.Inline), leaving them to the model's JIT.
 	IgnoreSiteInlining bool
+	// IgnoreCallers fits each call site's frequency over all its method's
+	// callers alone, leaving out the probabilities by caller
+	// (program.Branch.ByCaller).
+	IgnoreCallers bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own
@@ -156,6 +160,10 @@ type Report struct {
 	// decision for a callee it inlined at some sites and called at others
 	// (program.Call.Inline): inline here, and never inline here.
 	SitesInlined, SitesCalled int
+	// CallerSites counts the call sites whose branch has probabilities by
+	// caller (program.Branch.ByCaller), and CallerProbabilities those
+	// probabilities.
+	CallerSites, CallerProbabilities int
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int
@@ -674,6 +682,11 @@ type methodData struct {
 	// caller frame (JIT compiled or Inlined) that were Inlined into it,
 	// and that were not (a real call from compiled code).
 	inlined, called int
+	// inclBy counts the method's frames by the method of the frame below
+	// (its caller; a thread's root frame has none), and sitesBy each call
+	// site's inclusive samples (as sites) by that caller.
+	inclBy  map[int]int
+	sitesBy map[siteKey]map[int]int
 	// siteInlining counts, per call site and callee, the callee's frames
 	// below this method's compiled frames (JIT compiled or Inlined) that
 	// were not Inlined into it ([0]) and that were ([1]).
@@ -850,6 +863,20 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		rec.depth[f.method]++
 		md := rec.meths[f.method]
 		md.maxDepth = max(md.maxDepth, rec.depth[f.method])
+		if i > 0 {
+			caller := frames[i-1].method
+			if md.inclBy == nil {
+				md.inclBy, md.sitesBy = map[int]int{}, map[siteKey]map[int]int{}
+			}
+			md.inclBy[caller] += n
+			if i+1 < len(frames) {
+				k := siteKey{bci: f.bci, callee: frames[i+1].method}
+				if md.sitesBy[k] == nil {
+					md.sitesBy[k] = map[int]int{}
+				}
+				md.sitesBy[k][caller] += n
+			}
+		}
 		if i+1 < len(frames) {
 			md.sites[siteKey{bci: f.bci, callee: frames[i+1].method}] += n
 		} else {
