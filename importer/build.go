@@ -760,22 +760,51 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 // samples below the site's call of c where X called m, as siteCalls
 // counts them), and m runs calls(m) · incl_X(m)/incl(m) times (incl_X:
 // m's samples where X called it), so p_X = p · (total_X/total) ·
-// (incl(m)/incl_X(m)), at most 1. Nil without callers, or when every
+// (incl(m)/incl_X(m)). A probability is at most 1: where some p_X are
+// more, every p_X is scaled up by one factor, each at most 1, until the
+// site makes its calls again. Nil without callers, or when every
 // caller's is p.
 func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) map[string]float64 {
 	if b.opt.IgnoreCallers || m.data == nil || len(m.data.inclBy) < 2 || total <= 0 || m.incl <= 0 {
 		return nil
 	}
-	base := math.Min(1, math.Max(0, p))
-	var out map[string]float64
-	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
-		inclX := float64(m.data.inclBy[x])
+	callers := slices.Sorted(maps.Keys(m.data.inclBy))
+	share := make([]float64, len(callers)) // of m's calls
+	raw := make([]float64, len(callers))
+	want := 0.0 // calls per call of m through the callers
+	for i, x := range callers {
+		share[i] = float64(m.data.inclBy[x]) / m.incl
 		totalX := 0.0
 		for c := range it.callees {
 			cm := b.methods[c]
 			totalX += cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
 		}
-		px := math.Min(1, p*(totalX/total)*(m.incl/inclX))
+		raw[i] = p * (totalX / total) / share[i]
+		want += share[i] * raw[i]
+	}
+	made := func(scale float64) (n float64) {
+		for i := range raw {
+			n += share[i] * math.Min(1, scale*raw[i])
+		}
+		return n
+	}
+	lo, hi := 1.0, 1.0
+	if made(1) < want-1e-12 {
+		for hi < 1e12 && made(hi) < want-1e-12 {
+			hi *= 2
+		}
+		for range 60 {
+			if mid := (lo + hi) / 2; made(mid) < want {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+	}
+	base := math.Min(1, math.Max(0, p))
+	var out map[string]float64
+	for i, x := range callers {
+		px := math.Min(1, hi*raw[i])
 		if math.Abs(px-base) <= 1e-9 {
 			continue
 		}
