@@ -13,8 +13,10 @@ import (
 )
 
 // byCaller's A.m calls A.x when A.viaA called it and A.y when A.viaB did
-// (by_caller), whichever is compiled or inlined where; A.main's own
-// branch names a caller but has none, so it takes its probability.
+// (a branch's by_caller), and A.v dispatches to them the same way (a
+// virtual call's by_caller), whichever is compiled or inlined where;
+// A.main's own branch names a caller but has none, so it takes its
+// probability.
 const byCaller = `
 name: bycaller
 methods:
@@ -26,8 +28,12 @@ methods:
           body:
             - branch: {probability: 1, by_caller: {A.viaA: 0}, then: [{call: {method: A.viaA}}]}
             - call: {method: A.viaB}
-  - {class: A, name: viaA, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}]}
-  - {class: A, name: viaB, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}]}
+  - {class: A, name: viaA, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}, {call: {method: A.v}}]}
+  - {class: A, name: viaB, body: [{work: {cycles: 20, bytecodes: 4}}, {call: {method: A.m}}, {call: {method: A.v}}]}
+  - class: A
+    name: v
+    body:
+      - virtual_call: {receivers: {A.x: 1, A.y: 1}, by_caller: {A.viaA: {A.x: 1}, A.viaB: {A.x: 0, A.y: 2}}}
   - class: A
     name: m
     body:
@@ -52,7 +58,7 @@ func contextWeights(p *profile.Profile) map[string]int64 {
 	return out
 }
 
-func TestBranchByCaller(t *testing.T) {
+func TestByCaller(t *testing.T) {
 	for _, vm := range []string{"hotspot17", "hotspot6"} {
 		cfg := MustPresetConfig(vm)
 		cfg.Sim.Duration = 200 * sim.Millisecond
@@ -60,7 +66,7 @@ func TestBranchByCaller(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, rig.Run())
 		// The JIT has inlined A.m into both callers by now: the caller a
-		// branch reads is the frame's, inlined or not.
+		// branch or a dispatch reads is the frame's, inlined or not.
 		for _, caller := range []string{"A.viaA", "A.viaB"} {
 			c := rig.VM().Code(int32(slices.Index(rig.Image().Names, caller)))
 			require.True(t, slices.ContainsFunc(c.Inline, func(v []*sim.Code) bool { return len(v) > 0 }), "%s %s inlines A.m", vm, caller)
@@ -72,5 +78,9 @@ func TestBranchByCaller(t *testing.T) {
 		assert.Positive(t, w["A.main;A.viaB;A.m;A.y"], vm)
 		assert.Zero(t, w["A.main;A.viaA;A.m;A.y"], vm)
 		assert.Zero(t, w["A.main;A.viaB;A.m;A.x"], vm)
+		assert.Positive(t, w["A.main;A.viaA;A.v;A.x"], vm)
+		assert.Positive(t, w["A.main;A.viaB;A.v;A.y"], vm)
+		assert.Zero(t, w["A.main;A.viaA;A.v;A.y"], vm)
+		assert.Zero(t, w["A.main;A.viaB;A.v;A.x"], vm)
 	}
 }

@@ -382,7 +382,7 @@ var (
 	workKeys    = []string{"cycles", "bytecodes"}
 	callKeys    = []string{"method", "throws", "inline"}
 	thrownKeys  = []string{"depth", "times"}
-	virtualKeys = []string{"receivers", "inline"}
+	virtualKeys = []string{"receivers", "inline", "by_caller"}
 	loopKeys    = []string{"trips", "body", "uncounted"}
 	branchKeys  = []string{"probability", "by_caller", "then", "else"}
 	allocKeys   = []string{"bytes"}
@@ -546,10 +546,13 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 		vc := &VirtualCall{}
 		s.VirtualCall = vc
 		d.object(n, virtualKeys, func(key string, v *node) {
-			if key == "receivers" {
+			switch key {
+			case "receivers":
 				vc.Receivers = d.receivers(v)
-			} else {
+			case "inline":
 				vc.Inline = d.decisions(v)
+			case "by_caller":
+				vc.ByCaller = decodeMap(d, v, "method → receiver weights", d.receivers)
 			}
 		})
 	case "loop":

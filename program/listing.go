@@ -90,7 +90,15 @@ func stmtSummary(s *Stmt) string {
 				rs[i] += inlineNote(&d)
 			}
 		}
-		return "virtual_call " + strings.Join(rs, " | ")
+		line := "virtual_call " + strings.Join(rs, " | ")
+		switch n := len(s.VirtualCall.ByCaller); n {
+		case 0:
+		case 1:
+			line += " (receivers by 1 caller)"
+		default:
+			line += fmt.Sprintf(" (receivers by %d callers)", n)
+		}
+		return line
 	case s.Loop != nil:
 		if s.Loop.Uncounted {
 			return fmt.Sprintf("loop, trips %v, uncounted", s.Loop.Trips)

@@ -177,6 +177,12 @@ type VirtualCall struct {
 	// check) whatever its share of the site's calls, false never does. A
 	// receiver it does not name is the JIT's to decide.
 	Inline map[string]bool `json:"inline,omitempty" yaml:"inline,omitempty"`
+	// ByCaller gives the receivers' weights by the method that called
+	// this one (its frame's caller, inlined or not), each a map of the
+	// site's receivers to weights ≥ 0 (a receiver left out: 0): a site
+	// whose receiver depends on who called its method. Any other caller,
+	// and a thread's entry frame, draw from Receivers.
+	ByCaller map[string]map[string]float64 `json:"by_caller,omitempty" yaml:"by_caller,omitempty"`
 }
 
 // Loop repeats Body Trips times, Trips drawn once per loop entry.

@@ -26,7 +26,7 @@ methods:
           body:
             - work: {cycles: 10, bytecodes: 4}
             - call: {method: A.f}
-            - virtual_call: {receivers: {A.f: 3, B.f: 1}}
+            - virtual_call: {receivers: {A.f: 3, B.f: 1}, by_caller: {B.f: {B.f: 1}}}
             - branch: {probability: 0.5, by_caller: {B.f: 0.25}, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}]}
             - block: {kind: sleep, duration: 2ms}
             - block: {kind: io, duration: {exponential: 1us}}
@@ -53,6 +53,7 @@ func TestParseValidYAML(t *testing.T) {
 	loop := p.Methods[0].Body[0].Loop
 	assert.Equal(t, Dist{Kind: Uniform, A: 1, B: 3}, *loop.Trips)
 	assert.Equal(t, map[string]float64{"B.f": 0.25}, loop.Body[3].Branch.ByCaller)
+	assert.Equal(t, map[string]map[string]float64{"B.f": {"B.f": 1}}, loop.Body[2].VirtualCall.ByCaller)
 	assert.Equal(t, Dist{Kind: Constant, A: 2_000_000}, *loop.Body[4].Block.Duration)
 	assert.Equal(t, Dist{Kind: Exponential, A: 1000}, *loop.Body[5].Block.Duration)
 }
@@ -101,6 +102,10 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"virtual inline not a receiver", base("      - virtual_call: {receivers: {A.g: 1}, inline: {A.h: true}}\n"), `methods[0].body[0].virtual_call.inline[A.h]: "A.h" is not one of the site's receivers`},
 		{"by_caller unknown", base("      - branch: {probability: 0.5, by_caller: {A.nope: 1}}\n"), `methods[0].body[0].branch.by_caller[A.nope]: unknown method "A.nope"`},
 		{"by_caller probability", base("      - branch: {probability: 0.5, by_caller: {A.g: 2}}\n"), "methods[0].body[0].branch.by_caller[A.g]: 2 is not in [0, 1]"},
+		{"virtual by_caller not a receiver", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.g: {A.main: 1}}}\n"), `methods[0].body[0].virtual_call.by_caller[A.g][A.main]: "A.main" is not one of the site's receivers`},
+		{"virtual by_caller unknown caller", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.nope: {A.g: 1}}}\n"), `methods[0].body[0].virtual_call.by_caller[A.nope]: unknown method "A.nope"`},
+		{"virtual by_caller zero sum", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.g: {A.g: 0}}}\n"), "methods[0].body[0].virtual_call.by_caller[A.g]: weights sum to 0; want a positive finite sum"},
+		{"virtual by_caller negative", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.g: {A.g: -1}}}\n"), "methods[0].body[0].virtual_call.by_caller[A.g][A.g]: weight -1 must be a finite number ≥ 0"},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
 		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},

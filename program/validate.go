@@ -387,6 +387,54 @@ func (v *validator) virtualCall(method int32, vc *VirtualCall) {
 			}
 		}
 	}
+	if len(vc.ByCaller) > 0 {
+		v.path.pop()
+		v.path.field("by_caller")
+		for _, caller := range sortedKeys(vc.ByCaller) {
+			v.path.key(caller)
+			v.resolve("", caller)
+			v.receiverWeights(vc, vc.ByCaller[caller])
+			v.path.pop()
+		}
+		v.path.pop()
+		v.path.field("receivers")
+	}
+}
+
+// receiverWeights checks a virtual call's receiver weights by one caller:
+// each a receiver of the site, ≥ 0, with a positive finite sum none too
+// small next to.
+func (v *validator) receiverWeights(vc *VirtualCall, ws map[string]float64) {
+	sum, ok := 0.0, true
+	for _, ref := range sortedKeys(ws) {
+		v.path.key(ref)
+		w := ws[ref]
+		switch _, known := vc.Receivers[ref]; {
+		case !known:
+			v.fail("%q is not one of the site's receivers", ref)
+			ok = false
+		case !(w >= 0) || math.IsInf(w, 0):
+			v.fail("weight %v must be a finite number ≥ 0", w)
+			ok = false
+		default:
+			sum += w
+		}
+		v.path.pop()
+	}
+	if !ok {
+		return
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		v.fail("weights sum to %v; want a positive finite sum", sum)
+		return
+	}
+	for _, ref := range sortedKeys(ws) {
+		if w := ws[ref]; w > 0 && w < sum*minReceiverShare {
+			v.path.key(ref)
+			v.fail("weight %v is too small next to the sum %v to ever be drawn", w, sum)
+			v.path.pop()
+		}
+	}
 }
 
 func (v *validator) block(method int32, b *Block, depth int) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -351,6 +352,29 @@ type spawnSpec struct {
 type vtable struct {
 	methods []int32
 	cum     []float64 // cumulative weights; last = total
+	// byCaller are the cumulative weights where the frame's caller runs
+	// a method the site names (program.VirtualCall.ByCaller), by caller.
+	byCaller []callerWeights
+}
+
+// callerWeights are a virtual call's cumulative receiver weights where
+// its frame's caller runs method caller.
+type callerWeights struct {
+	caller int32
+	cum    []float64
+}
+
+// drawFrom is the cumulative weights a call of vt draws from when its
+// frame's caller runs method caller (-1: none).
+func (vt *vtable) drawFrom(caller int32) []float64 {
+	for i := range vt.byCaller {
+		if c := &vt.byCaller[i]; c.caller == caller {
+			return c.cum
+		} else if c.caller > caller {
+			break
+		}
+	}
+	return vt.cum
 }
 
 // CallEdge is a static call edge: caller method, call site line, callee.
@@ -649,6 +673,21 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 				first = e
 			}
 		}
+		for _, caller := range slices.Sorted(maps.Keys(s.VirtualCall.ByCaller)) {
+			c, err := f.res.Resolve(caller)
+			if err != nil {
+				return err
+			}
+			ws := s.VirtualCall.ByCaller[caller]
+			cw := callerWeights{caller: int32(c)}
+			sum := 0.0
+			for _, ref := range s.VirtualCall.SortedReceivers() {
+				sum += ws[ref]
+				cw.cum = append(cw.cum, sum)
+			}
+			vt.byCaller = append(vt.byCaller, cw)
+		}
+		slices.SortFunc(vt.byCaller, func(a, b callerWeights) int { return cmp.Compare(a.caller, b.caller) })
 		f.img.vtables = append(f.img.vtables, vt)
 		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))})
 	case s.Loop != nil:

@@ -129,9 +129,13 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				vt := &vm.img.vtables[in.vtable()]
 				r := t.pendingRecv
 				if t.callDebt == 0 {
+					cum := vt.cum
+					if vt.byCaller != nil && len(t.frames) > 1 {
+						cum = vt.drawFrom(t.frames[len(t.frames)-2].code.Method)
+					}
 					// float64(Uint64<<11>>11) / 2^53 is rand.Rand.Float64's draw.
-					u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * vt.cum[len(vt.cum)-1]
-					for r = 0; r < int32(len(vt.cum))-1 && u >= vt.cum[r]; r++ {
+					u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * cum[len(cum)-1]
+					for r = 0; r < int32(len(cum))-1 && u >= cum[r]; r++ {
 					}
 					t.pendingRecv = r
 				}
