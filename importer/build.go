@@ -737,7 +737,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 				inl[b.methods[c].ref] = *d
 			}
 		}
-		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc, Inline: inl}}
+		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc, Inline: inl, ByCaller: b.callerReceivers(m, it, callees, per)}}
 	}
 	it.line = m.nextLine()
 	if wrap {
@@ -816,6 +816,63 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) ma
 	}
 	if out != nil {
 		b.report.CallerSites++
+	}
+	return out
+}
+
+// callerReceivers is a virtual site's receiver weights by m's caller,
+// where the samples through that caller mix the receivers otherwise than
+// per (the weights over all of m's calls, siteCalls'): through caller X
+// receiver c is called calls(c) · w_X(c)/incl(c) times, as
+// callerProbabilities counts. A receiver the caller never reaches has no
+// weight there; a caller through which the site has no samples draws
+// from per. Nil when no caller's mix differs.
+func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[int]float64) map[string]map[string]float64 {
+	if b.opt.IgnoreCallers || m.data == nil || len(m.data.inclBy) < 2 {
+		return nil
+	}
+	all := 0.0
+	for _, c := range callees {
+		all += per[c]
+	}
+	if all <= 0 {
+		return nil
+	}
+	var out map[string]map[string]float64
+	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
+		ws := make([]float64, len(callees))
+		sum := 0.0
+		for i, c := range callees {
+			cm := b.methods[c]
+			ws[i] = cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
+			sum += ws[i]
+		}
+		if sum <= 0 {
+			continue
+		}
+		differs := false
+		for i, c := range callees {
+			if math.Abs(ws[i]/sum-per[c]/all) > 1e-9 {
+				differs = true
+			}
+		}
+		if !differs {
+			continue
+		}
+		mix := map[string]float64{}
+		for i, c := range callees {
+			if ws[i] > sum*0x1p-50 { // smaller could never be drawn
+				mix[b.methods[c].ref] = ws[i]
+			}
+		}
+		if out == nil {
+			out = map[string]map[string]float64{}
+		}
+		out[b.methods[x].ref] = mix
+		b.report.CallerMixes++
+	}
+	if out != nil {
+		b.report.CallerVirtualSites++
 	}
 	return out
 }

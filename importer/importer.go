@@ -164,6 +164,10 @@ type Report struct {
 	// caller (program.Branch.ByCaller), and CallerProbabilities those
 	// probabilities.
 	CallerSites, CallerProbabilities int
+	// CallerVirtualSites counts the virtual call sites whose receivers
+	// are mixed by caller (program.VirtualCall.ByCaller), and
+	// CallerMixes those mixes.
+	CallerVirtualSites, CallerMixes int
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int
