@@ -51,9 +51,13 @@ type mmethod struct {
 
 	incl    float64 // inclusive samples, occurrence counted
 	callers []incoming
-	entry   bool // a thread's entry method: called once
-	calls   float64
-	limit   int // recursion limit, 0 if none
+	// comp is the method's strongly connected component of the call
+	// graph (fitCalls): methods of one component call each other
+	// recursively.
+	comp  int
+	entry bool // a thread's entry method: called once
+	calls float64
+	limit int // recursion limit, 0 if none
 
 	// scale multiplies the segments' time (refinement: Options.Refine).
 	scale    float64
@@ -407,6 +411,9 @@ func (b *builder) fitCalls() {
 	decided := make([]bool, len(b.methods))
 	for k := len(comps) - 1; k >= 0; k-- { // Tarjan emits callees first
 		comp := comps[k]
+		for _, i := range comp {
+			b.methods[i].comp = k
+		}
 		cyclic := len(comp) > 1
 		for _, i := range comp {
 			for _, c := range succ(i) {
@@ -705,7 +712,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		body = &outer.Loop.Body
 	}
 	p := n / tripsMean
-	byCaller := b.callerProbabilities(m, it, total, p)
+	byCaller, placed := b.callerProbabilities(m, it, total, p)
 	var call program.Stmt
 	wrap := p < 1-1e-9 || byCaller != nil
 	if wrap {
@@ -737,7 +744,11 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 				inl[b.methods[c].ref] = *d
 			}
 		}
-		stmt = program.Stmt{VirtualCall: &program.VirtualCall{Receivers: rc, Inline: inl, ByCaller: b.callerReceivers(m, it, callees, per)}}
+		vc := &program.VirtualCall{Receivers: rc, Inline: inl}
+		if placed {
+			vc.ByCaller = b.callerReceivers(m, it, callees, per)
+		}
+		stmt = program.Stmt{VirtualCall: vc}
 	}
 	it.line = m.nextLine()
 	if wrap {
@@ -760,18 +771,25 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 // samples below the site's call of c where X called m, as siteCalls
 // counts them), and m runs calls(m) · incl_X(m)/incl(m) times (incl_X:
 // m's samples where X called it), so p_X = p · (total_X/total) ·
-// (incl(m)/incl_X(m)). A probability is at most 1: where some p_X are
-// more, every p_X is scaled up by one factor, each at most 1, until the
-// site makes its calls again. Nil without callers, or when every
-// caller's is p.
-func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) map[string]float64 {
-	if b.opt.IgnoreCallers || m.data == nil || len(m.data.inclBy) < 2 || total <= 0 || m.incl <= 0 {
-		return nil
+// (incl(m)/incl_X(m)).
+//
+// Where some p_X pass 1 the site's calls through its callers cannot be
+// placed by a probability alone (its loops' trips, or its method's cost
+// per call, differ by caller, which the model keeps the same): every
+// caller's is scaled up by one factor, each at most 1, until the site
+// makes its calls again, and placed is false, so that its receivers keep
+// their mix over all callers (a mix by caller would send the calls moved
+// to another caller to that caller's receivers). Nil without callers, or
+// when every caller's is p.
+func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) (probs map[string]float64, placed bool) {
+	callers := b.callersOf(m)
+	if len(callers) == 0 || total <= 0 || m.incl <= 0 {
+		return nil, false
 	}
-	callers := slices.Sorted(maps.Keys(m.data.inclBy))
 	share := make([]float64, len(callers)) // of m's calls
 	raw := make([]float64, len(callers))
 	want := 0.0 // calls per call of m through the callers
+	placed = true
 	for i, x := range callers {
 		share[i] = float64(m.data.inclBy[x]) / m.incl
 		totalX := 0.0
@@ -781,15 +799,20 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) ma
 		}
 		raw[i] = p * (totalX / total) / share[i]
 		want += share[i] * raw[i]
-	}
-	made := func(scale float64) (n float64) {
-		for i := range raw {
-			n += share[i] * math.Min(1, scale*raw[i])
+		if raw[i] > 1+1e-9 {
+			placed = false
 		}
-		return n
 	}
-	lo, hi := 1.0, 1.0
-	if made(1) < want-1e-12 {
+	scale := 1.0
+	if !placed {
+		b.report.CallerUnplaced++
+		made := func(scale float64) (n float64) {
+			for i := range raw {
+				n += share[i] * math.Min(1, scale*raw[i])
+			}
+			return n
+		}
+		lo, hi := 1.0, 1.0
 		for hi < 1e12 && made(hi) < want-1e-12 {
 			hi *= 2
 		}
@@ -800,22 +823,41 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) ma
 				hi = mid
 			}
 		}
+		scale = hi
 	}
 	base := math.Min(1, math.Max(0, p))
-	var out map[string]float64
 	for i, x := range callers {
-		px := math.Min(1, hi*raw[i])
+		px := math.Min(1, scale*raw[i])
 		if math.Abs(px-base) <= 1e-9 {
 			continue
 		}
-		if out == nil {
-			out = map[string]float64{}
+		if probs == nil {
+			probs = map[string]float64{}
 		}
-		out[b.methods[x].ref] = px
+		probs[b.methods[x].ref] = px
 		b.report.CallerProbabilities++
 	}
-	if out != nil {
+	if probs != nil {
 		b.report.CallerSites++
+	}
+	return probs, placed
+}
+
+// callersOf is the methods whose frames the recording has below m's, in
+// order, but those m calls back (its component of the call graph): a
+// recursion's calls by caller would be the same at every depth, and a
+// mix that favours the recursive call there can make it recurse far
+// deeper than the recording did. Nil without callers to condition on
+// (Options.IgnoreCallers).
+func (b *builder) callersOf(m *mmethod) []int {
+	if b.opt.IgnoreCallers || m.data == nil {
+		return nil
+	}
+	var out []int
+	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
+		if b.methods[x].comp != m.comp {
+			out = append(out, x)
+		}
 	}
 	return out
 }
@@ -828,7 +870,8 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) ma
 // weight there; a caller through which the site has no samples draws
 // from per. Nil when no caller's mix differs.
 func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[int]float64) map[string]map[string]float64 {
-	if b.opt.IgnoreCallers || m.data == nil || len(m.data.inclBy) < 2 {
+	callers := b.callersOf(m)
+	if len(callers) == 0 {
 		return nil
 	}
 	all := 0.0
@@ -839,7 +882,7 @@ func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[i
 		return nil
 	}
 	var out map[string]map[string]float64
-	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
+	for _, x := range callers {
 		ws := make([]float64, len(callees))
 		sum := 0.0
 		for i, c := range callees {

@@ -168,6 +168,11 @@ type Report struct {
 	// are mixed by caller (program.VirtualCall.ByCaller), and
 	// CallerMixes those mixes.
 	CallerVirtualSites, CallerMixes int
+	// CallerUnplaced counts the call sites with callers through which
+	// they need more calls than their method's executions there: their
+	// probabilities by caller scaled to keep their calls, their receivers
+	// left with one mix over all callers.
+	CallerUnplaced int
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int

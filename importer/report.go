@@ -47,9 +47,9 @@ func WriteReport(w io.Writer, out string, m *Model) {
 		fmt.Fprintf(w, "inlining by site: C2 inlined %d call sites' callees and called %d sites' where it decided otherwise elsewhere; the model's JIT follows them (call.inline)\n",
 			r.SitesInlined, r.SitesCalled)
 	}
-	if r.CallerSites+r.CallerVirtualSites > 0 {
-		fmt.Fprintf(w, "calls by caller: %d call sites are called as often, and %d virtual call sites' receivers mixed as, the samples through each of their method's callers say (%d probabilities by caller, branch.by_caller; %d receiver mixes, virtual_call.by_caller)\n",
-			r.CallerSites, r.CallerVirtualSites, r.CallerProbabilities, r.CallerMixes)
+	if r.CallerSites+r.CallerVirtualSites+r.CallerUnplaced > 0 {
+		fmt.Fprintf(w, "calls by caller: %d call sites are called as often, and %d virtual call sites' receivers mixed as, the samples through each of their method's callers say (%d probabilities by caller, branch.by_caller; %d receiver mixes, virtual_call.by_caller); %d call sites need more calls through a caller than their method runs there: their probabilities are scaled to keep their calls, their receivers keep one mix\n",
+			r.CallerSites, r.CallerVirtualSites, r.CallerProbabilities, r.CallerMixes, r.CallerUnplaced)
 	}
 	modelled := map[string]bool{}
 	for _, th := range m.Program.Threads {
