@@ -6,9 +6,10 @@
 // next frame or the end of the stack, in the shares the half's samples
 // pass through them — and its distribution over stacks is compared with
 // the second half's (overlap = Σ min(share)). Order 1 is a program whose
-// methods behave the same in every calling context, as the models of
-// profsim import do; the first half itself against the second is what an
-// exact model reaches on a recording of that length.
+// methods call the same way in every calling context (profsim import
+// --no-callers), order 2 one whose methods call by their caller, what the
+// import's calls by caller aim at; the first half itself against the
+// second is what an exact model reaches on a recording of that length.
 //
 //	go run ./tools/realapps/contexts [--max-order K] REC.json...
 package main
