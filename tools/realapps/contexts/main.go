@@ -5,7 +5,9 @@
 // is fitted to the first half — from the last k frames of a stack, the
 // next frame or the end of the stack, in the shares the half's samples
 // pass through them — and its distribution over stacks is compared with
-// the second half's (overlap = Σ min(share)). Order 1 is a program whose
+// the second half's (overlap = Σ min(share)); so is an order-2 chain
+// whose state also holds how many frames of its last method the stack
+// holds (a recursion's depth). Order 1 is a program whose
 // methods call the same way in every calling context (profsim import
 // --no-callers), order 2 one whose methods call by their caller, what the
 // import's calls by caller aim at; the first half itself against the
@@ -40,26 +42,27 @@ func main() {
 	for k := 1; k <= *maxOrder; k++ {
 		fmt.Printf(" order %d |", k)
 	}
-	fmt.Printf(" half against half |\n|---|---|---|%s\n", strings.Repeat("---|", *maxOrder+1))
+	fmt.Printf(" order 2 and depth | half against half |\n|---|---|---|%s\n", strings.Repeat("---|", *maxOrder+2))
 	for _, path := range flag.Args() {
 		stacks, err := readFile(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "contexts:", err)
 			os.Exit(1)
 		}
-		orders, exact := measure(stacks, *maxOrder)
+		orders, depth, exact := measure(stacks, *maxOrder)
 		fmt.Printf("| %s | %d | %d |", path, len(stacks), len(shares(stacks)))
 		for _, o := range orders {
 			fmt.Printf(" %.3f |", o)
 		}
-		fmt.Printf(" %.3f |\n", exact)
+		fmt.Printf(" %.3f | %.3f |\n", depth, exact)
 	}
 }
 
 // measure splits stacks into alternate halves and returns, for k = 1 …
 // maxOrder, the overlap of the order-k chain fitted to the first half
-// with the second half, and the overlap of the halves.
-func measure(stacks []string, maxOrder int) (orders []float64, exact float64) {
+// with the second half, that of the order-2 chain that also knows the
+// depth of a recursion, and the overlap of the halves.
+func measure(stacks []string, maxOrder int) (orders []float64, depth, exact float64) {
 	var a, b []string
 	for i, s := range stacks {
 		if i%2 == 0 {
@@ -69,18 +72,20 @@ func measure(stacks []string, maxOrder int) (orders []float64, exact float64) {
 		}
 	}
 	ra, rb := shares(a), shares(b)
-	for k := 1; k <= maxOrder; k++ {
-		m := fit(a, k)
-		var o float64
+	overlap := func(m *chain) (o float64) {
 		for s, w := range rb {
 			o += min(w, m.prob(s))
 		}
-		orders = append(orders, o)
+		return o
 	}
+	for k := 1; k <= maxOrder; k++ {
+		orders = append(orders, overlap(fit(a, lastK(k))))
+	}
+	depth = overlap(fit(a, lastTwoAndDepth))
 	for s, w := range rb {
 		exact += min(w, ra[s])
 	}
-	return orders, exact
+	return orders, depth, exact
 }
 
 func readFile(path string) ([]string, error) {
@@ -124,38 +129,56 @@ func shares(stacks []string) map[string]float64 {
 	return m
 }
 
-// chain is an order-k chain over a stack's frames, root first.
+// chain is a chain over a stack's frames, root first: from a state of
+// the frames so far, the next frame or the stack's end.
 type chain struct {
-	k    int
-	next map[string]map[string]float64 // state → next frame (or end) → samples
-	tot  map[string]float64            // state → samples
+	state func(frames []string) string
+	next  map[string]map[string]float64 // state → next frame (or end) → samples
+	tot   map[string]float64            // state → samples
 }
 
-// state is the last k of frames.
-func state(frames []string, k int) string {
-	if len(frames) > k {
-		frames = frames[len(frames)-k:]
+// lastK is the order-k state: the last k of frames.
+func lastK(k int) func([]string) string {
+	return func(frames []string) string {
+		if len(frames) > k {
+			frames = frames[len(frames)-k:]
+		}
+		return strings.Join(frames, sep)
 	}
-	return strings.Join(frames, sep)
+}
+
+// lastTwoAndDepth is the order-2 state with how many frames of the last
+// frame's method the stack holds: a recursion's depth.
+func lastTwoAndDepth(frames []string) string {
+	if len(frames) == 0 {
+		return ""
+	}
+	n := 0
+	for _, f := range frames {
+		if f == frames[len(frames)-1] {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s%s%d", lastK(2)(frames), sep, n)
 }
 
 // steps calls fn with each step of stack s: the state before it and the
 // frame it adds (end past the leaf).
-func steps(s string, k int, fn func(st, next string)) {
+func steps(s string, state func([]string) string, fn func(st, next string)) {
 	fr := strings.Split(s, sep)
 	for i := 0; i <= len(fr); i++ {
 		nx := end
 		if i < len(fr) {
 			nx = fr[i]
 		}
-		fn(state(fr[:i], k), nx)
+		fn(state(fr[:i]), nx)
 	}
 }
 
-func fit(stacks []string, k int) *chain {
-	c := &chain{k: k, next: map[string]map[string]float64{}, tot: map[string]float64{}}
+func fit(stacks []string, state func([]string) string) *chain {
+	c := &chain{state: state, next: map[string]map[string]float64{}, tot: map[string]float64{}}
 	for _, s := range stacks {
-		steps(s, k, func(st, nx string) {
+		steps(s, state, func(st, nx string) {
 			if c.next[st] == nil {
 				c.next[st] = map[string]float64{}
 			}
@@ -169,7 +192,7 @@ func fit(stacks []string, k int) *chain {
 // prob is the chain's probability of stack s.
 func (c *chain) prob(s string) float64 {
 	p := 1.0
-	steps(s, c.k, func(st, nx string) {
+	steps(s, c.state, func(st, nx string) {
 		if c.tot[st] == 0 {
 			p = 0
 			return

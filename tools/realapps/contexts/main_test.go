@@ -28,10 +28,29 @@ func TestOrderTwoFitsACallerDependentCallee(t *testing.T) {
 		ax, by := j("main", "A", "M", "X"), j("main", "B", "M", "Y")
 		stacks = append(stacks, ax, ax, by, by) // each half has both
 	}
-	orders, exact := measure(stacks, 2)
+	orders, depth, exact := measure(stacks, 2)
 	require.Len(t, orders, 2)
 	assert.InDelta(t, 0.5, orders[0], exactly)
 	assert.InDelta(t, 1, orders[1], exactly)
+	assert.InDelta(t, 1, depth, exactly)
+	assert.InDelta(t, 1, exact, exactly)
+}
+
+// A recursion whose depth decides: R recurses five deep and then calls L,
+// or ends at once. Past the first frames the last two or three are R
+// whatever the depth, so orders 2 and 3 spread R's next frame over R and
+// L, and only the depth tells them apart.
+func TestDepthTellsARecursion(t *testing.T) {
+	j := func(fr ...string) string { return strings.Join(fr, sep) }
+	var stacks []string
+	for range 50 {
+		a, b := j("main", "R", "R", "R", "R", "R", "L"), j("main", "R")
+		stacks = append(stacks, a, a, b, b)
+	}
+	orders, depth, exact := measure(stacks, 3)
+	assert.Less(t, orders[1], 0.9)
+	assert.Less(t, orders[2], 0.9)
+	assert.InDelta(t, 1, depth, exactly)
 	assert.InDelta(t, 1, exact, exactly)
 }
 
@@ -39,8 +58,9 @@ func TestOrderTwoFitsACallerDependentCallee(t *testing.T) {
 // and the halves overlap only where both have the stack.
 func TestUnseenStacks(t *testing.T) {
 	j := func(fr ...string) string { return strings.Join(fr, sep) }
-	orders, exact := measure([]string{j("main", "A"), j("main", "B"), j("main", "A"), j("main", "B")}, 1)
+	orders, depth, exact := measure([]string{j("main", "A"), j("main", "B"), j("main", "A"), j("main", "B")}, 1)
 	assert.InDelta(t, 0, orders[0], exactly)
+	assert.InDelta(t, 0, depth, exactly)
 	assert.InDelta(t, 0, exact, exactly)
 }
 
