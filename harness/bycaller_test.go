@@ -84,3 +84,38 @@ func TestByCaller(t *testing.T) {
 		assert.Zero(t, w["A.main;A.viaB;A.v;A.x"], vm)
 	}
 }
+
+// byDepth's A.r recurses at depths 1 and 2 and not at 3 (a branch's
+// by_depth), and dispatches to A.x at depth 1 and A.y deeper (a virtual
+// call's by_depth, its last entry for every depth past it).
+const byDepth = `
+name: bydepth
+methods:
+  - {class: A, name: main, body: [{loop: {trips: 1000000, body: [{call: {method: A.r}}]}}]}
+  - class: A
+    name: r
+    recursion_limit: 6
+    body:
+      - work: {cycles: 10, bytecodes: 2}
+      - branch: {probability: 1, by_depth: [1, 1, 0], then: [{call: {method: A.r}}]}
+      - virtual_call: {receivers: {A.x: 1, A.y: 1}, by_depth: [{A.x: 1}, {A.y: 1}]}
+  - {class: A, name: x, body: [{work: {cycles: 300, bytecodes: 30}}]}
+  - {class: A, name: y, body: [{work: {cycles: 300, bytecodes: 30}}]}
+threads: [{name: main, entry: A.main}]
+`
+
+func TestByDepth(t *testing.T) {
+	for _, vm := range []string{"hotspot17", "hotspot6"} {
+		cfg := MustPresetConfig(vm)
+		cfg.Sim.Duration = 100 * sim.Millisecond
+		out, err := Run(parse(t, byDepth), cfg)
+		require.NoError(t, err)
+		w := contextWeights(out.Profiles["truth"])
+		assert.Positive(t, w["A.main;A.r;A.x"], vm)
+		assert.Positive(t, w["A.main;A.r;A.r;A.y"], vm)
+		assert.Positive(t, w["A.main;A.r;A.r;A.r;A.y"], vm)
+		assert.Zero(t, w["A.main;A.r;A.y"], vm)
+		assert.Zero(t, w["A.main;A.r;A.r;A.x"], vm)
+		assert.Zero(t, w["A.main;A.r;A.r;A.r;A.r"], vm)
+	}
+}

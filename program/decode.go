@@ -382,9 +382,9 @@ var (
 	workKeys    = []string{"cycles", "bytecodes"}
 	callKeys    = []string{"method", "throws", "inline"}
 	thrownKeys  = []string{"depth", "times"}
-	virtualKeys = []string{"receivers", "inline", "by_caller"}
+	virtualKeys = []string{"receivers", "inline", "by_caller", "by_depth"}
 	loopKeys    = []string{"trips", "body", "uncounted"}
-	branchKeys  = []string{"probability", "by_caller", "then", "else"}
+	branchKeys  = []string{"probability", "by_caller", "by_depth", "then", "else"}
 	allocKeys   = []string{"bytes"}
 	blockKeys   = []string{"kind", "duration", "lock", "body"}
 	nativeKeys  = []string{"cycles"}
@@ -553,6 +553,8 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 				vc.Inline = d.decisions(v)
 			case "by_caller":
 				vc.ByCaller = decodeMap(d, v, "method → receiver weights", d.receivers)
+			case "by_depth":
+				d.list(v, func(_ int, w *node) { vc.ByDepth = append(vc.ByDepth, d.receivers(w)) })
 			}
 		})
 	case "loop":
@@ -577,6 +579,8 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 				b.Probability = d.number(v)
 			case "by_caller":
 				b.ByCaller = decodeMap(d, v, "method → probability", d.number)
+			case "by_depth":
+				d.list(v, func(_ int, p *node) { b.ByDepth = append(b.ByDepth, d.number(p)) })
 			case "then":
 				b.Then = d.stmts(v)
 			case "else":

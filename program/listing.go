@@ -98,6 +98,9 @@ func stmtSummary(s *Stmt) string {
 		default:
 			line += fmt.Sprintf(" (receivers by %d callers)", n)
 		}
+		if n := len(s.VirtualCall.ByDepth); n > 0 {
+			line += fmt.Sprintf(" (receivers by depth, %d)", n)
+		}
 		return line
 	case s.Loop != nil:
 		if s.Loop.Uncounted {
@@ -105,11 +108,14 @@ func stmtSummary(s *Stmt) string {
 		}
 		return fmt.Sprintf("loop, trips %v", s.Loop.Trips)
 	case s.Branch != nil:
-		if len(s.Branch.ByCaller) > 0 {
-			var by []string
-			for _, ref := range sortedKeys(s.Branch.ByCaller) {
-				by = append(by, fmt.Sprintf("%g from %s", s.Branch.ByCaller[ref], ref))
-			}
+		var by []string
+		for _, ref := range sortedKeys(s.Branch.ByCaller) {
+			by = append(by, fmt.Sprintf("%g from %s", s.Branch.ByCaller[ref], ref))
+		}
+		for i, p := range s.Branch.ByDepth {
+			by = append(by, fmt.Sprintf("%g at depth %d", p, i+1))
+		}
+		if len(by) > 0 {
 			return fmt.Sprintf("branch, probability %g (%s)", s.Branch.Probability, strings.Join(by, ", "))
 		}
 		return fmt.Sprintf("branch, probability %g", s.Branch.Probability)

@@ -37,3 +37,21 @@ func TestListingShowsByCaller(t *testing.T) {
 	assert.Contains(t, b.String(), "branch, probability 0.25 (1 from A.g, 0.5 from A.h)")
 	assert.Contains(t, b.String(), "virtual_call A.g | A.h (receivers by 1 caller)")
 }
+
+// A recursive method's conditions by depth: each depth's probability, and
+// how many depths a virtual call's receivers are given for.
+func TestListingShowsByDepth(t *testing.T) {
+	src := "name: x\nmethods:\n  - class: A\n    name: main\n    recursion_limit: 3\n    body:\n" +
+		"      - branch: {probability: 0.5, by_depth: [1, 0.25], then: [{call: {method: A.main}}]}\n" +
+		"      - virtual_call: {receivers: {A.g: 1, A.h: 1}, by_depth: [{A.g: 1}, {A.h: 1}, {A.g: 1, A.h: 1}]}\n" +
+		"  - {class: A, name: g, body: [{work: {cycles: 1, bytecodes: 1}}]}\n" +
+		"  - {class: A, name: h, body: [{work: {cycles: 1, bytecodes: 1}}]}\nthreads: [{name: main, entry: A.main}]\n"
+	p, err := Parse([]byte(src), YAML)
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, p.WriteListing(&b))
+	assert.Contains(t, b.String(), "branch, probability 0.5 (1 at depth 1, 0.25 at depth 2)")
+	assert.Contains(t, b.String(), "virtual_call A.g | A.h (receivers by depth, 3)")
+	assert.Equal(t, []float64{1, 0.25}, p.Methods[0].Body[0].Branch.ByDepth)
+	assert.Len(t, p.Methods[0].Body[1].VirtualCall.ByDepth, 3)
+}

@@ -183,6 +183,10 @@ type VirtualCall struct {
 	// whose receiver depends on who called its method. Any other caller,
 	// and a thread's entry frame, draw from Receivers.
 	ByCaller map[string]map[string]float64 `json:"by_caller,omitempty" yaml:"by_caller,omitempty"`
+	// ByDepth gives the receivers' weights by the method's depth, as
+	// Branch.ByDepth gives a probability; a caller ByCaller names comes
+	// first.
+	ByDepth []map[string]float64 `json:"by_depth,omitempty" yaml:"by_depth,omitempty"`
 }
 
 // Loop repeats Body Trips times, Trips drawn once per loop entry.
@@ -206,8 +210,15 @@ type Branch struct {
 	// does. A caller it does not name, and a thread's entry frame, take
 	// Probability.
 	ByCaller map[string]float64 `json:"by_caller,omitempty" yaml:"by_caller,omitempty"`
-	Then     []Stmt             `json:"then,omitempty" yaml:"then,omitempty"`
-	Else     []Stmt             `json:"else,omitempty" yaml:"else,omitempty"`
+	// ByDepth gives the probability by how many frames of this method
+	// the thread's stack holds, this one included: ByDepth[d-1] at depth
+	// d, the last entry deeper: a recursion that behaves otherwise at
+	// each depth. The method needs a recursion_limit (the simulator
+	// counts the frames of such methods alone). A caller ByCaller names
+	// comes first.
+	ByDepth []float64 `json:"by_depth,omitempty" yaml:"by_depth,omitempty"`
+	Then    []Stmt    `json:"then,omitempty" yaml:"then,omitempty"`
+	Else    []Stmt    `json:"else,omitempty" yaml:"else,omitempty"`
 }
 
 // Alloc allocates Bytes (> 0) on the heap.

@@ -106,6 +106,8 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"virtual by_caller unknown caller", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.nope: {A.g: 1}}}\n"), `methods[0].body[0].virtual_call.by_caller[A.nope]: unknown method "A.nope"`},
 		{"virtual by_caller zero sum", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.g: {A.g: 0}}}\n"), "methods[0].body[0].virtual_call.by_caller[A.g]: weights sum to 0; want a positive finite sum"},
 		{"virtual by_caller negative", base("      - virtual_call: {receivers: {A.g: 1}, by_caller: {A.g: {A.g: -1}}}\n"), "methods[0].body[0].virtual_call.by_caller[A.g][A.g]: weight -1 must be a finite number ≥ 0"},
+		{"by_depth without a limit", base("      - branch: {probability: 0.5, by_depth: [1, 0]}\n"), "methods[0].body[0].branch.by_depth: A.main has no recursion_limit: the simulator counts a method's frames, which by_depth reads, only with one"},
+		{"virtual by_depth without a limit", base("      - virtual_call: {receivers: {A.g: 1}, by_depth: [{A.g: 1}]}\n"), "methods[0].body[0].virtual_call.by_depth: A.main has no recursion_limit: the simulator counts a method's frames, which by_depth reads, only with one"},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
 		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},

@@ -310,6 +310,18 @@ func (v *validator) stmt(method int32, s *Stmt, depth int) {
 			}
 			v.path.pop()
 		}
+		if len(s.Branch.ByDepth) > 0 {
+			v.path.field("by_depth")
+			v.needsLimit(method)
+			for i, p := range s.Branch.ByDepth {
+				if !(p >= 0 && p <= 1) {
+					v.path.index(i)
+					v.fail("%v is not in [0, 1]", p)
+					v.path.pop()
+				}
+			}
+			v.path.pop()
+		}
 		v.body(method, "then", s.Branch.Then, depth+1)
 		v.body(method, "else", s.Branch.Else, depth+1)
 	case s.Alloc != nil:
@@ -387,6 +399,18 @@ func (v *validator) virtualCall(method int32, vc *VirtualCall) {
 			}
 		}
 	}
+	if len(vc.ByDepth) > 0 {
+		v.path.pop()
+		v.path.field("by_depth")
+		v.needsLimit(method)
+		for i, ws := range vc.ByDepth {
+			v.path.index(i)
+			v.receiverWeights(vc, ws)
+			v.path.pop()
+		}
+		v.path.pop()
+		v.path.field("receivers")
+	}
 	if len(vc.ByCaller) > 0 {
 		v.path.pop()
 		v.path.field("by_caller")
@@ -398,6 +422,14 @@ func (v *validator) virtualCall(method int32, vc *VirtualCall) {
 		}
 		v.path.pop()
 		v.path.field("receivers")
+	}
+}
+
+// needsLimit fails unless method has a recursion limit: by_depth reads
+// the count of its frames, which the simulator keeps for such methods.
+func (v *validator) needsLimit(method int32) {
+	if m := &v.p.Methods[method]; m.RecursionLimit <= 0 {
+		v.fail("%s has no recursion_limit: the simulator counts a method's frames, which by_depth reads, only with one", m.Key())
 	}
 }
 

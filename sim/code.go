@@ -353,8 +353,11 @@ type vtable struct {
 	methods []int32
 	cum     []float64 // cumulative weights; last = total
 	// byCaller are the cumulative weights where the frame's caller runs
-	// a method the site names (program.VirtualCall.ByCaller), by caller.
+	// a method the site names (program.VirtualCall.ByCaller), by caller;
+	// byDepth those by the depth of the frame's method ([d-1] at depth d,
+	// the last deeper; program.VirtualCall.ByDepth).
 	byCaller []callerWeights
+	byDepth  [][]float64
 }
 
 // callerWeights are a virtual call's cumulative receiver weights where
@@ -365,14 +368,18 @@ type callerWeights struct {
 }
 
 // drawFrom is the cumulative weights a call of vt draws from when its
-// frame's caller runs method caller (-1: none).
-func (vt *vtable) drawFrom(caller int32) []float64 {
+// frame's caller runs method caller (-1: none) and its method has depth
+// frames on the stack (0: not counted).
+func (vt *vtable) drawFrom(caller, depth int32) []float64 {
 	for i := range vt.byCaller {
 		if c := &vt.byCaller[i]; c.caller == caller {
 			return c.cum
 		} else if c.caller > caller {
 			break
 		}
+	}
+	if n := int32(len(vt.byDepth)); n > 0 && depth > 0 {
+		return vt.byDepth[min(depth, n)-1]
 	}
 	return vt.cum
 }
@@ -422,9 +429,10 @@ type Image struct {
 	vtables []vtable
 	spawns  []spawnSpec
 	thrown  []program.Thrown // OpThrown's operands
-	// byCaller holds the OpBranch thresholds by caller (program.Branch.
-	// ByCaller): an OpBranch whose B is k > 0 reads byCaller[k-1].
-	byCaller  [][]callerBranch
+	// conds holds the OpBranch thresholds by caller and by depth
+	// (program.Branch.ByCaller, ByDepth): an OpBranch whose B is k > 0
+	// reads conds[k-1].
+	conds     []branchConds
 	limits    []int32 // recursion limit per method, 0 = none
 	entries   []int32 // entry method per program thread spec
 	lockIndex map[string]int32
@@ -569,27 +577,45 @@ func (f *flattener) emit(in Instr) int32 {
 
 func (f *flattener) pc() int32 { return int32(len(f.code.Instrs)) }
 
-// callerBranch is an OpBranch's threshold (as NewBranch makes it) where
-// its frame's caller runs method caller.
-type callerBranch struct {
-	caller    int32
+// branchThreshold is an OpBranch's threshold as NewBranch makes it.
+type branchThreshold struct {
 	always    bool
 	threshold int64
 }
 
-// callerBranches resolves a branch's probabilities by caller, ordered by
-// caller.
-func (f *flattener) callerBranches(by map[string]float64) ([]callerBranch, error) {
-	out := make([]callerBranch, 0, len(by))
-	for ref, p := range by {
+func newBranchThreshold(p float64) branchThreshold {
+	in := NewBranch(0, p, 0)
+	return branchThreshold{always: in.BranchAlways(), threshold: in.BranchThreshold()}
+}
+
+// callerBranch is an OpBranch's threshold where its frame's caller runs
+// method caller.
+type callerBranch struct {
+	caller int32
+	branchThreshold
+}
+
+// branchConds are an OpBranch's thresholds by caller, ordered by caller,
+// and by the depth of its method ([d-1] at depth d, the last deeper).
+type branchConds struct {
+	callers []callerBranch
+	depths  []branchThreshold
+}
+
+// branchConds resolves a branch's probabilities by caller and by depth.
+func (f *flattener) branchConds(b *program.Branch) (branchConds, error) {
+	var out branchConds
+	for ref, p := range b.ByCaller {
 		i, err := f.res.Resolve(ref)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		in := NewBranch(0, p, 0)
-		out = append(out, callerBranch{caller: int32(i), always: in.BranchAlways(), threshold: in.BranchThreshold()})
+		out.callers = append(out.callers, callerBranch{caller: int32(i), branchThreshold: newBranchThreshold(p)})
 	}
-	slices.SortFunc(out, func(a, b callerBranch) int { return cmp.Compare(a.caller, b.caller) })
+	slices.SortFunc(out.callers, func(a, b callerBranch) int { return cmp.Compare(a.caller, b.caller) })
+	for _, p := range b.ByDepth {
+		out.depths = append(out.depths, newBranchThreshold(p))
+	}
 	return out, nil
 }
 
@@ -688,6 +714,15 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			vt.byCaller = append(vt.byCaller, cw)
 		}
 		slices.SortFunc(vt.byCaller, func(a, b callerWeights) int { return cmp.Compare(a.caller, b.caller) })
+		for _, ws := range s.VirtualCall.ByDepth {
+			var cum []float64
+			sum := 0.0
+			for _, ref := range s.VirtualCall.SortedReceivers() {
+				sum += ws[ref]
+				cum = append(cum, sum)
+			}
+			vt.byDepth = append(vt.byDepth, cum)
+		}
 		f.img.vtables = append(f.img.vtables, vt)
 		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))})
 	case s.Loop != nil:
@@ -726,13 +761,13 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		}
 	case s.Branch != nil:
 		br := f.emit(NewBranch(line, s.Branch.Probability, 0)) // its else pc is set below
-		if len(s.Branch.ByCaller) > 0 {
-			by, err := f.callerBranches(s.Branch.ByCaller)
+		if len(s.Branch.ByCaller)+len(s.Branch.ByDepth) > 0 {
+			c, err := f.branchConds(s.Branch)
 			if err != nil {
 				return err
 			}
-			f.img.byCaller = append(f.img.byCaller, by)
-			f.code.Instrs[br].B = int32(len(f.img.byCaller))
+			f.img.conds = append(f.img.conds, c)
+			f.code.Instrs[br].B = int32(len(f.img.conds))
 		}
 		var inner []int32
 		if err := f.list(s.Branch.Then, &inner); err != nil {

@@ -130,8 +130,9 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				r := t.pendingRecv
 				if t.callDebt == 0 {
 					cum := vt.cum
-					if vt.byCaller != nil && len(t.frames) > 1 {
-						cum = vt.drawFrom(t.frames[len(t.frames)-2].code.Method)
+					if vt.byCaller != nil || vt.byDepth != nil {
+						caller, depth := vm.callerAndDepth(t)
+						cum = vt.drawFrom(caller, depth)
 					}
 					// float64(Uint64<<11>>11) / 2^53 is rand.Rand.Float64's draw.
 					u := float64(t.pcg.Uint64()<<11>>11) / (1 << 53) * cum[len(cum)-1]
@@ -234,8 +235,8 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 		case OpBranch:
 			t.stmts++
 			always, threshold := in.BranchAlways(), in.BranchThreshold()
-			if by := in.BranchByCaller(); by != 0 {
-				always, threshold = vm.callerBranch(t, by, always, threshold)
+			if by := in.BranchConds(); by != 0 {
+				always, threshold = vm.condBranch(t, by, always, threshold)
 			}
 			// int64(Uint64 &^ 1<<63) is rand.Rand.Int64's draw.
 			if always || int64(t.pcg.Uint64()&^(1<<63)) < threshold {
@@ -1062,21 +1063,38 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	t.zeroClock, t.zeroIters = *clock, 0
 }
 
-// callerBranch is an OpBranch's threshold (always, or compared with the
-// draw) where the frame's caller runs a method the branch names
-// (Image.byCaller[by-1]), else the branch's own.
-func (vm *VM) callerBranch(t *Thread, by int32, always bool, threshold int64) (bool, int64) {
-	if len(t.frames) < 2 {
-		return always, threshold // a thread's entry frame has no caller
-	}
-	caller := t.frames[len(t.frames)-2].code.Method
-	for _, c := range vm.img.byCaller[by-1] {
-		if c.caller == caller {
-			return c.always, c.threshold
-		}
-		if c.caller > caller {
+// condBranch is an OpBranch's threshold (always, or compared with the
+// draw) where the frame's caller runs a method the branch names, else at
+// its method's depth where the branch gives one (Image.conds[by-1]),
+// else the branch's own.
+func (vm *VM) condBranch(t *Thread, by int32, always bool, threshold int64) (bool, int64) {
+	c := &vm.img.conds[by-1]
+	caller, depth := vm.callerAndDepth(t)
+	for i := range c.callers {
+		if b := &c.callers[i]; b.caller == caller {
+			return b.always, b.threshold
+		} else if b.caller > caller {
 			break
 		}
 	}
+	if n := int32(len(c.depths)); n > 0 && depth > 0 {
+		b := &c.depths[min(depth, n)-1]
+		return b.always, b.threshold
+	}
 	return always, threshold
+}
+
+// callerAndDepth is the method of the top frame's caller (-1 for a
+// thread's entry frame) and how many frames of the top frame's method the
+// stack holds (0 for a method without a recursion limit, whose frames are
+// not counted).
+func (vm *VM) callerAndDepth(t *Thread) (caller, depth int32) {
+	caller = -1
+	if n := len(t.frames); n > 1 {
+		caller = t.frames[n-2].code.Method
+	}
+	if slot := vm.img.limitSlot[t.frames[len(t.frames)-1].code.Method]; slot >= 0 {
+		depth = t.active[slot]
+	}
+	return caller, depth
 }

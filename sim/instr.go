@@ -118,9 +118,10 @@ func (in *Instr) Target() (pc int32, ok bool) {
 	return 0, false
 }
 
-// BranchByCaller is 1 + the index of an OpBranch's thresholds by caller
-// (program.Branch.ByCaller) in its Image, 0 for a branch without them.
-func (in *Instr) BranchByCaller() int32 { return in.B }
+// BranchConds is 1 + the index of an OpBranch's thresholds by caller and
+// by depth (program.Branch.ByCaller, ByDepth) in its Image, 0 for a
+// branch without them.
+func (in *Instr) BranchConds() int32 { return in.B }
 
 // SetTarget sets the operand Target returns; it does nothing for an
 // instruction without one.
