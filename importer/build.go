@@ -713,10 +713,11 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 	}
 	p := n / tripsMean
 	byCaller, placed := b.callerProbabilities(m, it, total, p)
+	byDepth, depthPlaced := b.depthProbabilities(m, it, total, p)
 	var call program.Stmt
-	wrap := p < 1-1e-9 || byCaller != nil
+	wrap := p < 1-1e-9 || byCaller != nil || byDepth != nil
 	if wrap {
-		call = program.Stmt{Branch: &program.Branch{Probability: math.Min(1, math.Max(0, p)), ByCaller: byCaller}}
+		call = program.Stmt{Branch: &program.Branch{Probability: math.Min(1, math.Max(0, p)), ByCaller: byCaller, ByDepth: byDepth}}
 		m.nextLine()
 	}
 	var stmt program.Stmt
@@ -747,6 +748,9 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		vc := &program.VirtualCall{Receivers: rc, Inline: inl}
 		if placed {
 			vc.ByCaller = b.callerReceivers(m, it, callees, per)
+		}
+		if depthPlaced {
+			vc.ByDepth = b.depthReceivers(m, it, callees, per)
 		}
 		stmt = program.Stmt{VirtualCall: vc}
 	}
@@ -786,18 +790,61 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) (p
 	if len(callers) == 0 || total <= 0 || m.incl <= 0 {
 		return nil, false
 	}
-	share := make([]float64, len(callers)) // of m's calls
-	raw := make([]float64, len(callers))
-	want := 0.0 // calls per call of m through the callers
-	placed = true
+	share := make([]float64, len(callers))
+	totals := make([]float64, len(callers))
 	for i, x := range callers {
 		share[i] = float64(m.data.inclBy[x]) / m.incl
-		totalX := 0.0
-		for c := range it.callees {
-			cm := b.methods[c]
-			totalX += cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
+		totals[i] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.sitesBy[k][x] })
+	}
+	px, placed := conditioned(p, total, share, totals)
+	if !placed {
+		b.report.CallerUnplaced++
+	}
+	base := math.Min(1, math.Max(0, p))
+	for i, x := range callers {
+		if math.Abs(px[i]-base) <= 1e-9 {
+			continue
 		}
-		raw[i] = p * (totalX / total) / share[i]
+		if probs == nil {
+			probs = map[string]float64{}
+		}
+		probs[b.methods[x].ref] = px[i]
+		b.report.CallerProbabilities++
+	}
+	if probs != nil {
+		b.report.CallerSites++
+	}
+	return probs, placed
+}
+
+// siteCallsWhere is the calls site it makes in the frames w counts:
+// Σ_c calls(c) · w(site, c)/incl(c), as siteCalls counts all of them.
+func (b *builder) siteCallsWhere(it *item, w func(siteKey) int) float64 {
+	n := 0.0
+	for _, c := range slices.Sorted(maps.Keys(it.callees)) {
+		cm := b.methods[c]
+		n += cm.calls * float64(w(siteKey{bci: it.bci, callee: c})) / cm.incl
+	}
+	return n
+}
+
+// conditioned is a site's probability in each part of its method's calls
+// (a caller's, a depth's): share[i] the part's share of the calls,
+// totals[i] the site's calls there, so p_i = p · (totals[i]/total) /
+// share[i] (p where share[i] is 0). Where some pass 1 the site's calls
+// cannot be placed by a probability alone (its loops' trips, or its
+// method's cost per call, differ between the parts, which the model keeps
+// the same): every p_i is scaled up by one factor, each at most 1, until
+// the site makes its calls again, and placed is false.
+func conditioned(p, total float64, share, totals []float64) (px []float64, placed bool) {
+	raw := make([]float64, len(share))
+	want := 0.0 // calls per call of the method through the parts
+	placed = true
+	for i := range share {
+		raw[i] = p
+		if share[i] > 0 {
+			raw[i] = p * (totals[i] / total) / share[i]
+		}
 		want += share[i] * raw[i]
 		if raw[i] > 1+1e-9 {
 			placed = false
@@ -805,7 +852,6 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) (p
 	}
 	scale := 1.0
 	if !placed {
-		b.report.CallerUnplaced++
 		made := func(scale float64) (n float64) {
 			for i := range raw {
 				n += share[i] * math.Min(1, scale*raw[i])
@@ -825,22 +871,91 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) (p
 		}
 		scale = hi
 	}
+	px = make([]float64, len(raw))
+	for i := range raw {
+		px[i] = math.Min(1, scale*raw[i])
+	}
+	return px, placed
+}
+
+// depthProbabilities is callerProbabilities for a recursive method by
+// its depth, the frames of it the stack holds (methodData.inclByDepth):
+// [d-1] for depth d, up to the deepest with samples. Nil for a method
+// outside recursion, or when every depth's is p.
+func (b *builder) depthProbabilities(m *mmethod, it *item, total, p float64) (probs []float64, placed bool) {
+	depths := b.depthsOf(m)
+	if depths == 0 || total <= 0 || m.incl <= 0 {
+		return nil, false
+	}
+	share := make([]float64, depths)
+	totals := make([]float64, depths)
+	all := 0.0
+	for d := 1; d <= depths; d++ {
+		all += float64(m.data.inclByDepth[d])
+	}
+	for d := 1; d <= depths; d++ {
+		share[d-1] = float64(m.data.inclByDepth[d]) / all
+		totals[d-1] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.sitesByDepth[k][d] })
+	}
+	px, placed := conditioned(p, total, share, totals)
+	if !placed {
+		b.report.DepthUnplaced++
+	}
 	base := math.Min(1, math.Max(0, p))
-	for i, x := range callers {
-		px := math.Min(1, scale*raw[i])
-		if math.Abs(px-base) <= 1e-9 {
-			continue
+	for _, x := range px {
+		if math.Abs(x-base) > 1e-9 {
+			b.report.DepthSites++
+			return px, placed
 		}
-		if probs == nil {
-			probs = map[string]float64{}
+	}
+	return nil, placed
+}
+
+// depthsOf is the depths a recursive method's behaviour is fitted by:
+// the deepest with samples, at most its recursion limit; 0 outside
+// recursion or without the calls by caller (Options.IgnoreCallers).
+func (b *builder) depthsOf(m *mmethod) int {
+	if b.opt.IgnoreCallers || m.data == nil || m.limit <= 0 {
+		return 0
+	}
+	deepest := 0
+	for d := range m.data.inclByDepth {
+		deepest = max(deepest, d)
+	}
+	return min(deepest, m.limit)
+}
+
+// depthReceivers is callerReceivers by depth: the receivers' mix at each
+// depth, the site's over all calls where a depth has no samples there.
+func (b *builder) depthReceivers(m *mmethod, it *item, callees []int, per map[int]float64) []map[string]float64 {
+	depths := b.depthsOf(m)
+	if depths == 0 {
+		return nil
+	}
+	var out []map[string]float64
+	differs := false
+	for d := 1; d <= depths; d++ {
+		mix := b.mixWhere(callees, per, func(c int) float64 {
+			cm := b.methods[c]
+			return cm.calls * float64(m.data.sitesByDepth[siteKey{bci: it.bci, callee: c}][d]) / cm.incl
+		})
+		if mix == nil {
+			mix = map[string]float64{}
+			for _, c := range callees {
+				if per[c] > 0 {
+					mix[b.methods[c].ref] = per[c]
+				}
+			}
+		} else {
+			differs = true
 		}
-		probs[b.methods[x].ref] = px
-		b.report.CallerProbabilities++
+		out = append(out, mix)
 	}
-	if probs != nil {
-		b.report.CallerSites++
+	if !differs {
+		return nil
 	}
-	return probs, placed
+	b.report.DepthVirtualSites++
+	return out
 }
 
 // callersOf is the methods whose frames the recording has below m's, in
@@ -870,43 +985,14 @@ func (b *builder) callersOf(m *mmethod) []int {
 // weight there; a caller through which the site has no samples draws
 // from per. Nil when no caller's mix differs.
 func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[int]float64) map[string]map[string]float64 {
-	callers := b.callersOf(m)
-	if len(callers) == 0 {
-		return nil
-	}
-	all := 0.0
-	for _, c := range callees {
-		all += per[c]
-	}
-	if all <= 0 {
-		return nil
-	}
 	var out map[string]map[string]float64
-	for _, x := range callers {
-		ws := make([]float64, len(callees))
-		sum := 0.0
-		for i, c := range callees {
+	for _, x := range b.callersOf(m) {
+		mix := b.mixWhere(callees, per, func(c int) float64 {
 			cm := b.methods[c]
-			ws[i] = cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
-			sum += ws[i]
-		}
-		if sum <= 0 {
+			return cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
+		})
+		if mix == nil {
 			continue
-		}
-		differs := false
-		for i, c := range callees {
-			if math.Abs(ws[i]/sum-per[c]/all) > 1e-9 {
-				differs = true
-			}
-		}
-		if !differs {
-			continue
-		}
-		mix := map[string]float64{}
-		for i, c := range callees {
-			if ws[i] > sum*0x1p-50 { // smaller could never be drawn
-				mix[b.methods[c].ref] = ws[i]
-			}
 		}
 		if out == nil {
 			out = map[string]map[string]float64{}
@@ -918,6 +1004,41 @@ func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[i
 		b.report.CallerVirtualSites++
 	}
 	return out
+}
+
+// mixWhere is a virtual site's receivers' mix with receiver c weighted
+// calls(c), when it differs from per's (the site's over all calls); nil
+// when it does not or weighs nothing. A receiver of no weight is left out.
+func (b *builder) mixWhere(callees []int, per map[int]float64, calls func(c int) float64) map[string]float64 {
+	all := 0.0
+	for _, c := range callees {
+		all += per[c]
+	}
+	ws := make([]float64, len(callees))
+	sum := 0.0
+	for i, c := range callees {
+		ws[i] = calls(c)
+		sum += ws[i]
+	}
+	if sum <= 0 || all <= 0 {
+		return nil
+	}
+	differs := false
+	for i, c := range callees {
+		if math.Abs(ws[i]/sum-per[c]/all) > 1e-9 {
+			differs = true
+		}
+	}
+	if !differs {
+		return nil
+	}
+	mix := map[string]float64{}
+	for i, c := range callees {
+		if ws[i] > sum*0x1p-50 { // smaller could never be drawn
+			mix[b.methods[c].ref] = ws[i]
+		}
+	}
+	return mix
 }
 
 // thrown is the throw a call site of m makes once its call of callee

@@ -90,3 +90,76 @@ func TestCallSitesByCaller(t *testing.T) {
 	assert.Positive(t, bad, "averaged over callers, each caller's M.m calls both")
 	assert.Positive(t, good)
 }
+
+// exactly is how near a fitted probability comes to the value its counts
+// give exactly: only rounding differs.
+const exactly = 1e-9
+
+// A recursion whose depth decides: R calls X and recurses at depth 1, and
+// calls Y at depth 2. Inside the recursion R's caller is R itself, so
+// only the depth tells the two apart: the model's R takes its sites by
+// depth (each site's branch.by_depth: X's 1 then 0, the recursion's 0.5
+// then 0, Y's 0 then 1), so its truth, summed over seeds, has no X below
+// the inner R and no Y below the outer one. Without (IgnoreCallers) a
+// site is taken at one probability at both depths.
+func TestCallSitesByDepth(t *testing.T) {
+	samples := []struct {
+		thread string
+		stack  []string
+		n      int
+	}{
+		{"main", []string{"App.main@1", "R.r@5", "X.x@2"}, 60},
+		{"main", []string{"App.main@1", "R.r@7", "R.r@9", "Y.y@2"}, 60},
+		{"main", []string{"App.main@1", "R.r@1"}, 10},
+		{"main", []string{"App.main@1", "R.r@7", "R.r@1"}, 10},
+		// X and Y run from main as well, which bounds their calls.
+		{"main", []string{"App.main@6", "X.x@2"}, 60},
+		{"main", []string{"App.main@7", "Y.y@2"}, 60},
+	}
+	data := jfrJSON(t, samples)
+	// byDepth is each of R.r's branches' probabilities by depth, by the
+	// method its branch calls.
+	byDepth := func(m *Model) map[string][]float64 {
+		out := map[string][]float64{}
+		for _, pm := range m.Program.Methods {
+			if pm.Class != "R" {
+				continue
+			}
+			for _, st := range pm.Body {
+				if st.Branch != nil && len(st.Branch.Then) == 1 && st.Branch.Then[0].Call != nil {
+					out[st.Branch.Then[0].Call.Method] = st.Branch.ByDepth
+				}
+			}
+		}
+		return out
+	}
+	m, err := Import(bytes.NewReader(data), nil, Options{})
+	require.NoError(t, err)
+	require.NoError(t, m.Program.Validate())
+	assert.Equal(t, 3, m.Report.DepthSites)
+	got := byDepth(m)
+	assert.InDeltaSlice(t, []float64{1, 0}, got["X.x()V"], exactly)
+	assert.InDeltaSlice(t, []float64{0.5, 0}, got["R.r()V"], exactly)
+	assert.InDeltaSlice(t, []float64{0, 1}, got["Y.y()V"], exactly)
+	var bad float64
+	for seed := uint64(2); seed < 12; seed++ {
+		cfg := RunToEnd(harnessDefault(), &m.Report)
+		cfg.Sim.Seed = seed
+		truth, err := runHarness(m, cfg)
+		require.NoError(t, err)
+		for k, v := range truth.ContextWeights() {
+			switch strings.ReplaceAll(k, profile.FrameSep, ";") {
+			case "App.main;R.r;Y.y", "App.main;R.r;R.r;X.x":
+				bad += v
+			}
+		}
+	}
+	assert.Zero(t, bad)
+
+	m, err = Import(bytes.NewReader(data), nil, Options{IgnoreCallers: true})
+	require.NoError(t, err)
+	assert.Zero(t, m.Report.DepthSites)
+	for callee, d := range byDepth(m) {
+		assert.Nil(t, d, callee)
+	}
+}

@@ -173,6 +173,11 @@ type Report struct {
 	// probabilities by caller scaled to keep their calls, their receivers
 	// left with one mix over all callers.
 	CallerUnplaced int
+	// DepthSites and DepthVirtualSites count the call sites of recursive
+	// methods given probabilities and receiver mixes by depth
+	// (program.Branch.ByDepth, program.VirtualCall.ByDepth), and
+	// DepthUnplaced those scaled as CallerUnplaced's are.
+	DepthSites, DepthVirtualSites, DepthUnplaced int
 	// FrameTypes counts frames by type (Interpreted, JIT compiled, Inlined,
 	// Native) over the samples used, native method samples included.
 	FrameTypes map[jfrjson.FrameType]int
@@ -696,6 +701,10 @@ type methodData struct {
 	// site's inclusive samples (as sites) by that caller.
 	inclBy  map[int]int
 	sitesBy map[siteKey]map[int]int
+	// inclByDepth and sitesByDepth count the same by the method's depth:
+	// how many frames of it the stack holds up to this one.
+	inclByDepth  map[int]int
+	sitesByDepth map[siteKey]map[int]int
 	// siteInlining counts, per call site and callee, the callee's frames
 	// below this method's compiled frames (JIT compiled or Inlined) that
 	// were not Inlined into it ([0]) and that were ([1]).
@@ -872,6 +881,18 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		rec.depth[f.method]++
 		md := rec.meths[f.method]
 		md.maxDepth = max(md.maxDepth, rec.depth[f.method])
+		if md.inclByDepth == nil {
+			md.inclByDepth, md.sitesByDepth = map[int]int{}, map[siteKey]map[int]int{}
+		}
+		d := rec.depth[f.method]
+		md.inclByDepth[d] += n
+		if i+1 < len(frames) {
+			k := siteKey{bci: f.bci, callee: frames[i+1].method}
+			if md.sitesByDepth[k] == nil {
+				md.sitesByDepth[k] = map[int]int{}
+			}
+			md.sitesByDepth[k][d] += n
+		}
 		if i > 0 {
 			caller := frames[i-1].method
 			if md.inclBy == nil {

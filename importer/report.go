@@ -51,6 +51,10 @@ func WriteReport(w io.Writer, out string, m *Model) {
 		fmt.Fprintf(w, "calls by caller: %d call sites are called as often, and %d virtual call sites' receivers mixed as, the samples through each of their method's callers say (%d probabilities by caller, branch.by_caller; %d receiver mixes, virtual_call.by_caller); %d call sites need more calls through a caller than their method runs there: their probabilities are scaled to keep their calls, their receivers keep one mix\n",
 			r.CallerSites, r.CallerVirtualSites, r.CallerProbabilities, r.CallerMixes, r.CallerUnplaced)
 	}
+	if r.DepthSites+r.DepthVirtualSites+r.DepthUnplaced > 0 {
+		fmt.Fprintf(w, "calls by depth: %d call sites of recursive methods are called as often, and %d virtual call sites' receivers mixed as, the samples at each depth of the recursion say (branch.by_depth, virtual_call.by_depth); %d of them scaled to keep their calls\n",
+			r.DepthSites, r.DepthVirtualSites, r.DepthUnplaced)
+	}
 	modelled := map[string]bool{}
 	for _, th := range m.Program.Threads {
 		modelled[th.Name] = true
