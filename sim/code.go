@@ -352,6 +352,8 @@ type spawnSpec struct {
 type vtable struct {
 	methods []int32
 	cum     []float64 // cumulative weights; last = total
+	// cond: byCaller or byDepth is set, so a draw asks who called.
+	cond bool
 	// byCaller are the cumulative weights where the frame's caller runs
 	// a method the site names (program.VirtualCall.ByCaller), by caller;
 	// byDepth those by the depth of the frame's method ([d-1] at depth d,
@@ -723,6 +725,7 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 			}
 			vt.byDepth = append(vt.byDepth, cum)
 		}
+		vt.cond = vt.byCaller != nil || vt.byDepth != nil
 		f.img.vtables = append(f.img.vtables, vt)
 		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))})
 	case s.Loop != nil:

@@ -130,7 +130,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 				r := t.pendingRecv
 				if t.callDebt == 0 {
 					cum := vt.cum
-					if vt.byCaller != nil || vt.byDepth != nil {
+					if vt.cond {
 						caller, depth := vm.callerAndDepth(t)
 						cum = vt.drawFrom(caller, depth)
 					}
@@ -234,12 +234,16 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 
 		case OpBranch:
 			t.stmts++
-			always, threshold := in.BranchAlways(), in.BranchThreshold()
 			if by := in.BranchConds(); by != 0 {
-				always, threshold = vm.condBranch(t, by, always, threshold)
+				if vm.condBranch(t, by, in) {
+					f.pc++
+				} else {
+					f.pc = in.BranchElse()
+				}
+				continue
 			}
 			// int64(Uint64 &^ 1<<63) is rand.Rand.Int64's draw.
-			if always || int64(t.pcg.Uint64()&^(1<<63)) < threshold {
+			if in.BranchAlways() || int64(t.pcg.Uint64()&^(1<<63)) < in.BranchThreshold() {
 				f.pc++
 			} else {
 				f.pc = in.BranchElse()
@@ -1063,25 +1067,29 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	t.zeroClock, t.zeroIters = *clock, 0
 }
 
-// condBranch is an OpBranch's threshold (always, or compared with the
-// draw) where the frame's caller runs a method the branch names, else at
-// its method's depth where the branch gives one (Image.conds[by-1]),
-// else the branch's own.
-func (vm *VM) condBranch(t *Thread, by int32, always bool, threshold int64) (bool, int64) {
+// condBranch reports whether OpBranch in, whose thresholds by caller and
+// depth are Image.conds[by-1], is taken: with the threshold where the
+// frame's caller runs a method the branch names, else at its method's
+// depth where the branch gives one, else the branch's own; one draw
+// unless the threshold is always, as for any branch.
+func (vm *VM) condBranch(t *Thread, by int32, in *Instr) bool {
+	b := branchThreshold{always: in.BranchAlways(), threshold: in.BranchThreshold()}
 	c := &vm.img.conds[by-1]
 	caller, depth := vm.callerAndDepth(t)
+	found := false
 	for i := range c.callers {
-		if b := &c.callers[i]; b.caller == caller {
-			return b.always, b.threshold
-		} else if b.caller > caller {
+		if cb := &c.callers[i]; cb.caller == caller {
+			b, found = cb.branchThreshold, true
+			break
+		} else if cb.caller > caller {
 			break
 		}
 	}
-	if n := int32(len(c.depths)); n > 0 && depth > 0 {
-		b := &c.depths[min(depth, n)-1]
-		return b.always, b.threshold
+	if n := int32(len(c.depths)); !found && n > 0 && depth > 0 {
+		b = c.depths[min(depth, n)-1]
 	}
-	return always, threshold
+	// int64(Uint64 &^ 1<<63) is rand.Rand.Int64's draw.
+	return b.always || int64(t.pcg.Uint64()&^(1<<63)) < b.threshold
 }
 
 // callerAndDepth is the method of the top frame's caller (-1 for a
