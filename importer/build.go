@@ -793,8 +793,8 @@ func (b *builder) callerProbabilities(m *mmethod, it *item, total, p float64) (p
 	share := make([]float64, len(callers))
 	totals := make([]float64, len(callers))
 	for i, x := range callers {
-		share[i] = float64(m.data.inclBy[x]) / m.incl
-		totals[i] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.sitesBy[k][x] })
+		share[i] = float64(m.data.byCaller.incl[x]) / m.incl
+		totals[i] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.byCaller.sites[k][x] })
 	}
 	px, placed := conditioned(p, total, share, totals)
 	if !placed {
@@ -879,7 +879,7 @@ func conditioned(p, total float64, share, totals []float64) (px []float64, place
 }
 
 // depthProbabilities is callerProbabilities for a recursive method by
-// its depth, the frames of it the stack holds (methodData.inclByDepth):
+// its depth, the frames of it the stack holds (methodData.byDepth):
 // [d-1] for depth d, up to the deepest with samples. Nil for a method
 // outside recursion, or when every depth's is p.
 func (b *builder) depthProbabilities(m *mmethod, it *item, total, p float64) (probs []float64, placed bool) {
@@ -891,11 +891,11 @@ func (b *builder) depthProbabilities(m *mmethod, it *item, total, p float64) (pr
 	totals := make([]float64, depths)
 	all := 0.0
 	for d := 1; d <= depths; d++ {
-		all += float64(m.data.inclByDepth[d])
+		all += float64(m.data.byDepth.incl[d])
 	}
 	for d := 1; d <= depths; d++ {
-		share[d-1] = float64(m.data.inclByDepth[d]) / all
-		totals[d-1] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.sitesByDepth[k][d] })
+		share[d-1] = float64(m.data.byDepth.incl[d]) / all
+		totals[d-1] = b.siteCallsWhere(it, func(k siteKey) int { return m.data.byDepth.sites[k][d] })
 	}
 	px, placed := conditioned(p, total, share, totals)
 	if !placed {
@@ -919,7 +919,7 @@ func (b *builder) depthsOf(m *mmethod) int {
 		return 0
 	}
 	deepest := 0
-	for d := range m.data.inclByDepth {
+	for d := range m.data.byDepth.incl {
 		deepest = max(deepest, d)
 	}
 	return min(deepest, m.limit)
@@ -937,7 +937,7 @@ func (b *builder) depthReceivers(m *mmethod, it *item, callees []int, per map[in
 	for d := 1; d <= depths; d++ {
 		mix := b.mixWhere(callees, per, func(c int) float64 {
 			cm := b.methods[c]
-			return cm.calls * float64(m.data.sitesByDepth[siteKey{bci: it.bci, callee: c}][d]) / cm.incl
+			return cm.calls * float64(m.data.byDepth.sites[siteKey{bci: it.bci, callee: c}][d]) / cm.incl
 		})
 		if mix == nil {
 			mix = map[string]float64{}
@@ -969,7 +969,7 @@ func (b *builder) callersOf(m *mmethod) []int {
 		return nil
 	}
 	var out []int
-	for _, x := range slices.Sorted(maps.Keys(m.data.inclBy)) {
+	for _, x := range slices.Sorted(maps.Keys(m.data.byCaller.incl)) {
 		if b.methods[x].comp != m.comp {
 			out = append(out, x)
 		}
@@ -989,7 +989,7 @@ func (b *builder) callerReceivers(m *mmethod, it *item, callees []int, per map[i
 	for _, x := range b.callersOf(m) {
 		mix := b.mixWhere(callees, per, func(c int) float64 {
 			cm := b.methods[c]
-			return cm.calls * float64(m.data.sitesBy[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
+			return cm.calls * float64(m.data.byCaller.sites[siteKey{bci: it.bci, callee: c}][x]) / cm.incl
 		})
 		if mix == nil {
 			continue

@@ -696,19 +696,37 @@ type methodData struct {
 	// caller frame (JIT compiled or Inlined) that were Inlined into it,
 	// and that were not (a real call from compiled code).
 	inlined, called int
-	// inclBy counts the method's frames by the method of the frame below
-	// (its caller; a thread's root frame has none), and sitesBy each call
-	// site's inclusive samples (as sites) by that caller.
-	inclBy  map[int]int
-	sitesBy map[siteKey]map[int]int
-	// inclByDepth and sitesByDepth count the same by the method's depth:
-	// how many frames of it the stack holds up to this one.
-	inclByDepth  map[int]int
-	sitesByDepth map[siteKey]map[int]int
+	// byCaller counts the method's frames, and each call site's inclusive
+	// samples (as sites), by the method of the frame below (its caller; a
+	// thread's root frame has none); byDepth the same by the method's
+	// depth, how many frames of it the stack holds up to this one.
+	byCaller, byDepth partCounts
 	// siteInlining counts, per call site and callee, the callee's frames
 	// below this method's compiled frames (JIT compiled or Inlined) that
 	// were not Inlined into it ([0]) and that were ([1]).
 	siteInlining map[siteKey][2]int
+}
+
+// partCounts counts a method's frames by a part of its calls (a caller,
+// a depth), and each of its call sites' inclusive samples in each part.
+type partCounts struct {
+	incl  map[int]int
+	sites map[siteKey]map[int]int
+}
+
+// add counts n samples of a frame in part, below its call at site (nil
+// for the leaf).
+func (pc *partCounts) add(part int, site *siteKey, n int) {
+	if pc.incl == nil {
+		pc.incl, pc.sites = map[int]int{}, map[siteKey]map[int]int{}
+	}
+	pc.incl[part] += n
+	if site != nil {
+		if pc.sites[*site] == nil {
+			pc.sites[*site] = map[int]int{}
+		}
+		pc.sites[*site][part] += n
+	}
 }
 
 type siteKey struct {
@@ -881,31 +899,13 @@ func (rec *recording) sample(s *jfrjson.Sample, n int) int {
 		rec.depth[f.method]++
 		md := rec.meths[f.method]
 		md.maxDepth = max(md.maxDepth, rec.depth[f.method])
-		if md.inclByDepth == nil {
-			md.inclByDepth, md.sitesByDepth = map[int]int{}, map[siteKey]map[int]int{}
-		}
-		d := rec.depth[f.method]
-		md.inclByDepth[d] += n
+		var site *siteKey
 		if i+1 < len(frames) {
-			k := siteKey{bci: f.bci, callee: frames[i+1].method}
-			if md.sitesByDepth[k] == nil {
-				md.sitesByDepth[k] = map[int]int{}
-			}
-			md.sitesByDepth[k][d] += n
+			site = &siteKey{bci: f.bci, callee: frames[i+1].method}
 		}
+		md.byDepth.add(rec.depth[f.method], site, n)
 		if i > 0 {
-			caller := frames[i-1].method
-			if md.inclBy == nil {
-				md.inclBy, md.sitesBy = map[int]int{}, map[siteKey]map[int]int{}
-			}
-			md.inclBy[caller] += n
-			if i+1 < len(frames) {
-				k := siteKey{bci: f.bci, callee: frames[i+1].method}
-				if md.sitesBy[k] == nil {
-					md.sitesBy[k] = map[int]int{}
-				}
-				md.sitesBy[k][caller] += n
-			}
+			md.byCaller.add(frames[i-1].method, site, n)
 		}
 		if i+1 < len(frames) {
 			md.sites[siteKey{bci: f.bci, callee: frames[i+1].method}] += n
