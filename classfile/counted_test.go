@@ -41,6 +41,41 @@ func TestCountedLoops(t *testing.T) {
 	}
 }
 
+// LiteralBound tells the counted loops whose trip count the compiler
+// knows from literals (a constant start and limit) from those bounded at
+// run time.
+func TestLiteralBound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code []byte
+		want bool
+	}{
+		// for (int i = 0; i < 100; i++) {} as javac compiles it: iconst_0;
+		// istore_1; iload_1; bipush 100; if_icmpge out; iinc 1 1; goto test
+		{"for i < 100, top-tested", []byte{0x03, 0x3c, 0x1b, 0x10, 0x64, 0xa2, 0x00, 0x09, 0x84, 0x01, 0x01, 0xa7, 0xff, 0xf7, 0xb1}, true},
+		// the same tested at the bottom: goto test; iinc; iload_1;
+		// bipush 100; if_icmplt body
+		{"for i < 100, bottom-tested", []byte{0x03, 0x3c, 0xa7, 0x00, 0x06, 0x84, 0x01, 0x01, 0x1b, 0x10, 0x64, 0xa1, 0xff, 0xfa, 0xb1}, true},
+		// for (int i = 10; i > 0; i--) {}: bipush 10; istore_1; goto test;
+		// iinc 1 -1; iload_1; ifgt body
+		{"for i = 10 down to 0", []byte{0x10, 0x0a, 0x3c, 0xa7, 0x00, 0x06, 0x84, 0x01, 0xff, 0x1b, 0x9d, 0xff, 0xfc, 0xb1}, true},
+		// for (int i = n; i < 100; i++) {}  (n in local 0): the start is
+		// computed at run time
+		{"for i = n; i < 100", []byte{0x1a, 0x3c, 0x1b, 0x10, 0x64, 0xa2, 0x00, 0x09, 0x84, 0x01, 0x01, 0xa7, 0xff, 0xf7, 0xb1}, false},
+		// for (int i = 0; i < n; i++) {}: the limit is
+		{"for i < n", []byte{0x03, 0x3c, 0xa7, 0x00, 0x06, 0x84, 0x01, 0x01, 0x1b, 0x1a, 0xa1, 0xff, 0xfb, 0xb1}, false},
+		// while (--k > 0) {}: k's start is the caller's
+		{"while --k > 0", []byte{0x84, 0x00, 0xff, 0x1a, 0x9d, 0xff, 0xfc, 0xb1}, false},
+		// while (x != null) x = null;: not counted
+		{"while x != null", []byte{0xa7, 0x00, 0x05, 0x01, 0x4b, 0x2a, 0xc7, 0xff, 0xfd, 0xb1}, false},
+	} {
+		b, err := Analyze(nil, &Code{Bytecode: c.code})
+		require.NoError(t, err, c.name)
+		require.Len(t, b.Loops, 1, c.name)
+		assert.Equal(t, c.want, b.LiteralBound(c.code, b.Loops[0]), c.name)
+	}
+}
+
 // On the JDK's own classes (OpenJDK 17's java.base, the JDK the models
 // were recorded on; skipped without it — another JDK's methods may be
 // compiled to other loop shapes): the for loops over an index are
@@ -78,5 +113,41 @@ func TestCountedLoopsOfTheJDK(t *testing.T) {
 			}
 		}
 		assert.Equal(t, c.want, got, "%s.%s (%s)", c.class, c.method, jmods[0])
+	}
+}
+
+// On the JDK's own classes (skipped without OpenJDK 17's jmods): SHA-1's
+// rounds (for (int t = 16; t <= 79; t++)) have literal bounds, a loop
+// over an array's length or a range passed in has none.
+func TestLiteralBoundOfTheJDK(t *testing.T) {
+	jmods, _ := filepath.Glob("/usr/lib/jvm/*17*/jmods/java.base.jmod")
+	if len(jmods) == 0 {
+		t.Skip("no OpenJDK 17 jmods under /usr/lib/jvm")
+	}
+	cp, err := OpenClasspath(jmods[0])
+	require.NoError(t, err)
+	defer cp.Close()
+	for _, c := range []struct {
+		class, method, desc string
+		want                []bool // by loop, outer first
+	}{
+		{"sun/security/provider/SHA", "implCompress0", "([BI)V", []bool{true, true, true, true, true}},
+		{"java/lang/StringLatin1", "hashCode", "([B)I", []bool{false}},
+		{"java/util/Arrays", "fill", "([IIII)V", []bool{false}},
+	} {
+		cl, err := cp.Class(c.class)
+		require.NoError(t, err, c.class)
+		var got []bool
+		for _, m := range cl.Methods {
+			if m.Name != c.method || m.Descriptor != c.desc || m.Code == nil {
+				continue
+			}
+			b, err := Analyze(cl.Pool, m.Code)
+			require.NoError(t, err)
+			for _, l := range b.Loops {
+				got = append(got, b.LiteralBound(m.Code.Bytecode, l))
+			}
+		}
+		assert.Equal(t, c.want, got, "%s.%s%s (%s)", c.class, c.method, c.desc, jmods[0])
 	}
 }
