@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -290,8 +289,10 @@ func (j *JIT) placePolls(c *sim.Code) {
 // and when LoopStripMiningIter × U does not fit in an int, every loop
 // loses both. The range is known only for a bound the compiler sees: a
 // constant trip count stands for a literal bound (for (i = 0; i < 100;
-// i++): i in [0, 99]), any other distribution for a bound computed at run
-// time (i < n, i < a.length), whose range is the whole int.
+// i++): i in [0, 99]) unless the loop is marked bounded at run time
+// (program.Loop.RuntimeBound, sim.Image.LiteralTrips); any other
+// distribution, and a marked loop, for a bound computed at run time (i <
+// n, i < a.length), whose range is the whole int.
 func (j *JIT) stripLength(enter *sim.Instr, u int64) int32 {
 	n := j.cfg.StripMiningIter
 	switch {
@@ -303,12 +304,12 @@ func (j *JIT) stripLength(enter *sim.Instr, u int64) int32 {
 		return 0
 	}
 	strip := n * u
-	if d := j.img.LoopTrips(enter); d.Kind == program.Constant && d.A > 0 {
-		switch est := d.A - 1; {
+	if trips, ok := j.img.LiteralTrips(enter); ok && trips > 0 {
+		switch est := trips - 1; {
 		case est <= n/10*u:
 			return 0
 		case est <= strip:
-			return int32(min(max(strip, d.A), math.MaxInt32)) // one strip: the exit poll only
+			return int32(min(max(strip, trips), math.MaxInt32)) // one strip: the exit poll only
 		}
 	}
 	return int32(strip)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/profsim/profsim/program"
 	"github.com/profsim/profsim/sim"
 )
 
@@ -75,7 +74,7 @@ func describePolls(img *sim.Image, c *sim.Code, inlined bool) []string {
 			case in.Flags&sim.FlagPoll != 0:
 				out = append(out, fmt.Sprintf("back-edge of loop at line %d", in.Line))
 			case in.StripLength() > 0:
-				if d := img.LoopTrips(&c.Instrs[in.LoopEnterPC()]); d.Kind == program.Constant && d.A <= int64(in.StripLength()) {
+				if trips, ok := img.LiteralTrips(&c.Instrs[in.LoopEnterPC()]); ok && trips <= int64(in.StripLength()) {
 					out = append(out, fmt.Sprintf("exit of counted loop at line %d (one strip)", in.Line))
 				} else if in.StripLength() == 1 {
 					out = append(out, fmt.Sprintf("counted loop at line %d every iteration", in.Line))

@@ -208,6 +208,10 @@ func TestStripMinedLoopPollsAsC2(t *testing.T) {
 		{"unrolled: one strip up to 8 × LoopStripMiningIter", "700", 100, 8, []int64{700}, []int64{100, 200, 300, 400, 500, 600}},
 		{"unrolled: short up to 8 × LoopStripMiningIterShortLoop", "81", 100, 8, nil, nil},
 		{"unrolled: LoopStripMiningIter × unroll beyond int", "{uniform: [3000, 3000]}", 1 << 30, 2, nil, nil},
+		// A constant trip count the loop's bound does not show (an
+		// imported loop's fitted mean): the whole int range, one strip.
+		{"bound at run time, 101 trips: the SafePoint after the loop", "101, runtime_bound: true", 1000, 1, []int64{101}, nil},
+		{"bound at run time, unrolled, 81 trips", "81, runtime_bound: true", 100, 8, []int64{81}, nil},
 	} {
 		src := `
 name: strip

@@ -383,7 +383,7 @@ var (
 	callKeys    = []string{"method", "throws", "inline"}
 	thrownKeys  = []string{"depth", "times"}
 	virtualKeys = []string{"receivers", "inline", "by_caller", "by_depth"}
-	loopKeys    = []string{"trips", "body", "uncounted"}
+	loopKeys    = []string{"trips", "body", "uncounted", "runtime_bound"}
 	branchKeys  = []string{"probability", "by_caller", "by_depth", "then", "else"}
 	allocKeys   = []string{"bytes"}
 	blockKeys   = []string{"kind", "duration", "lock", "body"}
@@ -568,6 +568,8 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 				l.Body = d.stmts(v)
 			case "uncounted":
 				l.Uncounted = d.boolean(v)
+			case "runtime_bound":
+				l.RuntimeBound = d.boolean(v)
 			}
 		})
 	case "branch":

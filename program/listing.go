@@ -106,6 +106,9 @@ func stmtSummary(s *Stmt) string {
 		if s.Loop.Uncounted {
 			return fmt.Sprintf("loop, trips %v, uncounted", s.Loop.Trips)
 		}
+		if s.Loop.RuntimeBound {
+			return fmt.Sprintf("loop, trips %v, bound at run time", s.Loop.Trips)
+		}
 		return fmt.Sprintf("loop, trips %v", s.Loop.Trips)
 	case s.Branch != nil:
 		var by []string

@@ -199,6 +199,13 @@ type Loop struct {
 	// walking a list, a tree, a while (true)): its back edge keeps its
 	// safepoint poll once compiled. Every other loop is counted.
 	Uncounted bool `json:"uncounted,omitempty" yaml:"uncounted,omitempty"`
+	// RuntimeBound marks a counted loop whose start or limit is computed
+	// at run time (i < n, i < a.length, i = offset): a HotSpot JIT sees
+	// no bound on its trips, whatever constant Trips gives (the mean an
+	// import fitted), and strip-mines it. Without it a constant Trips
+	// stands for literals the JIT sees (for (i = 0; i < 100; i++)), and
+	// a short loop loses its poll.
+	RuntimeBound bool `json:"runtime_bound,omitempty" yaml:"runtime_bound,omitempty"`
 }
 
 // Branch runs Then with the given probability, otherwise Else.

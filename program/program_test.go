@@ -109,6 +109,7 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"by_depth without a limit", base("      - branch: {probability: 0.5, by_depth: [1, 0]}\n"), "methods[0].body[0].branch.by_depth: A.main has no recursion_limit: the simulator counts a method's frames, which by_depth reads, only with one"},
 		{"virtual by_depth without a limit", base("      - virtual_call: {receivers: {A.g: 1}, by_depth: [{A.g: 1}]}\n"), "methods[0].body[0].virtual_call.by_depth: A.main has no recursion_limit: the simulator counts a method's frames, which by_depth reads, only with one"},
 		{"virtual weight", base("      - virtual_call: {receivers: {A.g: 0}}\n"), "methods[0].body[0].virtual_call.receivers[A.g]: weight 0 must be a positive finite number"},
+		{"runtime_bound on an uncounted loop", base("      - loop: {trips: 3, uncounted: true, runtime_bound: true, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.runtime_bound: an uncounted loop keeps its back-edge poll whatever its bound; runtime_bound is for counted loops"},
 		{"uniform order", base("      - loop: {trips: {uniform: [5, 2]}, body: [{call: {method: A.g}}]}\n"), "methods[0].body[0].loop.trips: uniform [5, 2] needs min ≤ max"},
 		{"unbounded recursion", base("      - call: {method: A.main}\n"), "methods[0].recursion_limit: unbounded recursion A.main → A.main"},
 		{"mutual recursion", "name: x\nmethods:\n  - {class: A, name: a, body: [{call: {method: A.b}}]}\n  - {class: A, name: b, body: [{call: {method: A.a}}]}\nthreads: [{name: m, entry: A.a}]\n",

@@ -290,6 +290,9 @@ func (v *validator) stmt(method int32, s *Stmt, depth int) {
 			v.dist(s.Loop.Trips, rangeTrips)
 		}
 		v.path.pop()
+		if s.Loop.Uncounted && s.Loop.RuntimeBound {
+			v.failAt("runtime_bound", "an uncounted loop keeps its back-edge poll whatever its bound; runtime_bound is for counted loops")
+		}
 		if len(s.Loop.Body) == 0 {
 			v.failAt("body", "empty loop body")
 		}

@@ -67,6 +67,10 @@ const (
 	// FlagUncounted marks a LoopEnter whose loop is not a counted loop
 	// (program.Loop.Uncounted): a HotSpot JIT keeps its back-edge poll.
 	FlagUncounted
+	// FlagRuntimeBound marks a LoopEnter whose counted loop is bounded
+	// at run time (program.Loop.RuntimeBound): a HotSpot JIT does not
+	// read its constant trip count as a literal bound.
+	FlagRuntimeBound
 )
 
 // A LoopBack without FlagPoll whose C (StripLength) is N > 0 is
@@ -464,6 +468,18 @@ func (img *Image) Receivers(in *Instr) []int32 { return img.vtables[in.vtable()]
 // in starts.
 func (img *Image) LoopTrips(in *Instr) *program.Dist { return img.dists[in.tripsDist()] }
 
+// LiteralTrips returns the trip count a compiler sees in the loop the
+// OpLoopEnter in starts: its constant trip count, unless the loop is
+// bounded at run time (FlagRuntimeBound) or its trips are drawn; ok is
+// false where it sees none.
+func (img *Image) LiteralTrips(in *Instr) (n int64, ok bool) {
+	d := img.LoopTrips(in)
+	if d.Kind != program.Constant || in.Flags&FlagRuntimeBound != 0 {
+		return 0, false
+	}
+	return d.A, true
+}
+
 // NewImage resolves and flattens a program, validating it unless Validate
 // already found it valid.
 func NewImage(p *program.Program, cost CostModel) (*Image, error) {
@@ -738,6 +754,9 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		enter := f.emit(Instr{Op: OpLoopEnter, Line: line, A: slot, B: int32(len(f.img.dists) - 1)})
 		if s.Loop.Uncounted {
 			f.code.Instrs[enter].Flags |= FlagUncounted
+		}
+		if s.Loop.RuntimeBound {
+			f.code.Instrs[enter].Flags |= FlagRuntimeBound
 		}
 		var inner []int32
 		if err := f.list(s.Loop.Body, &inner); err != nil {
