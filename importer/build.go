@@ -82,6 +82,10 @@ type region struct {
 	// uncounted: the class file's loop is not one C2 counts
 	// (classfile.Body.Counted): its back edge keeps its poll.
 	uncounted bool
+	// runtimeBound: a counted loop whose start or limit is computed at
+	// run time (not classfile.Body.LiteralBound): the JIT must not read
+	// the trips fitted to it as a literal bound.
+	runtimeBound bool
 }
 
 type itemKind uint8
@@ -258,7 +262,12 @@ func (b *builder) structure(m *mmethod) error {
 				break
 			}
 		}
-		m.regions = append(m.regions, &region{head: l.Head, end: l.End, parent: parent, uncounted: m.body != nil && !m.body.Counted(m.code, l)})
+		r := &region{head: l.Head, end: l.End, parent: parent}
+		if m.body != nil {
+			r.uncounted = !m.body.Counted(m.code, l)
+			r.runtimeBound = !r.uncounted && !m.body.LiteralBound(m.code, l)
+		}
+		m.regions = append(m.regions, r)
 	}
 	innermost := func(bci int) int {
 		best := 0
@@ -1137,14 +1146,14 @@ func (b *builder) loop(m *mmethod, it *item, x float64) program.Stmt {
 		// Fewer trips than entries: the loop runs once on a share t of them.
 		br := program.Stmt{Branch: &program.Branch{Probability: math.Max(0, t)}}
 		m.nextLine()
-		lp := program.Stmt{Loop: &program.Loop{Trips: program.Const(1), Uncounted: r.uncounted}}
+		lp := program.Stmt{Loop: &program.Loop{Trips: program.Const(1), Uncounted: r.uncounted, RuntimeBound: r.runtimeBound}}
 		m.nextLine()
 		lp.Loop.Body = b.region(m, it.loop, x*t)
 		br.Branch.Then = []program.Stmt{lp}
 		return br
 	}
 	trips, mean := realizeTrips(t)
-	lp := program.Stmt{Loop: &program.Loop{Trips: trips, Uncounted: r.uncounted}}
+	lp := program.Stmt{Loop: &program.Loop{Trips: trips, Uncounted: r.uncounted, RuntimeBound: r.runtimeBound}}
 	m.nextLine()
 	lp.Loop.Body = b.region(m, it.loop, x*mean)
 	return lp

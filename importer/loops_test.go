@@ -150,3 +150,27 @@ func TestTrapsFromTheBytecode(t *testing.T) {
 	assert.True(t, traps["phrase"], "an array load's range check")
 	assert.False(t, traps["once"], "a call and a return: no trap")
 }
+
+// A counted loop whose start or limit the class file computes at run
+// time is marked so, whatever constant trip count the samples fit it:
+// phrase's loops run to n and m, its arguments; main's to the literals
+// 1_000_000 and 1_000 from 0. (The JIT reads a constant trip count as a
+// literal bound otherwise, and drops the poll of a short loop that C2
+// strip-mines.)
+func TestLoopBoundsFromTheClassFile(t *testing.T) {
+	p := importLoops(t, mainCaller, 60, 25, 310)
+	lo, li := phraseLoops(t, p)
+	assert.True(t, lo.RuntimeBound, "outer: i < n")
+	assert.True(t, li.RuntimeBound, "inner: j < m")
+	var mainLoops []*program.Loop
+	for i := range p.Methods {
+		if p.Methods[i].Name == "main" {
+			mainLoops = loopsOf(p.Methods[i].Body)
+		}
+	}
+	require.NotEmpty(t, mainLoops, "main's loop holds the sampled call")
+	for _, l := range mainLoops {
+		assert.False(t, l.RuntimeBound, "main: k < 1_000_000 from 0")
+		assert.False(t, l.Uncounted)
+	}
+}
