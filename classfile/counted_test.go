@@ -76,12 +76,13 @@ func TestLiteralBound(t *testing.T) {
 	}
 }
 
-// On the JDK's own classes (OpenJDK 17's java.base, the JDK the models
-// were recorded on; skipped without it — another JDK's methods may be
-// compiled to other loop shapes): the for loops over an index are
-// counted, the walks along a chain of nodes are not — HashMap.resize has
-// one of each.
-func TestCountedLoopsOfTheJDK(t *testing.T) {
+// jdkLoops applies f to every loop of the methods of OpenJDK 17's
+// java.base class named method (with descriptor desc, unless empty), in
+// the order of the class's methods and their loops; the test is skipped
+// without OpenJDK 17's jmods (another JDK's methods may be compiled to
+// other loop shapes).
+func jdkLoops(t *testing.T, class, method, desc string, f func(b *Body, code []byte, l Loop) bool) []bool {
+	t.Helper()
 	jmods, _ := filepath.Glob("/usr/lib/jvm/*17*/jmods/java.base.jmod")
 	if len(jmods) == 0 {
 		t.Skip("no OpenJDK 17 jmods under /usr/lib/jvm")
@@ -89,6 +90,26 @@ func TestCountedLoopsOfTheJDK(t *testing.T) {
 	cp, err := OpenClasspath(jmods[0])
 	require.NoError(t, err)
 	defer cp.Close()
+	cl, err := cp.Class(class)
+	require.NoError(t, err, class)
+	var got []bool
+	for _, m := range cl.Methods {
+		if m.Name != method || desc != "" && m.Descriptor != desc || m.Code == nil {
+			continue
+		}
+		b, err := Analyze(cl.Pool, m.Code)
+		require.NoError(t, err)
+		for _, l := range b.Loops {
+			got = append(got, f(b, m.Code.Bytecode, l))
+		}
+	}
+	return got
+}
+
+// On the JDK's own classes (OpenJDK 17's java.base, the JDK the models
+// were recorded on): the for loops over an index are counted, the walks
+// along a chain of nodes are not — HashMap.resize has one of each.
+func TestCountedLoopsOfTheJDK(t *testing.T) {
 	for _, c := range []struct {
 		class, method string
 		want          []bool // by loop, outer first
@@ -99,34 +120,15 @@ func TestCountedLoopsOfTheJDK(t *testing.T) {
 		{"java/util/LinkedList", "indexOf", []bool{false, false}},
 		{"java/util/HashMap", "resize", []bool{true, false}},
 	} {
-		cl, err := cp.Class(c.class)
-		require.NoError(t, err, c.class)
-		var got []bool
-		for _, m := range cl.Methods {
-			if m.Name != c.method || m.Code == nil {
-				continue
-			}
-			b, err := Analyze(cl.Pool, m.Code)
-			require.NoError(t, err)
-			for _, l := range b.Loops {
-				got = append(got, b.Counted(m.Code.Bytecode, l))
-			}
-		}
-		assert.Equal(t, c.want, got, "%s.%s (%s)", c.class, c.method, jmods[0])
+		got := jdkLoops(t, c.class, c.method, "", (*Body).Counted)
+		assert.Equal(t, c.want, got, "%s.%s", c.class, c.method)
 	}
 }
 
-// On the JDK's own classes (skipped without OpenJDK 17's jmods): SHA-1's
-// rounds (for (int t = 16; t <= 79; t++)) have literal bounds, a loop
-// over an array's length or a range passed in has none.
+// On the JDK's own classes: SHA-1's rounds (for (int t = 16; t <= 79;
+// t++)) have literal bounds, a loop over an array's length or a range
+// passed in has none.
 func TestLiteralBoundOfTheJDK(t *testing.T) {
-	jmods, _ := filepath.Glob("/usr/lib/jvm/*17*/jmods/java.base.jmod")
-	if len(jmods) == 0 {
-		t.Skip("no OpenJDK 17 jmods under /usr/lib/jvm")
-	}
-	cp, err := OpenClasspath(jmods[0])
-	require.NoError(t, err)
-	defer cp.Close()
 	for _, c := range []struct {
 		class, method, desc string
 		want                []bool // by loop, outer first
@@ -135,19 +137,7 @@ func TestLiteralBoundOfTheJDK(t *testing.T) {
 		{"java/lang/StringLatin1", "hashCode", "([B)I", []bool{false}},
 		{"java/util/Arrays", "fill", "([IIII)V", []bool{false}},
 	} {
-		cl, err := cp.Class(c.class)
-		require.NoError(t, err, c.class)
-		var got []bool
-		for _, m := range cl.Methods {
-			if m.Name != c.method || m.Descriptor != c.desc || m.Code == nil {
-				continue
-			}
-			b, err := Analyze(cl.Pool, m.Code)
-			require.NoError(t, err)
-			for _, l := range b.Loops {
-				got = append(got, b.LiteralBound(m.Code.Bytecode, l))
-			}
-		}
-		assert.Equal(t, c.want, got, "%s.%s%s (%s)", c.class, c.method, c.desc, jmods[0])
+		got := jdkLoops(t, c.class, c.method, c.desc, (*Body).LiteralBound)
+		assert.Equal(t, c.want, got, "%s.%s%s", c.class, c.method, c.desc)
 	}
 }
