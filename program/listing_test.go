@@ -55,3 +55,19 @@ func TestListingShowsByDepth(t *testing.T) {
 	assert.Equal(t, []float64{1, 0.25}, p.Methods[0].Body[0].Branch.ByDepth)
 	assert.Len(t, p.Methods[0].Body[1].VirtualCall.ByDepth, 3)
 }
+
+// The listing says which loops are uncounted and which are bounded at
+// run time, and the key survives parsing.
+func TestListingShowsLoopBounds(t *testing.T) {
+	p, err := Parse([]byte(prog("      - loop: {trips: 30, runtime_bound: true, body: [{call: {method: A.g}}]}\n"+
+		"      - loop: {trips: 5, uncounted: true, body: [{call: {method: A.g}}]}\n"+
+		"      - loop: {trips: 7, body: [{call: {method: A.g}}]}\n")), YAML)
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, p.WriteListing(&b))
+	assert.Contains(t, b.String(), "loop, trips 30, bound at run time")
+	assert.Contains(t, b.String(), "loop, trips 5, uncounted")
+	assert.Contains(t, b.String(), "loop, trips 7\n")
+	assert.True(t, p.Methods[0].Body[0].Loop.RuntimeBound)
+	assert.False(t, p.Methods[0].Body[2].Loop.RuntimeBound)
+}
