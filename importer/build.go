@@ -584,6 +584,7 @@ func (b *builder) realize() error {
 	p.Description = fmt.Sprintf("model of a JFR recording (profsim import): %d samples of %d threads, %v each",
 		b.report.Samples, len(b.rec.threads), b.report.Period)
 	b.report.InferredLoops, b.report.SitesInlined, b.report.SitesCalled = 0, 0, 0
+	b.report.Loops = LoopKinds{}
 	b.report.Throws.Sites, b.report.Throws.Thrown, b.report.Throws.SharedSites = 0, 0, 0
 	for _, m := range b.methods {
 		m.line = 1
@@ -1138,6 +1139,14 @@ func (b *builder) sharedDepths() map[sharedSite]map[int]int {
 // loop realizes a nested loop entered x times.
 func (b *builder) loop(m *mmethod, it *item, x float64) program.Stmt {
 	r := m.regions[it.loop]
+	switch {
+	case r.uncounted:
+		b.report.Loops.Uncounted++
+	case r.runtimeBound:
+		b.report.Loops.RuntimeBound++
+	default:
+		b.report.Loops.Literal++
+	}
 	t := 0.0
 	if x > 0 {
 		t = r.x / x

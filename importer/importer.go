@@ -149,6 +149,9 @@ type Report struct {
 	// execution of their code than its loops allow: each got a loop of its
 	// own (a limit of the fit, not the program's structure).
 	InferredLoops int
+	// Loops counts the class files' loops the model holds, by how a
+	// HotSpot JIT polls in them.
+	Loops LoopKinds
 	// Refinement is the method overlap of the model's truth with the
 	// recording in each refinement run (before that run's rescaling).
 	Refinement []float64
@@ -233,6 +236,15 @@ type Report struct {
 	// recording: a guessed period, dropped threads, stacks deeper than
 	// the simulator's. `profsim import` prints them on stderr.
 	Warnings []string
+}
+
+// LoopKinds counts a model's loops from the class files: Uncounted loops
+// (program.Loop.Uncounted: a poll on every back edge), counted loops
+// bounded at run time (program.Loop.RuntimeBound: strip-mined, a poll
+// at least at their exit) and counted loops with literal bounds, whose
+// constant trips the JIT reads as their bound.
+type LoopKinds struct {
+	Uncounted, RuntimeBound, Literal int
 }
 
 // PeriodSource is where a Report's Period comes from.

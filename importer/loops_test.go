@@ -2,7 +2,9 @@ package importer
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +35,11 @@ var (
 
 func importLoops(t *testing.T, caller string, top, outer, inner int) *program.Program {
 	t.Helper()
+	return importLoopsModel(t, caller, top, outer, inner).Program
+}
+
+func importLoopsModel(t *testing.T, caller string, top, outer, inner int) *Model {
+	t.Helper()
 	var samples []struct {
 		thread string
 		stack  []string
@@ -57,7 +64,7 @@ func importLoops(t *testing.T, caller string, top, outer, inner int) *program.Pr
 	m, err := Import(bytes.NewReader(data), cp, Options{})
 	require.NoError(t, err)
 	require.Empty(t, m.Report.NoClassFile)
-	return m.Program
+	return m
 }
 
 // loopsOf lists the loop statements of stmts, outer before inner.
@@ -158,7 +165,8 @@ func TestTrapsFromTheBytecode(t *testing.T) {
 // literal bound otherwise, and drops the poll of a short loop that C2
 // strip-mines.)
 func TestLoopBoundsFromTheClassFile(t *testing.T) {
-	p := importLoops(t, mainCaller, 60, 25, 310)
+	m := importLoopsModel(t, mainCaller, 60, 25, 310)
+	p := m.Program
 	lo, li := phraseLoops(t, p)
 	assert.True(t, lo.RuntimeBound, "outer: i < n")
 	assert.True(t, li.RuntimeBound, "inner: j < m")
@@ -173,4 +181,8 @@ func TestLoopBoundsFromTheClassFile(t *testing.T) {
 		assert.False(t, l.RuntimeBound, "main: k < 1_000_000 from 0")
 		assert.False(t, l.Uncounted)
 	}
+	assert.Equal(t, LoopKinds{RuntimeBound: 2, Literal: len(mainLoops)}, m.Report.Loops)
+	var b strings.Builder
+	WriteReport(&b, "Loops.yaml", m)
+	assert.Contains(t, b.String(), fmt.Sprintf("loops: %d from the class files: 0 uncounted", 2+len(mainLoops)))
 }
