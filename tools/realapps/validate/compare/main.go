@@ -46,6 +46,9 @@ type options struct {
 	loopScale      float64
 	cpus           int
 	models         string
+	// baseline is a previous --csv to compare with; from, one to read
+	// the results from instead of running the models.
+	baseline, from string
 }
 
 func main() {
@@ -76,6 +79,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.cpus, "cpus", defaultCPUs, "simulated CPUs: the cores of the machine the real runs were measured on")
 	fs.StringVar(&o.csv, "csv", "", "also write one tidy row per (app, profiler, metric) to `FILE`")
 	fs.StringVar(&o.perMethod, "per-method", "", "also list `APP`'s top 15 methods, real vs profsim shares, per profiler")
+	fs.StringVar(&o.baseline, "baseline", "", "also compare the results with a previous --csv `FILE`: each pair's overlap, the means and the criteria, baseline → now")
+	fs.StringVar(&o.from, "from", "", "read the results from a previous --csv `FILE` instead of running the models (with --baseline: two stored runs side by side)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -84,6 +89,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	if o.from != "" {
+		var runs []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "from" && f.Name != "baseline" && f.Name != "csv" {
+				runs = append(runs, "--"+f.Name)
+			}
+		})
+		if len(runs) > 0 {
+			return nil, usagef("--from reads stored results; %s would choose what to run: drop it", strings.Join(runs, ", "))
+		}
 	}
 	var err error
 	if o.apps, err = list("--apps", *apps, allApps); err != nil {
@@ -147,6 +163,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	if o.from != "" {
+		res, err := readCSV(o.from)
+		if err != nil {
+			return usagef("--from: %v", err)
+		}
+		res.From = o.from
+		return report(stdout, o, res, nil, nil)
+	}
 	real, err := readReal(o.data, o.apps, o.profilers, window{o.warmup, o.window})
 	if err != nil {
 		return usagef("%v", err)
@@ -174,9 +198,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	res := analyse(o.apps, o.profilers, real, realDNS, sims)
 	res.Settings = ms
+	return report(stdout, o, res, real, sims)
+}
+
+// report writes the Markdown (with --per-method's table and --baseline's
+// comparison) and --csv's file.
+func report(stdout io.Writer, o *options, res *results, real map[string]map[string][]realRun, sims map[string]*simResult) error {
+	var base *results
+	if o.baseline != "" {
+		var err error
+		if base, err = readCSV(o.baseline); err != nil {
+			return usagef("--baseline: %v", err)
+		}
+	}
 	writeMarkdown(stdout, res)
 	if o.perMethod != "" {
 		writePerMethod(stdout, o.perMethod, o.profilers, real[o.perMethod], sims[o.perMethod])
+	}
+	if base != nil {
+		writeAgainst(stdout, o.baseline, base, res)
 	}
 	if o.csv != "" {
 		f, err := os.Create(o.csv)

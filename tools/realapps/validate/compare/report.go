@@ -23,6 +23,9 @@ type results struct {
 	// Ends holds, per app, the seeds' program ends inside the window
 	// (simResult.Ends).
 	Ends map[string][]time.Duration
+	// From is the --csv file the results were read from (--from), where
+	// the real runs, settings and ends are not known.
+	From string
 }
 
 // pct prints an overlap fraction as a percentage, "—" for NaN.
@@ -59,6 +62,16 @@ func code(m string) string {
 // writeMarkdown writes the report's tables.
 func writeMarkdown(w io.Writer, r *results) {
 	fmt.Fprintf(w, "# profsim models vs real profilers\n\n")
+	if r.From != "" {
+		fmt.Fprintf(w, "Results read from %s (a previous `compare --csv`): the real runs' machine and the models' settings are not in it.\n\n", code(r.From))
+	} else {
+		writeSettings(w, r)
+	}
+	writeTables(w, r)
+}
+
+// writeSettings says which models ran how, and on what real runs.
+func writeSettings(w io.Writer, r *results) {
 	from := "the built-in `<app>-real`"
 	if r.Settings.Models != "" {
 		from = "`" + filepath.ToSlash(filepath.Join(r.Settings.Models, "<app>-real.yaml")) + "`"
@@ -67,7 +80,10 @@ func writeMarkdown(w io.Writer, r *results) {
 		from, r.Settings.LoopScale, modelVM, r.Settings.CPUs, r.Settings.Skip, r.Settings.Duration, r.Settings.Seeds)
 	writeMachine(w, r)
 	writeEnds(w, r)
+}
 
+// writeTables writes the comparison's tables.
+func writeTables(w io.Writer, r *results) {
 	fmt.Fprintf(w, "## Per application and profiler\n\n")
 	fmt.Fprintf(w, "| app | profiler | reps | seeds | noise floor | real vs profsim | null: model's truth | null: real jfr-dns | top-1 real | top-1 profsim | top-1 match | top-5 agreement |\n")
 	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
