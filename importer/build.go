@@ -265,7 +265,7 @@ func (b *builder) structure(m *mmethod) error {
 		r := &region{head: l.Head, end: l.End, parent: parent}
 		if m.body != nil {
 			r.uncounted = !m.body.Counted(m.code, l)
-			r.runtimeBound = !r.uncounted && !m.body.LiteralBound(m.code, l)
+			r.runtimeBound = !r.uncounted && !b.opt.IgnoreLoopBounds && !m.body.LiteralBound(m.code, l)
 		}
 		m.regions = append(m.regions, r)
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	// callers alone, leaving out the probabilities by caller
 	// (program.Branch.ByCaller).
 	IgnoreCallers bool
+	// IgnoreLoopBounds leaves every counted loop unmarked
+	// (program.Loop.RuntimeBound): the model's JIT then reads each
+	// loop's fitted constant trips as a literal bound.
+	IgnoreLoopBounds bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own

@@ -35,10 +35,10 @@ var (
 
 func importLoops(t *testing.T, caller string, top, outer, inner int) *program.Program {
 	t.Helper()
-	return importLoopsModel(t, caller, top, outer, inner).Program
+	return importLoopsModel(t, caller, top, outer, inner, Options{}).Program
 }
 
-func importLoopsModel(t *testing.T, caller string, top, outer, inner int) *Model {
+func importLoopsModel(t *testing.T, caller string, top, outer, inner int, opt Options) *Model {
 	t.Helper()
 	var samples []struct {
 		thread string
@@ -61,7 +61,7 @@ func importLoopsModel(t *testing.T, caller string, top, outer, inner int) *Model
 	cp, err := classfile.OpenClasspath("testdata/loops")
 	require.NoError(t, err)
 	defer cp.Close()
-	m, err := Import(bytes.NewReader(data), cp, Options{})
+	m, err := Import(bytes.NewReader(data), cp, opt)
 	require.NoError(t, err)
 	require.Empty(t, m.Report.NoClassFile)
 	return m
@@ -165,7 +165,7 @@ func TestTrapsFromTheBytecode(t *testing.T) {
 // literal bound otherwise, and drops the poll of a short loop that C2
 // strip-mines.)
 func TestLoopBoundsFromTheClassFile(t *testing.T) {
-	m := importLoopsModel(t, mainCaller, 60, 25, 310)
+	m := importLoopsModel(t, mainCaller, 60, 25, 310, Options{})
 	p := m.Program
 	lo, li := phraseLoops(t, p)
 	assert.True(t, lo.RuntimeBound, "outer: i < n")
@@ -185,4 +185,15 @@ func TestLoopBoundsFromTheClassFile(t *testing.T) {
 	var b strings.Builder
 	WriteReport(&b, "Loops.yaml", m)
 	assert.Contains(t, b.String(), fmt.Sprintf("loops: %d from the class files: 0 uncounted", 2+len(mainLoops)))
+}
+
+// IgnoreLoopBounds (--no-loop-bounds) leaves every loop unmarked, and
+// the report counts them all as literal.
+func TestIgnoreLoopBounds(t *testing.T) {
+	m := importLoopsModel(t, mainCaller, 60, 25, 310, Options{IgnoreLoopBounds: true})
+	lo, li := phraseLoops(t, m.Program)
+	assert.False(t, lo.RuntimeBound)
+	assert.False(t, li.RuntimeBound)
+	assert.Zero(t, m.Report.Loops.RuntimeBound)
+	assert.Positive(t, m.Report.Loops.Literal)
 }

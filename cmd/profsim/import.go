@@ -71,6 +71,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	fitVM := fs.String("fit-vm", importer.DefaultFitVM, "the VM preset the refinement runs (and --check) use: the model is fitted for it (see 'profsim run --help', --vm)")
 	noThrows := fs.Bool("no-throws", false, "leave out the stack walks of the recording's throwables (jdk.JavaExceptionThrow; docs/IMPORT.md, \"Exceptions\")")
 	noSites := fs.Bool("no-site-inlining", false, "leave every call site's inlining to the model's JIT (docs/IMPORT.md, \"Inlining decisions\")")
+	noBounds := fs.Bool("no-loop-bounds", false, "leave counted loops unmarked: the JIT reads their fitted trips as literal bounds (docs/IMPORT.md, \"The class files\")")
 	noCallers := fs.Bool("no-callers", false, "fit each call site's frequency over all its method's callers, without probabilities by caller (docs/IMPORT.md, \"Context\")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -135,7 +136,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		defer cp.Close()
 	}
 	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine,
-		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows, IgnoreSiteInlining: *noSites, IgnoreCallers: *noCallers, FitVM: *fitVM})
+		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows, IgnoreSiteInlining: *noSites, IgnoreCallers: *noCallers, IgnoreLoopBounds: *noBounds, FitVM: *fitVM})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
