@@ -2,7 +2,6 @@ package harness
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,19 +42,25 @@ methods:
 threads: [{name: main, entry: A.main}]
 `
 
-// contextWeights is p's self weight by stack, names joined by ";".
-func contextWeights(p *profile.Profile) map[string]int64 {
-	out := map[string]int64{}
+// stackWeight is p's self weight at the stack of the named frames, root
+// first. A name that is none of p's functions fails the test, so that a
+// mistyped frame cannot make a zero weight pass.
+func stackWeight(t *testing.T, p *profile.Profile, frames ...string) int64 {
+	t.Helper()
+	for _, name := range frames {
+		if !slices.ContainsFunc(p.Functions, func(f profile.Function) bool { return f.Name == name }) {
+			t.Fatalf("no function %q in the profile", name)
+		}
+	}
+	var w int64
 	var buf []profile.Frame
 	for i, s := range p.Samples {
 		buf = p.Stack(i, buf)
-		var names []string
-		for _, f := range buf {
-			names = append(names, p.Functions[f.Func].Name)
+		if slices.EqualFunc(buf, frames, func(f profile.Frame, name string) bool { return p.Functions[f.Func].Name == name }) {
+			w += s.Weight
 		}
-		out[strings.Join(names, ";")] += s.Weight
 	}
-	return out
+	return w
 }
 
 func TestByCaller(t *testing.T) {
@@ -73,15 +78,15 @@ func TestByCaller(t *testing.T) {
 		}
 		out, err := rig.Collect()
 		require.NoError(t, err)
-		w := contextWeights(out.Profiles["truth"])
-		assert.Positive(t, w["A.main;A.viaA;A.m;A.x"], vm)
-		assert.Positive(t, w["A.main;A.viaB;A.m;A.y"], vm)
-		assert.Zero(t, w["A.main;A.viaA;A.m;A.y"], vm)
-		assert.Zero(t, w["A.main;A.viaB;A.m;A.x"], vm)
-		assert.Positive(t, w["A.main;A.viaA;A.v;A.x"], vm)
-		assert.Positive(t, w["A.main;A.viaB;A.v;A.y"], vm)
-		assert.Zero(t, w["A.main;A.viaA;A.v;A.y"], vm)
-		assert.Zero(t, w["A.main;A.viaB;A.v;A.x"], vm)
+		p := out.Profiles["truth"]
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.viaA", "A.m", "A.x"), vm)
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.viaB", "A.m", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.viaA", "A.m", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.viaB", "A.m", "A.x"), vm)
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.viaA", "A.v", "A.x"), vm)
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.viaB", "A.v", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.viaA", "A.v", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.viaB", "A.v", "A.x"), vm)
 	}
 }
 
@@ -110,12 +115,12 @@ func TestByDepth(t *testing.T) {
 		cfg.Sim.Duration = 100 * sim.Millisecond
 		out, err := Run(parse(t, byDepth), cfg)
 		require.NoError(t, err)
-		w := contextWeights(out.Profiles["truth"])
-		assert.Positive(t, w["A.main;A.r;A.x"], vm)
-		assert.Positive(t, w["A.main;A.r;A.r;A.y"], vm)
-		assert.Positive(t, w["A.main;A.r;A.r;A.r;A.y"], vm)
-		assert.Zero(t, w["A.main;A.r;A.y"], vm)
-		assert.Zero(t, w["A.main;A.r;A.r;A.x"], vm)
-		assert.Zero(t, w["A.main;A.r;A.r;A.r;A.r"], vm)
+		p := out.Profiles["truth"]
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.r", "A.x"), vm)
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.r", "A.r", "A.y"), vm)
+		assert.Positive(t, stackWeight(t, p, "A.main", "A.r", "A.r", "A.r", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.r", "A.y"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.r", "A.r", "A.x"), vm)
+		assert.Zero(t, stackWeight(t, p, "A.main", "A.r", "A.r", "A.r", "A.r"), vm)
 	}
 }
