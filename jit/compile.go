@@ -16,7 +16,7 @@ func MethodSize(c *sim.Code) int64 {
 		switch in.Op {
 		case sim.OpWork:
 			n += in.Bytecodes
-		case sim.OpCall, sim.OpVirtualCall, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc:
+		case sim.OpCall, sim.OpVirtualCall, sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc, sim.OpStub:
 			n += 3
 		case sim.OpLoopEnter, sim.OpBranch, sim.OpLoopBack:
 			n += 3
@@ -332,7 +332,7 @@ func bodySize(c *sim.Code, from, to int32) int64 {
 					n += v.Size
 				}
 			}
-		case sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc, sim.OpLoopEnter, sim.OpBranch, sim.OpLoopBack:
+		case sim.OpNative, sim.OpBlock, sim.OpSpawn, sim.OpAlloc, sim.OpLoopEnter, sim.OpBranch, sim.OpLoopBack, sim.OpStub:
 			n += 3
 		case sim.OpMonitorEnter, sim.OpMonitorExit, sim.OpThrow, sim.OpReturn:
 			n++

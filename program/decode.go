@@ -378,7 +378,7 @@ var (
 	programKeys = []string{"name", "description", "methods", "threads", "compile_commands"}
 	methodKeys  = []string{"class", "name", "signature", "recursion_limit", "compiled", "traps", "body"}
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
-	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "spawn", "throw"}
+	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "stub", "spawn", "throw"}
 	workKeys    = []string{"cycles", "bytecodes"}
 	callKeys    = []string{"method", "throws", "inline"}
 	thrownKeys  = []string{"depth", "times"}
@@ -388,6 +388,7 @@ var (
 	allocKeys   = []string{"bytes"}
 	blockKeys   = []string{"kind", "duration", "lock", "body"}
 	nativeKeys  = []string{"cycles"}
+	stubKeys    = []string{"cycles", "name"}
 	spawnKeys   = []string{"name", "entry", "count", "daemon", "join"}
 	throwKeys   = []string{"depth"}
 	distKinds   = []string{"constant", "uniform", "exponential", "normal"}
@@ -612,6 +613,17 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 		nt := &Native{}
 		s.Native = nt
 		d.object(n, nativeKeys, func(_ string, v *node) { nt.Cycles = d.integer(v, rangeCycles) })
+	case "stub":
+		sb := &Stub{}
+		s.Stub = sb
+		d.object(n, stubKeys, func(key string, v *node) {
+			switch key {
+			case "cycles":
+				sb.Cycles = d.integer(v, rangeCycles)
+			case "name":
+				sb.Name = d.str(v)
+			}
+		})
 	case "spawn":
 		sp := &Spawn{Count: 1}
 		s.Spawn = sp

@@ -142,6 +142,7 @@ func TestRangesAreInclusive(t *testing.T) {
 		"      - work: {cycles: 1000000000000, bytecodes: 65535}\n",
 		"      - work: {cycles: 1, bytecodes: 0}\n",
 		"      - native: {cycles: 1000000000000}\n",
+		"      - stub: {cycles: 1000000000000, name: arraycopy}\n",
 		"      - alloc: {bytes: 17179869184}\n",
 		"      - loop: {trips: 1000000000000000, body: [{work: {cycles: 1, bytecodes: 1}}]}\n",
 		"      - loop: {trips: {uniform: [0, 1000000000000000]}, body: [{work: {cycles: 1, bytecodes: 1}}]}\n",
@@ -161,6 +162,7 @@ func TestRangesAreInclusive(t *testing.T) {
 	bad := []string{
 		"      - work: {cycles: 1000000000001, bytecodes: 1}\n",
 		"      - native: {cycles: 0}\n",
+		"      - stub: {cycles: 0}\n",
 		"      - alloc: {bytes: 17179869185}\n",
 		"      - loop: {trips: 1000000000000001, body: [{work: {cycles: 1, bytecodes: 1}}]}\n",
 		"      - block: {kind: sleep, duration: 1000000000000000001}\n",

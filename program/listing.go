@@ -73,6 +73,11 @@ func stmtSummary(s *Stmt) string {
 		return fmt.Sprintf("work %d cycles, %d bytecodes", s.Work.Cycles, s.Work.Bytecodes)
 	case s.Native != nil:
 		return fmt.Sprintf("native %d cycles", s.Native.Cycles)
+	case s.Stub != nil:
+		if s.Stub.Name == "" {
+			return fmt.Sprintf("stub %d cycles", s.Stub.Cycles)
+		}
+		return fmt.Sprintf("stub %s %d cycles", s.Stub.Name, s.Stub.Cycles)
 	case s.Call != nil:
 		c := "call " + s.Call.Method + inlineNote(s.Call.Inline)
 		if t := s.Call.Throws; t != nil {

@@ -95,6 +95,7 @@ type Stmt struct {
 	Alloc       *Alloc       `json:"alloc,omitempty" yaml:"alloc,omitempty"`
 	Block       *Block       `json:"block,omitempty" yaml:"block,omitempty"`
 	Native      *Native      `json:"native,omitempty" yaml:"native,omitempty"`
+	Stub        *Stub        `json:"stub,omitempty" yaml:"stub,omitempty"`
 	Spawn       *Spawn       `json:"spawn,omitempty" yaml:"spawn,omitempty"`
 	Throw       *Throw       `json:"throw,omitempty" yaml:"throw,omitempty"`
 }
@@ -124,6 +125,7 @@ func (s *Stmt) kinds() (string, int) {
 	set(s.Alloc != nil, "alloc")
 	set(s.Block != nil, "block")
 	set(s.Native != nil, "native")
+	set(s.Stub != nil, "stub")
 	set(s.Spawn != nil, "spawn")
 	set(s.Throw != nil, "throw")
 	return first, n
@@ -253,6 +255,19 @@ type Block struct {
 // Native runs Cycles (> 0) of native code: no bytecodes, no polls.
 type Native struct {
 	Cycles int64 `json:"cycles" yaml:"cycles"`
+}
+
+// Stub runs Cycles (> 0) in one of the VM's stubs that compiled code calls
+// without leaving Java (StubRoutines: arraycopy, Math.pow and the other
+// intrinsics HotSpot compiles to a call, stubRoutines.hpp): the thread
+// stays _thread_in_Java, the stub has no poll and no debug information,
+// and its time is the calling method's. Name says which stub (optional,
+// for listings). JFR's execution sampler cannot walk a thread whose pc is
+// in a stub (JfrGetCallTrace::find_top_frame gives up at a stub frame),
+// so a recording has none of that time (docs/MODEL.md).
+type Stub struct {
+	Cycles int64  `json:"cycles" yaml:"cycles"`
+	Name   string `json:"name,omitempty" yaml:"name,omitempty"`
 }
 
 // Spawn starts Count new threads running Entry, like Thread.start(): in

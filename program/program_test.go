@@ -27,7 +27,7 @@ methods:
             - work: {cycles: 10, bytecodes: 4}
             - call: {method: A.f}
             - virtual_call: {receivers: {A.f: 3, B.f: 1}, by_caller: {B.f: {B.f: 1}}}
-            - branch: {probability: 0.5, by_caller: {B.f: 0.25}, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}]}
+            - branch: {probability: 0.5, by_caller: {B.f: 0.25}, then: [{alloc: {bytes: 16}}], else: [{native: {cycles: 5}}, {stub: {cycles: 7, name: arraycopy}}]}
             - block: {kind: sleep, duration: 2ms}
             - block: {kind: io, duration: {exponential: 1us}}
             - block: {kind: lock, lock: L, body: [{work: {cycles: 1, bytecodes: 1}}]}
@@ -53,6 +53,7 @@ func TestParseValidYAML(t *testing.T) {
 	loop := p.Methods[0].Body[0].Loop
 	assert.Equal(t, Dist{Kind: Uniform, A: 1, B: 3}, *loop.Trips)
 	assert.Equal(t, map[string]float64{"B.f": 0.25}, loop.Body[3].Branch.ByCaller)
+	assert.Equal(t, Stub{Cycles: 7, Name: "arraycopy"}, *loop.Body[3].Branch.Else[1].Stub)
 	assert.Equal(t, map[string]map[string]float64{"B.f": {"B.f": 1}}, loop.Body[2].VirtualCall.ByCaller)
 	assert.Equal(t, Dist{Kind: Constant, A: 2_000_000}, *loop.Body[4].Block.Duration)
 	assert.Equal(t, Dist{Kind: Exponential, A: 1000}, *loop.Body[5].Block.Duration)
@@ -94,6 +95,9 @@ func TestValidationErrorsNameThePath(t *testing.T) {
 		{"sleep without duration", base("      - block: {kind: sleep}\n"), "methods[0].body[0].block.duration: missing"},
 		{"lock with duration", base("      - block: {kind: lock, lock: L, duration: 5}\n"), "methods[0].body[0].block.duration: not allowed on lock blocks"},
 		{"negative native", base("      - native: {cycles: -1}\n"), "methods[0].body[0].native.cycles: -1 is not in [1, 10^12]"},
+		{"stub without cycles", base("      - stub: {name: dpow}\n"), "methods[0].body[0].stub.cycles: 0 is not in [1, 10^12]"},
+		{"stub name", base("      - stub: {cycles: 5, name: \"a b\"}\n"), `methods[0].body[0].stub.name: "a b" has whitespace`},
+		{"stub key", base("      - stub: {cycles: 5, bytecodes: 3}\n"), "bytecodes"},
 		{"throw depth", base("      - throw: {depth: -1}\n"), "methods[0].body[0].throw.depth: -1 is not in [0, 2^31−1]"},
 		{"model throw depth", base("      - call: {method: A.g, throws: {depth: 0, times: 1}}\n"), "methods[0].body[0].call.throws.depth: 0 is not in [1, 2^31−1]"},
 		{"model throw times", base("      - call: {method: A.g, throws: {depth: 1, times: 0}}\n"), "methods[0].body[0].call.throws.times: 0 is not in (0, 1e+09]"},

@@ -333,6 +333,11 @@ func (v *validator) stmt(method int32, s *Stmt, depth int) {
 		v.block(method, s.Block, depth)
 	case s.Native != nil:
 		v.checkRange("cycles", s.Native.Cycles, rangeCycles)
+	case s.Stub != nil:
+		v.checkRange("cycles", s.Stub.Cycles, rangeCycles)
+		if bad := badNameChars(s.Stub.Name); bad != "" {
+			v.failAt("name", "%q has %s", s.Stub.Name, bad)
+		}
 	case s.Spawn != nil:
 		sp := s.Spawn
 		if sp.Name == "" {

@@ -128,8 +128,16 @@ func (s *jfrSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 		if len(s.rec.buf) == 0 {
 			continue
 		}
-		stack, ok := s.rec.buf, true
-		if !s.cfg.Oracle {
+		stack, ok, why := s.rec.buf, true, SkipUndecipherable
+		switch {
+		case s.cfg.Oracle:
+		case vm.InStub(id):
+			// The suspended thread's pc is in a StubRoutines stub
+			// (arraycopy, Math.pow): JfrGetCallTrace::find_top_frame
+			// (jfrGetCallTrace.cpp) gives up at a stub frame or one
+			// of no size, so the walk yields nothing.
+			ok, why = false, SkipStub
+		default:
 			s.resolved, ok = ResolveDebugInfo(stack, s.resolved)
 			stack = s.resolved
 		}
@@ -140,7 +148,7 @@ func (s *jfrSampler) OnTimer(vm sim.Agent, at sim.Time, _ int64) {
 			taken++
 		} else {
 			s.rec.costs.Undecipherable++
-			s.rec.skip(id, SkipUndecipherable)
+			s.rec.skip(id, why)
 			stack = stack[:0] // the walk fails at the top frame
 		}
 		if s.env.Mode == Costed {

@@ -101,6 +101,7 @@ const (
 	SkipSuperseded     = "the thread reached no poll before the next request"
 	SkipUndecipherable = "the stack walk failed: no debug record at or after the top frame's pc"
 	SkipNative         = "the thread was in native code, which JFR's execution sampler does not sample"
+	SkipStub           = "the stack walk failed: the thread was in a VM stub, which has no Java frame"
 )
 
 // Bias is one sampler's bias matrix: how its samples were charged against

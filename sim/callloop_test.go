@@ -47,12 +47,13 @@ methods:
     name: two
     body:
       - work: {cycles: 5, bytecodes: 1}
+      - stub: {cycles: 4, name: arraycopy}
       - work: {cycles: 1, bytecodes: 2}
 threads: [{name: main, entry: A.main}]
 `
 
 // leafSrc calls leaves of every shape VM.runLeaf runs in one step (Work,
-// allocations, pure loops of 0, 1 and 5 trips) and one it does not (a
+// stubs, allocations, pure loops of 0, 1 and 5 trips) and one it does not (a
 // loop whose trips are drawn), statically, virtually and from a method
 // that is not a leaf, in and outside loops.
 const leafSrc = `
@@ -74,6 +75,7 @@ methods:
     name: mid
     body:
       - work: {cycles: 2, bytecodes: 1}
+      - stub: {cycles: 3}
       - call: {method: A.once}
       - call: {method: A.alloc}
   - class: A

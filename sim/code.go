@@ -35,10 +35,11 @@ const (
 	OpService                // a service thread's current job (no CCT attribution)
 	OpCount                  // instrumentation: Bytecodes to count down, Cycles of its own cost, C: code size; FlagCheck checks the counter
 	OpThrown                 // a model's throw after the call before it (program.Thrown), A: index into Image.thrown; no cost, no statement
+	OpStub                   // Cost ns in a VM stub (program.Stub): no bytecodes, no polls, the same cost in every tier
 )
 
 var opNames = [...]string{"work", "native", "call", "virtual_call", "loop_enter", "loop_back",
-	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service", "count", "thrown"}
+	"branch", "jump", "alloc", "block", "monitor_enter", "monitor_exit", "spawn", "throw", "return", "service", "count", "thrown", "stub"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -218,7 +219,7 @@ func summarizeLeaf(c *Code) leafRun {
 	for pc := 0; pc < n-1; pc++ {
 		in := &c.Instrs[pc]
 		switch in.Op {
-		case OpWork:
+		case OpWork, OpStub:
 			lf.cost = addCost(lf.cost, in.Cost)
 		case OpAlloc:
 			lf.cost = addCost(lf.cost, in.Cost)
@@ -537,7 +538,7 @@ func Recost(c *Code, m CostModel, t Tier) *Code {
 		switch in.Op {
 		case OpWork:
 			in.Cost = m.Nanos(in.Cycles * factor)
-		case OpNative:
+		case OpNative, OpStub:
 			in.Cost = m.Nanos(in.Cycles)
 		case OpAlloc:
 			in.Cost = m.Nanos(m.AllocCycles)
@@ -687,6 +688,8 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		f.emit(Instr{Op: OpWork, Line: line, Cycles: s.Work.Cycles, Bytecodes: s.Work.Bytecodes})
 	case s.Native != nil:
 		f.emit(Instr{Op: OpNative, Line: line, Cycles: s.Native.Cycles})
+	case s.Stub != nil:
+		f.emit(Instr{Op: OpStub, Line: line, Cycles: s.Stub.Cycles})
 	case s.Call != nil:
 		c, err := f.callee(s.Call.Method)
 		if err != nil {

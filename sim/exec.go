@@ -62,7 +62,7 @@ func (vm *VM) advance(t *Thread, horizon Time) stopSet {
 			return stopHorizon
 		}
 		switch in.Op {
-		case OpWork, OpNative:
+		case OpWork, OpNative, OpStub:
 			c := f.cell(in.Line)
 			cost := f.workLeft
 			if cost == 0 {
@@ -615,7 +615,7 @@ func (vm *VM) runLeaf(t *Thread, caller *frame, line int32, code *Code, real boo
 	for pc := 0; pc < len(ins)-1; pc++ {
 		in := &ins[pc]
 		switch in.Op {
-		case OpWork:
+		case OpWork, OpStub: // a Stub has no bytecodes
 			c := lineAt(cells, in.Line)
 			t.stmts++
 			c.bytecodes += in.Bytecodes
@@ -837,6 +837,8 @@ func (vm *VM) leaf(t *Thread, f *frame, callee int32, inl *Code) (lc leafCall, o
 			if !code.Instrumented {
 				lc.counted += in.Bytecodes
 			}
+		case OpStub:
+			lc.stmts++
 		case OpCount: // instrumentation: not a statement
 			lc.counted += in.Bytecodes
 		default:
@@ -936,6 +938,10 @@ func (vm *VM) callLoopCost(t *Thread, f *frame, enter *Instr) (it callLoopIter, 
 			if !f.code.Instrumented {
 				it.counted += in.Bytecodes
 			}
+			continue
+		case OpStub:
+			it.stmts++
+			it.cost = addCost(it.cost, in.Cost)
 			continue
 		case OpCount: // instrumentation: not a statement
 			it.cost = addCost(it.cost, in.Cost)
@@ -1039,7 +1045,7 @@ func (vm *VM) fastForwardCalls(t *Thread, f *frame, enter *Instr, clock *Time, h
 	for pc := back.LoopBackTarget(); pc < enter.LoopBackPC(); pc++ {
 		in := &f.code.Instrs[pc]
 		switch in.Op {
-		case OpWork:
+		case OpWork, OpStub: // a Stub has no bytecodes
 			c := f.cell(in.Line)
 			c.self += k * in.Cost
 			c.bytecodes += k * in.Bytecodes // as stepping adds, wrapping

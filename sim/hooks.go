@@ -419,6 +419,18 @@ func (vm *VM) InNative(id ThreadID) bool {
 	return f.code.Instrs[f.pc].Op == OpNative && f.workLeft > 0
 }
 
+// InStub reports whether thread id is stopped inside a Stub statement:
+// in a VM stub called from compiled code (StubRoutines), still
+// _thread_in_Java, with no Java frame at its pc.
+func (vm *VM) InStub(id ThreadID) bool {
+	t := vm.thread(id)
+	if len(t.frames) == 0 {
+		return false
+	}
+	f := &t.frames[len(t.frames)-1]
+	return f.code.Instrs[f.pc].Op == OpStub && f.workLeft > 0
+}
+
 // InBlockingIO reports whether thread id is blocked in I/O (a Block of
 // kind io): in a native method waiting in the kernel, off its CPU. JVMTI
 // reports such a thread RUNNABLE, as it does any thread in native code

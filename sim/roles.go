@@ -41,6 +41,9 @@ type View interface {
 	State(id ThreadID) ThreadState
 	// InNative reports whether id's top frame is a native method.
 	InNative(id ThreadID) bool
+	// InStub reports whether id is inside a VM stub its compiled code
+	// called (program.Stub): in Java, with no Java frame at its pc.
+	InStub(id ThreadID) bool
 	// InBlockingIO reports whether id is blocked in I/O: in native code
 	// off its CPU, RUNNABLE to JVMTI.
 	InBlockingIO(id ThreadID) bool

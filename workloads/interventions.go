@@ -90,7 +90,7 @@ func ApplySpeedUp(p *program.Program, s SpeedUp) error {
 	return p.Validate()
 }
 
-// scaleWork returns a copy of body with every Work's and Native's cycles
+// scaleWork returns a copy of body with every Work's, Native's and Stub's cycles
 // scaled by f, rounded, at least 1; path names body in errors.
 func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, error) {
 	out := append([]program.Stmt(nil), body...)
@@ -115,6 +115,14 @@ func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, err
 			}
 			nt.Cycles = max(1, int64(scaled))
 			st.Native = &nt
+		case st.Stub != nil:
+			sb := *st.Stub
+			scaled := math.Round(float64(sb.Cycles) * f)
+			if !(scaled <= program.MaxCycles) {
+				return nil, fmt.Errorf("%s.stub.cycles: %d × %v = %v is not in [1, 10^12]", at, sb.Cycles, f, scaled)
+			}
+			sb.Cycles = max(1, int64(scaled))
+			st.Stub = &sb
 		case st.Loop != nil:
 			l := *st.Loop
 			if l.Body, err = scaleWork(l.Body, f, at+".loop.body"); err != nil {
@@ -313,8 +321,8 @@ func ApplySlowDown(p *program.Program, s SlowDown) error {
 	return p.Validate()
 }
 
-// scaleLines returns a copy of body with the cycles of every Work and
-// Native on a line in [from, to] scaled by f, rounded, at least 1,
+// scaleLines returns a copy of body with the cycles of every Work,
+// Native and Stub on a line in [from, to] scaled by f, rounded, at least 1,
 // numbering lines as program.WriteListing does from *line on; *n counts
 // the statements scaled. path names body in errors.
 func scaleLines(body []program.Stmt, f float64, path string, line *int, from, to int, n *int) ([]program.Stmt, error) {
@@ -339,6 +347,13 @@ func scaleLines(body []program.Stmt, f float64, path string, line *int, from, to
 				return nil, err
 			}
 			st.Native = &nt
+			*n++
+		case st.Stub != nil && in:
+			sb := *st.Stub
+			if sb.Cycles, err = scaleCycles(sb.Cycles, f, at+".stub.cycles"); err != nil {
+				return nil, err
+			}
+			st.Stub = &sb
 			*n++
 		case st.Loop != nil:
 			l := *st.Loop
