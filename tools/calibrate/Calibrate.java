@@ -1,6 +1,8 @@
 import java.io.*;
 import java.lang.management.ManagementFactory;
 import java.nio.file.*;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.*;
 import java.util.regex.*;
 import java.util.concurrent.locks.LockSupport;
@@ -138,6 +140,72 @@ public class Calibrate {
         int m = Math.min(cnt[0], gaps.length / 2);
         for (int j = 0; j < m; j++) System.out.println("GAP " + gaps[2 * j] + " " + gaps[2 * j + 1]);
         System.out.println("SAMPLER cpu_ns=" + (cpu1 - cpu0) + " wall_ns=" + wall);
+    }
+
+    /** stubCallee is kept out of line (CompileCommand=dontinline,Calibrate::stubCallee) by jfrstub's "calls". */
+    static int stubCallee(int i) { return i * 31 + 7; }
+
+    /** One kernel of jfrstub: 10 000 iterations of one kind of code. */
+    static long stubKernel(String kind, int[] arr, long s) {
+        switch (kind) {
+            case "arith": for (int i = 0; i < 10000; i++) { s = s * 6364136223846793005L + i; s ^= s >>> 17; } return s;
+            case "alloc": for (int i = 0; i < 10000; i++) s += new int[16 + (i & 1)].length; return s;
+            case "calls": for (int i = 0; i < 10000; i++) s += stubCallee(i); return s;
+            case "pow": for (int i = 0; i < 10000; i++) s += (long) Math.pow(1.0001 + (i & 7), 3.3); return s;
+            case "copy": for (int i = 0; i < 10000; i++) s += Arrays.copyOf(arr, 64)[i & 63]; return s;
+            default: throw new IllegalArgumentException("jfrstub: unknown kernel " + kind + " (arith, alloc, calls, pow, copy)");
+        }
+    }
+
+    /**
+     * jfrstub KERNEL SECS: runs one kernel on thread main for SECS seconds
+     * under JFR (jdk.ExecutionSample every 1 ms; run with
+     * -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints) and prints,
+     * from the first second on, main's samples a second, the share of them
+     * in the method that makes the kernel's stub calls (copy:
+     * Arrays.copyOf, whose one basic block calls System.arraycopy; the
+     * others: stubKernel) and the sampler's tick, the 10th percentile of
+     * the gaps between samples, as profsim import's TickPeriod reads a
+     * recording (an overestimate where most ticks leave no sample).
+     */
+    static void jfrstub(String kind, int secs) throws Exception {
+        Path file = Files.createTempFile("jfrstub", ".jfr");
+        long s = 0;
+        int[] arr = new int[64];
+        try (jdk.jfr.Recording r = new jdk.jfr.Recording()) {
+            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(1));
+            r.start();
+            long end = System.nanoTime() + secs * 1_000_000_000L;
+            while (System.nanoTime() < end) s = stubKernel(kind, arr, s);
+            r.stop();
+            r.dump(file);
+        }
+        sink = s;
+        String caller = kind.equals("copy") ? "copyOf" : "stubKernel";
+        List<long[]> t = new ArrayList<>(); // time, 1 if the top frame is caller
+        for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(file)) {
+            jdk.jfr.consumer.RecordedThread th = e.getThread("sampledThread");
+            if (th == null || !"main".equals(th.getJavaName()) || e.getStackTrace() == null || e.getStackTrace().getFrames().isEmpty()) continue;
+            Instant i = e.getStartTime();
+            String top = e.getStackTrace().getFrames().get(0).getMethod().getName();
+            t.add(new long[] {i.getEpochSecond() * 1_000_000_000L + i.getNano(), top.equals(caller) ? 1 : 0});
+        }
+        Files.delete(file);
+        t.sort(Comparator.comparingLong(x -> x[0]));
+        if (t.size() < 100) throw new IllegalStateException("jfrstub: " + t.size() + " samples of main; run with a JDK whose JFR samples");
+        long from = t.get(0)[0] + 1_000_000_000L, to = t.get(t.size() - 1)[0];
+        List<Long> gaps = new ArrayList<>();
+        int n = 0, in = 0;
+        long last = -1;
+        for (long[] x : t) {
+            if (x[0] < from || x[0] > to) continue;
+            n++;
+            in += x[1];
+            if (last >= 0) gaps.add(x[0] - last);
+            last = x[0];
+        }
+        Collections.sort(gaps);
+        System.out.printf(Locale.ROOT, "JFRSTUB kernel=%s samples_per_s=%.1f in_%s=%.3f tick_ns=%d%n", kind, n / ((to - from) / 1e9), caller, (double) in / n, gaps.get(gaps.size() / 10));
     }
 
     /** CPU time (ns) of the JFR sampler thread. */
@@ -695,9 +763,10 @@ public class Calibrate {
             case "javac": javac(a[1], Integer.parseInt(a[2])); break;
             case "throwcost": throwcost(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
             case "throwchain": throwchain(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
+            case "jfrstub": jfrstub(a[1], Integer.parseInt(a[2])); break;
             case "all": all(Paths.get(a[1]), a.length > 2 ? Integer.parseInt(a[2]) : 3, Paths.get(a.length > 3 ? a[3] : "Calibrate.java")); break;
             default:
-                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS | throwcost D MS | throwchain D MS");
+                System.err.println("usage: java Calibrate all OUTDIR [REPS [SRC.java]] | dump T D N | hold T D MS | felt N | jfrspin D SECS | backoff N | kernel NAME NS | javac SRC SECS | throwcost D MS | throwchain D MS | jfrstub KERNEL SECS");
                 System.exit(2);
         }
     }
