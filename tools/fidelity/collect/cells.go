@@ -101,6 +101,7 @@ var Modes = []Mode{
 	{"oversub", "Oversub", "fid-oversub", []Key{{KeyMethod, "Oversub.spinA"}, {KeyMethod, "Oversub.spinB"}, {KeyThread, "a-0"}, {KeyThread, "b-0"}}},
 	{"returnpoll", "ReturnPoll", "fid-returnpoll", []Key{{KeyMethod, "ReturnPoll.caller"}, {KeyMethod, "ReturnPoll.callee"}}},
 	{"deeprec", "DeepRec", "fid-deeprec", []Key{{KeyComplete, "DeepRec.main"}, {KeyMethod, "DeepRec.recurse"}}},
+	{"stubcopy", "StubCopy", "fid-stubcopy", []Key{{KeyMethod, "StubCopy.loop"}, {KeyMethod, "StubCopy.copy"}}},
 }
 
 func modeNames() []string {
