@@ -20,7 +20,7 @@ func TestTwinsAreBuiltins(t *testing.T) {
 		want = append(want, strings.TrimSuffix(filepath.Base(f), ".yaml"))
 	}
 	sort.Strings(want) // by name: "fid-hotcold" before "fid-hotcold-noinline"
-	assert.Equal(t, []string{"fid-blockhalf", "fid-calledges", "fid-deeprec", "fid-hotcold", "fid-hotcold-noinline", "fid-oversub", "fid-returnpoll", "fid-stubcopy"}, want)
+	assert.Equal(t, []string{"fid-blockhalf", "fid-calledges", "fid-deeprec", "fid-hotcold", "fid-hotcold-noinline", "fid-oversub", "fid-returnpoll", "fid-stubcopy", "fid-stubcopy-inline"}, want)
 	assert.Equal(t, want, Twins())
 	for _, n := range Twins() {
 		assert.True(t, IsBuiltin(n), n)

@@ -36,7 +36,7 @@ func TestBuiltinsHaveThePapersMethods(t *testing.T) {
 func TestUnknownWorkload(t *testing.T) {
 	_, err := Get("nope")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown workload "nope" (paper programs: abcuv, callpair, deepcall, hotcold, sqsum; 69 stand-ins, 9 models of real applications, 7 fidelity twins and 3 studies' programs`)
+	assert.Contains(t, err.Error(), `unknown workload "nope" (paper programs: abcuv, callpair, deepcall, hotcold, sqsum; 69 stand-ins, 9 models of real applications, 9 fidelity twins and 3 studies' programs`)
 }
 
 // Get returns a fresh copy: a caller may modify it (as interventions will).

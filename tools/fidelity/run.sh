@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-ALL_MODES=hotcold,hotcold-noinline,calledges,blockhalf,oversub,returnpoll,deeprec,stubcopy
+ALL_MODES=hotcold,hotcold-noinline,calledges,blockhalf,oversub,returnpoll,deeprec,stubcopy,stubcopy-inline
 ALL_PROFILERS=jfr25,jfr25-cpu,jfr17,jfr17-dns,ap-cpu,ap-itimer,ap-ctimer,ap-wall
 JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 JDK17=${JDK17:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
@@ -77,7 +77,7 @@ out=$(cd "$out" && pwd)
 class() {
 	case $1 in
 	hotcold | hotcold-noinline) echo HotCold ;; calledges) echo CallEdges ;; blockhalf) echo BlockHalf ;;
-	oversub) echo Oversub ;; returnpoll) echo ReturnPoll ;; deeprec) echo DeepRec ;; stubcopy) echo StubCopy ;;
+	oversub) echo Oversub ;; returnpoll) echo ReturnPoll ;; deeprec) echo DeepRec ;; stubcopy | stubcopy-inline) echo StubCopy ;;
 	esac
 }
 mode_opts() {

@@ -102,6 +102,7 @@ var Modes = []Mode{
 	{"returnpoll", "ReturnPoll", "fid-returnpoll", []Key{{KeyMethod, "ReturnPoll.caller"}, {KeyMethod, "ReturnPoll.callee"}}},
 	{"deeprec", "DeepRec", "fid-deeprec", []Key{{KeyComplete, "DeepRec.main"}, {KeyMethod, "DeepRec.recurse"}}},
 	{"stubcopy", "StubCopy", "fid-stubcopy", []Key{{KeyMethod, "StubCopy.loop"}, {KeyMethod, "StubCopy.copy"}}},
+	{"stubcopy-inline", "StubCopy", "fid-stubcopy-inline", []Key{{KeyMethod, "StubCopy.loop"}, {KeyMethod, "StubCopy.copy"}}},
 }
 
 func modeNames() []string {
