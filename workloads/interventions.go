@@ -101,27 +101,21 @@ func scaleWork(body []program.Stmt, f float64, path string) ([]program.Stmt, err
 		switch {
 		case st.Work != nil:
 			w := *st.Work
-			scaled := math.Round(float64(w.Cycles) * f)
-			if !(scaled <= program.MaxCycles) {
-				return nil, fmt.Errorf("%s.work.cycles: %d × %v = %v is not in [1, 10^12]", at, w.Cycles, f, scaled)
+			if w.Cycles, err = scaleCycles(w.Cycles, f, at+".work.cycles"); err != nil {
+				return nil, err
 			}
-			w.Cycles = max(1, int64(scaled))
 			st.Work = &w
 		case st.Native != nil:
 			nt := *st.Native
-			scaled := math.Round(float64(nt.Cycles) * f)
-			if !(scaled <= program.MaxCycles) {
-				return nil, fmt.Errorf("%s.native.cycles: %d × %v = %v is not in [1, 10^12]", at, nt.Cycles, f, scaled)
+			if nt.Cycles, err = scaleCycles(nt.Cycles, f, at+".native.cycles"); err != nil {
+				return nil, err
 			}
-			nt.Cycles = max(1, int64(scaled))
 			st.Native = &nt
 		case st.Stub != nil:
 			sb := *st.Stub
-			scaled := math.Round(float64(sb.Cycles) * f)
-			if !(scaled <= program.MaxCycles) {
-				return nil, fmt.Errorf("%s.stub.cycles: %d × %v = %v is not in [1, 10^12]", at, sb.Cycles, f, scaled)
+			if sb.Cycles, err = scaleCycles(sb.Cycles, f, at+".stub.cycles"); err != nil {
+				return nil, err
 			}
-			sb.Cycles = max(1, int64(scaled))
 			st.Stub = &sb
 		case st.Loop != nil:
 			l := *st.Loop

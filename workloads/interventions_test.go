@@ -66,8 +66,9 @@ func TestInterventionExtremes(t *testing.T) {
 	}
 }
 
-// A native method's own work is its native code: a speed-up of it
-// scales its Native statements' cycles, as a Java method's Work.
+// A native method's own work is its native code, and a method's stub
+// calls are its time too: a speed-up of it scales its Native and Stub
+// statements' cycles, as a Java method's Work.
 func TestSpeedUpScalesNativeCode(t *testing.T) {
 	p, err := program.Parse([]byte(`
 name: native-speedup
@@ -81,6 +82,7 @@ methods:
     name: open0
     body:
       - native: {cycles: 1001}
+      - stub: {cycles: 300, name: arraycopy}
 threads:
   - name: main
     entry: A.main
@@ -88,6 +90,7 @@ threads:
 	require.NoError(t, err)
 	require.NoError(t, ApplySpeedUp(p, SpeedUp{Method: "A.open0", Factor: 0.5}))
 	assert.Equal(t, int64(501), p.Methods[1].Body[0].Native.Cycles, "1001 × 0.5 rounded")
+	assert.Equal(t, int64(150), p.Methods[1].Body[1].Stub.Cycles)
 	assert.Equal(t, int64(10), p.Methods[0].Body[1].Work.Cycles, "the caller is untouched")
 	assert.ErrorContains(t, ApplySpeedUp(p, SpeedUp{Method: "A.open0", Factor: 1e12}), "methods[1].body[0].native.cycles: 501 × 1e+12")
 }
