@@ -71,3 +71,14 @@ func TestListingShowsLoopBounds(t *testing.T) {
 	assert.True(t, p.Methods[0].Body[0].Loop.RuntimeBound)
 	assert.False(t, p.Methods[0].Body[2].Loop.RuntimeBound)
 }
+
+// The listing names a stub where the statement does.
+func TestListingShowsStubs(t *testing.T) {
+	p, err := Parse([]byte(prog("      - stub: {cycles: 30, name: arraycopy}\n"+
+		"      - stub: {cycles: 4}\n")), YAML)
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, p.WriteListing(&b))
+	assert.Contains(t, b.String(), "stub arraycopy 30 cycles\n")
+	assert.Contains(t, b.String(), "stub 4 cycles\n")
+}
