@@ -191,7 +191,7 @@ func (r *Report) writeShares(w io.Writer, t shareTable) {
 		fmt.Fprintf(w, "  * fewer than %d samples: overlap means little\n", minSamples)
 	}
 	if anyUndecipherable {
-		fmt.Fprintf(w, "  undecipherable: in compiled code with no debug record at or after the pc; async records the method at bci 0, jfr drops the sample\n")
+		fmt.Fprintf(w, "  undecipherable: in compiled code with no debug record at or after the pc (async records the method at bci 0, jfr drops the sample), or, for jfr, in a VM stub\n")
 	}
 	if anyServed {
 		fmt.Fprintf(w, "  served: ticks with at least one sample; known only for samplers that sample within the tick (%s)\n", strings.Join(samplers.TickSynchronousNames(), ", "))

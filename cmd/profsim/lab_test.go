@@ -629,4 +629,12 @@ func TestLabTrySteps(t *testing.T) {
 		r := labRun(t, lab, "./profsim run --workload fop-real --duration 3s --samplers truth,safepoint,jfr,async --debug-non-safepoints --why")
 		biasOf(t, r, "safepoint")
 	})
+	t.Run("7 stub", func(t *testing.T) {
+		r := labRun(t, lab, "./profsim run --workload fid-stubcopy --duration 3s --samplers truth,jfr,async --debug-non-safepoints --why")
+		const copy = "StubCopy.copy"
+		truth := selfShare(t, r, "truth", copy)
+		assert.InDelta(t, truth, selfShare(t, r, "async", copy), within(truth, profileOf(t, r, "async").Samples), "async walks through the stub")
+		assert.Less(t, 100*selfShare(t, r, "jfr", copy), 100*truth-labBlameMin, "jfr keeps only copy's own instructions")
+		assert.Positive(t, biasOf(t, r, "jfr").Skipped[samplers.SkipStub], "jfr says why it lost the rest")
+	})
 }
