@@ -410,25 +410,22 @@ func (vm *VM) StackID(id ThreadID) int64 {
 
 // InNative reports whether thread id is stopped inside a Native statement
 // (a safepoint treats such a thread as safe).
-func (vm *VM) InNative(id ThreadID) bool {
-	t := vm.thread(id)
-	if len(t.frames) == 0 {
-		return false
-	}
-	f := &t.frames[len(t.frames)-1]
-	return f.code.Instrs[f.pc].Op == OpNative && f.workLeft > 0
-}
+func (vm *VM) InNative(id ThreadID) bool { return vm.inside(id, OpNative) }
 
 // InStub reports whether thread id is stopped inside a Stub statement:
 // in a VM stub called from compiled code (StubRoutines), still
 // _thread_in_Java, with no Java frame at its pc.
-func (vm *VM) InStub(id ThreadID) bool {
+func (vm *VM) InStub(id ThreadID) bool { return vm.inside(id, OpStub) }
+
+// inside reports whether thread id is stopped partway through a statement
+// of op at its top frame's pc (one a horizon split, with time left).
+func (vm *VM) inside(id ThreadID, op Op) bool {
 	t := vm.thread(id)
 	if len(t.frames) == 0 {
 		return false
 	}
 	f := &t.frames[len(t.frames)-1]
-	return f.code.Instrs[f.pc].Op == OpStub && f.workLeft > 0
+	return f.code.Instrs[f.pc].Op == op && f.workLeft > 0
 }
 
 // InBlockingIO reports whether thread id is blocked in I/O (a Block of
