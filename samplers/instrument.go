@@ -196,8 +196,9 @@ func (s *instrumentSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) si
 	}
 	vm.SetBytecodeCounter(s.hook, id, jit.ProbeCount)
 	t := s.threads[id]
-	s.buf = vm.Stack(id, s.buf[:0])
-	if t == nil || len(s.buf) == 0 {
+	var n int
+	s.buf, n = vm.StackTop(id, 2, s.buf[:0]) // the probe's frame and its caller
+	if t == nil || n == 0 {
 		return sim.Continue
 	}
 	top := s.buf[len(s.buf)-1]
@@ -206,7 +207,7 @@ func (s *instrumentSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) si
 		return sim.Continue
 	}
 	s.events++
-	now, depth := vm.Now(), int32(len(s.buf)-1)
+	now, depth := vm.Now(), int32(n-1)
 	if entry {
 		s.unwind(t, depth, now) // activations at this depth or deeper ended without their exit probe
 		parent := t.root
@@ -215,7 +216,7 @@ func (s *instrumentSampler) OnHook(vm sim.Agent, id sim.ThreadID, h sim.Hook) si
 		}
 		t.frames = append(t.frames, shadowFrame{node: s.context(parent, top.Method), depth: depth, entry: now})
 		if depth > 0 {
-			caller := s.buf[depth-1]
+			caller := s.buf[len(s.buf)-2]
 			s.edges[callEdge{caller.Method, caller.Line, top.Method}]++
 		}
 		return sim.Continue

@@ -381,10 +381,30 @@ func (vm *VM) Stack(id ThreadID, buf []StackFrame) []StackFrame {
 		if f.code.Method < 0 {
 			continue // a service thread has no Java frames
 		}
-		buf = append(buf, StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
-			Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node, Code: f.code, PC: f.pc, BCP: f.bcp})
+		buf = append(buf, f.stackFrame())
 	}
 	return buf
+}
+
+// stackFrame is f as a View shows it.
+func (f *frame) stackFrame() StackFrame {
+	return StackFrame{Method: f.code.Method, Line: f.code.Instrs[f.pc].Line,
+		Inlined: f.flags&fInlined != 0, Tier: f.code.Tier, Node: f.node, Code: f.code, PC: f.pc, BCP: f.bcp}
+}
+
+// StackTop appends thread id's top n frames, root first, to buf and
+// returns it with the number of frames the whole stack holds: Stack's
+// last n frames and its length, without copying the rest.
+func (vm *VM) StackTop(id ThreadID, n int, buf []StackFrame) ([]StackFrame, int) {
+	t := vm.thread(id)
+	depth := len(t.frames)
+	if depth == 0 || t.frames[0].code.Method < 0 {
+		return buf, 0 // a service thread has no Java frames
+	}
+	for i := max(depth-n, 0); i < depth; i++ {
+		buf = append(buf, t.frames[i].stackFrame())
+	}
+	return buf, depth
 }
 
 // StackID identifies thread id's stack of methods (View.StackID): its

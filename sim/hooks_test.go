@@ -295,3 +295,43 @@ func TestStackIDIdentifiesTheStack(t *testing.T) {
 		assert.Equal(t, int64(-1), s.id, "truth per method: %s", s.methods)
 	}
 }
+
+// stackTops compares, at every timer, each running thread's StackTop
+// with the last frames of its Stack, for n from 0 to one past the depth.
+type stackTops struct {
+	checked, deepest int
+	failed           []string
+}
+
+func (r *stackTops) OnTimer(vm Agent, at Time, _ int64) {
+	for _, th := range vm.Threads() {
+		if th.State != Running {
+			continue
+		}
+		full := vm.Stack(th.ID, nil)
+		for n := 0; n <= len(full)+1; n++ {
+			top, depth := vm.StackTop(th.ID, n, nil)
+			want := full[max(len(full)-n, 0):]
+			if depth != len(full) || fmt.Sprint(top) != fmt.Sprint(want) {
+				r.failed = append(r.failed, fmt.Sprintf("@%d thread %d n=%d: %v (%d frames), want %v (%d)", at, th.ID, n, top, depth, want, len(full)))
+			}
+			r.checked++
+		}
+		r.deepest = max(r.deepest, len(full))
+	}
+}
+
+// StackTop is Stack's last n frames (all of them when n is larger) and
+// Stack's length, on every running thread at every moment sampled.
+func TestStackTopIsTheStacksTop(t *testing.T) {
+	vm := newVM(t, parse(t, stackIDProgram), func(c *Config) { c.ContextSwitch, c.CPUs = 0, 2 })
+	r := &stackTops{}
+	tid := vm.AddTimer(r)
+	for at := Time(1); at < 8000; at += 7 {
+		vm.ScheduleTimer(tid, at, 0)
+	}
+	vm.Run()
+	assert.Empty(t, r.failed)
+	assert.Positive(t, r.checked)
+	assert.Equal(t, 3, r.deepest, "main>f>g was met")
+}

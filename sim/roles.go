@@ -53,6 +53,9 @@ type View interface {
 	PollKindOf(id ThreadID) PollKind
 	// Stack appends id's frames, root first, to buf: its exact position.
 	Stack(id ThreadID, buf []StackFrame) []StackFrame
+	// StackTop appends id's top n frames, root first, to buf, and
+	// returns the number of frames its whole stack holds.
+	StackTop(id ThreadID, n int, buf []StackFrame) ([]StackFrame, int)
 	// BytecodeCounter is id's HookBytecodes counter.
 	BytecodeCounter(id ThreadID) int64
 	// StackID identifies id's stack of methods without copying it, for
