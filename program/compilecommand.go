@@ -255,12 +255,12 @@ func matchName(name, pat string, m MatchMode) bool {
 // compared in HotSpot's internal form (dots as '/'), as
 // MethodMatcher::matches does. A pattern with a signature matches only
 // methods whose signature starts with it (a method without one matches
-// none).
+// none). The class, whose internal form costs a copy, is compared last.
 func (c CompileCommand) Matches(m *Method) bool {
-	if !matchName(strings.ReplaceAll(m.Class, ".", "/"), c.Class, c.ClassMode) || !matchName(m.Name, c.Method, c.MethodMode) {
+	if !matchName(m.Name, c.Method, c.MethodMode) || c.Signature != "" && (m.Signature == "" || !strings.HasPrefix(m.Signature, c.Signature)) {
 		return false
 	}
-	return c.Signature == "" || m.Signature != "" && strings.HasPrefix(m.Signature, c.Signature)
+	return c.ClassMode == Any || matchName(strings.ReplaceAll(m.Class, ".", "/"), c.Class, c.ClassMode)
 }
 
 // String writes the command as -XX:CompileCommand= takes it, in the form
