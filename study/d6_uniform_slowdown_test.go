@@ -7,6 +7,7 @@ import (
 	"github.com/profsim/profsim/param"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 )
 
 // TestD6_UniformSlowdown: Burchell & Marr (OOPSLA'25) slow every basic
@@ -83,25 +84,46 @@ func TestD6_TruthResidue(t *testing.T) {
 		fixed = append(fixed, param.KV{Key: "sim.cost." + k + "_cycles", Value: "0"})
 	}
 	jit := append(slices.Clone(fixed), param.KV{Key: "jit.compile_nanos_per_bytecode", Value: "0"})
-	shares := func(baseline bool, sets []param.KV, slow ...string) d6Profile {
+	shares := func(baseline bool, sets []param.KV, slow ...string) (d6Profile, error) {
 		s := d6Key{bench, 1, 1}.spec()
 		s.Samplers, s.Sets, s.SlowDowns = []string{"truth"}, sets, slow
 		if baseline {
 			s.BaselineOnly, s.DebugNonSafepoints = true, nil
 		}
 		r, err := d6Key{bench, 1, 1}.runOf(s)
-		require.NoError(t, err)
-		return r.Profiles["truth"]
+		if err != nil {
+			return d6Profile{}, err
+		}
+		return r.Profiles["truth"], nil
 	}
 	change := func(a, b d6Profile) float64 { return d6Diff(a, b, "truth").MaxChange }
-	base, x2 := shares(true, fixed), shares(true, fixed, "*:2")
+	// The eight runs are independent: made at once, on every CPU.
+	var base, x2, x15, x2x15, jitX1, jitX2, x1, allX2 d6Profile
+	var g errgroup.Group
+	for _, r := range []struct {
+		to       *d6Profile
+		baseline bool
+		sets     []param.KV
+		slow     []string
+	}{
+		{&base, true, fixed, nil}, {&x2, true, fixed, []string{"*:2"}},
+		{&x15, true, fixed, []string{"*:1.5"}}, {&x2x15, true, fixed, []string{"*:2", "*:1.5"}},
+		{&jitX1, false, jit, nil}, {&jitX2, false, jit, []string{"*:2"}},
+		{&x1, false, nil, nil}, {&allX2, false, nil, []string{"*:2"}},
+	} {
+		g.Go(func() (err error) {
+			*r.to, err = shares(r.baseline, r.sets, r.slow...)
+			return err
+		})
+	}
+	require.NoError(t, g.Wait())
 	assert.Zero(t, change(x2, base), "× 2, no JIT, no fixed costs: the truth's shares are exactly the same")
-	assert.Positive(t, change(shares(true, fixed, "*:1.5"), base), "× 1.5 rounds odd cycle counts up")
-	assert.Zero(t, change(shares(true, fixed, "*:2", "*:1.5"), x2), "× 1.5 of even cycle counts is exact")
-	withJIT := change(shares(false, jit, "*:2"), shares(false, jit))
+	assert.Positive(t, change(x15, base), "× 1.5 rounds odd cycle counts up")
+	assert.Zero(t, change(x2x15, x2), "× 1.5 of even cycle counts is exact")
+	withJIT := change(jitX2, jitX1)
 	assert.Positive(t, withJIT, "the JIT's switches to compiled code do not stretch")
 	assert.Less(t, withJIT, d6JITResidue, "… and move the shares by a trace")
-	assert.Greater(t, change(shares(false, nil, "*:2"), shares(false, nil)), 10*withJIT, "the fixed costs move them most")
+	assert.Greater(t, change(allX2, x1), 10*withJIT, "the fixed costs move them most")
 }
 
 // d6JITResidue bounds the JIT's trace in TestD6_TruthResidue: measured
