@@ -10,8 +10,8 @@
 # --data tools/realapps/validate/data. Runs are rep-major (for each rep, each
 # app, each profiler), so drift of the machine spreads over all of them.
 # A run whose OUT/APP/PROFILER/REP/meta.json exists is skipped (resume);
-# its self.tsv and meta.json are copied to DATA/APP/PROFILER/REP/ when they
-# are missing there. Progress goes to stderr, one line a run. A run that
+# its self.tsv, meta.json and stacks.folded (gzipped, stacks.folded.gz) are
+# copied to DATA/APP/PROFILER/REP/ when they are missing there. Progress goes to stderr, one line a run. A run that
 # gives no samples (or none on thread main) stops the script with status 1.
 # --lines 1 has the safepoint agent record where in its leaf method each
 # thread stopped (lines=1: "@BCI:LINE" after the leaf in raw.folded; the
@@ -97,6 +97,14 @@ done
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# keep DIR DEST: a run's self.tsv and meta.json, and its stacks gzipped
+# without a name or time in the header (the same stacks, the same bytes).
+keep() {
+	mkdir -p "$2"
+	cp "$1/self.tsv" "$1/meta.json" "$2/"
+	gzip -9 -n -c "$1/stacks.folded" > "$2/stacks.folded.gz"
+}
+
 # The JVM of the run under way (its timeout's pid) is ended if run.sh is.
 pid=""
 trap 'if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; fi' EXIT
@@ -152,8 +160,7 @@ for rep in $(seq 1 "$reps"); do
 			dest=$data/$a/$p/$rep
 			if [ -f "$dir/meta.json" ]; then
 				if [ ! -f "$dest/meta.json" ]; then
-					mkdir -p "$dest"
-					cp "$dir/self.tsv" "$dir/meta.json" "$dest/"
+					keep "$dir" "$dest"
 				fi
 				echo "[$n/$total] $a $p rep $rep: done before, skipped" >&2
 				continue
@@ -229,10 +236,9 @@ for rep in $(seq 1 "$reps"); do
 			else
 				msg=$("${collect[@]}" --in "$raw" 2>&1) || fail_run "$dir" "$a $p rep $rep: $msg"
 			fi
-			mkdir -p "$dest"
-			cp "$dir/self.tsv" "$dir/meta.json" "$dest/"
+			keep "$dir" "$dest"
 			echo "[$n/$total] $a $p rep $rep: $msg, load ${load_after%% *}${engine:+, engine $engine}" >&2
 		done
 	done
 done
-echo "run.sh: $total runs in $out, self.tsv and meta.json in $data" >&2
+echo "run.sh: $total runs in $out, self.tsv, meta.json and stacks.folded.gz in $data" >&2
