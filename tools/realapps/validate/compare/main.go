@@ -177,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// The nulls and the disagreement read the real jfr-dns runs even when
 	// jfr-dns itself is not compared, if they are there.
-	realDNS := map[string][]dist{}
+	realDNS, realDNSCtx := map[string][]dist{}, map[string][]dist{}
 	for _, app := range o.apps {
 		runs, ok := real[app][profJFRDNS]
 		if _, err := os.Stat(filepath.Join(o.data, app, profJFRDNS)); !ok && err == nil {
@@ -189,6 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		for _, r := range runs {
 			realDNS[app] = append(realDNS[app], r.Self)
+			realDNSCtx[app] = append(realDNSCtx[app], r.Contexts)
 		}
 	}
 	ms := modelSettings{Skip: o.warmup, Duration: o.duration, Seeds: o.seeds, Jobs: o.jobs, LoopScale: o.loopScale, CPUs: o.cpus, Models: o.models}
@@ -197,6 +198,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res := analyse(o.apps, o.profilers, real, realDNS, sims)
+	for _, app := range o.apps {
+		for _, prof := range o.profilers {
+			if c, ok := compareContexts(app, prof, real[app][prof], realDNSCtx[app], sims[app].Contexts[prof]); ok {
+				res.Contexts = append(res.Contexts, c)
+			}
+		}
+	}
 	res.Settings = ms
 	return report(stdout, o, res, real, sims)
 }

@@ -51,14 +51,18 @@ type simSampler struct {
 	ID       string // the profile's name in harness.Outcome.Profiles
 }
 
+// The samplers keep 2048 frames, as the real runs' profilers do (run.sh:
+// the agent's depth=2048, JFR's stackdepth=2048, async-profiler's default
+// jstackdepth), so that their calling contexts compare; passive samplers
+// cost nothing, so the depth changes no run.
 var simRuns = []simRun{
 	{Name: "nodns", DNS: false, Samplers: []simSampler{
-		{profSafepoint, "safepoint,interval=10ms", "safepoint"},
-		{profJFR, "jfr,period=10ms", "jfr"},
+		{profSafepoint, "safepoint,interval=10ms,depth=2048", "safepoint"},
+		{profJFR, "jfr,period=10ms,depth=2048", "jfr"},
 	}},
 	{Name: "dns", DNS: true, Samplers: []simSampler{
-		{profJFRDNS, "jfr,period=10ms", "jfr"},
-		{profAsync, "async,interval=10ms", "async"},
+		{profJFRDNS, "jfr,period=10ms,depth=2048", "jfr"},
+		{profAsync, "async,interval=10ms,jstackdepth=2048", "async"},
 	}},
 }
 
@@ -95,6 +99,9 @@ const defaultCPUs = 2
 // hold one dist per seed, seed 1 first.
 type simResult struct {
 	Profiles map[string][]dist
+	// Contexts holds each profiler's samples by calling context
+	// (contextsOf), one dist per seed.
+	Contexts map[string][]dist
 	Truth    map[string][]dist
 	// Ends holds, per seed, when the model's program ended if it ended
 	// inside the window (its window is shorter than the real runs'), 0
@@ -186,10 +193,11 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 	var jobs []job
 	out := map[string]*simResult{}
 	for _, app := range apps {
-		res := &simResult{Profiles: map[string][]dist{}, Truth: map[string][]dist{}, Ends: make([]time.Duration, ms.Seeds)}
+		res := &simResult{Profiles: map[string][]dist{}, Contexts: map[string][]dist{}, Truth: map[string][]dist{}, Ends: make([]time.Duration, ms.Seeds)}
 		for _, r := range runs {
 			for _, s := range r.Samplers {
 				res.Profiles[s.Profiler] = make([]dist, ms.Seeds)
+				res.Contexts[s.Profiler] = make([]dist, ms.Seeds)
 				res.Truth[s.Profiler] = make([]dist, ms.Seeds)
 			}
 			for seed := 1; seed <= ms.Seeds; seed++ {
@@ -207,7 +215,7 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 		res := out[j.App]
 		g.Go(func() error {
 			t0 := time.Now()
-			profiles, truth, end, err := runOne(ctx, j, ms)
+			profiles, contexts, truth, end, err := runOne(ctx, j, ms)
 			if err != nil {
 				return err
 			}
@@ -215,6 +223,7 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 			defer mu.Unlock()
 			for _, s := range j.Run.Samplers {
 				res.Profiles[s.Profiler][j.Seed-1] = profiles[s.Profiler]
+				res.Contexts[s.Profiler][j.Seed-1] = contexts[s.Profiler]
 				res.Truth[s.Profiler][j.Seed-1] = truth
 			}
 			if end < ms.Duration {
@@ -233,63 +242,62 @@ func runModels(ctx context.Context, apps, profilers []string, ms modelSettings, 
 }
 
 // runOne runs one model and seed and returns each profiler's self time
-// on thread main, the truth's, and when the program ended (ms.Duration if
-// it ran to the end of the run).
-func runOne(ctx context.Context, j job, ms modelSettings) (map[string]dist, dist, time.Duration, error) {
+// and calling contexts on thread main, the truth's self time, and when the
+// program ended (ms.Duration if it ran to the end of the run).
+func runOne(ctx context.Context, j job, ms modelSettings) (self, contexts map[string]dist, truth dist, end time.Duration, err error) {
 	name := j.App + "-real"
 	var p *program.Program
-	var err error
 	if ms.Models != "" {
 		p, err = program.Load(filepath.Join(ms.Models, name+".yaml"))
 	} else {
 		p, err = getModel(name)
 	}
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}
 	// The recorder's own threads are JFR's work, not the application's
 	// (the real runs profile thread main only; without JFR they do not
 	// exist).
 	if _, err := workloads.DropRecorderThreads(p); err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}
 	if ms.LoopScale > 0 {
 		if _, err := workloads.ScaleEntryLoops(p, ms.LoopScale); err != nil {
-			return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
+			return nil, nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 		}
 	}
 	cfg, err := modelConfig(j.Run, uint64(j.Seed), ms)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 	}
 	rig, err := harness.Build(p, cfg)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
 	}
 	rig.VM().SetContext(ctx)
 	if err := rig.Run(); err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
 	}
 	// A program may end before the run's duration; one that ends before
 	// the window opens has no profile to compare (and its samplers never
 	// attached).
-	end := time.Duration(rig.VM().Now())
+	end = time.Duration(rig.VM().Now())
 	if end <= ms.Skip {
-		return nil, nil, 0, &usageError{fmt.Sprintf("model %s seed %d ends at %v simulated, before the window starts at --warmup %v: its program is shorter than the real runs' warm-up", name, j.Seed, end.Round(time.Millisecond), ms.Skip)}
+		return nil, nil, nil, 0, &usageError{fmt.Sprintf("model %s seed %d ends at %v simulated, before the window starts at --warmup %v: its program is shorter than the real runs' warm-up", name, j.Seed, end.Round(time.Millisecond), ms.Skip)}
 	}
 	out, err := rig.Collect()
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
+		return nil, nil, nil, 0, fmt.Errorf("model %s seed %d (%s): %w", name, j.Seed, j.Run.Name, err)
 	}
-	profiles := map[string]dist{}
+	self, contexts = map[string]dist{}, map[string]dist{}
 	for _, s := range j.Run.Samplers {
 		pr, ok := out.Profiles[s.ID]
 		if !ok {
-			return nil, nil, 0, fmt.Errorf("model %s: no %s profile", name, s.ID)
+			return nil, nil, nil, 0, fmt.Errorf("model %s: no %s profile", name, s.ID)
 		}
-		profiles[s.Profiler] = selfByMethod(pr, false)
+		self[s.Profiler], contexts[s.Profiler] = selfByMethod(pr, false), contextsOf(pr)
 	}
-	return profiles, selfByMethod(out.Profiles["truth"], true), end, nil
+	return self, contexts, selfByMethod(out.Profiles["truth"], true), end, nil
 }
 
 func contains(xs []string, x string) bool {

@@ -38,13 +38,15 @@ type meta struct {
 	Tool         string    `json:"tool"`
 }
 
-// realRun is one real run: its directory, its meta and its self time on
-// thread main.
+// realRun is one real run: its directory, its meta, its self time on
+// thread main and its samples there by calling context (nil when the run
+// kept no stacks.folded.gz).
 type realRun struct {
-	Dir  string
-	Rep  string
-	Meta meta
-	Self dist
+	Dir      string
+	Rep      string
+	Meta     meta
+	Self     dist
+	Contexts dist
 }
 
 // readSelfTSV reads a self.tsv: the header `thread\tmethod\tsamples`, then
@@ -178,7 +180,11 @@ func readReal(dir string, apps, profilers []string, w window) (map[string]map[st
 				if err != nil {
 					return nil, err
 				}
-				out[app][prof] = append(out[app][prof], realRun{Dir: rdir, Rep: rep, Meta: m, Self: self})
+				ctxs, err := readStacks(filepath.Join(rdir, "stacks.folded.gz"))
+				if err != nil {
+					return nil, err
+				}
+				out[app][prof] = append(out[app][prof], realRun{Dir: rdir, Rep: rep, Meta: m, Self: self, Contexts: ctxs})
 			}
 		}
 	}

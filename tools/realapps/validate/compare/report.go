@@ -19,7 +19,10 @@ type results struct {
 	Cells           []cell
 	Dis             []disagreement
 	Criteria        []criterion
-	Settings        modelSettings
+	// Contexts compares calling contexts where the real runs kept their
+	// stacks (not in --csv).
+	Contexts []contextCell
+	Settings modelSettings
 	// Ends holds, per app, the seeds' program ends inside the window
 	// (simResult.Ends).
 	Ends map[string][]time.Duration
@@ -146,6 +149,7 @@ func writeTables(w io.Writer, r *results) {
 	for _, c := range r.Criteria {
 		fmt.Fprintf(w, "| %s | %s | %d of %d | %d of 9 | %s |\n", c.What, c.Profiler, c.Count, c.Of, needApps, yesNo(c.Pass()))
 	}
+	writeContexts(w, r)
 }
 
 // meanOf is the mean of xs' numbers, NaNs left out; NaN if none.
