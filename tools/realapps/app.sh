@@ -5,9 +5,9 @@
 #   tools/realapps/app.sh NAME DRIVER_DIR PACKAGE JARS MODULES MAIN [ARGS...]
 #
 # NAME names the outputs: OUT/NAME.json and OUT/NAME-real.yaml, OUT being
-# $OUT_DIR or out/realapps/NAME. PACKAGE is the Debian package holding
-# JARS (a path list; installed with apt if the first jar is missing; "-"
-# for none); MODULES the JDK modules (java.base ...) the import reads
+# $OUT_DIR or out/realapps/NAME. PACKAGE is the Debian packages holding
+# JARS (a space-separated list; JARS a path list; installed with apt if a
+# jar is missing; "-" for none); MODULES the JDK modules (java.base ...) the import reads
 # beside the driver's classes and the jars. MAIN [ARGS...] is the driver's
 # class and arguments; $JVM_OPTS go before it. The recording is
 # $RECORD_DURATION (default 5s) from 8 s in (record.sh); the import refines
@@ -21,8 +21,19 @@ realapps=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$realapps/../.." && pwd)
 out=${OUT_DIR:-$root/out/realapps/$name}
 java_home=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
-if [ "$pkg" != - ] && [ ! -f "${jars%%:*}" ]; then
-	apt-get install -y --no-install-recommends "$pkg"
+# Every jar must be there: the JVM leaves a missing one off the class path
+# silently, and with it what the program runs (fop transforms with Xalan-J
+# when libxalan2-java is installed, with the JDK's own XSLT otherwise).
+missing=
+old_ifs=$IFS
+IFS=:
+for jar in $jars; do
+	[ -f "$jar" ] || missing=1
+done
+IFS=$old_ifs
+if [ "$pkg" != - ] && [ -n "$missing" ]; then
+	# shellcheck disable=SC2086 # PACKAGE is a list of packages
+	apt-get install -y --no-install-recommends $pkg
 fi
 mkdir -p "$out"
 if [ "${IMPORT_ONLY:-}" != 1 ]; then

@@ -6,6 +6,6 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 j=/usr/share/java
-OUT_DIR=${1:-${OUT_DIR:-}} JVM_OPTS=-Djava.awt.headless=true exec "$here/../app.sh" fop "$here" libfop-java \
-	"$j/fop.jar:$j/xmlgraphics-commons.jar:$j/batik-all.jar:$j/commons-io.jar:$j/commons-logging.jar:$j/fontbox2.jar" \
+OUT_DIR=${1:-${OUT_DIR:-}} JVM_OPTS=-Djava.awt.headless=true exec "$here/../app.sh" fop "$here" "libfop-java libxalan2-java" \
+	"$j/fop.jar:$j/xmlgraphics-commons.jar:$j/batik-all.jar:$j/commons-io.jar:$j/commons-logging.jar:$j/fontbox2.jar:$j/xalan2.jar" \
 	"java.base java.xml java.desktop" FopDriver

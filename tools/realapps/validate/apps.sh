@@ -1,7 +1,7 @@
 # apps.sh: the validation harness's applications (sourced by run.sh).
 #
 # app_def NAME sets app_dir (the driver's directory under tools/realapps),
-# app_pkg (the Debian package holding the jars, "-" for none), app_jars
+# app_pkg (the Debian packages holding the jars, space-separated, "-" for none), app_jars
 # (a path list), app_opts (JVM options) and app_main (the class and its
 # arguments), as tools/realapps/APP/record.sh passes them to app.sh.
 # shellcheck shell=bash
@@ -17,8 +17,11 @@ app_def() {
 		app_opts=-Djava.awt.headless=true app_main=ChartDriver
 		;;
 	fop)
-		app_dir=fop app_pkg=libfop-java
-		app_jars="$j/fop.jar:$j/xmlgraphics-commons.jar:$j/batik-all.jar:$j/commons-io.jar:$j/commons-logging.jar:$j/fontbox2.jar"
+		# xalan2.jar: batik-all.jar's Class-Path names it, and FOP's
+		# transforms run on Xalan-J where it is installed (the JDK's own
+		# XSLT otherwise): installed, named, so every run is the same.
+		app_dir=fop app_pkg="libfop-java libxalan2-java"
+		app_jars="$j/fop.jar:$j/xmlgraphics-commons.jar:$j/batik-all.jar:$j/commons-io.jar:$j/commons-logging.jar:$j/fontbox2.jar:$j/xalan2.jar"
 		app_opts=-Djava.awt.headless=true app_main=FopDriver
 		;;
 	hsqldb) app_dir=hsqldb app_pkg=libhsqldb1.8.0-java app_jars=$j/hsqldb1.8.0.jar app_main=HsqldbDriver ;;

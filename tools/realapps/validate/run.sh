@@ -80,14 +80,21 @@ done
 java_version=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.version = //p')
 [ -n "$java_version" ] || die "cannot read java.version from java -XshowSettings:properties"
 
-# Drivers: install the Debian package if its first jar is missing, compile.
+# Drivers: install the Debian packages if a jar is missing (the JVM would
+# leave it off the class path silently), compile.
 classes=$root/out/validate/classes
 declare -A compiled
 for a in "${app_list[@]}"; do
 	app_def "$a"
-	if [ "$app_pkg" != - ] && [ ! -f "${app_jars%%:*}" ]; then
+	missing=
+	IFS=: read -ra jar_list <<< "$app_jars"
+	for jar in "${jar_list[@]}"; do
+		[ -f "$jar" ] || missing=1
+	done
+	if [ "$app_pkg" != - ] && [ -n "$missing" ]; then
 		echo "run.sh: installing $app_pkg for $a" >&2
-		apt-get install -y --no-install-recommends "$app_pkg" >&2
+		# shellcheck disable=SC2086 # app_pkg is a list of packages
+		apt-get install -y --no-install-recommends $app_pkg >&2
 	fi
 	if [ -z "${compiled[$app_dir]:-}" ]; then
 		javac -d "$classes/$app_dir" -cp "$app_jars" "$realapps/$app_dir"/*.java
