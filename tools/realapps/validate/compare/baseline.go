@@ -35,7 +35,8 @@ func parseCSV(r io.Reader, name string) (*results, error) {
 	type key struct{ app, prof string }
 	cells := map[key]*cell{}
 	dis := map[key]*disagreement{}
-	var cellOrder, disOrder []key
+	ctxs := map[key]*contextCell{}
+	var cellOrder, disOrder, ctxOrder []key
 	for i, row := range rows[1:] {
 		line := i + 2
 		k := key{row[0], row[1]}
@@ -50,6 +51,26 @@ func parseCSV(r io.Reader, name string) (*results, error) {
 		}
 		metric := row[2]
 		switch metric {
+		case "context_reps", "context_seeds", "context_noise_floor", "context_real_vs_profsim", "context_null_real_jfr_dns":
+			c := ctxs[k]
+			if c == nil {
+				c = &contextCell{App: k.app, Profiler: k.prof, Floor: math.NaN(), Sim: math.NaN(), NullJFRDNS: math.NaN()}
+				ctxs[k] = c
+				ctxOrder = append(ctxOrder, k)
+			}
+			switch metric {
+			case "context_reps":
+				c.Reps = int(v)
+			case "context_seeds":
+				c.Seeds = int(v)
+			case "context_noise_floor":
+				c.Floor = v / 100
+			case "context_real_vs_profsim":
+				c.Sim = v / 100
+			case "context_null_real_jfr_dns":
+				c.NullJFRDNS = v / 100
+			}
+			continue
 		case "disagreement_real", "disagreement_profsim", "disagreement_absdiff":
 			d := dis[k]
 			if d == nil {
@@ -104,6 +125,9 @@ func parseCSV(r io.Reader, name string) (*results, error) {
 	}
 	for _, k := range disOrder {
 		res.Dis = append(res.Dis, *dis[k])
+	}
+	for _, k := range ctxOrder {
+		res.Contexts = append(res.Contexts, *ctxs[k])
 	}
 	res.Criteria = evaluate(res.Profilers, res.Cells, res.Dis)
 	return res, nil
@@ -173,8 +197,42 @@ func writeAgainst(w io.Writer, name string, base, now *results) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s → %d of %d |\n", c.What, c.Profiler, b, c.Count, c.Of)
 	}
+	writeContextsAgainst(w, base, now)
 	if len(only) > 0 {
 		fmt.Fprintf(w, "\nIn one of the two only: %s.\n", strings.Join(only, "; "))
+	}
+}
+
+// writeContextsAgainst compares the calling contexts' real vs profsim,
+// pair by pair and in the mean per profiler, where both results have
+// them.
+func writeContextsAgainst(w io.Writer, base, now *results) {
+	type key struct{ app, prof string }
+	before := map[key]contextCell{}
+	for _, c := range base.Contexts {
+		before[key{c.App, c.Profiler}] = c
+	}
+	var pairs []string
+	means := map[string][2][]float64{}
+	for _, c := range now.Contexts {
+		b, ok := before[key{c.App, c.Profiler}]
+		if !ok {
+			continue
+		}
+		pairs = append(pairs, fmt.Sprintf("| %s | %s | %s → %s | %s |\n", c.App, c.Profiler, pct(b.Sim), pct(c.Sim), signedPts(c.Sim-b.Sim)))
+		m := means[c.Profiler]
+		m[0], m[1] = append(m[0], b.Sim), append(m[1], c.Sim)
+		means[c.Profiler] = m
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n| app | profiler | calling contexts, real vs profsim: baseline → now | change (points) |\n|---|---|---|---|\n%s", strings.Join(pairs, ""))
+	fmt.Fprintf(w, "\n| profiler | apps in both | calling contexts, real vs profsim, mean: baseline → now |\n|---|---|---|\n")
+	for _, prof := range now.Profilers {
+		if m, ok := means[prof]; ok {
+			fmt.Fprintf(w, "| %s | %d | %s → %s |\n", prof, len(m[0]), pct(meanOf(m[0])), pct(meanOf(m[1])))
+		}
 	}
 }
 

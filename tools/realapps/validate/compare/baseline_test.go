@@ -20,6 +20,10 @@ func sampleResults() *results {
 			{App: "b", Profiler: profSafepoint, Reps: 1, Seeds: 2, NoiseFloor: nan, RealVsSim: 0.4, NullTruth: 0.35, NullJFRDNS: 0.1, Top1Real: "x", Top1Sim: "w", Top5: 0.2},
 		},
 		Dis: []disagreement{{App: "a", Profiler: profSafepoint, Real: 0.25, Sim: 0.4}},
+		Contexts: []contextCell{
+			{App: "a", Profiler: profSafepoint, Reps: 3, Seeds: 2, Floor: 0.55, Sim: 0.2, NullJFRDNS: 0.1},
+			{App: "a", Profiler: profJFRDNS, Reps: 3, Seeds: 2, Floor: 0.4, Sim: 0.3, NullJFRDNS: nan},
+		},
 	}
 	r.Criteria = evaluate(r.Profilers, r.Cells, r.Dis)
 	return r
@@ -51,6 +55,16 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	if d := got.Dis[0]; d.App != "a" || !same(d.Real, 0.25) || !same(d.Sim, 0.4) {
 		t.Errorf("disagreement = %+v", d)
+	}
+	if len(got.Contexts) != len(want.Contexts) {
+		t.Fatalf("read %d context cells, want %d", len(got.Contexts), len(want.Contexts))
+	}
+	for i, w := range want.Contexts {
+		g := got.Contexts[i]
+		if g.App != w.App || g.Profiler != w.Profiler || g.Reps != w.Reps || g.Seeds != w.Seeds ||
+			!same(g.Floor, w.Floor) || !same(g.Sim, w.Sim) || !same(g.NullJFRDNS, w.NullJFRDNS) {
+			t.Errorf("context cell %d = %+v, want %+v", i, g, w)
+		}
 	}
 	if len(got.Criteria) != len(want.Criteria) {
 		t.Fatalf("criteria %+v, want %+v", got.Criteria, want.Criteria)
@@ -84,6 +98,7 @@ func TestWriteAgainst(t *testing.T) {
 	now.Cells[0].Top1Sim = "v"
 	now.Cells = now.Cells[:2] // b's pair: baseline only
 	now.Criteria = evaluate(now.Profilers, now.Cells, now.Dis)
+	now.Contexts[0].Sim = 0.35
 	var b strings.Builder
 	writeAgainst(&b, "old.csv", base, now)
 	out := b.String()
@@ -93,6 +108,8 @@ func TestWriteAgainst(t *testing.T) {
 		"| safepoint | 1 | 50.0 % → 60.0 % | 1 → 0 |",
 		"| hottest method matches | safepoint | 1 of 2 → 0 of 1 |",
 		"In one of the two only: b safepoint (baseline only).",
+		"| a | safepoint | 20.0 % → 35.0 % | +15.0 |",
+		"| jfr-dns | 1 | 30.0 % → 30.0 % |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -191,7 +191,7 @@ func writeContexts(w io.Writer, r *results) {
 		return
 	}
 	fmt.Fprintf(w, "\n## Calling contexts (thread main, Java frames root to leaf)\n\n")
-	fmt.Fprintf(w, "Each sample's whole stack of methods, compared as the flat profiles are (overlap = Σ min(share) over stacks); the real runs' from their `stacks.folded.gz`. Not in `--csv`.\n\n")
+	fmt.Fprintf(w, "Each sample's whole stack of methods, compared as the flat profiles are (overlap = Σ min(share) over stacks); the real runs' from their `stacks.folded.gz`.\n\n")
 	fmt.Fprintf(w, "| app | profiler | reps | seeds | noise floor | real vs profsim | null: real jfr-dns |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Contexts {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %s |\n", c.App, c.Profiler, c.Reps, c.Seeds, pct(c.Floor), pct(c.Sim), pct(c.NullJFRDNS))

@@ -20,7 +20,7 @@ type results struct {
 	Dis             []disagreement
 	Criteria        []criterion
 	// Contexts compares calling contexts where the real runs kept their
-	// stacks (not in --csv).
+	// stacks.
 	Contexts []contextCell
 	Settings modelSettings
 	// Ends holds, per app, the seeds' program ends inside the window
@@ -254,6 +254,13 @@ func writeCSV(w io.Writer, r *results) error {
 		row(d.App, d.Profiler, "disagreement_real", points(d.Real), "")
 		row(d.App, d.Profiler, "disagreement_profsim", points(d.Sim), "")
 		row(d.App, d.Profiler, "disagreement_absdiff", points(d.Diff()), "")
+	}
+	for _, c := range r.Contexts {
+		row(c.App, c.Profiler, "context_reps", float64(c.Reps), "")
+		row(c.App, c.Profiler, "context_seeds", float64(c.Seeds), "")
+		row(c.App, c.Profiler, "context_noise_floor", points(c.Floor), "")
+		row(c.App, c.Profiler, "context_real_vs_profsim", points(c.Sim), "")
+		row(c.App, c.Profiler, "context_null_real_jfr_dns", points(c.NullJFRDNS), "")
 	}
 	cw.Flush()
 	return cw.Error()
