@@ -52,28 +52,45 @@ func Overlap(p, q []float64) float64 {
 // so the result does not depend on map order. Comparing a small profile
 // with a large one costs the small one's keys, not the union's.
 func OverlapWeights(a, b map[string]float64) float64 {
-	ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
-	var sa, sb float64
-	for _, k := range ka {
-		sa += a[k]
+	return NewWeights(a).Overlap(b)
+}
+
+// Weights is a weight map with its keys sorted and its total summed once,
+// for comparing one map with many: NewWeights(a).Overlap(b) is
+// OverlapWeights(a, b) to the last bit, and a is not sorted again for
+// each b.
+type Weights struct {
+	m    map[string]float64
+	keys []string
+	sum  float64
+}
+
+// NewWeights prepares m for Overlap.
+func NewWeights(m map[string]float64) Weights {
+	w := Weights{m: m, keys: slices.Sorted(maps.Keys(m))}
+	for _, k := range w.keys {
+		w.sum += m[k]
 	}
-	for _, k := range kb {
-		sb += b[k]
-	}
-	if sa <= 0 || sb <= 0 {
+	return w
+}
+
+// Overlap is OverlapWeights(w's map, b).
+func (w Weights) Overlap(b map[string]float64) float64 {
+	o := NewWeights(b)
+	if w.sum <= 0 || o.sum <= 0 {
 		return 0
 	}
-	small, other := kb, a
-	if len(ka) < len(kb) {
-		small, other = ka, b
+	small, other := o.keys, w.m
+	if len(w.keys) < len(o.keys) {
+		small, other = w.keys, b
 	}
-	o := 0.0
+	x := 0.0
 	for _, k := range small {
 		if _, ok := other[k]; ok {
-			o += math.Min(a[k]/sa, b[k]/sb)
+			x += math.Min(w.m[k]/w.sum, b[k]/o.sum)
 		}
 	}
-	return math.Min(o, 1)
+	return math.Min(x, 1)
 }
 
 // HotEdgeThreshold is the T of Hofer et al.'s hot-edge coverage (ICPE

@@ -108,3 +108,24 @@ func TestUnseenContextsEstimatesTheUnseenMass(t *testing.T) {
 	t.Logf("estimate %.4f, unseen mass %.4f, bias %.4f, standard error %.4f", est, truth, bias, se)
 	assert.Greater(t, truth, 0.2, "the test's distribution leaves much unseen")
 }
+
+// One Weights compared with many maps gives each the aligned overlap, to
+// the last bit: preparing it once changes nothing.
+func TestWeightsReusedIsAlignedOverlap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 50 {
+		a := map[string]float64{}
+		for i := range r.IntN(40) {
+			a[fmt.Sprintf("m%d", r.IntN(60))] += r.Float64() * float64(i+1)
+		}
+		w := NewWeights(a)
+		for other := range 5 {
+			b := map[string]float64{}
+			for i := range r.IntN(40) {
+				b[fmt.Sprintf("m%d", r.IntN(60))] += r.ExpFloat64() * float64(i+1)
+			}
+			_, x, y := Align(a, b)
+			assert.Equal(t, Overlap(x, y), w.Overlap(b), "trial %d, map %d", trial, other)
+		}
+	}
+}

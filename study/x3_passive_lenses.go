@@ -233,6 +233,7 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 	// Runs are compared with the bare one as they finish and then keep
 	// only their lenses' profiles: deep truths (kiama) are large.
 	kept := map[string]*x3Run{}
+	var bareTruth *profile.Weights // bare's contexts, sorted once for every kind
 	for _, k := range x3Kinds[1:] {
 		if (k.name == "bare again" && !first) || (k.name == "komorium" && b.noKomorium) {
 			continue // determinism needs one repetition
@@ -248,7 +249,11 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 		if sameCtx {
 			r.cw["truth"] = bare.ctx("truth")
 		} else {
-			o.PPM = 1e6 * (1 - profile.OverlapWeights(bare.ctx("truth"), r.ctx("truth")))
+			if bareTruth == nil {
+				w := profile.NewWeights(bare.ctx("truth"))
+				bareTruth = &w
+			}
+			o.PPM = 1e6 * (1 - bareTruth.Overlap(r.ctx("truth")))
 		}
 		o.DStmts, o.DBytecodes = math.Abs(float64(r.stmts-bare.stmts)), math.Abs(float64(r.bc-bare.bc))
 		out.Obs[k.name] = o
@@ -284,6 +289,7 @@ func x3Summarise(b x3Bench, seed uint64, first bool) (*x3Seed, error) {
 
 // addLenses records what each lens attached to run r reported.
 func (out *x3Seed) addLenses(b x3Bench, r *x3Run) {
+	var truth *profile.Weights // the truth's contexts, sorted once for every lens
 	for _, l := range x3Lenses {
 		p, ok := r.profiles[l.name]
 		if !ok || l.name == "truth" {
@@ -306,7 +312,11 @@ func (out *x3Seed) addLenses(b x3Bench, r *x3Run) {
 		default:
 			st.Samples = float64(p.TotalCount())
 			st.Methods = 100 * profile.OverlapMethods(r.truth, p)
-			st.Contexts = 100 * profile.OverlapWeights(r.ctx("truth"), r.ctx(l.name))
+			if truth == nil {
+				w := profile.NewWeights(r.ctx("truth"))
+				truth = &w
+			}
+			st.Contexts = 100 * truth.Overlap(r.ctx(l.name))
 		}
 		out.Lens[l.name] = st
 	}
