@@ -29,9 +29,11 @@ const d5Closer = 0.5
 // mostly native) to 3.52× (antlr).
 const d5MinSlowdown = 1.5
 
-// d5BuboSlowdown bounds the after-inlining tracer's slowdown: the
-// paper's Bubo has a median overhead of 23.3 % (MPLR'24 abstract);
-// measured 1.148–1.206× here.
+// d5BuboSlowdown bounds the after-inlining tracer's median slowdown over
+// the programs, seed by seed: the paper's Bubo has "a median overhead of
+// 23.3 %" over its benchmarks (MPLR'24 abstract), a median, not a bound
+// on every program; measured 1.178–1.182× (seeds 1–3), the programs
+// 1.148–1.206×.
 const d5BuboSlowdown = 1.25
 
 // d5SameInlining bounds the relative change of the callees inlined in
@@ -67,7 +69,8 @@ const d5ManyInlined = 100
 //     MaxInlineSize; at --full the stand-ins inline 488–1752 callees
 //     and the probes' size changes none of them);
 //   - the probes slow the run ≥ d5MinSlowdown; placed after inlining,
-//     ≤ d5BuboSlowdown, less than before inlining on every run;
+//     the median over the programs ≤ d5BuboSlowdown, and less than
+//     before inlining on every run;
 //   - after inlining the JIT inlines as without the profiler (within
 //     d5SameInlining), and the tracer's profile does change with
 //     inlining (≤ d5BuboSees where the JIT inlines much): it sees the
@@ -90,9 +93,10 @@ func TestD5_Instrumentation(t *testing.T) {
 		assert.GreaterOrEqual(t, x.Slowdown, d5MinSlowdown, "%s seed %d: the probes' cost", x.Bench, x.Seed)
 	}
 	var sawMany, sawMatters bool
+	slowdowns := map[uint64][]float64{}
 	for _, x := range r.of("", "after") {
 		b := before[[2]any{x.Bench, x.Seed}]
-		assert.LessOrEqual(t, x.Slowdown, d5BuboSlowdown, "%s seed %d: probes after inlining cost little", x.Bench, x.Seed)
+		slowdowns[x.Seed] = append(slowdowns[x.Seed], x.Slowdown)
 		assert.Less(t, x.Slowdown, b.Slowdown, "%s seed %d: less than probes before inlining", x.Bench, x.Seed)
 		assert.InDelta(t, float64(x.InlinedPlain), float64(x.Inlined), d5SameInlining*float64(x.InlinedPlain), "%s seed %d: the JIT inlines as without the profiler", x.Bench, x.Seed)
 		if x.InlinedPlain >= d5ManyInlined {
@@ -101,6 +105,9 @@ func TestD5_Instrumentation(t *testing.T) {
 			assert.Less(t, x.Blind, b.Blind, "%s seed %d: more than the before-inlining tracer", x.Bench, x.Seed)
 		}
 		sawMatters = sawMatters || x.TruthBlind < d5InliningMatters
+	}
+	for seed, xs := range slowdowns {
+		assert.LessOrEqual(t, median(xs), d5BuboSlowdown, "seed %d: probes after inlining cost little at the median (programs %.3f)", seed, xs)
 	}
 	assert.True(t, sawSize, "the probes' size makes the JIT inline less somewhere")
 	assert.True(t, sawMany, "a program inlines much")
