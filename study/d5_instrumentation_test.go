@@ -12,6 +12,15 @@ import (
 // programs and seeds 1–3.
 const d5Blind = 98.5
 
+// d5BlindAntlrReal pins a documented divergence: on antlr-real the
+// before-inlining tracer's profiles with inlining on and off overlap
+// 98.36–98.45 % (seeds 1–3), under d5Blind, because the program's own
+// flat profile in the traced runs changes as much (its truth, inlining on
+// against off: 98.27 % at seed 1), mostly in native I/O
+// (FileInputStream.available0 1.70 → 2.21 %, readBytes 1.21 → 1.59 %);
+// the tracer sees no more than that (study/notes/d5-instrumentation.md).
+const d5BlindAntlrReal = 98.0
+
 // d5InliningMatters marks the programs whose real profile inlining
 // changes measurably: the truth with inlining on and off overlaps less
 // than this (%). The two models (97.44–98.80 % over seeds 1–3); the
@@ -84,7 +93,11 @@ func TestD5_Instrumentation(t *testing.T) {
 	var sawSize bool
 	for _, x := range r.of("", "before") {
 		before[[2]any{x.Bench, x.Seed}] = x
-		assert.GreaterOrEqual(t, x.Blind, d5Blind, "%s seed %d: the before-inlining tracer sees the program alike with and without inlining", x.Bench, x.Seed)
+		blind := d5Blind
+		if x.Bench == "antlr-real" {
+			blind = d5BlindAntlrReal
+		}
+		assert.GreaterOrEqual(t, x.Blind, blind, "%s seed %d: the before-inlining tracer sees the program alike with and without inlining", x.Bench, x.Seed)
 		if x.TruthBlind < d5InliningMatters {
 			assert.GreaterOrEqual(t, x.VsNoInlining-x.VsInlining, d5Closer, "%s seed %d: its profile is closer to the no-inlining truth (%.2f) than to the inlining one (%.2f)", x.Bench, x.Seed, x.VsNoInlining, x.VsInlining)
 		}
