@@ -8,8 +8,8 @@ import (
 
 // d5Blind is how close a before-inlining tracer's profile with inlining
 // on comes to its profile with inlining off: "basically identical"
-// (Burchell & Marr, MPLR'24). Measured 98.91–100.00 % over the six
-// programs and seeds 1–3.
+// (Burchell & Marr, MPLR'24). Measured 98.36–100.00 % over the six
+// programs and seeds 1–3 (the stand-ins and luindex-real ≥ 99.41 %).
 const d5Blind = 98.5
 
 // d5BlindAntlrReal pins a documented divergence: on antlr-real the
@@ -23,43 +23,43 @@ const d5BlindAntlrReal = 98.0
 
 // d5InliningMatters marks the programs whose real profile inlining
 // changes measurably: the truth with inlining on and off overlaps less
-// than this (%). The two models (97.44–98.80 % over seeds 1–3); the
+// than this (%). The two models (98.06–99.04 % over seeds 1–3); the
 // stand-ins, where the JIT inlines 0–19 callees, overlap 99.77–100 %.
 const d5InliningMatters = 99.5
 
 // d5Closer is how much closer (overlap points) the before-inlining
 // tracer's profile must sit to the no-inlining truth than to the
-// inlining one where inlining matters: measured 1.01–1.06 on
-// antlr-real, 2.14–2.34 on luindex-real (seeds 1–3).
+// inlining one where inlining matters: measured 0.87–0.89 on
+// antlr-real, 1.64–1.65 on luindex-real (seeds 1–3).
 const d5Closer = 0.5
 
 // d5MinSlowdown: probes of 100 cycles at every entry and exit slow the
-// programs at least this much; measured 1.67× (antlr-real, whose time is
+// programs at least this much; measured 1.63× (antlr-real, whose time is
 // mostly native) to 3.52× (antlr).
 const d5MinSlowdown = 1.5
 
 // d5BuboSlowdown bounds the after-inlining tracer's median slowdown over
 // the programs, seed by seed: the paper's Bubo has "a median overhead of
 // 23.3 %" over its benchmarks (MPLR'24 abstract), a median, not a bound
-// on every program; measured 1.178–1.182× (seeds 1–3), the programs
-// 1.148–1.206×.
+// on every program; measured 1.182–1.184× (seeds 1–3), the programs
+// 1.154–1.269× (luindex-real 1.217–1.269×).
 const d5BuboSlowdown = 1.25
 
 // d5SameInlining bounds the relative change of the callees inlined in
 // the methods compiled in every run when the probes are placed after
 // inlining: the JIT decides as without the profiler, only the slightly
-// slower run compiles with other call-site counts; measured at most
-// 0.11 % (antlr-real seed 1: 1 794 against 1 792).
+// slower run compiles with other call-site counts; measured no change
+// (the models inline 2 436 and 578–590 callees with and without it).
 const d5SameInlining = 0.005
 
 // d5BuboSees bounds the after-inlining tracer's profile with inlining on
 // against off where the JIT inlines much (d5ManyInlined): an inlined
 // callee's time is its compiled root's, so the profile changes with
-// inlining; measured 26.97–37.12 % on the models.
+// inlining; measured 31.26–33.53 % on the models.
 const d5BuboSees = 60.0
 
 // d5ManyInlined: programs whose compiled methods inline at least this
-// many callees (the models: 521–1863; the stand-ins 0–19).
+// many callees (the models: 578–2436; the stand-ins 0–19).
 const d5ManyInlined = 100
 
 // TestD5_Instrumentation: Burchell & Marr (MPLR'24) find that with
@@ -128,18 +128,18 @@ func TestD5_Instrumentation(t *testing.T) {
 }
 
 // d5TruthBlind: without the profiler, the programs' exact profiles with
-// inlining on and off overlap at least this much (measured 97.44 % on
+// inlining on and off overlap at least this much (measured 98.06 % on
 // luindex-real to 100 % on luindex, seeds 1–3).
 const d5TruthBlind = 97.0
 
 // d5InlineGain bounds how much longer a program runs with inlining off:
-// measured 0.999–1.035× (seeds 1–3). Real JVMs run the paper's
+// measured 0.999–1.027× (seeds 1–3). Real JVMs run the paper's
 // benchmarks several times slower without inlining.
 const d5InlineGain = 1.1
 
 // d5PaperSlowdown: the paper's least costly bytecode-instrumenting
 // profiler slowed its benchmarks 82× (MPLR'24 abstract); the
-// before-inlining tracer here costs at most this (measured 1.67–3.52×).
+// before-inlining tracer here costs at most this (measured 1.63–3.52×).
 const d5PaperSlowdown = 10.0
 
 // TestDivergence_D5 pins where profsim diverges from the paper. Inlining
