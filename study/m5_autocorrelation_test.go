@@ -52,39 +52,34 @@ func TestDivergence_M5(t *testing.T) {
 }
 
 // TestM5_Models: on antlr's model tprof's interval autocorrelation leaves
-// the ±2/√N band at ≤ 5 % of lags (mean over seeds), and a safepoint
-// sampler at its measured timer jitter — the paper's setup — leaves it at
-// ≥ m5Systematic of lags and at least twice as often as tprof: the
-// claim's contrast, which the stand-in shows only on a perfect clock.
-// Where the other samplers do not show it is pinned by
-// TestDivergence_M5_Models.
+// the ±2/√N band at ≤ 5 % of lags (mean over seeds). The claim's contrast
+// — a safepoint sampler leaving it systematically, far more often than
+// tprof — does not show on this model (TestDivergence_M5_Models).
 func TestM5_Models(t *testing.T) {
 	r := measureModels[*m5Result](t, "m5-autocorrelation")
 	tp := r.Share("tprof").Mean
 	assert.LessOrEqual(t, tp, m5TprofMax)
-	var best float64
 	for _, p := range []string{"xprof", "hprof", "xprof:grid", "hprof:grid"} {
 		s := r.Share(p).Mean
 		if s < m5Systematic || s <= 2*tp {
-			diverges(t, "%s leaves the band at %.0f %% of lags, not systematically", p, 100*s)
-		}
-		if p == "xprof" || p == "hprof" {
-			best = max(best, s)
+			diverges(t, "%s leaves the band at %.0f %% of lags, not systematically (tprof %.0f %%)", p, 100*s, 100*tp)
 		}
 	}
-	assert.GreaterOrEqual(t, best, m5Systematic, "a safepoint sampler at its measured jitter")
-	assert.Greater(t, best, 2*tp, "a safepoint sampler at its measured jitter")
 }
 
 // TestDivergence_M5_Models pins the documented divergence
-// (REPRODUCTIONS.md, M5 on models): on antlr's model neither safepoint
-// sampler shows the pattern on a perfect clock (the model's program is
-// not periodic: every driver trip draws its branches, so a tick on the
-// grid does not find it at the same place), and hprof does not at its
-// measured jitter.
+// (REPRODUCTIONS.md, M5 on models): on antlr's model no safepoint sampler,
+// at its measured timer jitter or on a perfect clock, leaves the band both
+// at ≥ m5Systematic of lags and more than twice as often as tprof
+// (measured, seeds 1–3: tprof 1–8 % of lags, mean 4.7 %; xprof 8–9 %,
+// mean 8.3 %; hprof 0–4 %; on the grid 3–11 %): the model's program is not
+// periodic — every driver trip draws its branches and calls — so a tick
+// does not find it at the same place trip after trip.
 func TestDivergence_M5_Models(t *testing.T) {
 	r := measureModels[*m5Result](t, "m5-autocorrelation")
-	for _, p := range []string{"hprof", "xprof:grid", "hprof:grid"} {
-		assert.Less(t, r.Share(p).Mean, m5Systematic, p)
+	tp := r.Share("tprof").Mean
+	for _, p := range []string{"xprof", "hprof", "xprof:grid", "hprof:grid"} {
+		s := r.Share(p).Mean
+		assert.False(t, s >= m5Systematic && s > 2*tp, "%s: %.1f %% of lags outside the band, tprof %.1f %%", p, 100*s, 100*tp)
 	}
 }
