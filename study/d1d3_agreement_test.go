@@ -60,7 +60,7 @@ const d1Most = 0.5
 // watching one execution (the mutation of the note) share 0.63–0.79 of
 // their top fives, and even they never all agree (the fifth rank is
 // often a near tie). Measured: the profilers' mean pairwise agreement is
-// 0.28–0.57 per program (seeds 1–3).
+// 0.26–0.55 per program (seeds 1–3).
 const d1Reliable = 0.6
 
 // TestD3_SelfAgreement: Burchell et al. (MPLR'23) find each profiler
@@ -102,7 +102,7 @@ func TestD3_SelfAgreement(t *testing.T) {
 
 // d3Far: "far better" is a gap of more than 10 points of overlap, the
 // size of a profile's own run-to-run loss of overlap at 1 ms (self
-// overlap 72–94 %); measured 19–59 points per profiler and program
+// overlap 73–94 %); measured 13–65 points per profiler and program
 // (seeds 1–3).
 const d3Far = 10
 
@@ -137,5 +137,5 @@ func TestDivergence_D3(t *testing.T) {
 const d3PaperLow = 2.0
 
 // d3TruthSpread bounds the truth's median max − min spread of its top
-// five methods' shares over seeds 1–3: measured 0.02–0.46 points.
+// five methods' shares over seeds 1–3: measured 0.02–0.48 points.
 const d3TruthSpread = 1.0

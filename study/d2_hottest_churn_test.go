@@ -12,7 +12,7 @@ import (
 // hottest methods: one run of n samples reverses the order of two
 // methods a gap of z sds apart with probability about Φ(−z), 0.6 % at
 // 2.5, so five runs disagree at larger gaps in fewer than 3 % of
-// cases. Measured: churn at gaps up to 1.57 sd (34 churning
+// cases. Measured: churn at gaps up to 1.57 sd (30 churning
 // profiler-runs of 72, seeds 1–3).
 const d2TieZ = 2.5
 
