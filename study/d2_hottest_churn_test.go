@@ -27,8 +27,8 @@ const d2TieZ = 2.5
 //     draws;
 //   - every profiler whose runs disagree has its top two methods within
 //     d2TieZ sds of one run's noise: sampling a near-tie, which a
-//     profiler's own bias can create (the safepoint sampler piles its
-//     samples on the polls of two callers).
+//     profiler's own bias can create (the safepoint sampler charges a
+//     poll-free method's time to the next poll, another method's).
 //
 // Fails when the instances sample at the same instants (every timer
 // exact, jitter=0: the runs of jfr, safepoint and async become
