@@ -1,0 +1,167 @@
+package classfile
+
+import "sort"
+
+// LoopPaths splits a loop's basic blocks (Body.Paths) by the trips that
+// run them. A trip runs from the loop's head to a back branch, going
+// round again, or out of the loop; the code on only one of the two ways
+// and the code every trip runs tell how often each is taken, which is how
+// the samples of such code count a loop's trips (importer: fitRegions).
+// Blocks of a loop nested in this one are in none of the lists: they may
+// run many times a trip.
+type LoopPaths struct {
+	// Exit are the blocks from which no path inside the loop reaches its
+	// head: they run only on the trip that leaves (a return, a throw, or a
+	// break's goto out of the loop, and the code before it).
+	Exit []Block
+	// Latch are the blocks that every trip going round again runs once
+	// and no other trip runs: from them every path reaches the head
+	// without leaving the loop, and no way from the head to a back branch
+	// avoids them (a for loop's update, the back branch and the code
+	// before it where the body's branches have joined). Code that only
+	// some trips going round run is in no list.
+	Latch []Block
+	// Round are the blocks, not latch blocks, that every trip going
+	// round again runs once, the head's first: no way from the head to a
+	// back branch avoids them. A trip that leaves may run them too (a
+	// loop's test, the code before a return in its body) or not.
+	Round []Block
+	// Closed reports that every way out of the loop passes an exit block:
+	// no other block of the loop leaves it (a head's exit test, a
+	// conditional break, a switch case out), so the last trip is a whole
+	// one. A loop tested at its head is not closed: its last trip runs the
+	// test alone. A loop holding jsr or ret is neither closed nor split (a
+	// subroutine's return has no target in the code).
+	Closed bool
+}
+
+// Paths splits loop l's blocks by the trips that run them (LoopPaths).
+// Exception edges are left out: a handler inside the loop is a block
+// like the others, which control reaches only by a throw.
+func (b *Body) Paths(l Loop) LoopPaths {
+	var in []int // indices into b.Blocks of the loop's blocks
+	index := map[int]int{}
+	for i, bl := range b.Blocks {
+		if l.Head <= bl.Start && bl.Start < l.End {
+			index[bl.Start] = len(in)
+			in = append(in, i)
+		}
+	}
+	n := len(in)
+	if n == 0 || b.Blocks[in[0]].Start != l.Head {
+		return LoopPaths{}
+	}
+	succ := make([][]int, n) // successors inside the loop, the head excluded
+	toHead := make([]bool, n)
+	leaves := make([]bool, n)
+	for k, i := range in {
+		bl := b.Blocks[i]
+		last := b.lastInstr(bl)
+		if last == nil {
+			continue
+		}
+		var targets []int
+		switch op := last.Op; {
+		case op == OpJsr || op == OpJsrW || op == OpRet:
+			return LoopPaths{}
+		case op >= OpIreturn && op <= OpReturn, op == OpAthrow:
+			leaves[k] = true
+		case op == OpGoto || op == OpGotoW || op == OpTableswitch || op == OpLookupswitch:
+			targets = last.Targets
+		case last.EndsBlock(): // the conditional branches
+			targets = append([]int{last.BCI + last.Length}, last.Targets...)
+		default: // a block cut by the next one's leader
+			targets = []int{bl.End}
+		}
+		for _, t := range targets {
+			switch j, ok := index[t]; {
+			case t == l.Head:
+				toHead[k] = true
+			case !ok:
+				leaves[k] = true
+			default:
+				succ[k] = append(succ[k], j)
+			}
+		}
+	}
+	// reach[k]: some path from block k reaches a block that mark says
+	// without passing the head: a fixed point over the loop's blocks.
+	reach := func(mark []bool) []bool {
+		r := append([]bool(nil), mark...)
+		for changed := true; changed; {
+			changed = false
+			for k := range n {
+				if r[k] {
+					continue
+				}
+				for _, j := range succ[k] {
+					if r[j] {
+						r[k], changed = true, true
+						break
+					}
+				}
+			}
+		}
+		return r
+	}
+	// round reports whether a trip from the head can go round again
+	// without passing block skip.
+	round := func(skip int) bool {
+		seen := make([]bool, n)
+		stack := []int{0}
+		seen[0] = true
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if toHead[k] {
+				return true
+			}
+			for _, j := range succ[k] {
+				if j != skip && !seen[j] {
+					seen[j] = true
+					stack = append(stack, j)
+				}
+			}
+		}
+		return false
+	}
+	nested := func(pc int) bool {
+		for _, o := range b.Loops {
+			if o != l && l.Head <= o.Head && o.End <= l.End && o.Head <= pc && pc < o.End {
+				return true
+			}
+		}
+		return false
+	}
+	head, out := reach(toHead), reach(leaves)
+	p := LoopPaths{Closed: true}
+	for k, i := range in {
+		bl := b.Blocks[i]
+		if (head[k] || k == 0) && leaves[k] {
+			p.Closed = false // it leaves, and may go round again
+		}
+		switch {
+		case nested(bl.Start):
+		case k == 0:
+			p.Round = append(p.Round, bl)
+		case !head[k] && out[k]:
+			p.Exit = append(p.Exit, bl)
+		case !round(k) && !out[k]:
+			p.Latch = append(p.Latch, bl)
+		case head[k] && !out[k]:
+		case !round(k):
+			p.Round = append(p.Round, bl)
+		}
+	}
+	p.Closed = p.Closed && len(p.Exit) > 0
+	return p
+}
+
+// lastInstr returns the last instruction of block bl, or nil.
+func (b *Body) lastInstr(bl Block) *Instr {
+	i := sort.Search(len(b.Instrs), func(i int) bool { return b.Instrs[i].BCI >= bl.End }) - 1
+	if i < 0 || b.Instrs[i].BCI < bl.Start {
+		return nil
+	}
+	return &b.Instrs[i]
+}
