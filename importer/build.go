@@ -86,6 +86,11 @@ type region struct {
 	// run time (not classfile.Body.LiteralBound): the JIT must not read
 	// the trips fitted to it as a literal bound.
 	runtimeBound bool
+	// paths splits the loop's code by the trips that run it
+	// (classfile.Body.Paths); zero without a class file. fromPaths: its
+	// trips were counted from them (pathTrips).
+	paths     classfile.LoopPaths
+	fromPaths bool
 }
 
 type itemKind uint8
@@ -266,6 +271,9 @@ func (b *builder) structure(m *mmethod) error {
 		if m.body != nil {
 			r.uncounted = !m.body.Counted(m.code, l)
 			r.runtimeBound = !r.uncounted && !b.opt.IgnoreLoopBounds && !m.body.LiteralBound(m.code, l)
+			if !b.opt.IgnoreLoopPaths {
+				r.paths = m.body.Paths(l)
+			}
 		}
 		m.regions = append(m.regions, r)
 	}
@@ -486,7 +494,12 @@ func (b *builder) fitRegions(m *mmethod) {
 		r := m.regions[i]
 		parent := m.regions[r.parent]
 		x := parent.x
-		if self, bytes := regionSelf(r); self > 0 {
+		if t, ok := pathTrips(m, r); ok {
+			// The samples on the loop's way round count its trips
+			// directly.
+			x = parent.x * t
+			r.fromPaths = true
+		} else if self, bytes := regionSelf(r); self > 0 {
 			// Samples per byte of the loop's own code, over two
 			// estimates of what a byte of it costs per trip: the fit's
 			// NanosPerByte, and the time per byte per pass of the
@@ -508,6 +521,62 @@ func (b *builder) fitRegions(m *mmethod) {
 		}
 		r.x = x
 	}
+}
+
+// MinRoundSamples is the least number of self samples the code every trip
+// going round runs must hold for a loop's trips to be counted from its
+// paths (pathTrips): at 10 a Poisson count's relative error is 1/√10,
+// about a third.
+const MinRoundSamples = 10
+
+// pathTrips counts a closed loop's trips per entry from the self samples
+// of its paths (classfile.LoopPaths), where it goes round less than once
+// per entry: a loop left from inside its body, such as a for (;;) that
+// returns once it finds what it looks for, whose back branch the cost of
+// its code cannot tell from its first trip. Each trip that goes round
+// again runs the latch code once and the round code once, and the trip
+// that leaves runs the round code too (a closed loop leaves past it), so
+// at one cost per byte of the method's code the latch's samples per byte
+// over the round code's are r = b/(b+1), b the trips that go round per
+// entry, and the loop runs 1 + b = 1/(1−r) trips. It reports false for a
+// loop that is not closed (one tested at its head: its test alone is the
+// round code, a few bytes on which the samples of the loop's compiled
+// code gather unevenly), that has no latch code to sample (a back branch
+// alone compiles to no code the samples can land on), whose round code
+// has fewer than MinRoundSamples samples, or where r ≥ ½: above one
+// round per entry the estimate's error grows as 1/(1−r)², and the cost
+// estimates of fitRegions count the trips.
+func pathTrips(m *mmethod, r *region) (float64, bool) {
+	p := r.paths
+	if !p.Closed {
+		return 0, false
+	}
+	sl, bl := pathSamples(m, p.Latch)
+	sr, br := pathSamples(m, p.Round)
+	if bl == 0 || br == 0 || sr < MinRoundSamples {
+		return 0, false
+	}
+	ratio := (float64(sl) / float64(bl)) / (float64(sr) / float64(br))
+	if ratio >= 0.5 {
+		return 0, false
+	}
+	return 1 / (1 - ratio), true
+}
+
+// pathSamples sums the self samples of blocks and their bytes of code,
+// back branches left out (a goto compiles to a jump or to nothing).
+func pathSamples(m *mmethod, blocks []classfile.Block) (samples, bytes int) {
+	for _, bl := range blocks {
+		for bci := bl.Start; bci < bl.End; bci++ {
+			samples += m.data.self[bci]
+		}
+		for _, in := range m.body.Instrs {
+			if in.BCI >= bl.Start && in.BCI < bl.End && in.Op != classfile.OpGoto && in.Op != classfile.OpGotoW {
+				bytes += in.Length
+			}
+		}
+	}
+	return samples, bytes
 }
 
 // tarjan returns the strongly connected components of a graph, each
@@ -1146,6 +1215,9 @@ func (b *builder) loop(m *mmethod, it *item, x float64) program.Stmt {
 		b.report.Loops.RuntimeBound++
 	default:
 		b.report.Loops.Literal++
+	}
+	if r.fromPaths {
+		b.report.Loops.FromPaths++
 	}
 	t := 0.0
 	if x > 0 {

@@ -73,6 +73,10 @@ type Options struct {
 	// (program.Loop.RuntimeBound): the model's JIT then reads each
 	// loop's fitted constant trips as a literal bound.
 	IgnoreLoopBounds bool
+	// IgnoreLoopPaths plans every loop's trips from the cost of its code
+	// alone (fitRegions), not from the samples on the paths that go round
+	// again (pathTrips).
+	IgnoreLoopPaths bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own
@@ -246,9 +250,12 @@ type Report struct {
 // (program.Loop.Uncounted: a poll on every back edge), counted loops
 // bounded at run time (program.Loop.RuntimeBound: strip-mined, a poll
 // at least at their exit) and counted loops with literal bounds, whose
-// constant trips the JIT reads as their bound.
+// constant trips the JIT reads as their bound. FromPaths counts the
+// loops, of any kind, whose trips the samples of their paths counted
+// (docs/IMPORT.md, "Loop trips").
 type LoopKinds struct {
 	Uncounted, RuntimeBound, Literal int
+	FromPaths                        int
 }
 
 // PeriodSource is where a Report's Period comes from.

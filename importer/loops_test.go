@@ -197,3 +197,99 @@ func TestIgnoreLoopBounds(t *testing.T) {
 	assert.Zero(t, m.Report.Loops.RuntimeBound)
 	assert.Positive(t, m.Report.Loops.Literal)
 }
+
+// testdata/loops/Loops.class: next(I)I is one loop, [0,55), left from
+// inside its body by two returns (its exit code, at 7 and 42); every trip
+// that goes round again runs its round code [0,42) (40 bytes) and then its
+// latch code, skipped++ ([44,52), 8 bytes, and the back branch); drive
+// calls it at 14, in its own loop.
+const (
+	nextRoundBCI, nextLatchBCI     = 20, 44
+	nextRoundBytes, nextLatchBytes = 40, 8
+)
+
+// importNext imports samples of next at its round code and at its latch
+// code, called from drive.
+func importNext(t *testing.T, round, latch int, opt Options) *Model {
+	t.Helper()
+	var samples []struct {
+		thread string
+		stack  []string
+		n      int
+	}
+	for _, s := range []struct{ bci, n int }{{nextRoundBCI, round}, {nextLatchBCI, latch}} {
+		if s.n > 0 {
+			samples = append(samples, struct {
+				thread string
+				stack  []string
+				n      int
+			}{"main", []string{"Loops.drive@14", "Loops.next@" + strconv.Itoa(s.bci)}, s.n})
+		}
+	}
+	data := jfrJSONDesc(t, samples, map[string]string{"drive": "()I", "next": "(I)I"})
+	cp, err := classfile.OpenClasspath("testdata/loops")
+	require.NoError(t, err)
+	defer cp.Close()
+	m, err := Import(bytes.NewReader(data), cp, opt)
+	require.NoError(t, err)
+	require.Empty(t, m.Report.NoClassFile)
+	return m
+}
+
+// nextLoop is next's one loop.
+func nextLoop(t *testing.T, p *program.Program) *program.Loop {
+	t.Helper()
+	for i := range p.Methods {
+		if p.Methods[i].Name == "next" {
+			ls := loopsOf(p.Methods[i].Body)
+			require.Len(t, ls, 1)
+			return ls[0]
+		}
+	}
+	t.Fatal("no method next")
+	return nil
+}
+
+// A trip of next's loop that goes round again runs its latch code once
+// and its round code once, and the trip that leaves by the second return
+// runs the round code: the samples per byte of the two count the trips,
+// whatever the code costs. With none on the latch the loop runs once per
+// call (BlockDocsEnum.nextDoc without deleted documents, whose back-edge
+// poll C2 never meets); with a third of the round code's density it goes
+// round half a time per call (trips 1 or 2).
+func TestLoopTripsFromPaths(t *testing.T) {
+	const round = 300
+	for _, c := range []struct {
+		name  string
+		latch int
+		want  program.Dist
+	}{
+		{"never round again", 0, *program.Const(1)},
+		{"round half a time a call", round / 3 * nextLatchBytes / nextRoundBytes, program.Dist{Kind: program.Uniform, A: 1, B: 2}},
+	} {
+		m := importNext(t, round, c.latch, Options{})
+		assert.Equal(t, c.want, *nextLoop(t, m.Program).Trips, c.name)
+		assert.Equal(t, 1, m.Report.Loops.FromPaths, c.name)
+	}
+}
+
+// The trips come from the cost of the loop's code, as without paths, for
+// a loop tested at its head (phrase's: its inner loop has no samples, its
+// outer loop's latch none), where the latch is half as dense as the round
+// code or more (the loop goes round once a call or more), where the round
+// code has fewer than MinRoundSamples samples, and with IgnoreLoopPaths
+// (--no-loop-paths): next's 300 samples over its calls give it more than
+// one trip.
+func TestLoopTripsFromPathsNeedsSamples(t *testing.T) {
+	for name, m := range map[string]*Model{
+		"tested at its head": importLoopsModel(t, mainCaller, 60, 25, 0, Options{}),
+		"round once a call":  importNext(t, 300, 300/2*nextLatchBytes/nextRoundBytes, Options{}),
+		"few samples":        importNext(t, MinRoundSamples-1, 0, Options{}),
+		"ignored":            importNext(t, 300, 0, Options{IgnoreLoopPaths: true}),
+	} {
+		assert.Zero(t, m.Report.Loops.FromPaths, name)
+		if name != "few samples" && name != "tested at its head" {
+			assert.Greater(t, nextLoop(t, m.Program).Trips.Mean(), 1.0, name)
+		}
+	}
+}

@@ -75,8 +75,8 @@ func WriteReport(w io.Writer, out string, m *Model) {
 	fmt.Fprintf(w, "structure: %d methods without a class file, %d caller frames not at an invoke, %d inferred loops\n",
 		len(r.NoClassFile), r.Mismatched, r.InferredLoops)
 	if l := r.Loops; l != (LoopKinds{}) {
-		fmt.Fprintf(w, "loops: %d from the class files: %d uncounted (a poll on every back edge), %d counted with a bound computed at run time (strip-mined: a poll at least at their exit), %d counted with literal bounds\n",
-			l.Uncounted+l.RuntimeBound+l.Literal, l.Uncounted, l.RuntimeBound, l.Literal)
+		fmt.Fprintf(w, "loops: %d from the class files: %d uncounted (a poll on every back edge), %d counted with a bound computed at run time (strip-mined: a poll at least at their exit), %d counted with literal bounds; %d with trips counted from the samples of their paths\n",
+			l.Uncounted+l.RuntimeBound+l.Literal, l.Uncounted, l.RuntimeBound, l.Literal, l.FromPaths)
 	}
 	compiled := 0
 	for i := range m.Program.Methods {
