@@ -295,10 +295,33 @@ public class Calibrate {
 
     static Throwable lastThrown;
 
+    /**
+     * POLLUTE_KB (-Dcalibrate.pollute=KB, default 0) is how much memory
+     * throwAt touches, one cache line in 64 bytes of a 64 MB array, before
+     * each construction: a real program's work between two throwables
+     * evicts what the walk reads (the frames' code blobs, debug information,
+     * methods and mirrors), which a loop of constructions keeps in cache.
+     */
+    static final int POLLUTE_KB = Integer.getInteger("calibrate.pollute", 0);
+    static final int[] POLLUTE = new int[POLLUTE_KB > 0 ? (64 << 20) / 4 : 0];
+    static int polluteAt;
+
+    static int pollute() {
+        int s = 0;
+        for (int i = 0, n = POLLUTE_KB * 1024 / 64; i < n; i++) {
+            polluteAt = (polluteAt + 16 * 7919) & (POLLUTE.length - 1); // a prime stride of cache lines
+            s += POLLUTE[polluteAt]++;
+        }
+        return s;
+    }
+
     /** throwAt descends d frames, then constructs n throwables of one kind; returns the frames the last one recorded. */
     public static int throwAt(int d, boolean walk, int n) {
         if (d > 1) return throwAt(d - 1, walk, n);
-        for (int i = 0; i < n; i++) lastThrown = walk ? new Walked() : new Unwalked();
+        for (int i = 0; i < n; i++) {
+            if (POLLUTE_KB > 0) pollute();
+            lastThrown = walk ? new Walked() : new Unwalked();
+        }
         return walk ? lastThrown.getStackTrace().length : 0;
     }
 
