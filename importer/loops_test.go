@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,24 +41,36 @@ func importLoops(t *testing.T, caller string, top, outer, inner int) *program.Pr
 
 func importLoopsModel(t *testing.T, caller string, top, outer, inner int, opt Options) *Model {
 	t.Helper()
+	return importLoopsAt(t, caller, "Loops.phrase", map[int]int{loopsTopBCI: top, loopsOuterBCI: outer, loopsInnerBCI: inner},
+		map[string]string{"main": "([Ljava/lang/String;)V", "phrase": "(II)I", "once": "(I)I"}, opt)
+}
+
+// importLoopsAt imports, with testdata/loops on the classpath, thread
+// main's samples of method (Class.name) at the bytecode indexes given,
+// called from caller (Class.name@bci); desc gives the methods'
+// descriptors by name.
+func importLoopsAt(t *testing.T, caller, method string, at map[int]int, desc map[string]string, opt Options) *Model {
+	t.Helper()
 	var samples []struct {
 		thread string
 		stack  []string
 		n      int
 	}
-	add := func(bci, n int) {
-		if n > 0 {
+	bcis := make([]int, 0, len(at))
+	for bci := range at {
+		bcis = append(bcis, bci)
+	}
+	sort.Ints(bcis)
+	for _, bci := range bcis {
+		if n := at[bci]; n > 0 {
 			samples = append(samples, struct {
 				thread string
 				stack  []string
 				n      int
-			}{"main", []string{caller, "Loops.phrase@" + strconv.Itoa(bci)}, n})
+			}{"main", []string{caller, method + "@" + strconv.Itoa(bci)}, n})
 		}
 	}
-	add(loopsTopBCI, top)
-	add(loopsOuterBCI, outer)
-	add(loopsInnerBCI, inner)
-	data := jfrJSONDesc(t, samples, map[string]string{"main": "([Ljava/lang/String;)V", "phrase": "(II)I", "once": "(I)I"})
+	data := jfrJSONDesc(t, samples, desc)
 	cp, err := classfile.OpenClasspath("testdata/loops")
 	require.NoError(t, err)
 	defer cp.Close()
@@ -212,28 +225,8 @@ const (
 // code, called from drive.
 func importNext(t *testing.T, round, latch int, opt Options) *Model {
 	t.Helper()
-	var samples []struct {
-		thread string
-		stack  []string
-		n      int
-	}
-	for _, s := range []struct{ bci, n int }{{nextRoundBCI, round}, {nextLatchBCI, latch}} {
-		if s.n > 0 {
-			samples = append(samples, struct {
-				thread string
-				stack  []string
-				n      int
-			}{"main", []string{"Loops.drive@14", "Loops.next@" + strconv.Itoa(s.bci)}, s.n})
-		}
-	}
-	data := jfrJSONDesc(t, samples, map[string]string{"drive": "()I", "next": "(I)I"})
-	cp, err := classfile.OpenClasspath("testdata/loops")
-	require.NoError(t, err)
-	defer cp.Close()
-	m, err := Import(bytes.NewReader(data), cp, opt)
-	require.NoError(t, err)
-	require.Empty(t, m.Report.NoClassFile)
-	return m
+	return importLoopsAt(t, "Loops.drive@14", "Loops.next", map[int]int{nextRoundBCI: round, nextLatchBCI: latch},
+		map[string]string{"drive": "()I", "next": "(I)I"}, opt)
 }
 
 // nextLoop is next's one loop.
