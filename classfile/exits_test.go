@@ -72,3 +72,21 @@ func TestLoopPaths(t *testing.T) {
 		assert.Equal(t, c.closed, p.Closed, c.name)
 	}
 }
+
+// On the JDK's own classes (OpenJDK 17's java.base): ConcurrentHashMap's
+// putVal is a for (;;) left by breaks and returns, closed, but it goes
+// round by its back branch alone (no latch code a sample can land on);
+// HashMap.getNode's do-while walks a chain, tested at its bottom, and
+// ArrayList.indexOfRange's for loops are tested at their head: neither is
+// closed.
+func TestLoopPathsOfTheJDK(t *testing.T) {
+	closed := func(b *Body, _ []byte, l Loop) bool { return b.Paths(l).Closed }
+	assert.Equal(t, []bool{true, true}, jdkLoops(t, "java/util/concurrent/ConcurrentHashMap", "putVal", "", closed))
+	assert.Equal(t, []bool{false}, jdkLoops(t, "java/util/HashMap", "getNode", "", closed))
+	assert.Equal(t, []bool{false, false}, jdkLoops(t, "java/util/ArrayList", "indexOfRange", "", closed))
+	latch := func(b *Body, code []byte, l Loop) bool {
+		p := b.Paths(l)
+		return len(p.Latch) == 1 && p.Latch[0].End-p.Latch[0].Start == 3 && code[p.Latch[0].Start] == OpGoto
+	}
+	assert.Equal(t, []bool{true, false}, jdkLoops(t, "java/util/concurrent/ConcurrentHashMap", "putVal", "", latch), "the outer loop's latch is its goto")
+}
