@@ -257,6 +257,10 @@ func (j *JIT) placePolls(c *sim.Code) {
 			back := &c.Instrs[in.LoopBackPC()]
 			back.Flags |= sim.FlagPoll
 			back.SetStripLength(0)
+			if j.cfg.Flavour == HotSpot && callsEveryTrip(c, int32(pc)+1, in.LoopBackPC()) {
+				back.Flags &^= sim.FlagPoll
+				continue
+			}
 			if j.cfg.Flavour == HotSpot && in.Flags&sim.FlagUncounted == 0 && counted(c, int32(pc)+1, in.LoopBackPC()) {
 				back.Flags &^= sim.FlagPoll
 				u := j.cfg.LoopUnroll
@@ -341,6 +345,43 @@ func bodySize(c *sim.Code, from, to int32) int64 {
 		}
 	}
 	return n
+}
+
+// callsEveryTrip reports whether the loop body [from, to) holds, outside
+// its nested loops, a call marked as made on every trip going round
+// (sim.FlagEveryTrip) that this compilation leaves a call: a static call
+// not inlined, or a virtual one with a receiver not inlined. Such a loop
+// has a safepoint on every trip, and C2 removes the loop's own
+// (IdealLoopTree::check_safepts, opto/loopnode.cpp: a call on the
+// idom path from the back edge to the head, "no need for a safept").
+//
+// An every-trip call that is inlined counts when the callee's inlined code
+// makes such a call outside its loops, on every path (program.Call's
+// EveryTrip outside loops): that call is on every trip too; a virtual
+// site's, when every receiver's inlined version does.
+func callsEveryTrip(c *sim.Code, from, to int32) bool {
+	for pc := from; pc < to; pc++ {
+		in := &c.Instrs[pc]
+		switch in.Op {
+		case sim.OpLoopEnter:
+			pc = in.LoopBackPC() // a nested loop's calls are not on every trip
+		case sim.OpCall, sim.OpVirtualCall:
+			if in.Flags&sim.FlagEveryTrip == 0 {
+				continue
+			}
+			if c.Inline == nil || len(c.Inline[pc]) == 0 || in.Op == sim.OpVirtualCall && !allReceiversInlined(c, pc) {
+				return true
+			}
+			all := true
+			for _, v := range c.Inline[pc] {
+				all = all && callsEveryTrip(v, 0, int32(len(v.Instrs)))
+			}
+			if all {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // counted reports whether the code in [from, to) — a loop body — calls

@@ -174,3 +174,56 @@ func TestUncountedLoopKeepsItsPoll(t *testing.T) {
 	assert.NotZero(t, back.Flags&sim.FlagPoll)
 	assert.Zero(t, back.StripLength(), "a poll every trip, not strip-mined")
 }
+
+// everyTrip: uncounted loops whose one call is made on every trip in the
+// real code (program.Call.EveryTrip), to a method the JIT does not inline
+// (big), to one it inlines (leaf), and to one it inlines that makes such
+// a call itself (via → big).
+const everyTrip = `
+name: every-trip
+methods:
+  - class: E
+    name: main
+    body:
+      - call: {method: E.notInlined}
+      - call: {method: E.inlined}
+      - call: {method: E.through}
+      - call: {method: E.unmarked}
+  - class: E
+    name: notInlined
+    body: [{loop: {trips: 1000, uncounted: true, body: [{work: {cycles: 10, bytecodes: 4}}, {branch: {probability: 0.5, then: [{call: {method: E.big, every_trip: true}}]}}]}}]
+  - class: E
+    name: inlined
+    body: [{loop: {trips: 1000, uncounted: true, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: E.leaf, every_trip: true}}]}}]
+  - class: E
+    name: through
+    body: [{loop: {trips: 1000, uncounted: true, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: E.via, every_trip: true}}]}}]
+  - class: E
+    name: unmarked
+    body: [{loop: {trips: 1000, uncounted: true, body: [{work: {cycles: 10, bytecodes: 4}}, {call: {method: E.big}}]}}]
+  - class: E
+    name: via
+    body: [{work: {cycles: 5, bytecodes: 2}}, {call: {method: E.big, every_trip: true}}]
+  - class: E
+    name: leaf
+    body: [{work: {cycles: 20, bytecodes: 10}}]
+  - class: E
+    name: big
+    body: [{work: {cycles: 2000, bytecodes: 400}}]
+threads: [{name: main, entry: E.main}]
+`
+
+// TestEveryTripCallDropsTheLoopPoll: C2 removes the SafePoint of a loop
+// whose every trip makes a call (IdealLoopTree::check_safepts): a loop
+// whose every-trip call stays a call, directly or inside an inlined
+// callee that makes it on every path, loses its back-edge poll, even
+// where the model takes the call on half the trips; one whose call is
+// inlined away, or not marked, keeps it.
+func TestEveryTripCallDropsTheLoopPoll(t *testing.T) {
+	vm, _ := setup(t, parse(t, everyTrip), nil)
+	for name, want := range map[string]bool{"E.notInlined": false, "E.inlined": true, "E.through": false, "E.unmarked": true} {
+		assert.Equal(t, want, loopBack(t, vm.Code(method(t, vm, name))).Flags&sim.FlagPoll != 0, "%s keeps its poll", name)
+	}
+	vm, _ = setup(t, parse(t, everyTrip), func(c *Config) { c.CompileCommands = "dontinline,E::leaf" })
+	assert.Zero(t, loopBack(t, vm.Code(method(t, vm, "E.inlined"))).Flags&sim.FlagPoll, "dontinline leaves the call: no poll")
+}

@@ -380,9 +380,9 @@ var (
 	threadKeys  = []string{"name", "entry", "count", "start", "daemon"}
 	stmtKinds   = []string{"work", "call", "virtual_call", "loop", "branch", "alloc", "block", "native", "stub", "spawn", "throw"}
 	workKeys    = []string{"cycles", "bytecodes"}
-	callKeys    = []string{"method", "throws", "inline"}
+	callKeys    = []string{"method", "throws", "inline", "every_trip"}
 	thrownKeys  = []string{"depth", "times"}
-	virtualKeys = []string{"receivers", "inline", "by_caller", "by_depth"}
+	virtualKeys = []string{"receivers", "inline", "by_caller", "by_depth", "every_trip"}
 	loopKeys    = []string{"trips", "body", "uncounted", "runtime_bound"}
 	branchKeys  = []string{"probability", "by_caller", "by_depth", "then", "else"}
 	allocKeys   = []string{"bytes"}
@@ -532,6 +532,9 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 				b := d.boolean(v)
 				c.Inline = &b
 				return
+			case "every_trip":
+				c.EveryTrip = d.boolean(v)
+				return
 			}
 			t := &Thrown{}
 			c.Throws = t
@@ -556,6 +559,8 @@ func (d *decoder) kind(kind string, n *node, s *Stmt) {
 				vc.ByCaller = decodeMap(d, v, "method → receiver weights", d.receivers)
 			case "by_depth":
 				d.list(v, func(_ int, w *node) { vc.ByDepth = append(vc.ByDepth, d.receivers(w)) })
+			case "every_trip":
+				vc.EveryTrip = d.boolean(v)
 			}
 		})
 	case "loop":

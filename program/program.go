@@ -153,6 +153,16 @@ type Call struct {
 	// whole compilation still bound it, as they bound a compile command.
 	// Absent, the JIT decides (after the compile commands).
 	Inline *bool `json:"inline,omitempty" yaml:"inline,omitempty"`
+	// EveryTrip marks a call that the real program's code makes on every
+	// trip of its innermost enclosing loop going round again, or, outside
+	// loops, on every call of its method that returns — whatever
+	// probability the model gives it (an imported model's: the call sits
+	// in code every such trip or path runs, classfile.LoopPaths and
+	// Body.OnEveryPath). A HotSpot JIT drops a loop's back-edge poll while
+	// such a call in it remains a call, or is inlined and makes such a
+	// call itself: the call is a safepoint on every trip (C2's
+	// IdealLoopTree::check_safepts).
+	EveryTrip bool `json:"every_trip,omitempty" yaml:"every_trip,omitempty"`
 }
 
 // Thrown is an exception a model imported from a recording throws after
@@ -189,6 +199,9 @@ type VirtualCall struct {
 	// Branch.ByDepth gives a probability; a caller ByCaller names comes
 	// first.
 	ByDepth []map[string]float64 `json:"by_depth,omitempty" yaml:"by_depth,omitempty"`
+	// EveryTrip is Call.EveryTrip: the site is a safepoint on every trip
+	// of its loop while a receiver's call remains.
+	EveryTrip bool `json:"every_trip,omitempty" yaml:"every_trip,omitempty"`
 }
 
 // Loop repeats Body Trips times, Trips drawn once per loop entry.

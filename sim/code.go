@@ -72,6 +72,11 @@ const (
 	// at run time (program.Loop.RuntimeBound): a HotSpot JIT does not
 	// read its constant trip count as a literal bound.
 	FlagRuntimeBound
+	// FlagEveryTrip marks a Call or VirtualCall that every trip of its
+	// innermost loop going round again makes in the real program
+	// (program.Call.EveryTrip): a HotSpot JIT drops the loop's back-edge
+	// poll while the call is not inlined.
+	FlagEveryTrip
 )
 
 // A LoopBack without FlagPoll whose C (StripLength) is N > 0 is
@@ -695,7 +700,11 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		if err != nil {
 			return err
 		}
-		f.emit(Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line, siteInline(s.Call.Inline))})
+		in := Instr{Op: OpCall, Line: line, A: c, B: f.edge(c, line, siteInline(s.Call.Inline))}
+		if s.Call.EveryTrip {
+			in.Flags |= FlagEveryTrip
+		}
+		f.emit(in)
 		if s.Call.Throws != nil {
 			f.img.thrown = append(f.img.thrown, *s.Call.Throws)
 			f.emit(Instr{Op: OpThrown, Line: line, A: int32(len(f.img.thrown) - 1)})
@@ -746,7 +755,11 @@ func (f *flattener) stmt(s *program.Stmt, throws *[]int32) error {
 		}
 		vt.cond = vt.byCaller != nil || vt.byDepth != nil
 		f.img.vtables = append(f.img.vtables, vt)
-		f.emit(Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))})
+		in := Instr{Op: OpVirtualCall, Line: line, A: int32(len(f.img.vtables) - 1), B: first, C: int32(len(vt.methods))}
+		if s.VirtualCall.EveryTrip {
+			in.Flags |= FlagEveryTrip
+		}
+		f.emit(in)
 	case s.Loop != nil:
 		f.img.dists = append(f.img.dists, s.Loop.Trips)
 		slot := f.depth
