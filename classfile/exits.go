@@ -165,3 +165,60 @@ func (b *Body) lastInstr(bl Block) *Instr {
 	}
 	return &b.Instrs[i]
 }
+
+// OnEveryPath reports whether every path from the method's entry to a
+// return instruction passes the block that holds bci: a call there is
+// made on every call of the method that returns (exception edges and
+// throws are left out). It reports false for a bci in no block and for a
+// method with jsr or ret.
+func (b *Body) OnEveryPath(bci int) bool {
+	skip := -1
+	for i, bl := range b.Blocks {
+		if bl.Start <= bci && bci < bl.End {
+			skip = i
+		}
+	}
+	if skip < 0 || len(b.Blocks) == 0 {
+		return false
+	}
+	if skip == 0 {
+		return true
+	}
+	index := make(map[int]int, len(b.Blocks))
+	for i, bl := range b.Blocks {
+		index[bl.Start] = i
+	}
+	seen := make([]bool, len(b.Blocks))
+	stack := []int{0}
+	seen[0] = true
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		bl := b.Blocks[k]
+		last := b.lastInstr(bl)
+		if last == nil {
+			continue
+		}
+		var targets []int
+		switch op := last.Op; {
+		case op == OpJsr || op == OpJsrW || op == OpRet:
+			return false
+		case op >= OpIreturn && op <= OpReturn:
+			return false // a return reached without passing skip
+		case op == OpAthrow:
+		case op == OpGoto || op == OpGotoW || op == OpTableswitch || op == OpLookupswitch:
+			targets = last.Targets
+		case last.EndsBlock():
+			targets = append([]int{last.BCI + last.Length}, last.Targets...)
+		default:
+			targets = []int{bl.End}
+		}
+		for _, t := range targets {
+			if j, ok := index[t]; ok && j != skip && !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	return true
+}

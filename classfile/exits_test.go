@@ -90,3 +90,23 @@ func TestLoopPathsOfTheJDK(t *testing.T) {
 	}
 	assert.Equal(t, []bool{true, false}, jdkLoops(t, "java/util/concurrent/ConcurrentHashMap", "putVal", "", latch), "the outer loop's latch is its goto")
 }
+
+// OnEveryPath: in int s = 0; for (int i = 0; i < n; i++) { if (a[i] > 0)
+// s += a[i]; } return s; every path to the return passes the entry, the
+// loop's test and the return's block, not the loop's body (it may run no
+// trip) nor the branch inside it.
+func TestOnEveryPath(t *testing.T) {
+	code := []byte{
+		0x03, 0x3d, 0x03, 0x3e, // 0: s = 0; i = 0
+		0x1d, 0x1b, 0xa2, 0x00, 0x15, // 4: iload_3; iload_1; if_icmpge 27
+		0x2a, 0x1d, 0x2e, 0x9e, 0x00, 0x09, // 9: a[i]; ifle 21
+		0x1c, 0x2a, 0x1d, 0x2e, 0x60, 0x3d, // 15: s += a[i]
+		0x84, 0x03, 0x01, 0xa7, 0xff, 0xec, // 21: i++; goto 4
+		0x1c, 0xac, // 27: iload_2; ireturn
+	}
+	b, err := Analyze(nil, &Code{Bytecode: code})
+	require.NoError(t, err)
+	for bci, want := range map[int]bool{0: true, 5: true, 9: false, 15: false, 21: false, 27: true, 99: false} {
+		assert.Equal(t, want, b.OnEveryPath(bci), "bci %d", bci)
+	}
+}
