@@ -91,6 +91,10 @@ type region struct {
 	// trips were counted from them (pathTrips).
 	paths     classfile.LoopPaths
 	fromPaths bool
+	// everyTrip are the loop's blocks every trip going round again runs
+	// (its round and latch code, classfile.LoopPaths), where
+	// Options.EveryTripCalls marks the call sites (program.Call.EveryTrip).
+	everyTrip []classfile.Block
 }
 
 type itemKind uint8
@@ -271,8 +275,12 @@ func (b *builder) structure(m *mmethod) error {
 		if m.body != nil {
 			r.uncounted = !m.body.Counted(m.code, l)
 			r.runtimeBound = !r.uncounted && !b.opt.IgnoreLoopBounds && !m.body.LiteralBound(m.code, l)
+			p := m.body.Paths(l)
 			if !b.opt.IgnoreLoopPaths {
-				r.paths = m.body.Paths(l)
+				r.paths = p
+			}
+			if b.opt.EveryTripCalls {
+				r.everyTrip = append(append([]classfile.Block(nil), p.Round...), p.Latch...)
 			}
 		}
 		m.regions = append(m.regions, r)
@@ -472,6 +480,23 @@ func (b *builder) fitCalls() {
 }
 
 // regionOf is the index of the innermost region holding bci.
+// everyTrip reports whether the call at bci is made on every pass of its
+// innermost region: in code every trip of its loop going round again runs
+// (region.everyTrip), or, outside loops, on every path of the method to a
+// return (classfile.Body.OnEveryPath).
+func (m *mmethod) everyTrip(bci int) bool {
+	ri := m.regionOf(bci)
+	if ri == 0 {
+		return m.body != nil && m.body.OnEveryPath(bci)
+	}
+	for _, bl := range m.regions[ri].everyTrip {
+		if bl.Start <= bci && bci < bl.End {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *mmethod) regionOf(bci int) int {
 	best := 0
 	for i := 1; i < len(m.regions); i++ {
@@ -805,9 +830,13 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		callees = append(callees, c)
 	}
 	sort.Ints(callees)
+	every := b.opt.EveryTripCalls && trips == nil && m.everyTrip(it.bci)
+	if every {
+		b.report.Loops.EveryTripCalls++
+	}
 	if len(callees) == 1 {
 		stmt = program.Stmt{Call: &program.Call{Method: b.methods[callees[0]].ref, Throws: b.thrown(m, it, callees[0], total),
-			Inline: b.siteInlining(m, it, callees[0], false)}}
+			Inline: b.siteInlining(m, it, callees[0], false), EveryTrip: every}}
 	} else {
 		rc := map[string]float64{}
 		var inl map[string]bool
@@ -824,7 +853,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 				inl[b.methods[c].ref] = *d
 			}
 		}
-		vc := &program.VirtualCall{Receivers: rc, Inline: inl}
+		vc := &program.VirtualCall{Receivers: rc, Inline: inl, EveryTrip: every}
 		if placed {
 			vc.ByCaller = b.callerReceivers(m, it, callees, per)
 		}

@@ -286,3 +286,26 @@ func TestLoopTripsFromPathsNeedsSamples(t *testing.T) {
 		}
 	}
 }
+
+// EveryTripCalls (--every-trip-calls) marks the calls the class file makes
+// on every trip of their loop going round: drive's call of next (bci 14)
+// is in its for loop's body, which every such trip runs. Off, nothing is
+// marked.
+func TestEveryTripCalls(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		m := importNext(t, 300, 0, Options{EveryTripCalls: on})
+		var calls []*program.Call
+		for i := range m.Program.Methods {
+			if m.Program.Methods[i].Name == "drive" {
+				program.Walk(m.Program.Methods[i].Body, func(s *program.Stmt) {
+					if s.Call != nil {
+						calls = append(calls, s.Call)
+					}
+				})
+			}
+		}
+		require.Len(t, calls, 1)
+		assert.Equal(t, on, calls[0].EveryTrip)
+		assert.Equal(t, map[bool]int{false: 0, true: 1}[on], m.Report.Loops.EveryTripCalls)
+	}
+}
