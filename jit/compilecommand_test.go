@@ -224,6 +224,8 @@ func TestEveryTripCallDropsTheLoopPoll(t *testing.T) {
 	for name, want := range map[string]bool{"E.notInlined": false, "E.inlined": true, "E.through": false, "E.unmarked": true} {
 		assert.Equal(t, want, loopBack(t, vm.Code(method(t, vm, name))).Flags&sim.FlagPoll != 0, "%s keeps its poll", name)
 	}
+	_, j := setup(t, parse(t, everyTrip), nil)
+	assert.Contains(t, j.Explain(), "E.notInlined [compiled] polls: none in loop at line 1 (a call on every trip), return (after the pop)\n")
 	vm, _ = setup(t, parse(t, everyTrip), func(c *Config) { c.CompileCommands = "dontinline,E::leaf" })
 	assert.Zero(t, loopBack(t, vm.Code(method(t, vm, "E.inlined"))).Flags&sim.FlagPoll, "dontinline leaves the call: no poll")
 }

@@ -67,7 +67,7 @@ func describePolls(img *sim.Image, c *sim.Code, inlined bool) []string {
 	if c.PollEntry && !inlined {
 		out = append(out, "prologue")
 	}
-	for _, in := range c.Instrs {
+	for pc, in := range c.Instrs {
 		switch in.Op {
 		case sim.OpLoopBack:
 			switch {
@@ -81,6 +81,8 @@ func describePolls(img *sim.Image, c *sim.Code, inlined bool) []string {
 				} else {
 					out = append(out, fmt.Sprintf("counted loop at line %d every %d iterations and at its exit (strip mined)", in.Line, in.StripLength()))
 				}
+			case callsEveryTrip(c, in.LoopEnterPC()+1, int32(pc)):
+				out = append(out, fmt.Sprintf("none in loop at line %d (a call on every trip)", in.Line))
 			default:
 				out = append(out, fmt.Sprintf("none in counted loop at line %d", in.Line))
 			}
