@@ -55,23 +55,12 @@ func (b *Body) Paths(l Loop) LoopPaths {
 	toHead := make([]bool, n)
 	leaves := make([]bool, n)
 	for k, i := range in {
-		bl := b.Blocks[i]
-		last := b.lastInstr(bl)
-		if last == nil {
-			continue
-		}
-		var targets []int
-		switch op := last.Op; {
-		case op == OpJsr || op == OpJsrW || op == OpRet:
+		targets, end := b.successors(b.Blocks[i])
+		switch end {
+		case endSubroutine:
 			return LoopPaths{}
-		case op >= OpIreturn && op <= OpReturn, op == OpAthrow:
+		case endReturn, endThrow:
 			leaves[k] = true
-		case op == OpGoto || op == OpGotoW || op == OpTableswitch || op == OpLookupswitch:
-			targets = last.Targets
-		case last.EndsBlock(): // the conditional branches
-			targets = append([]int{last.BCI + last.Length}, last.Targets...)
-		default: // a block cut by the next one's leader
-			targets = []int{bl.End}
 		}
 		for _, t := range targets {
 			switch j, ok := index[t]; {
@@ -157,6 +146,40 @@ func (b *Body) Paths(l Loop) LoopPaths {
 	return p
 }
 
+// blockEnd is how a basic block's last instruction leaves it besides
+// its targets.
+type blockEnd uint8
+
+const (
+	endNext       blockEnd = iota // to its targets only
+	endReturn                     // a return instruction
+	endThrow                      // athrow
+	endSubroutine                 // jsr or ret: targets the code does not say
+)
+
+// successors returns the blocks' starts control goes to from block bl
+// (branch targets, the next block after a conditional branch or a block
+// cut by a leader) and how else it leaves (exception edges left out).
+func (b *Body) successors(bl Block) ([]int, blockEnd) {
+	last := b.lastInstr(bl)
+	switch op := last; {
+	case op == nil:
+		return nil, endNext
+	case op.Op == OpJsr || op.Op == OpJsrW || op.Op == OpRet:
+		return nil, endSubroutine
+	case op.Op >= OpIreturn && op.Op <= OpReturn:
+		return nil, endReturn
+	case op.Op == OpAthrow:
+		return nil, endThrow
+	case op.Op == OpGoto || op.Op == OpGotoW || op.Op == OpTableswitch || op.Op == OpLookupswitch:
+		return op.Targets, endNext
+	case op.EndsBlock(): // the conditional branches
+		return append([]int{op.BCI + op.Length}, op.Targets...), endNext
+	default: // a block cut by the next one's leader
+		return []int{bl.End}, endNext
+	}
+}
+
 // lastInstr returns the last instruction of block bl, or nil.
 func (b *Body) lastInstr(bl Block) *Instr {
 	i := sort.Search(len(b.Instrs), func(i int) bool { return b.Instrs[i].BCI >= bl.End }) - 1
@@ -194,24 +217,9 @@ func (b *Body) OnEveryPath(bci int) bool {
 	for len(stack) > 0 {
 		k := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		bl := b.Blocks[k]
-		last := b.lastInstr(bl)
-		if last == nil {
-			continue
-		}
-		var targets []int
-		switch op := last.Op; {
-		case op == OpJsr || op == OpJsrW || op == OpRet:
-			return false
-		case op >= OpIreturn && op <= OpReturn:
+		targets, end := b.successors(b.Blocks[k])
+		if end == endSubroutine || end == endReturn {
 			return false // a return reached without passing skip
-		case op == OpAthrow:
-		case op == OpGoto || op == OpGotoW || op == OpTableswitch || op == OpLookupswitch:
-			targets = last.Targets
-		case last.EndsBlock():
-			targets = append([]int{last.BCI + last.Length}, last.Targets...)
-		default:
-			targets = []int{bl.End}
 		}
 		for _, t := range targets {
 			if j, ok := index[t]; ok && j != skip && !seen[j] {
