@@ -307,5 +307,8 @@ func TestEveryTripCalls(t *testing.T) {
 		require.Len(t, calls, 1)
 		assert.Equal(t, on, calls[0].EveryTrip)
 		assert.Equal(t, map[bool]int{false: 0, true: 1}[on], m.Report.Loops.EveryTripCalls)
+		var b strings.Builder
+		WriteReport(&b, "Loops.yaml", m)
+		assert.Equal(t, on, strings.Contains(b.String(), "every-trip calls: 1 call sites"), "the report says so")
 	}
 }

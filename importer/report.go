@@ -77,6 +77,9 @@ func WriteReport(w io.Writer, out string, m *Model) {
 	if l := r.Loops; l != (LoopKinds{}) {
 		fmt.Fprintf(w, "loops: %d from the class files: %d uncounted (a poll on every back edge), %d counted with a bound computed at run time (strip-mined: a poll at least at their exit), %d counted with literal bounds; %d with trips counted from the samples of their paths\n",
 			l.Uncounted+l.RuntimeBound+l.Literal, l.Uncounted, l.RuntimeBound, l.Literal, l.FromPaths)
+		if l.EveryTripCalls > 0 {
+			fmt.Fprintf(w, "every-trip calls: %d call sites made on every trip of their loop (or every path of their method) in the class file, marked every_trip: the JIT drops such a loop's back-edge poll while the call stays a call\n", l.EveryTripCalls)
+		}
 	}
 	compiled := 0
 	for i := range m.Program.Methods {
