@@ -93,7 +93,7 @@ type region struct {
 	fromPaths bool
 	// everyTrip are the loop's blocks every trip going round again runs
 	// (its round and latch code, classfile.LoopPaths), where
-	// Options.EveryTripCalls marks the call sites (program.Call.EveryTrip).
+	// the import marks the call sites (program.Call.EveryTrip).
 	everyTrip []classfile.Block
 }
 
@@ -279,7 +279,7 @@ func (b *builder) structure(m *mmethod) error {
 			if !b.opt.IgnoreLoopPaths {
 				r.paths = p
 			}
-			if b.opt.EveryTripCalls {
+			if !b.opt.IgnoreEveryTripCalls {
 				r.everyTrip = append(append([]classfile.Block(nil), p.Round...), p.Latch...)
 			}
 		}
@@ -830,7 +830,7 @@ func (b *builder) site(m *mmethod, it *item, x float64) program.Stmt {
 		callees = append(callees, c)
 	}
 	sort.Ints(callees)
-	every := b.opt.EveryTripCalls && trips == nil && m.everyTrip(it.bci)
+	every := !b.opt.IgnoreEveryTripCalls && trips == nil && m.everyTrip(it.bci)
 	if every {
 		b.report.Loops.EveryTripCalls++
 	}

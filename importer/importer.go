@@ -77,12 +77,12 @@ type Options struct {
 	// alone (fitRegions), not from the samples on the paths that go round
 	// again (pathTrips).
 	IgnoreLoopPaths bool
-	// EveryTripCalls marks the call sites every trip of their loop going
-	// round again passes in the class file (program.Call.EveryTrip), so
-	// that the model's JIT drops such a loop's back-edge poll while the
-	// call is not inlined, as C2 does. Off by default (a trial,
-	// docs/VALIDATION.md).
-	EveryTripCalls bool
+	// IgnoreEveryTripCalls leaves unmarked the call sites every trip of
+	// their loop going round again passes in the class file, which the
+	// import otherwise marks (program.Call.EveryTrip) so that the model's
+	// JIT drops such a loop's back-edge poll while the call is not
+	// inlined, as C2 does.
+	IgnoreEveryTripCalls bool
 }
 
 // recorderThreads are the names JDK 17 gives the Flight Recorder's own
@@ -263,7 +263,7 @@ type LoopKinds struct {
 	Uncounted, RuntimeBound, Literal int
 	FromPaths                        int
 	// EveryTripCalls counts the call sites marked program.Call.EveryTrip
-	// (Options.EveryTripCalls).
+	// (none with Options.IgnoreEveryTripCalls).
 	EveryTripCalls int
 }
 

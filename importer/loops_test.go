@@ -176,7 +176,8 @@ func TestTrapsFromTheBytecode(t *testing.T) {
 // phrase's loops run to n and m, its arguments; main's to the literals
 // 1_000_000 and 1_000 from 0. (The JIT reads a constant trip count as a
 // literal bound otherwise, and drops the poll of a short loop that C2
-// strip-mines.)
+// strip-mines.) main's call of phrase, made on every trip of its loop, is
+// the one call marked every_trip.
 func TestLoopBoundsFromTheClassFile(t *testing.T) {
 	m := importLoopsModel(t, mainCaller, 60, 25, 310, Options{})
 	p := m.Program
@@ -194,7 +195,7 @@ func TestLoopBoundsFromTheClassFile(t *testing.T) {
 		assert.False(t, l.RuntimeBound, "main: k < 1_000_000 from 0")
 		assert.False(t, l.Uncounted)
 	}
-	assert.Equal(t, LoopKinds{RuntimeBound: 2, Literal: len(mainLoops)}, m.Report.Loops)
+	assert.Equal(t, LoopKinds{RuntimeBound: 2, Literal: len(mainLoops), EveryTripCalls: 1}, m.Report.Loops)
 	var b strings.Builder
 	WriteReport(&b, "Loops.yaml", m)
 	assert.Contains(t, b.String(), fmt.Sprintf("loops: %d from the class files: 0 uncounted", 2+len(mainLoops)))
@@ -287,13 +288,13 @@ func TestLoopTripsFromPathsNeedsSamples(t *testing.T) {
 	}
 }
 
-// EveryTripCalls (--every-trip-calls) marks the calls the class file makes
-// on every trip of their loop going round: drive's call of next (bci 14)
-// is in its for loop's body, which every such trip runs. Off, nothing is
-// marked.
+// The import marks the calls the class file makes on every trip of their
+// loop going round: drive's call of next (bci 14) is in its for loop's
+// body, which every such trip runs. With IgnoreEveryTripCalls
+// (--no-every-trip-calls) nothing is marked.
 func TestEveryTripCalls(t *testing.T) {
 	for _, on := range []bool{false, true} {
-		m := importNext(t, 300, 0, Options{EveryTripCalls: on})
+		m := importNext(t, 300, 0, Options{IgnoreEveryTripCalls: !on})
 		var calls []*program.Call
 		for i := range m.Program.Methods {
 			if m.Program.Methods[i].Name == "drive" {

@@ -72,7 +72,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 	noThrows := fs.Bool("no-throws", false, "leave out the stack walks of the recording's throwables (jdk.JavaExceptionThrow; docs/IMPORT.md, \"Exceptions\")")
 	noSites := fs.Bool("no-site-inlining", false, "leave every call site's inlining to the model's JIT (docs/IMPORT.md, \"Inlining decisions\")")
 	noBounds := fs.Bool("no-loop-bounds", false, "leave counted loops unmarked: the JIT reads their fitted trips as literal bounds (docs/IMPORT.md, \"The class files\")")
-	everyTrip := fs.Bool("every-trip-calls", false, "mark the calls every trip of their loop makes in the class file, whose loop's back-edge poll the JIT then drops while they are not inlined (a trial: docs/VALIDATION.md)")
+	noEveryTrip := fs.Bool("no-every-trip-calls", false, "leave unmarked the calls every trip of their loop makes in the class file, whose loop's back-edge poll the JIT otherwise drops while they are not inlined (docs/IMPORT.md, \"Loop trips\")")
 	noPaths := fs.Bool("no-loop-paths", false, "plan every loop's trips from the cost of its code, not from the samples of the paths that go round again (docs/IMPORT.md, \"Loop trips\")")
 	noCallers := fs.Bool("no-callers", false, "fit each call site's frequency over all its method's callers, without probabilities by caller (docs/IMPORT.md, \"Context\")")
 	if err := fs.Parse(args); err != nil {
@@ -138,7 +138,7 @@ func importCommand(ctx context.Context, sig func() os.Signal, args []string, std
 		defer cp.Close()
 	}
 	m, err := importer.ImportContext(ctx, ctxReader{ctx, f}, cp, importer.Options{Name: *name, Period: *period, NanosPerByte: *nsPerByte, Refine: *refine,
-		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows, IgnoreSiteInlining: *noSites, IgnoreCallers: *noCallers, IgnoreLoopBounds: *noBounds, IgnoreLoopPaths: *noPaths, EveryTripCalls: *everyTrip, FitVM: *fitVM})
+		KeepRecorderThreads: *keepRecorder, IgnoreThrows: *noThrows, IgnoreSiteInlining: *noSites, IgnoreCallers: *noCallers, IgnoreLoopBounds: *noBounds, IgnoreLoopPaths: *noPaths, IgnoreEveryTripCalls: *noEveryTrip, FitVM: *fitVM})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
