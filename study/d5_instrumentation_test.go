@@ -8,54 +8,54 @@ import (
 
 // d5Blind is how close a before-inlining tracer's profile with inlining
 // on comes to its profile with inlining off: "basically identical"
-// (Burchell & Marr, MPLR'24). Measured 98.36–100.00 % over the six
-// programs and seeds 1–3 (the stand-ins and luindex-real ≥ 99.41 %).
+// (Burchell & Marr, MPLR'24). Measured 98.38–100.00 % over the six
+// programs and seeds 1–3 (the stand-ins and luindex-real ≥ 99.46 %).
 const d5Blind = 98.5
 
 // d5BlindAntlrReal pins a documented divergence: on antlr-real the
 // before-inlining tracer's profiles with inlining on and off overlap
-// 98.36–98.45 % (seeds 1–3), under d5Blind, because the program's own
+// 98.38–98.46 % (seeds 1–3), under d5Blind, because the program's own
 // flat profile in the traced runs changes as much (its truth, inlining on
-// against off: 98.27 % at seed 1), mostly in native I/O
-// (FileInputStream.available0 1.70 → 2.21 %, readBytes 1.21 → 1.59 %);
+// against off: 98.35 % at seed 1), mostly in native I/O
+// (FileInputStream.available0 1.50 → 1.97 %, readBytes 1.00 → 1.33 %);
 // the tracer sees no more than that (study/notes/d5-instrumentation.md).
 const d5BlindAntlrReal = 98.0
 
 // d5InliningMatters marks the programs whose real profile inlining
 // changes measurably: the truth with inlining on and off overlaps less
-// than this (%). The two models (98.06–99.04 % over seeds 1–3); the
+// than this (%). The two models (98.19–99.10 % over seeds 1–3); the
 // stand-ins, where the JIT inlines 0–19 callees, overlap 99.77–100 %.
 const d5InliningMatters = 99.5
 
 // d5Closer is how much closer (overlap points) the before-inlining
 // tracer's profile must sit to the no-inlining truth than to the
-// inlining one where inlining matters: measured 0.87–0.89 on
-// antlr-real, 1.64–1.65 on luindex-real (seeds 1–3).
+// inlining one where inlining matters: measured 0.83–0.85 on
+// antlr-real, 1.57–1.59 on luindex-real (seeds 1–3).
 const d5Closer = 0.5
 
 // d5MinSlowdown: probes of 100 cycles at every entry and exit slow the
-// programs at least this much; measured 1.63× (antlr-real, whose time is
+// programs at least this much; measured 1.67× (antlr-real, whose time is
 // mostly native) to 3.52× (antlr).
 const d5MinSlowdown = 1.5
 
 // d5BuboSlowdown bounds the after-inlining tracer's median slowdown over
 // the programs, seed by seed: the paper's Bubo has "a median overhead of
 // 23.3 %" over its benchmarks (MPLR'24 abstract), a median, not a bound
-// on every program; measured 1.182–1.184× (seeds 1–3), the programs
-// 1.154–1.269× (luindex-real 1.217–1.269×).
+// on every program; measured 1.184× (seeds 1–3), the programs
+// 1.154–1.234× (luindex-real 1.198–1.234×).
 const d5BuboSlowdown = 1.25
 
 // d5SameInlining bounds the relative change of the callees inlined in
 // the methods compiled in every run when the probes are placed after
 // inlining: the JIT decides as without the profiler, only the slightly
 // slower run compiles with other call-site counts; measured no change
-// (the models inline 2 436 and 578–590 callees with and without it).
+// (the models inline 2 436 and 578 callees with and without it).
 const d5SameInlining = 0.005
 
 // d5BuboSees bounds the after-inlining tracer's profile with inlining on
 // against off where the JIT inlines much (d5ManyInlined): an inlined
 // callee's time is its compiled root's, so the profile changes with
-// inlining; measured 31.26–33.53 % on the models.
+// inlining; measured 30.37–33.19 % on the models.
 const d5BuboSees = 60.0
 
 // d5ManyInlined: programs whose compiled methods inline at least this
