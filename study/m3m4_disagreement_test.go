@@ -89,28 +89,11 @@ func TestM3_Models(t *testing.T) {
 	assertUnionGrows(t, r)
 }
 
-// TestM4_Models reads M4 on the models: the claim's "most disagreeing
-// pairs are not caller and callee" does not hold there — 12 of 20 are
-// (TestDivergence_M4_Models); the test checks there are enough pairs to
-// judge and logs the share.
+// TestM4_Models: on the models, as on the stand-ins, fewer than half of
+// the disagreeing pairs are caller and callee (6 of 21: hsqldb's
+// Index.next under TableFilter.next and jython's PyTableCode.call against
+// PyType.lookup_where and ConcurrentHashMap.putVal; the rest name
+// unrelated methods).
 func TestM4_Models(t *testing.T) {
-	r := measureModels[*m4Result](t, "m4-innocuous")
-	require.GreaterOrEqual(t, len(r.Pairs), m4MinPairs)
-	if f := float64(r.Related()) / float64(len(r.Pairs)); f >= m4RelatedMax {
-		diverges(t, "%d of %d disagreeing pairs are caller and callee, not fewer than half", r.Related(), len(r.Pairs))
-	}
-}
-
-// TestDivergence_M4_Models pins the documented divergence
-// (REPRODUCTIONS.md, M4 on models): 12 of 20 disagreeing pairs are caller
-// and callee — among them a native method the JVMTI samplers walk at the
-// tick against the compiled Java caller xprof's flat profile names
-// (antlr's FileOutputStream.open0 under PreservingFileWriter.close), and
-// a callee whose uncounted loop polls against the caller it is inlined
-// into, which xprof names (hsqldb's Index.next under TableFilter.next,
-// xalan's DTMDefaultBase._exptype under SAX2DTM.getStringValue).
-func TestDivergence_M4_Models(t *testing.T) {
-	r := measureModels[*m4Result](t, "m4-innocuous")
-	require.NotEmpty(t, r.Pairs)
-	assert.GreaterOrEqual(t, float64(r.Related())/float64(len(r.Pairs)), m4RelatedMax)
+	assertFewPairsRelated(t, measureModels[*m4Result](t, "m4-innocuous"))
 }
