@@ -54,7 +54,9 @@ func TestDivergence_M5(t *testing.T) {
 // TestM5_Models: on antlr's model tprof's interval autocorrelation leaves
 // the ±2/√N band at ≤ 5 % of lags (mean over seeds). The claim's contrast
 // — a safepoint sampler leaving it systematically, far more often than
-// tprof — does not show on this model (TestDivergence_M5_Models).
+// tprof — shows on this model only for xprof on a perfect clock, not for
+// hprof, the paper's, nor at the measured timer jitter
+// (TestDivergence_M5_Models).
 func TestM5_Models(t *testing.T) {
 	r := measureModels[*m5Result](t, "m5-autocorrelation")
 	tp := r.Share("tprof").Mean
@@ -68,18 +70,21 @@ func TestM5_Models(t *testing.T) {
 }
 
 // TestDivergence_M5_Models pins the documented divergence
-// (REPRODUCTIONS.md, M5 on models): on antlr's model no safepoint sampler,
-// at its measured timer jitter or on a perfect clock, leaves the band both
-// at ≥ m5Systematic of lags and more than twice as often as tprof
-// (measured, seeds 1–3: tprof 1–8 % of lags, mean 4.7 %; xprof 8–9 %,
-// mean 8.3 %; hprof 0–4 %; on the grid 3–11 %): the model's program is not
-// periodic — every driver trip draws its branches and calls — so a tick
-// does not find it at the same place trip after trip.
+// (REPRODUCTIONS.md, M5 on models): on antlr's model hprof, at its
+// measured timer jitter or on a perfect clock, and xprof at its measured
+// jitter do not leave the band both at ≥ m5Systematic of lags and more
+// than twice as often as tprof; xprof on a perfect clock does (measured,
+// seeds 1–3: tprof 0–8 % of lags, mean 4.3 %; xprof 7–9 %, mean 7.7 %;
+// hprof 1–5 %, mean 3.0 %; on the grid xprof 8–11 %, mean 9.7 %, hprof
+// 2–8 %, mean 4.3 %): the model's program is not periodic — every driver
+// trip draws its branches and calls — so a tick seldom finds it at the
+// same place trip after trip.
 func TestDivergence_M5_Models(t *testing.T) {
 	r := measureModels[*m5Result](t, "m5-autocorrelation")
 	tp := r.Share("tprof").Mean
 	for _, p := range []string{"xprof", "hprof", "xprof:grid", "hprof:grid"} {
 		s := r.Share(p).Mean
-		assert.False(t, s >= m5Systematic && s > 2*tp, "%s: %.1f %% of lags outside the band, tprof %.1f %%", p, 100*s, 100*tp)
+		systematic := s >= m5Systematic && s > 2*tp
+		assert.Equal(t, p == "xprof:grid", systematic, "%s: %.1f %% of lags outside the band, tprof %.1f %%", p, 100*s, 100*tp)
 	}
 }
